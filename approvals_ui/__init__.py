@@ -1,0 +1,1 @@
+"""The reviewer web app: built in the reviewer-UI issue."""

@@ -1,0 +1,86 @@
+"""One Settings class: the worker and every command read the same environment.
+
+Pointing signoff at another Temporal server or database is one environment variable
+(`SIGNOFF_TEMPORAL_ADDRESS`, `SIGNOFF_DATABASE_URL`). Secrets (the Anthropic key) are
+read here, in the worker's process, and never travel in activity inputs.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from workflows.contracts import TASK_QUEUE, ModelRef
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SIGNOFF_", extra="ignore")
+
+    home: Path = Field(default=Path(".signoff"), description="Local state: databases, logs.")
+    temporal_address: str = "127.0.0.1:7233"
+    temporal_namespace: str = "default"
+    task_queue: str = TASK_QUEUE
+    temporal_ui_port: int = 8233
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL; default: a SQLite file under home."
+    )
+
+    # Model selection: "auto" is anthropic when a key is set, the scripted demo otherwise.
+    model: str = "auto"
+    anthropic_model: str = "claude-sonnet-4-5"
+    anthropic_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SIGNOFF_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),
+    )
+    anthropic_timeout_seconds: float = 120.0
+    scripted_default_script: str = "demo"
+
+    # Budgets and limits of one run.
+    step_budget: int = Field(default=8, ge=1, le=100)
+    token_budget: int = Field(default=200_000, ge=1)
+    deadline_minutes: float = Field(default=30.0, gt=0)
+    max_tokens: int = Field(default=1024, ge=16)
+    policy_version: str = "2026-11-29"
+
+    @field_validator("home")
+    @classmethod
+    def _absolute_home(cls, value: Path) -> Path:
+        return value.expanduser().resolve()
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.home / 'signoff.db'}"
+
+    def default_model(self) -> ModelRef:
+        return parse_model(self.model, self)
+
+
+class ModelChoiceError(ValueError):
+    """A --model or SIGNOFF_MODEL value we cannot understand."""
+
+
+def parse_model(text: str, settings: Settings) -> ModelRef:
+    """`auto`, `scripted`, `scripted:NAME`, `anthropic` or `anthropic:MODEL_ID`."""
+    provider, _, model_id = text.strip().partition(":")
+    if provider == "auto":
+        if settings.anthropic_api_key is not None:
+            return ModelRef(provider="anthropic", model_id=settings.anthropic_model)
+        return ModelRef(provider="scripted", model_id=settings.scripted_default_script)
+    if provider == "scripted":
+        return ModelRef(provider="scripted", model_id=model_id or settings.scripted_default_script)
+    if provider == "anthropic":
+        return ModelRef(provider="anthropic", model_id=model_id or settings.anthropic_model)
+    raise ModelChoiceError(
+        f"Unknown model '{text}'. Use 'scripted', 'scripted:SCRIPT', 'anthropic' or "
+        "'anthropic:MODEL_ID'."
+    )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,258 @@
+"""The types that cross the workflow boundary, and the names both sides share.
+
+Everything here is a pydantic model so that the client, the worker and the replayer
+use one data converter. The content blocks mirror the Anthropic Messages API on
+purpose: it is the richest wire format we speak, and the scripted model speaks it too.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TASK_QUEUE = "signoff"
+WORKFLOW_NAME = "AgentRun"
+MODEL_TURN_ACTIVITY = "model_turn"
+RUN_TOOL_ACTIVITY = "run_tool"
+
+# Custom search attributes (Keyword). The dev launcher registers them.
+STATUS_ATTRIBUTE = "SignoffStatus"
+TENANT_ATTRIBUTE = "SignoffTenant"
+
+IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
+
+
+class Contract(BaseModel):
+    """Strict by default: a field nobody declared is a bug, not data."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+Identifier = Annotated[str, Field(pattern=IDENTIFIER_PATTERN)]
+
+RunStatus = Literal[
+    "running", "waiting_for_approval", "retrying", "completed", "failed", "cancelled"
+]
+FinalStatus = Literal["completed", "failed", "cancelled"]
+
+StopReason = Literal[
+    "end_turn",
+    "tool_use",
+    "max_tokens",
+    "stop_sequence",
+    "pause_turn",
+    "refusal",
+    "model_context_window_exceeded",
+]
+
+OutcomeReason = Literal[
+    "answered",
+    "step_budget_exhausted",
+    "deadline_exceeded",
+    "token_budget_exhausted",
+    "truncated_reply",
+    "empty_reply",
+    "refusal",
+    "context_window_exceeded",
+    "repeated_tool_errors",
+    "repeated_failing_call",
+    "model_error",
+    "cancelled",
+]
+
+
+class ModelRef(Contract):
+    """Which model answers: `scripted` (a script name) or `anthropic` (a model id)."""
+
+    provider: Literal["scripted", "anthropic"]
+    model_id: Annotated[str, Field(min_length=1, max_length=200)]
+
+    def label(self) -> str:
+        return f"{self.provider}:{self.model_id}"
+
+    @property
+    def scripted(self) -> bool:
+        return self.provider == "scripted"
+
+
+class RunRequest(Contract):
+    """The envelope of one agent run. Validated at the edge, before anything starts."""
+
+    tenant_id: Identifier
+    actor_id: Identifier
+    request_id: Identifier
+    trace_id: Identifier
+    goal: Annotated[str, Field(min_length=1, max_length=2000)]
+    ticket_id: Identifier
+    policy_version: Identifier
+    model: ModelRef
+    deadline: datetime
+    step_budget: Annotated[int, Field(ge=1, le=100)] = 8
+    token_budget: Annotated[int, Field(ge=1)] = 200_000
+    max_tokens: Annotated[int, Field(ge=16, le=64_000)] = 1024
+
+
+# --- content blocks, the shape of the Messages API ---------------------------------
+
+
+class TextBlock(Contract):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ToolUseBlock(Contract):
+    type: Literal["tool_use"] = "tool_use"
+    id: Annotated[str, Field(min_length=1)]
+    name: str
+    input: dict[str, Any]
+
+
+class ToolResultBlock(Contract):
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+ReplyBlock = Annotated[TextBlock | ToolUseBlock, Field(discriminator="type")]
+MessageBlock = Annotated[
+    TextBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")
+]
+
+
+class Message(Contract):
+    role: Literal["user", "assistant"]
+    content: list[MessageBlock]
+
+
+class ToolSpec(Contract):
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+class ToolChoice(Contract):
+    type: Literal["auto", "any", "tool", "none"] = "auto"
+    name: str | None = None
+
+
+class Usage(Contract):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens
+            + other.cache_creation_input_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+
+class ModelRequest(Contract):
+    """A neutral model call: what any adapter receives."""
+
+    model: ModelRef
+    system: str
+    messages: list[Message]
+    tools: list[ToolSpec]
+    tool_choice: ToolChoice = ToolChoice()
+    max_tokens: int
+    # A hash of the actor, never a name: adapters may pass it on as end-user metadata.
+    user_hash: str | None = None
+
+
+class ModelReply(Contract):
+    """A neutral model answer: content blocks, why it stopped, what it cost."""
+
+    content: list[ReplyBlock]
+    stop_reason: StopReason
+    usage: Usage = Usage()
+    model_id: str = ""
+
+
+# --- tools -----------------------------------------------------------------------
+
+
+class ToolCallInput(Contract):
+    """What the tool gateway activity receives. Targets come from the run, not the model."""
+
+    run_id: str
+    tenant_id: str
+    ticket_id: str
+    tool_use_id: str
+    name: str
+    arguments: dict[str, Any]
+    idempotency_key: str
+
+
+class ToolResult(Contract):
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+class ToolCallRecord(Contract):
+    turn: int
+    tool_use_id: str
+    name: str
+    ok: bool
+    error: str | None = None
+
+
+# --- progress, state and outcome --------------------------------------------------
+
+
+class RunEvent(Contract):
+    """One line of progress, as `signoff run --wait` and the UI show it."""
+
+    at: datetime
+    turn: int
+    kind: Literal["turn", "tool_call", "tool_result", "pause", "outcome"]
+    text: str
+
+
+class RunOutcome(Contract):
+    run_id: str
+    status: FinalStatus
+    reason: OutcomeReason
+    detail: str = ""
+    final_text: str | None = None
+    turns_used: int
+    usage: Usage
+    tool_calls: list[ToolCallRecord]
+    effects_performed: list[str] = []
+    not_performed: list[str] = []
+    model: ModelRef
+    scripted: bool
+
+    @property
+    def tokens_used(self) -> int:
+        return self.usage.total
+
+
+class RunState(Contract):
+    """What the `state` query returns while the run lives and after it ended."""
+
+    run_id: str
+    tenant_id: str
+    ticket_id: str
+    status: RunStatus
+    turns_used: int
+    usage: Usage
+    step_budget: int
+    token_budget: int
+    deadline: datetime
+    model: ModelRef
+    tool_calls: list[ToolCallRecord]
+    events: list[RunEvent]
+    outcome: RunOutcome | None = None
