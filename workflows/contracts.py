@@ -117,9 +117,7 @@ class ToolResultBlock(Contract):
 
 
 ReplyBlock = Annotated[TextBlock | ToolUseBlock, Field(discriminator="type")]
-MessageBlock = Annotated[
-    TextBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")
-]
+MessageBlock = Annotated[TextBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")]
 
 
 class Message(Contract):
@@ -212,12 +210,15 @@ class ToolCallRecord(Contract):
 # --- progress, state and outcome --------------------------------------------------
 
 
+EventKind = Literal["turn", "tool_call", "tool_result", "pause", "outcome"]
+
+
 class RunEvent(Contract):
     """One line of progress, as `signoff run --wait` and the UI show it."""
 
     at: datetime
     turn: int
-    kind: Literal["turn", "tool_call", "tool_result", "pause", "outcome"]
+    kind: EventKind
     text: str
 
 

@@ -42,6 +42,7 @@ MODEL_FATAL_ERROR_TYPES = [
     "ModelPermissionDenied",
     "ModelBadRequest",
     "ModelNotFound",
+    "ModelBadReply",
     "ScriptError",
 ]
 
@@ -50,5 +51,6 @@ def bound_text(text: str, limit: int = MAX_TOOL_RESULT_CHARS) -> str:
     """Cut text to `limit` characters, saying what was cut so the model knows."""
     if len(text) <= limit:
         return text
-    note = f"\n[cut: {limit} of {len(text)} characters shown; the rest was removed]"
-    return text[: max(0, limit - len(note))] + note
+    kept = limit - 80  # room for the note below
+    note = f"\n[cut: {kept} of {len(text)} characters shown; the rest was removed]"
+    return text[: max(0, kept)] + note

@@ -1,0 +1,89 @@
+"""The model-turn activity: one request to the model the run chose, one reply back.
+
+A model call can take minutes. The activity heartbeats while it waits, because in
+Temporal a cancellation (the run was cancelled, or its deadline passed) reaches a
+running activity only through its heartbeat; the pending call is then cancelled too,
+so a cancelled run stops paying for tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.models.anthropic_adapter import AnthropicModel
+from activities.models.base import ModelAdapter
+from activities.models.scripted import ScriptedModel
+from signoff.settings import Settings
+from workflows.contracts import MODEL_TURN_ACTIVITY, ModelReply, ModelRequest
+
+SCRIPTS_DIR = Path(__file__).parent / "scripts"
+# Well under the policy's heartbeat timeout; the SDK throttles what it sends anyway.
+HEARTBEAT_INTERVAL_SECONDS = 5.0
+
+
+class ModelTurns:
+    """Holds the adapters; the anthropic one is built on first use, in the worker."""
+
+    def __init__(
+        self,
+        scripted: ModelAdapter,
+        anthropic_factory: Callable[[], ModelAdapter] | None,
+        heartbeat_interval_seconds: float = HEARTBEAT_INTERVAL_SECONDS,
+    ) -> None:
+        self._scripted = scripted
+        self._anthropic_factory = anthropic_factory
+        self._anthropic: ModelAdapter | None = None
+        self._heartbeat_interval_seconds = heartbeat_interval_seconds
+
+    @activity.defn(name=MODEL_TURN_ACTIVITY)
+    async def model_turn(self, request: ModelRequest) -> ModelReply:
+        adapter = self.adapter_for(request)
+        call = asyncio.create_task(adapter.complete(request))
+        try:
+            while True:
+                done, _ = await asyncio.wait({call}, timeout=self._heartbeat_interval_seconds)
+                if done:
+                    return call.result()
+                activity.heartbeat()
+        finally:
+            if not call.done():
+                call.cancel()
+                # We are already leaving with the cancellation: what the call raises
+                # while it unwinds changes nothing.
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await call
+
+    def adapter_for(self, request: ModelRequest) -> ModelAdapter:
+        if request.model.provider == "scripted":
+            return self._scripted
+        if self._anthropic is None:
+            if self._anthropic_factory is None:
+                # The key lives in the worker's environment; retrying here cannot add it.
+                raise ApplicationError(
+                    "authentication failed: no ANTHROPIC_API_KEY is set on the worker. Set it "
+                    "and restart the worker, or run with --model scripted.",
+                    type="ModelAuthenticationFailed",
+                    non_retryable=True,
+                )
+            self._anthropic = self._anthropic_factory()
+        return self._anthropic
+
+
+def build_model_turns(settings: Settings, scripts_dir: Path = SCRIPTS_DIR) -> ModelTurns:
+    key = settings.anthropic_api_key
+    anthropic_factory: Callable[[], ModelAdapter] | None = None
+    if key is not None:
+        # The key is read here, in the worker; it never travels in an activity input.
+        anthropic_factory = partial(
+            AnthropicModel,
+            api_key=key.get_secret_value(),
+            timeout_seconds=settings.anthropic_timeout_seconds,
+        )
+    return ModelTurns(scripted=ScriptedModel(scripts_dir), anthropic_factory=anthropic_factory)

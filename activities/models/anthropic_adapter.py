@@ -1,0 +1,241 @@
+"""The Anthropic Messages API behind the neutral ModelAdapter interface.
+
+Design notes:
+
+- `max_retries=0`: Temporal owns retries, so every attempt is an activity attempt that
+  the history shows. The SDK reads `ANTHROPIC_BASE_URL` itself; we pass `base_url`
+  only when a caller gives one (tests, a proxy).
+- The system prompt and the tool list are the same on every turn of a run: cache
+  breakpoints sit on the system block and on the last tool, so that prefix is cached.
+- Errors are mapped by the SDK's exception classes, never by message text. Failures
+  that will repeat (key, permission, request, model name) are non-retryable; rate
+  limits, overload, 5xx, timeouts and lost connections are retryable, after the
+  server's `retry-after` when it sends one (an HTTP-date value is ignored: Temporal's
+  backoff applies).
+- A reply without a known stop reason is not a reply: it would be read as an answer
+  or as nothing, so it raises `ModelBadReply` (non-retryable) instead of guessing.
+- A `max_tokens` reply keeps its blocks as parsed, tool calls included; their input
+  may be incomplete, and the workflow never runs the tool calls of a cut reply.
+- Thinking and server-tool blocks are dropped: the loop acts on text and tool_use only.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+from typing import Any, get_args
+
+import anthropic
+from anthropic.types import Message as ApiMessage
+from anthropic.types import TextBlock as ApiTextBlock
+from anthropic.types import ToolUseBlock as ApiToolUseBlock
+from temporalio.exceptions import ApplicationError
+
+from workflows.contracts import (
+    Message,
+    MessageBlock,
+    ModelReply,
+    ModelRequest,
+    ReplyBlock,
+    StopReason,
+    TextBlock,
+    ToolChoice,
+    ToolUseBlock,
+    Usage,
+)
+
+KNOWN_STOP_REASONS: frozenset[str] = frozenset(get_args(StopReason))
+
+
+def ephemeral() -> dict[str, str]:
+    return {"type": "ephemeral"}
+
+
+class AnthropicModel:
+    def __init__(
+        self, api_key: str | None, timeout_seconds: float, base_url: str | None = None
+    ) -> None:
+        options: dict[str, Any] = {"base_url": base_url} if base_url else {}
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key, max_retries=0, timeout=timeout_seconds, **options
+        )
+        self._timeout_seconds = timeout_seconds
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        params = request_params(request)
+        try:
+            message = await self._client.messages.create(**params)
+        except anthropic.APIError as error:
+            raise api_error(error, request.model.model_id, self._timeout_seconds) from None
+        return reply_from(message)
+
+    async def close(self) -> None:
+        await self._client.close()
+
+
+# --- request ------------------------------------------------------------------------
+
+
+def request_params(request: ModelRequest) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "model": request.model.model_id,
+        "max_tokens": request.max_tokens,
+        "messages": [message_param(message) for message in request.messages],
+    }
+    # The API refuses an empty text block; an empty prompt is no prompt.
+    if request.system:
+        params["system"] = [{"type": "text", "text": request.system, "cache_control": ephemeral()}]
+    if request.tools:
+        tools: list[dict[str, Any]] = [
+            {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
+            for tool in request.tools
+        ]
+        tools[-1]["cache_control"] = ephemeral()
+        params["tools"] = tools
+        params["tool_choice"] = tool_choice_param(request.tool_choice)
+    if request.user_hash:
+        params["metadata"] = {"user_id": request.user_hash}
+    return params
+
+
+def tool_choice_param(choice: ToolChoice) -> dict[str, str]:
+    if choice.type != "tool":
+        return {"type": choice.type}
+    if not choice.name:
+        # Our request is wrong, not the API: the same request fails every time.
+        raise ApplicationError(
+            "tool_choice of type 'tool' needs the name of the tool to force.",
+            type="ModelBadRequest",
+            non_retryable=True,
+        )
+    return {"type": "tool", "name": choice.name}
+
+
+def message_param(message: Message) -> dict[str, Any]:
+    return {"role": message.role, "content": [block_param(block) for block in message.content]}
+
+
+def block_param(block: MessageBlock) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ToolUseBlock):
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    return {
+        "type": "tool_result",
+        "tool_use_id": block.tool_use_id,
+        "content": block.content,
+        "is_error": block.is_error,
+    }
+
+
+# --- reply --------------------------------------------------------------------------
+
+
+def reply_from(message: ApiMessage) -> ModelReply:
+    stop_reason = message.stop_reason
+    if stop_reason not in KNOWN_STOP_REASONS:
+        # Retrying the same call through the same endpoint returns the same shape.
+        raise ApplicationError(
+            f"the model API returned a reply without a known stop reason ({stop_reason!r}); "
+            "check that ANTHROPIC_BASE_URL points at a Messages API.",
+            type="ModelBadReply",
+            non_retryable=True,
+        )
+    content: list[ReplyBlock] = []
+    for block in message.content:
+        if isinstance(block, ApiTextBlock):
+            content.append(TextBlock(text=block.text))
+        elif isinstance(block, ApiToolUseBlock):
+            content.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input)))
+    usage = message.usage
+    return ModelReply(
+        content=content,
+        stop_reason=stop_reason,
+        usage=Usage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
+            cache_read_input_tokens=usage.cache_read_input_tokens or 0,
+        ),
+        model_id=message.model,
+    )
+
+
+# --- errors -------------------------------------------------------------------------
+
+
+def fatal(message: str, error_type: str) -> ApplicationError:
+    return ApplicationError(message, type=error_type, non_retryable=True)
+
+
+def api_error(error: anthropic.APIError, model_id: str, timeout_seconds: float) -> ApplicationError:
+    """One ApplicationError per failure class; retryable only when waiting can help."""
+    if isinstance(error, anthropic.AuthenticationError):
+        return fatal(
+            "authentication failed: the Anthropic API refused the API key. "
+            "Check ANTHROPIC_API_KEY.",
+            "ModelAuthenticationFailed",
+        )
+    if isinstance(error, anthropic.PermissionDeniedError | anthropic.PaymentRequiredError):
+        return fatal(
+            f"permission denied: the API key may not use model '{model_id}' "
+            f"({api_detail(error)}). Check the key's workspace and billing, or --model.",
+            "ModelPermissionDenied",
+        )
+    if isinstance(error, anthropic.NotFoundError):
+        return fatal(f"model '{model_id}' was not found; check --model.", "ModelNotFound")
+    if isinstance(error, anthropic.RateLimitError):
+        return retryable("the Anthropic API rate limit was reached", "ModelRateLimited", error)
+    if isinstance(error, anthropic.OverloadedError):
+        return retryable("the Anthropic API is overloaded", "ModelOverloaded", error)
+    if isinstance(
+        error,
+        anthropic.InternalServerError | anthropic.RequestTimeoutError | anthropic.ConflictError,
+    ):
+        return retryable(
+            f"the Anthropic API failed with HTTP {error.status_code}", "ModelUnavailable", error
+        )
+    if isinstance(error, anthropic.APIStatusError):
+        # 400, 413, 422 and the like: the same request is refused the same way again.
+        return fatal(
+            f"the Anthropic API rejected the request (HTTP {error.status_code}): "
+            f"{api_detail(error)}",
+            "ModelBadRequest",
+        )
+    if isinstance(error, anthropic.APITimeoutError):
+        return ApplicationError(
+            f"the Anthropic API did not answer within {timeout_seconds:g} seconds",
+            type="ModelUnavailable",
+        )
+    if isinstance(error, anthropic.APIConnectionError):
+        return ApplicationError("could not connect to the Anthropic API", type="ModelUnavailable")
+    return ApplicationError(
+        f"the Anthropic API call failed ({type(error).__name__})", type="ModelUnavailable"
+    )
+
+
+def api_detail(error: anthropic.APIStatusError) -> str:
+    # The API's own message names the field at fault and holds no secret.
+    return error.api_message or f"HTTP {error.status_code}"
+
+
+def retryable(message: str, error_type: str, error: anthropic.APIStatusError) -> ApplicationError:
+    delay = retry_after(error)
+    if delay is not None:
+        message += f"; the API asked to retry after {delay.total_seconds():g} seconds"
+    return ApplicationError(message, type=error_type, next_retry_delay=delay)
+
+
+def retry_after(error: anthropic.APIStatusError) -> timedelta | None:
+    headers = error.response.headers
+    for header, seconds_per_unit in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(header)
+        if raw is None:
+            continue
+        try:
+            seconds = float(raw) * seconds_per_unit
+        except ValueError:
+            continue
+        if math.isfinite(seconds) and seconds > 0:
+            return timedelta(seconds=seconds)
+    return None

