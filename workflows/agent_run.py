@@ -18,6 +18,7 @@ import asyncio
 import hashlib
 import json
 from datetime import timedelta
+
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -27,11 +28,11 @@ with workflow.unsafe.imports_passed_through():
     # pydantic models and pure policy: no I/O, safe and faster outside the sandbox.
     from workflows import policy
     from workflows.contracts import (
-        EventKind,
         MODEL_TURN_ACTIVITY,
         RUN_TOOL_ACTIVITY,
         STATUS_ATTRIBUTE,
         WORKFLOW_NAME,
+        EventKind,
         FinalStatus,
         Message,
         MessageBlock,
