@@ -1,0 +1,59 @@
+"""The `signoff` command: assembles the sub-commands and turns errors into exit codes."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Annotated
+
+import typer
+
+from signoff import commands_runs, commands_store
+from signoff.cli_support import client_for, run_async, say, settings
+from signoff.worker import run_worker
+
+app = typer.Typer(
+    name="signoff",
+    help="Durable AI support agents on Temporal, with a human before every irreversible action.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+commands_runs.register(app)
+commands_store.register(app)
+
+
+@app.command("worker")
+def worker_command() -> None:
+    """Run a worker: executes runs' workflow tasks and activities until Ctrl-C."""
+    current = settings()
+
+    async def serve() -> None:
+        client = await client_for(current)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        say(f"worker on task queue '{current.task_queue}' at {current.temporal_address}")
+        await run_worker(client, current, stop)
+
+    run_async(serve())
+
+
+@app.command("dev")
+def dev_command(
+    temporal_ui_port: Annotated[
+        int | None, typer.Option(help="Port of the Temporal web UI.")
+    ] = None,
+) -> None:
+    """Start everything locally: Temporal dev server, demo data, worker. Ctrl-C stops it all."""
+    from signoff.dev import run_dev
+
+    current = settings()
+    if temporal_ui_port is not None:
+        current = current.model_copy(update={"temporal_ui_port": temporal_ui_port})
+    run_async(run_dev(current))
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,73 @@
+"""What every command shares: errors turned into messages and exit codes, JSON output.
+
+Exit codes: 0 success, 1 the run failed or was cancelled, 2 bad usage or bad input
+(including a Temporal server or database that cannot be reached: the fix is the
+user's configuration). No stack trace reaches the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Coroutine
+from typing import Any, NoReturn, TypeVar
+
+import typer
+from pydantic import BaseModel, ValidationError
+from temporalio.client import Client
+
+from signoff.settings import Settings, get_settings
+from signoff.temporal_client import connect
+
+EXIT_OK = 0
+EXIT_RUN_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+T = TypeVar("T")
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    """Say what was wrong (and what to do) on stderr, then exit with `code`."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coroutine)
+
+
+def settings() -> Settings:
+    try:
+        return get_settings()
+    except ValidationError as error:
+        fail(f"Invalid SIGNOFF_* setting: {validation_message(error)}")
+
+
+async def client_for(current: Settings) -> Client:
+    try:
+        return await connect(current)
+    except Exception:  # connect raises plain RuntimeErrors for every network failure
+        fail(
+            f"Cannot reach Temporal at {current.temporal_address} (namespace "
+            f"'{current.temporal_namespace}'). Start it with `make demo` (or `signoff dev`), "
+            "or point SIGNOFF_TEMPORAL_ADDRESS at a running server."
+        )
+
+
+def validation_message(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or 'value'}: {item['msg']}"
+        for item in error.errors(include_url=False)
+    )
+
+
+def emit_json(document: BaseModel | dict[str, Any] | list[Any]) -> None:
+    if isinstance(document, BaseModel):
+        text = document.model_dump_json(indent=2)
+    else:
+        text = json.dumps(document, indent=2, default=str)
+    typer.echo(text)
+
+
+def say(text: str, *, err: bool = False) -> None:
+    typer.echo(text, err=err)

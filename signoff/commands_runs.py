@@ -1,0 +1,289 @@
+"""`signoff run`, `status`, `list`, `cancel`: what ops type to start, watch and stop runs."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, get_args
+
+import typer
+from pydantic import ValidationError
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.store import get_ticket, make_engine, tenant_exists
+from signoff.cli_support import (
+    EXIT_RUN_FAILED,
+    client_for,
+    emit_json,
+    fail,
+    run_async,
+    say,
+    settings,
+    validation_message,
+)
+from signoff.render import event_line, outcome_lines, state_lines
+from signoff.runs import STATUS_KEY, TENANT_KEY, RunRequestRejected, start_run
+from signoff.settings import ModelChoiceError, Settings, parse_model
+from workflows.agent_run import AgentRun
+from workflows.contracts import (
+    IDENTIFIER_PATTERN,
+    STATUS_ATTRIBUTE,
+    TENANT_ATTRIBUTE,
+    WORKFLOW_NAME,
+    RunOutcome,
+    RunRequest,
+    RunState,
+    RunStatus,
+)
+
+POLL_SECONDS = 0.5
+QUERY_TIMEOUT = timedelta(seconds=5)
+DEFAULT_GOAL = "Answer the customer's support ticket."
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run_command)
+    app.command("status")(status_command)
+    app.command("list")(list_command)
+    app.command("cancel")(cancel_command)
+
+
+def run_command(
+    ticket: Annotated[str, typer.Option("--ticket", help="The ticket id, e.g. T-4512.")],
+    tenant: Annotated[str, typer.Option(help="The tenant the ticket belongs to.")] = "demo",
+    model: Annotated[
+        str | None,
+        typer.Option(help="scripted, scripted:SCRIPT or anthropic:MODEL_ID (default: auto)."),
+    ] = None,
+    request_id: Annotated[
+        str | None,
+        typer.Option(help="Idempotency: the same request id twice gives the one run."),
+    ] = None,
+    actor: Annotated[str, typer.Option(help="Who asks for this run.")] = "ops",
+    goal: Annotated[str, typer.Option(help="What the agent must do.")] = DEFAULT_GOAL,
+    wait: Annotated[bool, typer.Option("--wait", help="Show progress until the run ends.")] = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Start an agent run on a ticket; with --wait, follow it to its outcome."""
+    current = settings()
+    try:
+        model_ref = parse_model(model or current.model, current)
+        request = RunRequest(
+            tenant_id=tenant,
+            actor_id=actor,
+            request_id=request_id or uuid.uuid4().hex,
+            trace_id=uuid.uuid4().hex,
+            goal=goal,
+            ticket_id=ticket,
+            policy_version=current.policy_version,
+            model=model_ref,
+            deadline=datetime.now(UTC) + timedelta(minutes=current.deadline_minutes),
+            step_budget=current.step_budget,
+            token_budget=current.token_budget,
+            max_tokens=current.max_tokens,
+        )
+    except ModelChoiceError as error:
+        fail(str(error))
+    except ValidationError as error:
+        fail(f"Invalid run request: {validation_message(error)}")
+    check_ticket(current, request)
+    code = run_async(_run(current, request, wait, json_output))
+    raise typer.Exit(code)
+
+
+def check_ticket(current: Settings, request: RunRequest) -> None:
+    engine = make_engine(current.resolved_database_url)
+    try:
+        if not tenant_exists(engine, request.tenant_id):
+            fail(
+                f"Tenant '{request.tenant_id}' does not exist. "
+                "Run `signoff seed` or check --tenant."
+            )
+        if get_ticket(engine, request.tenant_id, request.ticket_id) is None:
+            fail(
+                f"Ticket '{request.ticket_id}' does not exist for tenant '{request.tenant_id}'. "
+                "Check --ticket and --tenant, or add it with `signoff ticket add`."
+            )
+    finally:
+        engine.dispose()
+
+
+async def _run(current: Settings, request: RunRequest, wait: bool, json_output: bool) -> int:
+    client = await client_for(current)
+    try:
+        handle, new = await start_run(client, request, current.task_queue)
+    except RunRequestRejected as error:
+        fail(str(error))
+    if not wait:
+        if json_output:
+            emit_json({"run_id": handle.id, "new": new, "model": request.model.label()})
+        else:
+            verb = "started" if new else "already exists (same request id)"
+            say(f"run {handle.id} {verb}. Follow it with: signoff status {handle.id}")
+        return 0
+    if not json_output:
+        say(f"run {handle.id} {'started' if new else 'already exists; following it'}")
+    outcome = await follow(handle, progress=not json_output)
+    if json_output:
+        emit_json(outcome)
+    else:
+        say("\n".join(outcome_lines(outcome)))
+    return 0 if outcome.status == "completed" else EXIT_RUN_FAILED
+
+
+async def follow(handle: WorkflowHandle[Any, Any], progress: bool) -> RunOutcome:
+    """Wait for the outcome; meanwhile print each new progress event once."""
+    result = asyncio.create_task(handle.result())
+    shown = 0
+    while True:
+        done, _ = await asyncio.wait({result}, timeout=POLL_SECONDS)
+        if progress:
+            state = await _try_state(handle)
+            if state is not None:
+                for event in state.events[shown:]:
+                    say(event_line(event))
+                shown = max(shown, len(state.events))
+        if done:
+            outcome: RunOutcome = result.result()
+            return outcome
+
+
+async def _try_state(handle: WorkflowHandle[Any, Any]) -> RunState | None:
+    try:
+        return await handle.query(AgentRun.state, rpc_timeout=QUERY_TIMEOUT)
+    except RPCError:
+        return None  # no worker has picked the run up yet: progress will come
+
+
+def status_command(
+    run_id: Annotated[str, typer.Argument(help="The run id printed by `signoff run`.")],
+    json_output: JsonOption = False,
+) -> None:
+    """Show a run: its status, progress and, once it ended, its outcome."""
+    code = run_async(_status(settings(), run_id, json_output))
+    raise typer.Exit(code)
+
+
+async def _status(current: Settings, run_id: str, json_output: bool) -> int:
+    client = await client_for(current)
+    handle = client.get_workflow_handle_for(AgentRun.run, run_id)
+    description = await _describe(handle)
+    state: RunState | None = None
+    outcome: RunOutcome | None = None
+    if description.status == WorkflowExecutionStatus.RUNNING:
+        state = await _try_state(handle)
+        if state is None:
+            fail(f"Run {run_id} is running but no worker answered. Is `signoff worker` running?")
+    elif description.status == WorkflowExecutionStatus.COMPLETED:
+        outcome = await handle.result()
+    status = _status_of(description, outcome, state)
+    if json_output:
+        emit_json(
+            {
+                "run_id": run_id,
+                "status": status,
+                "state": state.model_dump(mode="json") if state else None,
+                "outcome": outcome.model_dump(mode="json") if outcome else None,
+            }
+        )
+    elif outcome is not None:
+        say("\n".join(outcome_lines(outcome)))
+    elif state is not None:
+        say("\n".join(state_lines(state)))
+    else:
+        say(f"run:      {run_id}\nstatus:   {status}")
+    return EXIT_RUN_FAILED if status in ("failed", "cancelled") else 0
+
+
+def _status_of(description: Any, outcome: RunOutcome | None, state: RunState | None) -> str:
+    if outcome is not None:
+        return outcome.status
+    if state is not None:
+        return state.status
+    # Terminated or timed out from outside the workflow: Temporal's own word.
+    return "cancelled" if description.status == WorkflowExecutionStatus.CANCELED else "failed"
+
+
+async def _describe(handle: WorkflowHandle[Any, Any]) -> Any:
+    try:
+        return await handle.describe()
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            fail(f"No run with id '{handle.id}'. List runs with `signoff list`.")
+        raise
+
+
+def list_command(
+    status: Annotated[
+        str | None, typer.Option(help="Only runs with this status, e.g. completed.")
+    ] = None,
+    tenant: Annotated[str | None, typer.Option(help="Only runs of this tenant.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000, help="At most this many runs.")] = 50,
+    json_output: JsonOption = False,
+) -> None:
+    """List runs, newest first, through Temporal's visibility."""
+    statuses = get_args(RunStatus)
+    if status is not None and status not in statuses:
+        fail(f"Unknown status '{status}'. Use one of: {', '.join(statuses)}.")
+    if tenant is not None and not re.match(IDENTIFIER_PATTERN, tenant):
+        fail(f"Invalid tenant '{tenant}'.")
+    query = f"WorkflowType = '{WORKFLOW_NAME}'"
+    if status:
+        query += f" AND {STATUS_ATTRIBUTE} = '{status}'"
+    if tenant:
+        query += f" AND {TENANT_ATTRIBUTE} = '{tenant}'"
+    run_async(_list(settings(), query, limit, json_output))
+
+
+async def _list(current: Settings, query: str, limit: int, json_output: bool) -> None:
+    client = await client_for(current)
+    rows = await list_runs(client, query, limit)
+    if json_output:
+        emit_json(rows)
+        return
+    if not rows:
+        say("no runs")
+        return
+    for row in rows:
+        say(f"{row['run_id']}  {row['status']:<22} {row['tenant'] or '-':<10} {row['started_at']}")
+
+
+async def list_runs(client: Client, query: str, limit: int) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    async for execution in client.list_workflows(query=query, limit=limit):
+        attributes = execution.typed_search_attributes
+        rows.append(
+            {
+                "run_id": execution.id,
+                "status": attributes.get(STATUS_KEY) or "unknown",
+                "tenant": attributes.get(TENANT_KEY),
+                "started_at": execution.start_time.isoformat(),
+            }
+        )
+    return rows
+
+
+def cancel_command(
+    run_id: Annotated[str, typer.Argument(help="The run to cancel.")],
+    json_output: JsonOption = False,
+) -> None:
+    """Cancel a run and the step in flight; its outcome becomes `cancelled`."""
+    run_async(_cancel(settings(), run_id, json_output))
+
+
+async def _cancel(current: Settings, run_id: str, json_output: bool) -> None:
+    client = await client_for(current)
+    handle = client.get_workflow_handle(run_id)
+    description = await _describe(handle)
+    if description.status != WorkflowExecutionStatus.RUNNING:
+        fail(f"Run {run_id} has already ended; there is nothing to cancel.")
+    await handle.cancel()
+    if json_output:
+        emit_json({"run_id": run_id, "cancel_requested": True})
+    else:
+        say(f"cancellation requested for {run_id}; `signoff status {run_id}` shows the outcome.")

