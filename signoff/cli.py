@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import sys
 from typing import Annotated
 
 import typer
@@ -56,4 +58,19 @@ def dev_command(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except SystemExit as leaving:
+        code = leaving.code
+    else:
+        code = 0
+    # The Temporal client's Rust threads can outlive the event loop and abort the
+    # interpreter while it finalizes (temporalio/sdk-python issue 300). Everything the
+    # command had to do is done, so leave without finalizing, keeping the exit code.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if isinstance(code, str):
+        sys.stderr.write(code + "\n")
+        sys.stderr.flush()
+        code = 1
+    os._exit(code or 0)

@@ -1,0 +1,127 @@
+"""Bad input gets a sentence on stderr and exit code 2; nothing starts."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from signoff.cli import app
+from signoff.settings import get_settings
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
+    # Nothing listens there: a command that needs Temporal must say so, not hang.
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_ADDRESS", f"127.0.0.1:{free_port()}")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    get_settings.cache_clear()
+    yield CliRunner()
+    get_settings.cache_clear()
+
+
+def test_every_command_has_help(cli: CliRunner) -> None:
+    for command in (
+        ["run"],
+        ["status"],
+        ["list"],
+        ["cancel"],
+        ["seed"],
+        ["worker"],
+        ["dev"],
+        ["ticket", "add"],
+    ):
+        result = cli.invoke(app, [*command, "--help"])
+        assert result.exit_code == 0, command
+        assert "Usage" in result.output
+
+
+def test_seed_twice_creates_nothing_the_second_time(cli: CliRunner) -> None:
+    first = cli.invoke(app, ["seed", "--json"])
+    second = cli.invoke(app, ["seed", "--json"])
+    assert first.exit_code == 0 and second.exit_code == 0
+    assert json.loads(first.stdout)["created"]
+    assert json.loads(second.stdout)["created"] == []
+
+
+def test_unknown_model_is_refused(cli: CliRunner) -> None:
+    cli.invoke(app, ["seed"])
+    result = cli.invoke(app, ["run", "--ticket", "T-4512", "--model", "gpt-9"])
+    assert result.exit_code == 2
+    assert "Unknown model 'gpt-9'" in result.stderr
+
+
+def test_missing_ticket_is_refused_before_anything_starts(cli: CliRunner) -> None:
+    cli.invoke(app, ["seed"])
+    result = cli.invoke(app, ["run", "--ticket", "T-0000"])
+    assert result.exit_code == 2
+    assert "Ticket 'T-0000' does not exist for tenant 'demo'" in result.stderr
+
+
+def test_ticket_of_another_tenant_is_not_found(cli: CliRunner) -> None:
+    cli.invoke(app, ["seed"])
+    result = cli.invoke(app, ["run", "--ticket", "T-4512", "--tenant", "globex"])
+    assert result.exit_code == 2
+    assert "does not exist for tenant 'globex'" in result.stderr
+
+
+def test_malformed_identifier_is_refused(cli: CliRunner) -> None:
+    cli.invoke(app, ["seed"])
+    result = cli.invoke(app, ["run", "--ticket", "T-4512", "--request-id", "a b;c"])
+    assert result.exit_code == 2
+    assert "request_id" in result.stderr
+
+
+def test_unreachable_temporal_is_a_clear_error(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["list"])
+    assert result.exit_code == 2
+    assert "Cannot reach Temporal" in result.stderr
+    assert "Traceback" not in result.output + result.stderr
+
+
+def test_unknown_status_filter_is_refused(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["list", "--status", "done"])
+    assert result.exit_code == 2
+    assert "Unknown status 'done'" in result.stderr
+
+
+def test_ticket_add_reads_stdin_and_prints_the_new_id(cli: CliRunner) -> None:
+    cli.invoke(app, ["seed"])
+    result = cli.invoke(
+        app,
+        ["ticket", "add", "--tenant", "demo", "--order", "4512", "--text-file", "-", "--json"],
+        input="My parcel is late.\n",
+    )
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["ticket_id"].startswith("T-")
+    assert document["order"] == "4512"
+
+
+def test_ticket_add_refuses_an_order_of_another_tenant(cli: CliRunner) -> None:
+    cli.invoke(app, ["seed"])
+    result = cli.invoke(
+        app,
+        ["ticket", "add", "--tenant", "globex", "--order", "4512", "--text-file", "-"],
+        input="Where is it?",
+    )
+    assert result.exit_code == 2
+    assert "Order '4512' does not exist for tenant 'globex'" in result.stderr
+
+
+def test_ticket_add_refuses_a_missing_file(cli: CliRunner, tmp_path: Path) -> None:
+    result = cli.invoke(
+        app, ["ticket", "add", "--tenant", "demo", "--text-file", str(tmp_path / "nope.txt")]
+    )
+    assert result.exit_code == 2
+    assert "no such file" in result.stderr
