@@ -18,6 +18,7 @@ demo: $(STAMP)
 	$(BIN)/signoff dev
 
 test: $(STAMP)
+	scripts/ensure-system-packages.sh
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)

@@ -28,8 +28,8 @@ from signoff.render import event_line, outcome_lines, state_lines
 from signoff.runs import STATUS_KEY, TENANT_KEY, RunRequestRejected, start_run
 from signoff.settings import ModelChoiceError, Settings, parse_model
 from workflows.agent_run import AgentRun
+from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import (
-    IDENTIFIER_PATTERN,
     STATUS_ATTRIBUTE,
     TENANT_ATTRIBUTE,
     WORKFLOW_NAME,
@@ -143,7 +143,7 @@ async def follow(handle: WorkflowHandle[Any, Any], progress: bool) -> RunOutcome
     while True:
         done, _ = await asyncio.wait({result}, timeout=POLL_SECONDS)
         if progress:
-            state = await _try_state(handle)
+            state = await try_state(handle)
             if state is not None:
                 for event in state.events[shown:]:
                     say(event_line(event))
@@ -153,7 +153,7 @@ async def follow(handle: WorkflowHandle[Any, Any], progress: bool) -> RunOutcome
             return outcome
 
 
-async def _try_state(handle: WorkflowHandle[Any, Any]) -> RunState | None:
+async def try_state(handle: WorkflowHandle[Any, Any]) -> RunState | None:
     try:
         return await handle.query(AgentRun.state, rpc_timeout=QUERY_TIMEOUT)
     except RPCError:
@@ -172,11 +172,11 @@ def status_command(
 async def _status(current: Settings, run_id: str, json_output: bool) -> int:
     client = await client_for(current)
     handle = client.get_workflow_handle_for(AgentRun.run, run_id)
-    description = await _describe(handle)
+    description = await describe_or_fail(handle)
     state: RunState | None = None
     outcome: RunOutcome | None = None
     if description.status == WorkflowExecutionStatus.RUNNING:
-        state = await _try_state(handle)
+        state = await try_state(handle)
         if state is None:
             fail(f"Run {run_id} is running but no worker answered. Is `signoff worker` running?")
     elif description.status == WorkflowExecutionStatus.COMPLETED:
@@ -209,7 +209,7 @@ def _status_of(description: Any, outcome: RunOutcome | None, state: RunState | N
     return "cancelled" if description.status == WorkflowExecutionStatus.CANCELED else "failed"
 
 
-async def _describe(handle: WorkflowHandle[Any, Any]) -> Any:
+async def describe_or_fail(handle: WorkflowHandle[Any, Any]) -> Any:
     try:
         return await handle.describe()
     except RPCError as error:
@@ -279,7 +279,7 @@ def cancel_command(
 async def _cancel(current: Settings, run_id: str, json_output: bool) -> None:
     client = await client_for(current)
     handle = client.get_workflow_handle(run_id)
-    description = await _describe(handle)
+    description = await describe_or_fail(handle)
     if description.status != WorkflowExecutionStatus.RUNNING:
         fail(f"Run {run_id} has already ended; there is nothing to cancel.")
     await handle.cancel()

@@ -9,6 +9,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.model_turn import build_model_turns
+from activities.refunds import RefundActivities
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.settings import Settings
@@ -19,11 +20,17 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
     engine = engine or make_engine(settings.resolved_database_url)
     models = build_model_turns(settings)
     gateway = ToolGateway(engine)
+    refunds = RefundActivities(engine)
     return Worker(
         client,
         task_queue=settings.task_queue,
         workflows=[AgentRun],
-        activities=[models.model_turn, gateway.run_tool],
+        activities=[
+            models.model_turn,
+            gateway.run_tool,
+            refunds.read_action_state,
+            refunds.execute_refund,
+        ],
     )
 
 

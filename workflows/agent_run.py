@@ -4,7 +4,9 @@ Design note. The loop runs as a child task of `run()` under `asyncio.wait_for`, 
 timeout is a durable Temporal timer: the deadline ends the run even while an activity
 hangs, and a cancellation request reaches whatever the loop awaits. Both paths return
 a `RunOutcome` instead of raising, so that what happened before the end stays readable
-in the result, the state query and the status search attribute.
+in the result, the state query and the status search attribute. The SDK reports the
+activity it cancels on the way as an `ActivityError`; the loop lets that through as a
+cancellation, never as a failed model or tool call, or it would ask the model again.
 
 Every tool call gets exactly one result, all results of a turn go back in one user
 message, in the order of the calls. A call the catalog refuses never reaches an
@@ -22,6 +24,7 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import CancelledError as TemporalCancelledError
 from temporalio.exceptions import TimeoutError as TemporalTimeoutError
 
 with workflow.unsafe.imports_passed_through():
@@ -226,6 +229,7 @@ class AgentRun:
                 ),
             )
         except ActivityError as error:
+            _reraise_cancellation(error)
             raise _RunEnded("failed", "model_error", _model_error_detail(error)) from None
         return reply
 
@@ -251,7 +255,8 @@ class AgentRun:
             content, is_error = result.content, result.is_error
         except ToolCallRejected as rejected:
             content, is_error = str(rejected), True
-        except ActivityError:
+        except ActivityError as error:
+            _reraise_cancellation(error)
             content, is_error = (
                 f"The tool '{call.name}' did not answer: it timed out or kept failing. "
                 "It returned no data; answer without it or say that it is unavailable.",
@@ -303,6 +308,12 @@ class AgentRun:
 
     def _event(self, kind: EventKind, text: str) -> None:
         self._events.append(RunEvent(at=workflow.now(), turn=self._turns, kind=kind, text=text))
+
+
+def _reraise_cancellation(error: ActivityError) -> None:
+    """An activity ends cancelled only when this run ends (deadline or cancel request)."""
+    if isinstance(error.cause, TemporalCancelledError):
+        raise asyncio.CancelledError() from error
 
 
 def _model_error_detail(error: ActivityError) -> str:

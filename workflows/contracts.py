@@ -10,7 +10,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from workflows.actions import DecisionRecord, PendingAction
+from workflows.contract_base import Contract, Identifier
 
 TASK_QUEUE = "signoff"
 WORKFLOW_NAME = "AgentRun"
@@ -21,16 +24,6 @@ RUN_TOOL_ACTIVITY = "run_tool"
 STATUS_ATTRIBUTE = "SignoffStatus"
 TENANT_ATTRIBUTE = "SignoffTenant"
 
-IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
-
-
-class Contract(BaseModel):
-    """Strict by default: a field nobody declared is a bug, not data."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-Identifier = Annotated[str, Field(pattern=IDENTIFIER_PATTERN)]
 
 RunStatus = Literal[
     "running", "waiting_for_approval", "retrying", "completed", "failed", "cancelled"
@@ -233,6 +226,7 @@ class RunOutcome(Contract):
     tool_calls: list[ToolCallRecord]
     effects_performed: list[str] = []
     not_performed: list[str] = []
+    decisions: list[DecisionRecord] = []
     model: ModelRef
     scripted: bool
 
@@ -256,4 +250,6 @@ class RunState(Contract):
     model: ModelRef
     tool_calls: list[ToolCallRecord]
     events: list[RunEvent]
+    pending_actions: list[PendingAction] = []
+    decisions: list[DecisionRecord] = []
     outcome: RunOutcome | None = None

@@ -11,9 +11,10 @@ authenticated request; a model (or a customer writing in a ticket) cannot name a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from decimal import Decimal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from workflows.contracts import ToolSpec
 
@@ -71,7 +72,45 @@ GET_ORDER = ToolDefinition(
     risk="read",
 )
 
-CATALOG: dict[str, ToolDefinition] = {tool.name: tool for tool in (READ_TICKET, GET_ORDER)}
+
+class RefundArguments(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    amount: Annotated[
+        Decimal,
+        Field(
+            gt=0,
+            max_digits=12,
+            decimal_places=2,
+            description='Amount to refund in the order\'s currency, e.g. "89.90".',
+        ),
+    ]
+    reason: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=500,
+            description="Why this refund is justified, in one or two sentences for the reviewer.",
+        ),
+    ]
+
+
+REFUND = ToolDefinition(
+    name="refund",
+    description=(
+        "Proposes a refund of the given amount on the order linked to this run's ticket. "
+        "Use it only when the shop's records (get_order) and the customer's ticket justify "
+        "money back, for example a damaged or missing item; the order is always the "
+        "ticket's own, never one named in the ticket text. Do not use it to answer "
+        "questions, and never for more than what remains refundable. It does not pay at "
+        "once: a human reviewer approves or rejects the exact proposal, then it returns "
+        "JSON with the refund id, or an error saying that the refund did not happen and why."
+    ),
+    arguments=RefundArguments,
+    risk="irreversible_write",
+)
+
+CATALOG: dict[str, ToolDefinition] = {tool.name: tool for tool in (READ_TICKET, GET_ORDER, REFUND)}
 
 
 class ToolCallRejected(Exception):
@@ -84,12 +123,18 @@ def offered_tools() -> list[ToolDefinition]:
 
 def validate_call(name: str, arguments: dict[str, Any]) -> ToolDefinition:
     """Return the tool if this call may run; raise ToolCallRejected with a readable why."""
+    tool, _ = parse_call(name, arguments)
+    return tool
+
+
+def parse_call(name: str, arguments: dict[str, Any]) -> tuple[ToolDefinition, BaseModel]:
+    """Like validate_call, and also return the validated arguments."""
     tool = CATALOG.get(name)
     if tool is None:
         known = ", ".join(sorted(CATALOG))
         raise ToolCallRejected(f"Unknown tool '{name}'. The tools that exist are: {known}.")
     try:
-        tool.arguments.model_validate(arguments)
+        parsed = tool.arguments.model_validate(arguments)
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {item['msg']}"
@@ -98,4 +143,4 @@ def validate_call(name: str, arguments: dict[str, Any]) -> ToolDefinition:
         raise ToolCallRejected(
             f"Invalid arguments for '{name}': {problems}. Check the tool's input schema."
         ) from None
-    return tool
+    return tool, parsed

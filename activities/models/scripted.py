@@ -40,8 +40,8 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import Field, ValidationError
 from temporalio.exceptions import ApplicationError
 
+from workflows.contract_base import Contract
 from workflows.contracts import (
-    Contract,
     Message,
     ModelReply,
     ModelRequest,

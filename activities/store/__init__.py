@@ -1,8 +1,14 @@
-"""The shop's records: tenants, orders, tickets (SQLAlchemy, SQLite or PostgreSQL)."""
+"""The shop's records: tenants, orders, tickets, the refund ledger and reviewers
+(SQLAlchemy, SQLite or PostgreSQL)."""
 
 from __future__ import annotations
 
-from activities.store.database import make_engine, session_factory, use_session
+from activities.store.database import (
+    make_engine,
+    session_factory,
+    use_session,
+    write_transaction,
+)
 from activities.store.errors import (
     EmptyTicketText,
     StoreError,
@@ -10,7 +16,9 @@ from activities.store.errors import (
     UnknownOrder,
     UnknownTenant,
 )
-from activities.store.schema import Order, Tenant, Ticket
+from activities.store.refunds import execute_refund, list_refunds, read_action_state
+from activities.store.reviewers import get_reviewer
+from activities.store.schema import Order, Refund, Reviewer, Tenant, Ticket
 from activities.store.seed import SeedReport, seed_demo
 from activities.store.tickets import (
     add_ticket,
@@ -23,6 +31,8 @@ from activities.store.tickets import (
 __all__ = [
     "EmptyTicketText",
     "Order",
+    "Refund",
+    "Reviewer",
     "SeedReport",
     "StoreError",
     "Tenant",
@@ -31,12 +41,17 @@ __all__ = [
     "UnknownOrder",
     "UnknownTenant",
     "add_ticket",
+    "execute_refund",
     "get_order",
     "get_order_for_ticket",
+    "get_reviewer",
     "get_ticket",
+    "list_refunds",
     "make_engine",
+    "read_action_state",
     "seed_demo",
     "session_factory",
     "tenant_exists",
     "use_session",
+    "write_transaction",
 ]

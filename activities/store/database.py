@@ -1,4 +1,18 @@
-"""Engine and sessions. Sync SQLAlchemy: async callers wrap it in `asyncio.to_thread`."""
+"""Engine and sessions. Sync SQLAlchemy: async callers wrap it in `asyncio.to_thread`.
+
+Design note, SQLite transactions. Python's sqlite3 driver, in its default legacy mode,
+emits BEGIN only before an INSERT/UPDATE/DELETE: the SELECTs before it run outside any
+transaction, so "read the totals, check, write" would not be one transaction. We use
+SQLAlchemy's documented recipe for SQLite (the dialect's "Transactions with SQLite and
+the sqlite3 driver" section): the pool's `connect` hook turns the driver's own BEGIN off
+(`isolation_level = None`) and the `begin` hook emits ours. Readers get a plain
+(deferred) BEGIN, a consistent snapshot. Writers go through `write_transaction`, whose
+connections carry an execution option that makes the hook emit `BEGIN IMMEDIATE`: the
+write lock is taken before the first read, so two writers queue on `busy_timeout`
+instead of both reading the same totals (or failing with SQLITE_BUSY when a deferred
+reader tries to become a writer). On PostgreSQL the hooks are not installed; writers
+that need it lock rows with `SELECT ... FOR UPDATE`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -15,6 +29,8 @@ from activities.store.schema import Base
 
 # The worker's activities and the CLI write the same file; wait rather than fail.
 SQLITE_BUSY_TIMEOUT_MS = 5000
+# Execution option read by the SQLite `begin` hook; ignored by other databases.
+BEGIN_IMMEDIATE_OPTION = "signoff_begin_immediate"
 
 
 def make_engine(url: str) -> Engine:
@@ -25,18 +41,39 @@ def make_engine(url: str) -> Engine:
     engine = create_engine(parsed)
     if is_sqlite:
         event.listen(engine, "connect", _configure_sqlite)
-    Base.metadata.create_all(engine)
+        event.listen(engine, "begin", _begin_sqlite)
+    # Two processes starting at once (worker and CLI) must not both create the tables.
+    Base.metadata.create_all(writer(engine))
     return engine
 
 
 def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
+    # No BEGIN from the driver: `_begin_sqlite` emits it (see the module note).
+    dbapi_connection.isolation_level = None
     # SQLite ignores foreign keys unless asked, per connection; WAL lets readers
     # (the reviewer UI) run while a worker writes.
     cursor = dbapi_connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.close()
+
+
+def _begin_sqlite(connection: Connection) -> None:
+    immediate = connection.get_execution_options().get(BEGIN_IMMEDIATE_OPTION, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def writer(engine: Engine) -> Engine:
+    """The same engine and pool, for transactions that will write (see the module note)."""
+    return engine.execution_options(**{BEGIN_IMMEDIATE_OPTION: True})
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Session]:
+    """One transaction that writes: committed on success, rolled back on an exception."""
+    with Session(writer(engine), expire_on_commit=False) as session, session.begin():
+        yield session
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

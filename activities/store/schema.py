@@ -1,4 +1,5 @@
-"""Tables of the shop the agent works for: tenants, their orders, their tickets.
+"""Tables of the shop the agent works for: tenants, their orders, tickets, refunds and
+the people who review refunds.
 
 Every table after `tenants` is keyed by (tenant_id, id), and a ticket's order is a
 foreign key *within the same tenant*: the database itself refuses a ticket that points
@@ -16,6 +17,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     ForeignKeyConstraint,
+    Index,
     Integer,
     String,
     Text,
@@ -25,6 +27,9 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 ID_LENGTH = 128  # matches IDENTIFIER_PATTERN in workflows.contracts
+# Run ids and idempotency keys are built by the workflow from several identifiers.
+KEY_LENGTH = 255
+HASH_LENGTH = 64  # a SHA-256 in hex
 NAME_LENGTH = 200
 MINOR_UNITS = Decimal("0.01")  # every currency we sell in has 2 decimals
 DEFAULT_REFUND_REVIEW_THRESHOLD_MINOR = 20_000
@@ -113,3 +118,66 @@ class Ticket(Base):
     customer_name: Mapped[str] = mapped_column(String(NAME_LENGTH))
     text: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class Refund(Base):
+    """One line of the refund ledger. The ledger is the truth about what was refunded:
+    an order's refunded total is the sum of its rows, never a counter kept beside it."""
+
+    __tablename__ = "refunds"
+    __table_args__ = (
+        ForeignKeyConstraint(["tenant_id", "order_id"], ["orders.tenant_id", "orders.id"]),
+        Index("ix_refunds_order", "tenant_id", "order_id"),
+    )
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    order_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    amount_minor: Mapped[int] = mapped_column(Integer)
+    currency: Mapped[str] = mapped_column(String(3))
+    # The effect happens once per key: a retried activity finds its own row here.
+    idempotency_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True)
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    # The approval this refund executes: the action hash the reviewers decided on.
+    action_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    # Comma-separated reviewer ids; ids cannot contain a comma (IDENTIFIER_PATTERN).
+    approvers: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+    @property
+    def amount(self) -> Decimal:
+        return minor_to_decimal(self.amount_minor)
+
+    @property
+    def approver_list(self) -> list[str]:
+        return split_list(self.approvers)
+
+
+class Reviewer(Base):
+    """A person who may decide on pending actions of one tenant, with named roles."""
+
+    __tablename__ = "reviewers"
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    display_name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    # Comma-separated role names, e.g. "refund_approver"; empty for none.
+    roles: Mapped[str] = mapped_column(Text, default="")
+    # Set when the reviewer can sign in to the web UI; the CLI does not need it.
+    password_hash: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+    @property
+    def role_list(self) -> list[str]:
+        return split_list(self.roles)
+
+
+def split_list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def join_list(items: list[str]) -> str:
+    for item in items:
+        if "," in item or not item.strip():
+            raise ValueError(f"{item!r} cannot be stored in a comma-separated list")
+    return ",".join(items)

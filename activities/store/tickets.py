@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from activities.store.database import use_session
+from activities.store.database import use_session, write_transaction
 from activities.store.errors import (
     EmptyTicketText,
     StoreError,
@@ -47,7 +47,7 @@ def add_ticket(
             f"The customer name has {len(customer_name)} characters; "
             f"the limit is {NAME_LENGTH}. Shorten it."
         )
-    with Session(engine) as session, session.begin():
+    with write_transaction(engine) as session:
         if not tenant_exists(session, tenant_id):
             raise UnknownTenant(tenant_id)
         if order_id is not None and get_order(session, tenant_id, order_id) is None:

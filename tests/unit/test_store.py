@@ -16,7 +16,7 @@ from activities.store.errors import (
     UnknownOrder,
     UnknownTenant,
 )
-from activities.store.schema import Order, Tenant, Ticket, decimal_to_minor
+from activities.store.schema import Order, Reviewer, Tenant, Ticket, decimal_to_minor
 from activities.store.seed import seed_demo
 from activities.store.tickets import (
     MAX_TICKET_TEXT_CHARS,
@@ -27,7 +27,7 @@ from activities.store.tickets import (
 )
 
 
-def _count(engine: Engine, model: type[Tenant | Order | Ticket]) -> int:
+def _count(engine: Engine, model: type[Tenant | Order | Ticket | Reviewer]) -> int:
     with Session(engine) as session:
         return session.scalar(select(func.count()).select_from(model)) or 0
 
@@ -46,7 +46,8 @@ def test_seed_twice_creates_nothing_the_second_time(engine: Engine) -> None:
     assert first.already_present == []
     assert second.created == []
     assert sorted(second.already_present) == sorted(first.created)
-    assert (_count(engine, Tenant), _count(engine, Order), _count(engine, Ticket)) == (2, 3, 4)
+    counts = [_count(engine, model) for model in (Tenant, Order, Ticket, Reviewer)]
+    assert counts == [2, 5, 6, 4]
 
 
 def test_money_is_exact(seeded: Engine) -> None:

@@ -1,7 +1,13 @@
-"""Fake activities registered under the real names, and a helper to run a workflow.
+"""Fake activities registered under the real names, and helpers to run a workflow.
 
 The fake model is the one fake the project allows: it speaks our neutral ModelReply,
 keeps every request it received (`history`) and answers from a queue (`enqueue`).
+
+Time-skipping note. The test server does not skip time while an activity runs (a
+running activity holds a time-skipping lock). A fake that must stay busy while the
+run's clock moves on (a hung model, a hung tool) therefore waits through the test
+environment's `sleep`, which releases that lock for the virtual time it sleeps; given
+no environment, it waits in real time, which is enough for a test that cancels it.
 """
 
 from __future__ import annotations
@@ -10,13 +16,16 @@ import asyncio
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from temporalio import activity
 from temporalio.client import Client, WorkflowHandle
+from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
-from temporalio.worker import Worker
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Replayer, Worker
 
+from workflows import policy
 from workflows.agent_run import AgentRun
 from workflows.contracts import (
     MODEL_TURN_ACTIVITY,
@@ -24,6 +33,7 @@ from workflows.contracts import (
     ModelRef,
     ModelReply,
     ModelRequest,
+    RunOutcome,
     RunRequest,
     StopReason,
     TextBlock,
@@ -33,7 +43,13 @@ from workflows.contracts import (
     Usage,
 )
 
+# A model or tool that never answers. It stays at the head of the queue, so every
+# retry of the activity hangs too.
 HANG = "hang"
+# A hung fake heartbeats this often (virtual time), well inside the model turn's
+# heartbeat timeout, so that only the run's own deadline can end the wait.
+HANG_HEARTBEAT_EVERY = policy.MODEL_TURN_HEARTBEAT / 6
+REAL_TIME_POLL_SECONDS = 0.02
 
 
 def text_reply(text: str, stop_reason: StopReason = "end_turn", tokens: int = 10) -> ModelReply:
@@ -44,7 +60,12 @@ def text_reply(text: str, stop_reason: StopReason = "end_turn", tokens: int = 10
     )
 
 
-def tool_reply(*calls: tuple[str, dict[str, Any]], text: str = "", tokens: int = 10) -> ModelReply:
+def tool_reply(
+    *calls: tuple[str, dict[str, Any]],
+    text: str = "",
+    tokens: int = 10,
+    stop_reason: StopReason = "tool_use",
+) -> ModelReply:
     blocks: list[TextBlock | ToolUseBlock] = [TextBlock(text=text)] if text else []
     for index, (name, arguments) in enumerate(calls):
         blocks.append(
@@ -52,18 +73,57 @@ def tool_reply(*calls: tuple[str, dict[str, Any]], text: str = "", tokens: int =
         )
     return ModelReply(
         content=blocks,
-        stop_reason="tool_use",
+        stop_reason=stop_reason,
         usage=Usage(input_tokens=tokens, output_tokens=tokens),
     )
 
 
-class FakeModel:
+def tool_uses(reply: ModelReply) -> list[ToolUseBlock]:
+    return [block for block in reply.content if isinstance(block, ToolUseBlock)]
+
+
+class Gate:
+    """A queue entry that holds the model call until the test opens the gate.
+
+    The call then answers with the next entry of the queue. Unlike HANG, the activity
+    ends, so the run can go on (and the test server's time-skipping lock is released).
+    """
+
     def __init__(self) -> None:
-        self.queue: list[ModelReply | str] = []
+        self.reached = asyncio.Event()
+        self._opened = asyncio.Event()
+
+    def open(self) -> None:
+        self._opened.set()
+
+    async def wait(self) -> None:
+        self.reached.set()
+        await self._opened.wait()
+
+
+async def hang(env: WorkflowEnvironment | None) -> None:
+    """Never return; heartbeat, so that a cancellation reaches this activity."""
+    while True:
+        activity.heartbeat()
+        if env is None:
+            await asyncio.sleep(REAL_TIME_POLL_SECONDS)
+        else:
+            await env.sleep(HANG_HEARTBEAT_EVERY)
+
+
+ModelEntry = ModelReply | Gate | Exception | str
+
+
+class FakeModel:
+    """Answers from its queue: a reply, HANG, a Gate, or an exception the call raises."""
+
+    def __init__(self, env: WorkflowEnvironment | None = None) -> None:
+        self.queue: list[ModelEntry] = []
         self.history: list[ModelRequest] = []
         self.started = asyncio.Event()
+        self._env = env
 
-    def enqueue(self, *replies: ModelReply | str) -> FakeModel:
+    def enqueue(self, *replies: ModelEntry) -> FakeModel:
         self.queue.extend(replies)
         return self
 
@@ -71,33 +131,57 @@ class FakeModel:
     async def model_turn(self, request: ModelRequest) -> ModelReply:
         self.history.append(request)
         self.started.set()
+        if self.queue and self.queue[0] == HANG:
+            await hang(self._env)
         if not self.queue:
             raise ApplicationError(
                 "fake model queue is empty", type="ScriptError", non_retryable=True
             )
         reply = self.queue.pop(0)
-        if reply == HANG:
-            while True:  # a model that never answers; it heartbeats so cancellation reaches it
-                activity.heartbeat()
-                await asyncio.sleep(0.05)
+        if isinstance(reply, Gate):
+            await reply.wait()
+            reply = self.queue.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
         assert isinstance(reply, ModelReply)
         return reply
 
 
-class FakeTools:
-    """Answers tool calls from a table; a callable entry may raise to simulate a crash."""
+ToolEntry = str | Callable[[ToolCallInput], ToolResult]
 
-    def __init__(self, table: dict[str, str | Callable[[ToolCallInput], ToolResult]] | None = None):
+
+class FakeTools:
+    """Answers tool calls from a table; a callable entry may raise to simulate a crash.
+
+    An entry equal to HANG never answers (see the module note on time).
+    """
+
+    def __init__(
+        self, table: dict[str, ToolEntry] | None = None, env: WorkflowEnvironment | None = None
+    ) -> None:
         self.table = table or {}
         self.calls: list[ToolCallInput] = []
+        self.started = asyncio.Event()
+        self._env = env
 
     @activity.defn(name=RUN_TOOL_ACTIVITY)
     async def run_tool(self, call: ToolCallInput) -> ToolResult:
         self.calls.append(call)
+        self.started.set()
         entry = self.table.get(call.name, '{"ok": true}')
+        if entry == HANG:
+            await hang(self._env)
         if callable(entry):
             return entry(call)
         return ToolResult(tool_use_id=call.tool_use_id, content=entry)
+
+
+class ModelActivities(Protocol):
+    async def model_turn(self, request: ModelRequest) -> ModelReply: ...
+
+
+class ToolActivities(Protocol):
+    async def run_tool(self, call: ToolCallInput) -> ToolResult: ...
 
 
 def run_request(
@@ -122,8 +206,15 @@ def run_request(
     return RunRequest(**values)
 
 
+def new_task_queue() -> str:
+    return f"test-{uuid.uuid4()}"
+
+
 def worker(
-    client: Client, task_queue: str, model: FakeModel, tools: FakeTools | None = None
+    client: Client,
+    task_queue: str,
+    model: ModelActivities,
+    tools: ToolActivities | None = None,
 ) -> Worker:
     tools = tools or FakeTools()
     return Worker(
@@ -131,6 +222,9 @@ def worker(
         task_queue=task_queue,
         workflows=[AgentRun],
         activities=[model.model_turn, tools.run_tool],
+        # The SDK holds heartbeats back for most of the heartbeat timeout, in real
+        # time; under time skipping that is long enough for the timeout to fire.
+        max_heartbeat_throttle_interval=timedelta(milliseconds=1),
     )
 
 
@@ -141,3 +235,28 @@ async def start(client: Client, request: RunRequest, task_queue: str) -> Workflo
         id=f"run-{request.tenant_id}-{request.request_id}",
         task_queue=task_queue,
     )
+
+
+async def replay(handle: WorkflowHandle[Any, Any]) -> None:
+    """Replay the run's history against today's workflow code: it must not diverge."""
+    history = await handle.fetch_history()
+    replayer = Replayer(workflows=[AgentRun], data_converter=pydantic_data_converter)
+    await replayer.replay_workflow(history)
+
+
+async def run_to_end(
+    env: WorkflowEnvironment,
+    model: ModelActivities,
+    tools: ToolActivities | None = None,
+    /,
+    **request_overrides: Any,
+) -> RunOutcome:
+    """Run one request on a fresh task queue, replay its history, return the outcome."""
+    task_queue = new_task_queue()
+    request = run_request(await env.get_current_time(), **request_overrides)
+    async with worker(env.client, task_queue, model, tools):
+        handle = await start(env.client, request, task_queue)
+        outcome = await handle.result()
+    assert isinstance(outcome, RunOutcome)
+    await replay(handle)
+    return outcome

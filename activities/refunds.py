@@ -1,0 +1,58 @@
+"""The refund activities: read the state a decision is judged on, execute an approved refund.
+
+Temporal retries these, so the split matters. A deterministic refusal (rule broken, state
+changed, key reused) is a `RefundResult`, never an exception: retrying cannot change it.
+A `StoreError` (an unknown tenant) would repeat on every attempt, so it is raised as a
+non-retryable `ApplicationError`. Anything else, such as SQLite's "database is locked"
+or a dropped PostgreSQL connection, propagates and Temporal retries it: safe, because
+the refund is keyed by the run and the action, and a retry finds its own ledger row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import Engine
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.store import refunds as ledger
+from activities.store.errors import StoreError
+from workflows.actions import (
+    EXECUTE_REFUND_ACTIVITY,
+    READ_ACTION_STATE_ACTIVITY,
+    ActionState,
+    ActionStateRequest,
+    RefundCommand,
+    RefundResult,
+)
+
+
+class RefundActivities:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    @activity.defn(name=READ_ACTION_STATE_ACTIVITY)
+    async def read_action_state(self, request: ActionStateRequest) -> ActionState:
+        try:
+            return await asyncio.to_thread(
+                ledger.read_action_state, self._engine, request.tenant_id, request.ticket_id
+            )
+        except StoreError as error:
+            raise _non_retryable(error) from None
+
+    @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
+    async def execute_refund(self, command: RefundCommand) -> RefundResult:
+        try:
+            result = await asyncio.to_thread(ledger.execute_refund, self._engine, command)
+        except StoreError as error:
+            raise _non_retryable(error) from None
+        activity.logger.info(
+            "refund %s for run %s: %s", result.status, command.run_id, result.refund_id or "-"
+        )
+        return result
+
+
+def _non_retryable(error: StoreError) -> ApplicationError:
+    # The store answered; it will answer the same on every attempt.
+    return ApplicationError(str(error), type=type(error).__name__, non_retryable=True)

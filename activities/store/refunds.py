@@ -1,0 +1,233 @@
+"""The refund ledger: what a refund decision is judged on, and the one place money moves.
+
+Design note. `execute_refund` is one write transaction that serializes with every other
+refund of the same order: on SQLite it opens with `BEGIN IMMEDIATE` (see
+`database.py`), on PostgreSQL it locks the order row with `SELECT ... FOR UPDATE`
+first. Only then does it read the idempotency key, the totals and the state hash, so a
+concurrent refund has either committed (and is seen) or not started. The steps:
+
+1. a ledger row with the same idempotency key: the same arguments get the stored
+   result (a retried activity), other arguments are refused;
+2. the state the approval was judged on must still be the state of the store
+   (`state_hash`), or the approval is void (`state_changed`);
+3. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
+4. the ledger row is written and committed.
+
+Refusals are results, not exceptions: they are deterministic, and the workflow tells the
+model why. Only an unexpected database failure raises, so that Temporal retries the
+activity; the idempotency key makes that retry safe.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from activities.store.database import use_session, write_transaction
+from activities.store.errors import UnknownTenant
+from activities.store.schema import KEY_LENGTH, Order, Refund, Tenant, join_list
+from activities.store.tickets import get_order_for_ticket, get_ticket
+from workflows.actions import ActionState, RefundCommand, RefundResult
+from workflows.approval_policy import money, state_hash
+
+NOTHING_REFUNDED = "Nothing was refunded."
+
+
+def new_refund_id() -> str:
+    return "R-" + uuid.uuid4().hex[:10].upper()
+
+
+def read_action_state(source: Session | Engine, tenant_id: str, ticket_id: str) -> ActionState:
+    """The state a refund on this ticket's order is judged on. Raises UnknownTenant."""
+    with use_session(source) as session:
+        tenant = _tenant(session, tenant_id)
+        return _state(session, tenant, get_order_for_ticket(session, tenant_id, ticket_id))
+
+
+def list_refunds(source: Session | Engine, tenant_id: str, order_id: str) -> list[Refund]:
+    """The ledger rows of one order, oldest first."""
+    with use_session(source) as session:
+        rows = session.scalars(
+            select(Refund)
+            .where(Refund.tenant_id == tenant_id, Refund.order_id == order_id)
+            .order_by(Refund.created_at, Refund.id)
+        )
+        return list(rows)
+
+
+def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
+    """Refund once, or say why not (see the module note). Raises UnknownTenant."""
+    if len(command.idempotency_key) > KEY_LENGTH or len(command.run_id) > KEY_LENGTH:
+        return _refused(f"The idempotency key or run id is longer than {KEY_LENGTH} characters.")
+    try:
+        return _execute(engine, command)
+    except IntegrityError:
+        # Same key, other order: PostgreSQL's row locks are per order, so both
+        # transactions may insert; the UNIQUE key lets one commit. Answer as step 1.
+        stored = _find_by_key(engine, command.idempotency_key)
+        if stored is None:
+            raise
+        return _replay(stored, command)
+
+
+def _execute(engine: Engine, command: RefundCommand) -> RefundResult:
+    with write_transaction(engine) as session:
+        tenant = _tenant(session, command.tenant_id)
+        order = _locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
+        stored = _find_by_key(session, command.idempotency_key)
+        if stored is not None:
+            return _replay(stored, command)
+        if order is None or order.id != command.order_id:
+            return _refused(
+                f"Order {command.order_id} is not the order of ticket {command.ticket_id}; "
+                f"a refund can only target the ticket's own order. {NOTHING_REFUNDED}"
+            )
+        state = _state(session, tenant, order)
+        if state_hash(state) != command.expected_state_hash:
+            return RefundResult(
+                status="state_changed",
+                message=_changed_message(session, command.tenant_id, state),
+                state=state,
+            )
+        refusal = _rule_violation(command, state)
+        if refusal is not None:
+            return _refused(refusal)
+        refund = Refund(
+            id=new_refund_id(),
+            tenant_id=command.tenant_id,
+            order_id=order.id,
+            amount_minor=command.amount_minor,
+            currency=command.currency,
+            idempotency_key=command.idempotency_key,
+            run_id=command.run_id,
+            action_hash=command.action_hash,
+            approvers=join_list(command.approvers),
+            # RefundCommand carries no reason yet; the action hash points at it.
+            reason=command.reason,
+            created_at=datetime.now(UTC),
+        )
+        session.add(refund)
+    return RefundResult(
+        status="refunded",
+        refund_id=refund.id,
+        message=(
+            f"Refunded {money(refund.amount_minor)} {refund.currency} on order "
+            f"{refund.order_id} (refund {refund.id})."
+        ),
+    )
+
+
+def _tenant(session: Session, tenant_id: str) -> Tenant:
+    tenant = session.get(Tenant, tenant_id)
+    if tenant is None:
+        raise UnknownTenant(tenant_id)
+    return tenant
+
+
+def _locked_order_of_ticket(session: Session, tenant_id: str, ticket_id: str) -> Order | None:
+    # FOR UPDATE is what serializes refunds on PostgreSQL; SQLite renders nothing for
+    # it and is already serialized by BEGIN IMMEDIATE.
+    ticket = get_ticket(session, tenant_id, ticket_id)
+    if ticket is None or ticket.order_id is None:
+        return None
+    return session.scalars(
+        select(Order)
+        .where(Order.tenant_id == tenant_id, Order.id == ticket.order_id)
+        .with_for_update()
+    ).one_or_none()
+
+
+def _state(session: Session, tenant: Tenant, order: Order | None) -> ActionState:
+    if order is None:
+        return ActionState(
+            order_id=None,
+            currency=None,
+            review_threshold_minor=tenant.refund_review_threshold_minor,
+        )
+    refunded = session.scalar(
+        select(func.coalesce(func.sum(Refund.amount_minor), 0)).where(
+            Refund.tenant_id == tenant.id, Refund.order_id == order.id
+        )
+    )
+    return ActionState(
+        order_id=order.id,
+        currency=order.currency,
+        paid_minor=order.amount_paid_minor,
+        refunded_minor=int(refunded or 0),
+        order_status=order.status,
+        review_threshold_minor=tenant.refund_review_threshold_minor,
+    )
+
+
+def _find_by_key(source: Session | Engine, idempotency_key: str) -> Refund | None:
+    with use_session(source) as session:
+        return session.scalars(
+            select(Refund).where(Refund.idempotency_key == idempotency_key)
+        ).one_or_none()
+
+
+def _replay(stored: Refund, command: RefundCommand) -> RefundResult:
+    same = (stored.tenant_id, stored.order_id, stored.amount_minor, stored.currency) == (
+        command.tenant_id,
+        command.order_id,
+        command.amount_minor,
+        command.currency,
+    ) and stored.action_hash == command.action_hash
+    if not same:
+        # A key names one action; reuse with other arguments is a caller's bug, and
+        # answering with the stored refund would hide it.
+        return _refused(
+            "The idempotency key was reused with other arguments: it already belongs to "
+            f"another refund. {NOTHING_REFUNDED}"
+        )
+    return RefundResult(
+        status="refunded",
+        refund_id=stored.id,
+        message=(
+            f"Already done: refund {stored.id} of {money(stored.amount_minor)} "
+            f"{stored.currency} on order {stored.order_id} was made for this action "
+            "earlier; nothing was refunded a second time."
+        ),
+    )
+
+
+def _rule_violation(command: RefundCommand, state: ActionState) -> str | None:
+    if command.amount_minor <= 0:
+        return f"The amount must be greater than zero. {NOTHING_REFUNDED}"
+    if command.currency != state.currency:
+        return (
+            f"The refund is in {command.currency} but order {state.order_id} was paid in "
+            f"{state.currency}. {NOTHING_REFUNDED}"
+        )
+    if state.refunded_minor + command.amount_minor > state.paid_minor:
+        return (
+            f"{money(command.amount_minor)} {command.currency} is more than what remains "
+            f"refundable on order {state.order_id}: {money(state.refundable_minor)} of "
+            f"{money(state.paid_minor)} {state.currency} paid "
+            f"({money(state.refunded_minor)} already refunded). {NOTHING_REFUNDED}"
+        )
+    return None
+
+
+def _changed_message(session: Session, tenant_id: str, state: ActionState) -> str:
+    refunds = list_refunds(session, tenant_id, state.order_id) if state.order_id else []
+    latest = (
+        f" (the latest refund on it is {refunds[-1].id} of {money(refunds[-1].amount_minor)} "
+        f"{refunds[-1].currency}, made {refunds[-1].created_at:%Y-%m-%d %H:%M} UTC)"
+        if refunds
+        else ""
+    )
+    return (
+        f"Order {state.order_id} changed since the refund was approved{latest}; the "
+        f"approval is void. Now {money(state.refunded_minor)} of {money(state.paid_minor)} "
+        f"{state.currency} is refunded and the order is {state.order_status}. "
+        f"{NOTHING_REFUNDED}"
+    )
+
+
+def _refused(message: str) -> RefundResult:
+    return RefundResult(status="refused", message=message)

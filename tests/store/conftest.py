@@ -1,0 +1,44 @@
+"""Store fixtures: every test here runs on SQLite and on a real PostgreSQL.
+
+The PostgreSQL cluster starts once per session, on first use; each test gets freshly
+created tables and the demo data, so tests stay independent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from activities.store.database import make_engine
+from activities.store.schema import Base
+from activities.store.seed import seed_demo
+from tests.postgres import PostgresUnavailable, postgres_cluster
+
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    try:
+        with postgres_cluster() as url:
+            yield url
+    except PostgresUnavailable as error:
+        # Not a skip: `make test` must really test PostgreSQL.
+        pytest.fail(str(error), pytrace=False)
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """A seeded store on each backend."""
+    if request.param == "sqlite":
+        engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
+    else:
+        engine = make_engine(request.getfixturevalue("postgres_url"))
+        Base.metadata.drop_all(engine)
+        Base.metadata.create_all(engine)
+    seed_demo(engine)
+    yield engine
+    engine.dispose()

@@ -1,0 +1,117 @@
+"""The types of irreversible actions: what a reviewer decides on, and what executes.
+
+A `PendingAction` is bound to the exact action by `action_hash`, the SHA-256 of the RFC
+8785 canonical JSON of the tool, its normalized arguments, its targets, the model's
+stated reason, the policy version and `state_hash` (the hash of what the decision is
+judged on: paid amount, refunded total, order status). A decision names that hash; a
+changed payload or a changed state has another hash, so a stale approval cannot
+authorize it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from workflows.contract_base import Contract, Identifier
+
+READ_ACTION_STATE_ACTIVITY = "read_action_state"
+EXECUTE_REFUND_ACTIVITY = "execute_refund"
+REFUND_APPROVER_ROLE = "refund_approver"
+
+ApprovalMode = Literal["auto", "confirm", "review", "deny"]
+Verdict = Literal["approve", "reject"]
+DecisionKind = Literal["approved", "rejected", "expired", "voided", "denied", "cancelled"]
+
+
+class ActionStateRequest(Contract):
+    tenant_id: str
+    ticket_id: str
+
+
+class ActionState(Contract):
+    """What a refund decision is judged on, read from the store by an activity."""
+
+    order_id: str | None
+    currency: str | None
+    paid_minor: int = 0
+    refunded_minor: int = 0
+    order_status: str | None = None
+    review_threshold_minor: int
+
+    @property
+    def refundable_minor(self) -> int:
+        return max(0, self.paid_minor - self.refunded_minor)
+
+
+class DecisionRecord(Contract):
+    """One line of the decision trail: who decided what on which action, and why."""
+
+    action_hash: str
+    kind: DecisionKind
+    reviewer_id: str | None = None
+    at: datetime
+    reason: str = ""
+
+
+class PendingAction(Contract):
+    action_hash: str
+    tool_use_id: str
+    tool: str
+    arguments: dict[str, str]
+    targets: dict[str, str]
+    reason: str
+    policy_version: str
+    state: ActionState
+    state_hash: str
+    mode: Literal["confirm", "review"]
+    required_approvals: int
+    approvals: list[DecisionRecord] = []
+    requested_at: datetime
+    expires_at: datetime
+    # Set when this action replaces one whose approval went void (the state changed).
+    supersedes: str | None = None
+    note: str = ""
+
+
+class Decision(Contract):
+    """The input of the `decide` update, sent by the CLI or the reviewer UI."""
+
+    action_hash: Annotated[str, Field(min_length=64, max_length=64, pattern=r"^[0-9a-f]{64}$")]
+    verdict: Verdict
+    reviewer_id: Identifier
+    reviewer_roles: list[str]
+    tenant_id: Identifier
+    reason: Annotated[str, Field(max_length=2000)] = ""
+
+
+class DecisionResult(Contract):
+    action_hash: str
+    status: Literal["approved", "rejected", "approval_recorded"]
+    message: str
+
+
+class RefundCommand(Contract):
+    """Executes one approved refund; the idempotency key comes from run and action."""
+
+    run_id: str
+    tenant_id: str
+    ticket_id: str
+    order_id: str
+    amount_minor: int
+    currency: str
+    idempotency_key: str
+    action_hash: str
+    expected_state_hash: str
+    approvers: list[str]
+    reason: str = ""
+
+
+class RefundResult(Contract):
+    status: Literal["refunded", "state_changed", "refused"]
+    message: str
+    refund_id: str | None = None
+    # The state the store holds now, when it no longer matches the approved one.
+    state: ActionState | None = None

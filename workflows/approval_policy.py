@@ -1,0 +1,117 @@
+"""The versioned approval policy: which mode a call gets, how actions are hashed, and
+which decisions are admissible. Pure functions: the workflow and the activities share
+them, so the hash the reviewer saw is the hash the refund activity re-checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import rfc8785
+
+from workflows.actions import (
+    REFUND_APPROVER_ROLE,
+    ActionState,
+    ApprovalMode,
+    Decision,
+    PendingAction,
+)
+
+APPROVAL_POLICY_VERSION = "approvals-2026-11-29"
+DEFAULT_APPROVAL_TTL = timedelta(hours=24)
+CENTS = Decimal("0.01")
+
+
+class DecisionRefused(Exception):
+    """A decision the gate will not take; the message is for the reviewer."""
+
+
+def canonical_hash(document: Any) -> str:
+    return hashlib.sha256(rfc8785.dumps(document)).hexdigest()
+
+
+def state_hash(state: ActionState) -> str:
+    return canonical_hash(state.model_dump(mode="json"))
+
+
+def money(minor: int) -> str:
+    return str((Decimal(minor) / 100).quantize(CENTS))
+
+
+def to_minor(amount: Decimal) -> int:
+    return int((amount * 100).to_integral_value())
+
+
+def refund_mode(amount_minor: int, state: ActionState) -> tuple[ApprovalMode, str]:
+    """Return the mode of a refund and, for `deny`, why. Rules are on totals."""
+    if state.order_id is None or state.currency is None:
+        return "deny", "this ticket is linked to no order, so there is nothing to refund"
+    if amount_minor <= 0:
+        return "deny", "the amount must be greater than zero"
+    if amount_minor > state.refundable_minor:
+        return "deny", (
+            f"{money(amount_minor)} {state.currency} is more than what remains refundable on "
+            f"order {state.order_id} ({money(state.refundable_minor)} {state.currency} of "
+            f"{money(state.paid_minor)} paid)"
+        )
+    if amount_minor > state.review_threshold_minor:
+        return "review", ""
+    return "confirm", ""
+
+
+def action_hash(
+    *,
+    tool: str,
+    arguments: dict[str, str],
+    targets: dict[str, str],
+    reason: str,
+    policy_version: str,
+    state_digest: str,
+) -> str:
+    return canonical_hash(
+        {
+            "tool": tool,
+            "arguments": arguments,
+            "targets": targets,
+            "reason": reason,
+            "policy_version": policy_version,
+            "state_hash": state_digest,
+        }
+    )
+
+
+def check_decision(
+    pending: PendingAction,
+    decision: Decision,
+    *,
+    run_tenant: str,
+    run_actor: str,
+    now: datetime,
+) -> None:
+    """Raise DecisionRefused, in words a reviewer understands, for an inadmissible decision."""
+    if decision.tenant_id != run_tenant:
+        raise DecisionRefused("This request belongs to another tenant; you cannot decide on it.")
+    if REFUND_APPROVER_ROLE not in decision.reviewer_roles:
+        raise DecisionRefused(
+            f"Reviewer '{decision.reviewer_id}' does not have the {REFUND_APPROVER_ROLE} role."
+        )
+    if decision.reviewer_id == run_actor:
+        raise DecisionRefused(
+            "You asked for this run yourself; another reviewer must decide on it."
+        )
+    if now >= pending.expires_at:
+        minutes = int((now - pending.expires_at).total_seconds() // 60)
+        raise DecisionRefused(
+            f"Expired {minutes} minutes ago; the refund did not happen."
+            if minutes
+            else "Expired moments ago; the refund did not happen."
+        )
+    if decision.verdict == "reject" and not decision.reason.strip():
+        raise DecisionRefused("A reason is required to reject.")
+    if any(approval.reviewer_id == decision.reviewer_id for approval in pending.approvals):
+        raise DecisionRefused(
+            "You already approved this request; it needs a second, different reviewer."
+        )
