@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from signoff import commands_runs, commands_store
+from signoff import commands_approvals, commands_runs, commands_store
 from signoff.cli_support import client_for, run_async, say, settings
 from signoff.worker import run_worker
 
@@ -23,6 +23,7 @@ app = typer.Typer(
 )
 commands_runs.register(app)
 commands_store.register(app)
+commands_approvals.register(app)
 
 
 @app.command("worker")

@@ -86,6 +86,7 @@ def run_command(
             step_budget=current.step_budget,
             token_budget=current.token_budget,
             max_tokens=current.max_tokens,
+            approval_ttl_seconds=int(current.approval_ttl_hours * 3600),
         )
     except ModelChoiceError as error:
         fail(str(error))

@@ -17,6 +17,7 @@ from temporalio.common import (
     WorkflowIDReusePolicy,
 )
 from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 
 from workflows.agent_run import AgentRun
 from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, RunRequest
@@ -48,8 +49,15 @@ async def start_run(
     client: Client, request: RunRequest, task_queue: str, now: datetime | None = None
 ) -> tuple[WorkflowHandle[Any, Any], bool]:
     """Start the run, or find the one this request already started. Returns (handle, new)."""
-    check_startable(request, now)
     run_id = run_id_for(request.tenant_id, request.request_id)
+    existing = client.get_workflow_handle_for(AgentRun.run, run_id)
+    try:
+        await existing.describe()
+        return existing, False  # even when its deadline has passed since: it is the one run
+    except RPCError as error:
+        if error.status != RPCStatusCode.NOT_FOUND:
+            raise
+    check_startable(request, now)
     try:
         handle = await client.start_workflow(
             AgentRun.run,

@@ -41,7 +41,9 @@ class Settings(BaseSettings):
     # Budgets and limits of one run.
     step_budget: int = Field(default=8, ge=1, le=100)
     token_budget: int = Field(default=200_000, ge=1)
-    deadline_minutes: float = Field(default=30.0, gt=0)
+    # Long enough for a reviewer to decide: a pending approval never outlives the deadline.
+    deadline_minutes: float = Field(default=48 * 60.0, gt=0)
+    approval_ttl_hours: float = Field(default=24.0, gt=0)
     max_tokens: int = Field(default=1024, ge=16)
     policy_version: str = "2026-11-29"
 

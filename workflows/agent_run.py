@@ -24,12 +24,14 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
-from temporalio.exceptions import CancelledError as TemporalCancelledError
 from temporalio.exceptions import TimeoutError as TemporalTimeoutError
 
 with workflow.unsafe.imports_passed_through():
     # pydantic models and pure policy: no I/O, safe and faster outside the sandbox.
     from workflows import policy
+    from workflows.actions import Decision, DecisionResult
+    from workflows.approval_gate import ApprovalGate
+    from workflows.cancellation import reraise_cancellation
     from workflows.contracts import (
         MODEL_TURN_ACTIVITY,
         RUN_TOOL_ACTIVITY,
@@ -56,7 +58,7 @@ with workflow.unsafe.imports_passed_through():
         Usage,
     )
     from workflows.replies import classify
-    from workflows.tool_catalog import ToolCallRejected, offered_tools, validate_call
+    from workflows.tool_catalog import RefundArguments, ToolCallRejected, offered_tools, parse_call
 
 STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
 
@@ -100,6 +102,7 @@ class AgentRun:
         self._tool_calls: list[ToolCallRecord] = []
         self._events: list[RunEvent] = []
         self._outcome: RunOutcome | None = None
+        self._gate = ApprovalGate(request, notify=self._on_gate_change)
 
     @workflow.run
     async def run(self, request: RunRequest) -> RunOutcome:
@@ -137,8 +140,25 @@ class AgentRun:
             model=request.model,
             tool_calls=list(self._tool_calls),
             events=list(self._events),
+            pending_actions=list(self._gate.pending.values()),
+            decisions=list(self._gate.decisions),
             outcome=self._outcome,
         )
+
+    @workflow.update
+    async def decide(self, decision: Decision) -> DecisionResult:
+        """A reviewer's decision on one pending action, named by its hash."""
+        result = self._gate.decide(decision)
+        self._event(
+            "approval",
+            f"{decision.reviewer_id} {result.status.replace('_', ' ')}: "
+            f"{result.action_hash[:12]}" + (f" ({decision.reason})" if decision.reason else ""),
+        )
+        return result
+
+    @decide.validator
+    def _validate_decide(self, decision: Decision) -> None:
+        self._gate.validate(decision)
 
     # --- the loop ------------------------------------------------------------------
 
@@ -179,8 +199,12 @@ class AgentRun:
 
             results: list[MessageBlock] = []
             repeated: str | None = None
-            for call in classified.tool_calls:
-                result = await self._run_tool(call)
+            # Concurrently, so that several irreversible calls of one turn each wait for
+            # their own decision at once; gather keeps the results in the calls' order.
+            turn_results = await asyncio.gather(
+                *(self._run_tool(call) for call in classified.tool_calls)
+            )
+            for call, result in zip(classified.tool_calls, turn_results, strict=True):
                 results.append(result)
                 if result.is_error:
                     signature = call_signature(call)
@@ -229,14 +253,18 @@ class AgentRun:
                 ),
             )
         except ActivityError as error:
-            _reraise_cancellation(error)
+            reraise_cancellation(error)
             raise _RunEnded("failed", "model_error", _model_error_detail(error)) from None
         return reply
 
     async def _run_tool(self, call: ToolUseBlock) -> ToolResultBlock:
         self._event("tool_call", f"turn {self._turns}: calling {call.name}")
         try:
-            validate_call(call.name, call.input)
+            tool, arguments = parse_call(call.name, call.input)
+            if tool.risk == "irreversible_write":
+                assert isinstance(arguments, RefundArguments)
+                gated = await self._gate.refund(call, arguments)
+                return self._record(call, gated.content, gated.is_error)
             result = await workflow.execute_activity(
                 RUN_TOOL_ACTIVITY,
                 ToolCallInput(
@@ -256,12 +284,15 @@ class AgentRun:
         except ToolCallRejected as rejected:
             content, is_error = str(rejected), True
         except ActivityError as error:
-            _reraise_cancellation(error)
+            reraise_cancellation(error)
             content, is_error = (
                 f"The tool '{call.name}' did not answer: it timed out or kept failing. "
                 "It returned no data; answer without it or say that it is unavailable.",
                 True,
             )
+        return self._record(call, content, is_error)
+
+    def _record(self, call: ToolUseBlock, content: str, is_error: bool) -> ToolResultBlock:
         content = policy.bound_text(content)
         self._tool_calls.append(
             ToolCallRecord(
@@ -295,6 +326,9 @@ class AgentRun:
             turns_used=self._turns,
             usage=self._usage,
             tool_calls=list(self._tool_calls),
+            effects_performed=list(self._gate.effects),
+            not_performed=list(self._gate.not_performed),
+            decisions=list(self._gate.decisions),
             model=request.model,
             scripted=request.model.scripted,
         )
@@ -302,18 +336,17 @@ class AgentRun:
         self._event("outcome", f"{status}: {reason}" + (f" ({detail})" if detail else ""))
         return self._outcome
 
+    def _on_gate_change(self, text: str) -> None:
+        self._event("approval", text)
+        if self._outcome is None:
+            self._set_status("waiting_for_approval" if self._gate.waiting else "running")
+
     def _set_status(self, status: RunStatus) -> None:
         self._status = status
         workflow.upsert_search_attributes([STATUS_KEY.value_set(status)])
 
     def _event(self, kind: EventKind, text: str) -> None:
         self._events.append(RunEvent(at=workflow.now(), turn=self._turns, kind=kind, text=text))
-
-
-def _reraise_cancellation(error: ActivityError) -> None:
-    """An activity ends cancelled only when this run ends (deadline or cancel request)."""
-    if isinstance(error.cause, TemporalCancelledError):
-        raise asyncio.CancelledError() from error
 
 
 def _model_error_detail(error: ActivityError) -> str:

@@ -70,9 +70,14 @@ def action_hash(
     reason: str,
     policy_version: str,
     state_digest: str,
+    run_id: str,
+    call_id: str,
 ) -> str:
+    """Two identical proposals are still two actions: the run and the call are hashed too."""
     return canonical_hash(
         {
+            "run_id": run_id,
+            "call_id": call_id,
             "tool": tool,
             "arguments": arguments,
             "targets": targets,

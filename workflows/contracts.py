@@ -85,6 +85,7 @@ class RunRequest(Contract):
     step_budget: Annotated[int, Field(ge=1, le=100)] = 8
     token_budget: Annotated[int, Field(ge=1)] = 200_000
     max_tokens: Annotated[int, Field(ge=16, le=64_000)] = 1024
+    approval_ttl_seconds: Annotated[int, Field(ge=60)] = 24 * 3600
 
 
 # --- content blocks, the shape of the Messages API ---------------------------------
@@ -203,7 +204,7 @@ class ToolCallRecord(Contract):
 # --- progress, state and outcome --------------------------------------------------
 
 
-EventKind = Literal["turn", "tool_call", "tool_result", "pause", "outcome"]
+EventKind = Literal["turn", "tool_call", "tool_result", "pause", "approval", "outcome"]
 
 
 class RunEvent(Contract):

@@ -24,9 +24,10 @@ tool_use of that name); without such a result it does not hold::
 value as text, a list meaning "any of"; `is_error` tests the result's error flag. With
 no test, a condition holds when the result (and the field) exists.
 
-`{tool.field}` in a text becomes that field of the tool's latest result (`?` when
-missing, `none` when null). tool_use ids are `toolu_s{turn}_{n}`, n counting the reply's
-tool calls from 0. Undeclared usage is 4 characters a token: budgets work as for real.
+`{tool.field}` in a text, or in a string argument of a tool call, becomes that field of
+the tool's latest result (`?` when missing, `none` when null). tool_use ids are
+`toolu_s{turn}_{n}`, n counting the reply's tool calls from 0. Undeclared usage is 4
+characters a token: budgets work as for real.
 """
 
 from __future__ import annotations
@@ -246,5 +247,9 @@ def build_content(
         else:
             calls = sum(isinstance(earlier, ToolUseBlock) for earlier in content)
             tool_use_id = f"toolu_s{turn}_{calls}"
-            content.append(ToolUseBlock(id=tool_use_id, name=block.name, input=block.input))
+            arguments = {
+                key: render(value, results) if isinstance(value, str) else value
+                for key, value in block.input.items()
+            }
+            content.append(ToolUseBlock(id=tool_use_id, name=block.name, input=arguments))
     return content

@@ -110,10 +110,36 @@ async def test_demo_without_order_asks_for_the_order_number() -> None:
 
 
 @pytest.mark.parametrize("complaint", ["It arrived DAMAGED.", "The mug is broken"])
-async def test_demo_damaged_parcel_notes_the_order_for_a_refund_review(complaint: str) -> None:
+async def test_demo_damaged_parcel_proposes_a_full_refund(complaint: str) -> None:
     (*_, last), _ = await run_demo(complaint, ORDER)
-    assert "order O-1042 (49.90 EUR)" in text_of(last)
-    assert "review a refund" in text_of(last)
+    assert last.stop_reason == "tool_use"
+    refunds = [b for b in last.content if isinstance(b, ToolUseBlock) and b.name == "refund"]
+    assert len(refunds) == 1
+    # The template in the tool's arguments is filled from get_order's result.
+    assert refunds[0].input["amount"] == "49.90"
+    assert "O-1042" in refunds[0].input["reason"]
+
+
+async def test_demo_reports_a_refused_refund_as_not_made() -> None:
+    (*_, proposal), messages = await run_demo("It arrived damaged.", ORDER)
+    messages = answered(messages, proposal, RuntimeError("Refused by the reviewer: no proof."))
+    final = await ScriptedModel(SCRIPTS_DIR).complete(request(messages))
+    assert "no refund was made" in text_of(final)
+    assert final.stop_reason == "end_turn"
+
+
+async def test_demo_reports_an_issued_refund_with_its_reference() -> None:
+    (*_, proposal), messages = await run_demo("It arrived damaged.", ORDER)
+    issued = {
+        "status": "refunded",
+        "refund_id": "R-1",
+        "order_id": "O-1042",
+        "amount": "49.90",
+        "currency": "EUR",
+    }
+    messages = answered(messages, proposal, issued)
+    final = await ScriptedModel(SCRIPTS_DIR).complete(request(messages))
+    assert "refund of 49.90 EUR for order O-1042 has been issued (reference R-1)" in text_of(final)
 
 
 async def test_demo_failed_lookup_does_not_invent_an_order() -> None:

@@ -1,0 +1,380 @@
+"""The approval gate: an irreversible call waits here for a decision bound to its hash.
+
+Design note. A refund call becomes a `PendingAction` whose hash covers the exact
+arguments, the targets, the model's reason, the policy version and the state the
+reviewer judges on. The `decide` update's validator refuses, before anything reaches
+history, a hash that is not pending, an expired action, a reviewer without the role, of
+another tenant, the run's own actor, or the same reviewer twice. After approval the
+refund activity re-checks the state hash inside its transaction; if another refund
+landed meanwhile the approval is void and a new pending action (new hash) is raised,
+saying why. Expiry is a durable timer. Every outcome of the gate is one tool result:
+an error result says the refund did not happen and must not be retried.
+
+This is workflow code: no I/O, and time only through `workflow.now()` and timers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from decimal import Decimal
+from typing import Literal
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.actions import (
+        EXECUTE_REFUND_ACTIVITY,
+        READ_ACTION_STATE_ACTIVITY,
+        ActionState,
+        ActionStateRequest,
+        Decision,
+        DecisionRecord,
+        DecisionResult,
+        PendingAction,
+        RefundCommand,
+        RefundResult,
+    )
+    from workflows.approval_policy import (
+        APPROVAL_POLICY_VERSION,
+        DecisionRefused,
+        action_hash,
+        check_decision,
+        money,
+        refund_mode,
+        state_hash,
+        to_minor,
+    )
+    from workflows.cancellation import reraise_cancellation
+    from workflows.contracts import RunRequest, ToolUseBlock
+    from workflows.tool_catalog import RefundArguments
+
+Resolution = Literal["approved", "rejected", "expired"]
+STORE_CALL_TIMEOUT = timedelta(seconds=30)
+STORE_CALL_ATTEMPTS = 10
+# A refund the store refused for a reason that will not change on retry.
+REFUND_FATAL_ERROR_TYPES = ["UnknownTenant", "UnknownOrder", "StoreError"]
+
+
+@dataclass
+class GateResult:
+    content: str
+    is_error: bool
+
+
+def _ignore(text: str) -> None:
+    pass
+
+
+@dataclass
+class ApprovalGate:
+    request: RunRequest
+    # Called with a line of progress whenever the set of pending actions changes.
+    notify: Callable[[str], None] = _ignore
+    pending: dict[str, PendingAction] = field(default_factory=dict)
+    decisions: list[DecisionRecord] = field(default_factory=list)
+    resolutions: dict[str, Resolution] = field(default_factory=dict)
+    voided: set[str] = field(default_factory=set)
+    effects: list[str] = field(default_factory=list)
+    not_performed: list[str] = field(default_factory=list)
+
+    @property
+    def waiting(self) -> bool:
+        return bool(self.pending)
+
+    # --- the update ----------------------------------------------------------------
+
+    def validate(self, decision: Decision) -> None:
+        """The update validator: raise to refuse, write nothing."""
+        action = self.pending.get(decision.action_hash)
+        if action is None or decision.action_hash in self.resolutions:
+            raise ApplicationError(self._why_not_pending(decision.action_hash), type="NotPending")
+        try:
+            check_decision(
+                action,
+                decision,
+                run_tenant=self.request.tenant_id,
+                run_actor=self.request.actor_id,
+                now=workflow.now(),
+            )
+        except DecisionRefused as refused:
+            raise ApplicationError(str(refused), type="DecisionRefused") from None
+
+    def decide(self, decision: Decision) -> DecisionResult:
+        action = self.pending[decision.action_hash]
+        kind: Literal["approved", "rejected"] = (
+            "approved" if decision.verdict == "approve" else "rejected"
+        )
+        record = DecisionRecord(
+            action_hash=action.action_hash,
+            kind=kind,
+            reviewer_id=decision.reviewer_id,
+            at=workflow.now(),
+            reason=decision.reason,
+        )
+        self.decisions.append(record)
+        if kind == "rejected":
+            self.resolutions[action.action_hash] = "rejected"
+            return DecisionResult(
+                action_hash=action.action_hash,
+                status="rejected",
+                message="Rejected. The refund will not happen, and the agent is told why.",
+            )
+        action = action.model_copy(update={"approvals": [*action.approvals, record]})
+        self.pending[action.action_hash] = action
+        if len(action.approvals) < action.required_approvals:
+            return DecisionResult(
+                action_hash=action.action_hash,
+                status="approval_recorded",
+                message=(
+                    f"Amounts above {money(action.state.review_threshold_minor)} need a second "
+                    "reviewer; your approval is recorded."
+                ),
+            )
+        self.resolutions[action.action_hash] = "approved"
+        return DecisionResult(
+            action_hash=action.action_hash,
+            status="approved",
+            message="Approved. The refund is carried out once, after a last check of the order.",
+        )
+
+    def _why_not_pending(self, digest: str) -> str:
+        if digest in self.voided:
+            return "This request changed since you opened it; review the new version."
+        resolution = self.resolutions.get(digest)
+        if resolution == "expired":
+            return "This request expired; the refund did not happen."
+        if resolution is not None:
+            return f"This request was already decided ({resolution})."
+        return "No pending request has this hash in this run; it may have been decided already."
+
+    # --- the gate ------------------------------------------------------------------
+
+    async def refund(self, call: ToolUseBlock, arguments: RefundArguments) -> GateResult:
+        amount_minor = to_minor(arguments.amount)
+        state = await self._read_state()
+        supersedes: str | None = None
+        note = ""
+        while True:
+            action = self._pending_action(call, arguments, amount_minor, state, supersedes, note)
+            mode, why = refund_mode(amount_minor, state)
+            if mode == "deny":
+                return self._denied(action, why)
+            action = action.model_copy(
+                update={"mode": mode, "required_approvals": 2 if mode == "review" else 1}
+            )
+            resolution = await self._await_decision(action)
+            if resolution == "rejected":
+                return self._rejected(action)
+            if resolution == "expired":
+                return self._expired(action)
+            result = await self._execute(action)
+            if result.status != "state_changed" or result.state is None:
+                return self._executed(action, result)
+            self.voided.add(action.action_hash)
+            self.decisions.append(
+                DecisionRecord(
+                    action_hash=action.action_hash,
+                    kind="voided",
+                    at=workflow.now(),
+                    reason=result.message,
+                )
+            )
+            supersedes, note, state = action.action_hash, result.message, result.state
+
+    def _pending_action(
+        self,
+        call: ToolUseBlock,
+        arguments: RefundArguments,
+        amount_minor: int,
+        state: ActionState,
+        supersedes: str | None,
+        note: str,
+    ) -> PendingAction:
+        normalized = {"amount": money(amount_minor), "currency": state.currency or ""}
+        targets = {"tenant_id": self.request.tenant_id, "order_id": state.order_id or ""}
+        digest = state_hash(state)
+        now = workflow.now()
+        expires_at = min(
+            now + timedelta(seconds=self.request.approval_ttl_seconds), self.request.deadline
+        )
+        return PendingAction(
+            action_hash=action_hash(
+                tool=call.name,
+                arguments=normalized,
+                targets=targets,
+                reason=arguments.reason,
+                policy_version=APPROVAL_POLICY_VERSION,
+                state_digest=digest,
+                run_id=workflow.info().workflow_id,
+                call_id=call.id if supersedes is None else f"{call.id}/{supersedes}",
+            ),
+            tool_use_id=call.id,
+            tool=call.name,
+            arguments=normalized,
+            targets=targets,
+            reason=arguments.reason,
+            policy_version=APPROVAL_POLICY_VERSION,
+            state=state,
+            state_hash=digest,
+            mode="confirm",
+            required_approvals=1,
+            requested_at=now,
+            expires_at=expires_at,
+            supersedes=supersedes,
+            note=note,
+        )
+
+    async def _await_decision(self, action: PendingAction) -> Resolution:
+        digest = action.action_hash
+        self.pending[digest] = action
+        self.notify(
+            f"{describe(action)} waits for {action.required_approvals} approval(s); "
+            f"hash {digest}, expires {action.expires_at.isoformat()}"
+        )
+        timeout = (action.expires_at - workflow.now()).total_seconds()
+        try:
+            await workflow.wait_condition(lambda: digest in self.resolutions, timeout=timeout)
+        except TimeoutError:  # the expiry timer fired first
+            self.resolutions[digest] = "expired"
+            self.decisions.append(
+                DecisionRecord(action_hash=digest, kind="expired", at=workflow.now())
+            )
+        except asyncio.CancelledError:
+            self.decisions.append(
+                DecisionRecord(
+                    action_hash=digest,
+                    kind="cancelled",
+                    at=workflow.now(),
+                    reason="the run ended while waiting for a decision",
+                )
+            )
+            self.not_performed.append(
+                f"{describe(action)}: the run ended while it waited for a decision"
+            )
+            raise
+        finally:
+            self.pending.pop(digest, None)
+            self.notify(f"{describe(action)}: {self.resolutions.get(digest, 'run ended')}")
+        return self.resolutions[digest]
+
+    async def _read_state(self) -> ActionState:
+        state: ActionState = await workflow.execute_activity(
+            READ_ACTION_STATE_ACTIVITY,
+            ActionStateRequest(tenant_id=self.request.tenant_id, ticket_id=self.request.ticket_id),
+            result_type=ActionState,
+            start_to_close_timeout=STORE_CALL_TIMEOUT,
+            retry_policy=RetryPolicy(
+                maximum_attempts=STORE_CALL_ATTEMPTS, non_retryable_error_types=["UnknownTenant"]
+            ),
+        )
+        return state
+
+    async def _execute(self, action: PendingAction) -> RefundResult:
+        run_id = workflow.info().workflow_id
+        command = RefundCommand(
+            run_id=run_id,
+            tenant_id=self.request.tenant_id,
+            ticket_id=self.request.ticket_id,
+            order_id=action.targets["order_id"],
+            amount_minor=to_minor_from_text(action.arguments["amount"]),
+            currency=action.arguments["currency"],
+            # From the run and the logical action, never from the attempt number.
+            idempotency_key=f"{run_id}:refund:{action.action_hash}",
+            action_hash=action.action_hash,
+            expected_state_hash=action.state_hash,
+            approvers=[a.reviewer_id for a in action.approvals if a.reviewer_id],
+            reason=action.reason,
+        )
+        try:
+            result: RefundResult = await workflow.execute_activity(
+                EXECUTE_REFUND_ACTIVITY,
+                command,
+                result_type=RefundResult,
+                start_to_close_timeout=STORE_CALL_TIMEOUT,
+                retry_policy=RetryPolicy(
+                    maximum_attempts=STORE_CALL_ATTEMPTS,
+                    non_retryable_error_types=REFUND_FATAL_ERROR_TYPES,
+                ),
+            )
+        except ActivityError as error:
+            reraise_cancellation(error)
+            return RefundResult(
+                status="refused",
+                message="the ledger did not answer after every retry; no refund was confirmed",
+            )
+        return result
+
+    # --- results -------------------------------------------------------------------
+
+    def _denied(self, action: PendingAction, why: str) -> GateResult:
+        self.decisions.append(
+            DecisionRecord(
+                action_hash=action.action_hash, kind="denied", at=workflow.now(), reason=why
+            )
+        )
+        self.not_performed.append(f"{describe(action)}: refused by policy: {why}")
+        return GateResult(
+            f"Refused by policy: {why}. The refund did not happen. Do not retry it; tell the "
+            "customer what you can do instead.",
+            True,
+        )
+
+    def _rejected(self, action: PendingAction) -> GateResult:
+        reason = next(
+            (d.reason for d in reversed(self.decisions) if d.action_hash == action.action_hash),
+            "",
+        )
+        self.not_performed.append(f"{describe(action)}: rejected by the reviewer: {reason}")
+        return GateResult(
+            f"Refused by the reviewer: {reason}. The refund did not happen. Do not retry; "
+            "propose another way.",
+            True,
+        )
+
+    def _expired(self, action: PendingAction) -> GateResult:
+        self.not_performed.append(f"{describe(action)}: no decision before it expired")
+        return GateResult(
+            f"The refund request expired at {action.expires_at.isoformat()} without a decision. "
+            "The refund did not happen. Do not retry it; tell the customer a colleague will "
+            "follow up.",
+            True,
+        )
+
+    def _executed(self, action: PendingAction, result: RefundResult) -> GateResult:
+        if result.status == "refunded":
+            self.effects.append(f"{describe(action)} (refund {result.refund_id})")
+            return GateResult(
+                json.dumps(
+                    {
+                        "status": "refunded",
+                        "refund_id": result.refund_id,
+                        "order_id": action.targets["order_id"],
+                        "amount": action.arguments["amount"],
+                        "currency": action.arguments["currency"],
+                        "approved_by": [a.reviewer_id for a in action.approvals],
+                    }
+                ),
+                False,
+            )
+        self.not_performed.append(f"{describe(action)}: {result.message}")
+        return GateResult(
+            f"The refund did not happen: {result.message}. Do not retry it.",
+            True,
+        )
+
+
+def describe(action: PendingAction) -> str:
+    return (
+        f"refund {action.arguments['amount']} {action.arguments['currency']} on order "
+        f"{action.targets['order_id'] or '(none)'}"
+    )
+
+
+def to_minor_from_text(amount: str) -> int:
+    return to_minor(Decimal(amount))
