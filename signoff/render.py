@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workflows.actions import DecisionRecord, PendingAction
 from workflows.contracts import RunEvent, RunOutcome, RunState
 
 
@@ -25,6 +26,7 @@ def outcome_lines(outcome: RunOutcome) -> list[str]:
     lines.append(f"effects:  {', '.join(outcome.effects_performed) or 'none'}")
     if outcome.not_performed:
         lines.append(f"not done: {', '.join(outcome.not_performed)}")
+    lines.extend(decision_lines(outcome.decisions))
     model = outcome.model.label()
     if outcome.scripted:
         model += "  (scripted: replies come from a script, not from an AI model)"
@@ -32,6 +34,35 @@ def outcome_lines(outcome: RunOutcome) -> list[str]:
     if outcome.final_text:
         lines.append("answer:")
         lines.extend(f"  {line}" for line in outcome.final_text.splitlines())
+    return lines
+
+
+def decision_lines(decisions: list[DecisionRecord]) -> list[str]:
+    if not decisions:
+        return []
+    lines = ["decisions:"]
+    for decision in decisions:
+        who = f" by {decision.reviewer_id}" if decision.reviewer_id else ""
+        why = f": {decision.reason}" if decision.reason else ""
+        lines.append(
+            f"  {decision.at:%Y-%m-%d %H:%M:%S}  {decision.kind}{who}  "
+            f"{decision.action_hash[:12]}{why}"
+        )
+    return lines
+
+
+def pending_lines(actions: list[PendingAction]) -> list[str]:
+    lines = []
+    for action in actions:
+        lines.append(
+            f"waiting:  {action.tool} {action.arguments.get('amount')} "
+            f"{action.arguments.get('currency')} on order {action.targets.get('order_id')}, "
+            f"{len(action.approvals)}/{action.required_approvals} approvals, "
+            f"expires {action.expires_at.isoformat()}"
+        )
+        lines.append(f"          hash {action.action_hash}")
+        if action.note:
+            lines.append(f"          note: {action.note}")
     return lines
 
 
@@ -45,6 +76,8 @@ def state_lines(state: RunState) -> list[str]:
         f"deadline: {state.deadline.isoformat()}",
         f"model:    {state.model.label()}",
     ]
+    lines.extend(pending_lines(state.pending_actions))
+    lines.extend(decision_lines(state.decisions))
     if state.events:
         lines.append("progress:")
         lines.extend(event_line(event) for event in state.events)
