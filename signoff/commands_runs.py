@@ -24,6 +24,7 @@ from signoff.cli_support import (
     settings,
     validation_message,
 )
+from signoff.pending import try_state
 from signoff.render import event_line, outcome_lines, state_lines
 from signoff.runs import STATUS_KEY, TENANT_KEY, RunRequestRejected, start_run
 from signoff.settings import ModelChoiceError, Settings, parse_model
@@ -40,7 +41,6 @@ from workflows.contracts import (
 )
 
 POLL_SECONDS = 0.5
-QUERY_TIMEOUT = timedelta(seconds=5)
 DEFAULT_GOAL = "Answer the customer's support ticket."
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
@@ -92,22 +92,20 @@ def run_command(
         fail(str(error))
     except ValidationError as error:
         fail(f"Invalid run request: {validation_message(error)}")
-    check_ticket(current, request)
+    check_ticket_exists(current, request.tenant_id, request.ticket_id)
     code = run_async(_run(current, request, wait, json_output))
     raise typer.Exit(code)
 
 
-def check_ticket(current: Settings, request: RunRequest) -> None:
+def check_ticket_exists(current: Settings, tenant_id: str, ticket_id: str) -> None:
+    """Edge check before anything starts: the tenant and its ticket exist."""
     engine = make_engine(current.resolved_database_url)
     try:
-        if not tenant_exists(engine, request.tenant_id):
+        if not tenant_exists(engine, tenant_id):
+            fail(f"Tenant '{tenant_id}' does not exist. Run `signoff seed` or check --tenant.")
+        if get_ticket(engine, tenant_id, ticket_id) is None:
             fail(
-                f"Tenant '{request.tenant_id}' does not exist. "
-                "Run `signoff seed` or check --tenant."
-            )
-        if get_ticket(engine, request.tenant_id, request.ticket_id) is None:
-            fail(
-                f"Ticket '{request.ticket_id}' does not exist for tenant '{request.tenant_id}'. "
+                f"Ticket '{ticket_id}' does not exist for tenant '{tenant_id}'. "
                 "Check --ticket and --tenant, or add it with `signoff ticket add`."
             )
     finally:
@@ -152,13 +150,6 @@ async def follow(handle: WorkflowHandle[Any, Any], progress: bool) -> RunOutcome
         if done:
             outcome: RunOutcome = result.result()
             return outcome
-
-
-async def try_state(handle: WorkflowHandle[Any, Any]) -> RunState | None:
-    try:
-        return await handle.query(AgentRun.state, rpc_timeout=QUERY_TIMEOUT)
-    except RPCError:
-        return None  # no worker has picked the run up yet: progress will come
 
 
 def status_command(

@@ -20,7 +20,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from workflows.agent_run import AgentRun
-from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, RunRequest
+from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, RunRequest, run_id_for
 
 STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
 TENANT_KEY = SearchAttributeKey.for_keyword(TENANT_ATTRIBUTE)
@@ -28,10 +28,6 @@ TENANT_KEY = SearchAttributeKey.for_keyword(TENANT_ATTRIBUTE)
 
 class RunRequestRejected(ValueError):
     """A request that must not start: the message says what is wrong."""
-
-
-def run_id_for(tenant_id: str, request_id: str) -> str:
-    return f"run-{tenant_id}-{request_id}"
 
 
 def check_startable(request: RunRequest, now: datetime | None = None) -> None:

@@ -14,6 +14,7 @@ from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.settings import Settings
 from workflows.agent_run import AgentRun
+from workflows.triage import TriageTicket
 
 
 def build_worker(client: Client, settings: Settings, engine: Engine | None = None) -> Worker:
@@ -24,7 +25,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
     return Worker(
         client,
         task_queue=settings.task_queue,
-        workflows=[AgentRun],
+        workflows=[AgentRun, TriageTicket],
         activities=[
             models.model_turn,
             gateway.run_tool,

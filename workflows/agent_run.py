@@ -70,9 +70,9 @@ def opening_message(request: RunRequest) -> str:
     )
 
 
-def actor_hash(request: RunRequest) -> str:
+def actor_hash(tenant_id: str, actor_id: str) -> str:
     """Stands for the actor in model metadata: stable, and never a name or email."""
-    digest = hashlib.sha256(f"{request.tenant_id}:{request.actor_id}".encode())
+    digest = hashlib.sha256(f"{tenant_id}:{actor_id}".encode())
     return digest.hexdigest()[:32]
 
 
@@ -236,7 +236,7 @@ class AgentRun:
             messages=list(self._messages),
             tools=[tool.spec() for tool in offered_tools()],
             max_tokens=request.max_tokens,
-            user_hash=actor_hash(request),
+            user_hash=actor_hash(request.tenant_id, request.actor_id),
         )
         try:
             reply: ModelReply = await workflow.execute_activity(

@@ -56,6 +56,11 @@ OutcomeReason = Literal[
 ]
 
 
+def run_id_for(tenant_id: str, request_id: str) -> str:
+    """A run's workflow id: the same tenant and request id always name the same run."""
+    return f"run-{tenant_id}-{request_id}"
+
+
 class ModelRef(Contract):
     """Which model answers: `scripted` (a script name) or `anthropic` (a model id)."""
 

@@ -1,0 +1,113 @@
+"""`signoff triage`: one forced classification, then a path written in code."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from signoff.cli_support import (
+    EXIT_RUN_FAILED,
+    client_for,
+    emit_json,
+    fail,
+    run_async,
+    say,
+    settings,
+    validation_message,
+)
+from signoff.commands_runs import check_ticket_exists
+from signoff.settings import ModelChoiceError, Settings, parse_model
+from workflows.contracts import ModelRef
+from workflows.triage import TriageTicket
+from workflows.triage_contracts import TriageOutcome, TriageRequest
+
+# The default script for triage when the model is scripted: the demo agent's script
+# answers tickets, this one classifies them.
+TRIAGE_SCRIPT = "triage"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("triage")(triage_command)
+
+
+def triage_command(
+    ticket: Annotated[str, typer.Option("--ticket", help="The ticket id, e.g. T-4512.")],
+    tenant: Annotated[str, typer.Option(help="The tenant the ticket belongs to.")] = "demo",
+    model: Annotated[
+        str | None,
+        typer.Option(help="scripted, scripted:SCRIPT or anthropic:MODEL_ID (default: auto)."),
+    ] = None,
+    request_id: Annotated[
+        str | None, typer.Option(help="The same request id twice gives the one triage.")
+    ] = None,
+    actor: Annotated[str, typer.Option(help="Who asks for this triage.")] = "ops",
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """Classify a ticket (tracking, refund, other) and take the path written for it."""
+    current = settings()
+    try:
+        agent_model = parse_model(model or current.model, current)
+        model_ref = agent_model
+        if agent_model.scripted and (model is None or model.strip() == "scripted"):
+            model_ref = ModelRef(provider="scripted", model_id=TRIAGE_SCRIPT)
+        request = TriageRequest(
+            tenant_id=tenant,
+            actor_id=actor,
+            request_id=request_id or uuid.uuid4().hex,
+            trace_id=uuid.uuid4().hex,
+            ticket_id=ticket,
+            policy_version=current.policy_version,
+            model=model_ref,
+            agent_model=agent_model,
+            max_tokens=current.max_tokens,
+        )
+    except ModelChoiceError as error:
+        fail(str(error))
+    except ValidationError as error:
+        fail(f"Invalid triage request: {validation_message(error)}")
+    check_ticket_exists(current, request.tenant_id, request.ticket_id)
+    outcome = run_async(_triage(current, request))
+    if json_output:
+        emit_json(outcome)
+    else:
+        say("\n".join(triage_lines(outcome)))
+    raise typer.Exit(EXIT_RUN_FAILED if outcome.status == "failed" else 0)
+
+
+async def _triage(current: Settings, request: TriageRequest) -> TriageOutcome:
+    client = await client_for(current)
+    triage_id = f"triage-{request.tenant_id}-{request.request_id}"
+    try:
+        handle = await client.start_workflow(
+            TriageTicket.run, request, id=triage_id, task_queue=current.task_queue
+        )
+    except WorkflowAlreadyStartedError:
+        handle = client.get_workflow_handle_for(TriageTicket.run, triage_id)
+    try:
+        return await handle.result()
+    except WorkflowFailureError as error:
+        fail(f"Triage {triage_id} did not finish: {error.cause}")
+
+
+def triage_lines(outcome: TriageOutcome) -> list[str]:
+    lines = [f"triage:   {outcome.triage_id}", f"status:   {outcome.status}"]
+    if outcome.category:
+        lines.append(f"class:    {outcome.category} (urgency {outcome.urgency})")
+        lines.append(f"summary:  {outcome.summary}")
+    if outcome.answer:
+        lines.append(f"answer:   {outcome.answer}")
+    if outcome.agent_run_id:
+        lines.append(
+            f"agent:    {outcome.agent_run_id} started; follow it with "
+            f"`signoff status {outcome.agent_run_id}`"
+        )
+    if outcome.detail:
+        lines.append(f"detail:   {outcome.detail}")
+    model = outcome.model.label() + ("  (scripted)" if outcome.scripted else "")
+    lines.append(f"model:    {model}")
+    return lines

@@ -1,0 +1,189 @@
+"""Structured triage: one forced classification, then the path written in code."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from activities.model_turn import build_model_turns
+from activities.refunds import RefundActivities
+from activities.store import add_ticket
+from activities.tool_gateway import ToolGateway
+from signoff.settings import Settings
+from tests.workflow.fakes import FakeModel, new_task_queue
+from workflows.agent_run import AgentRun
+from workflows.contracts import ModelRef, ModelReply, ToolUseBlock, Usage
+from workflows.triage import READ_CALL_ID, TriageTicket
+from workflows.triage_contracts import CLASSIFY_TOOL_NAME, TriageOutcome, TriageRequest
+
+TRIAGE_MODEL = ModelRef(provider="scripted", model_id="triage")
+AGENT_MODEL = ModelRef(provider="scripted", model_id="demo")
+
+
+def triage_request(ticket_id: str, tenant_id: str = "demo") -> TriageRequest:
+    return TriageRequest(
+        tenant_id=tenant_id,
+        actor_id="ops-1",
+        request_id=uuid.uuid4().hex,
+        trace_id=uuid.uuid4().hex,
+        ticket_id=ticket_id,
+        policy_version="test",
+        model=TRIAGE_MODEL,
+        agent_model=AGENT_MODEL,
+    )
+
+
+def triage_worker(client: Client, queue: str, engine: Engine, model: Any) -> Worker:
+    refunds = RefundActivities(engine)
+    return Worker(
+        client,
+        task_queue=queue,
+        workflows=[TriageTicket, AgentRun],
+        activities=[
+            model.model_turn,
+            ToolGateway(engine).run_tool,
+            refunds.read_action_state,
+            refunds.execute_refund,
+        ],
+    )
+
+
+async def triage(
+    env: WorkflowEnvironment, engine: Engine, request: TriageRequest, model: Any, tmp: Path
+) -> TriageOutcome:
+    queue = new_task_queue()
+    async with triage_worker(env.client, queue, engine, model):
+        return await env.client.execute_workflow(
+            TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
+        )
+
+
+@pytest.fixture
+def scripted(tmp_path: Path) -> Any:
+    return build_model_turns(Settings(home=tmp_path))
+
+
+async def test_tracking_is_answered_from_the_order_without_an_agent(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, scripted: Any, tmp_path: Path
+) -> None:
+    outcome = await triage(
+        time_skipping_env, seeded_engine, triage_request("T-4512"), scripted, tmp_path
+    )
+
+    assert (outcome.status, outcome.category) == ("answered", "tracking")
+    assert outcome.answer is not None and "TRK-88" in outcome.answer
+    assert outcome.agent_run_id is None
+    assert outcome.scripted
+
+
+async def test_tracking_without_an_order_says_so(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, scripted: Any, tmp_path: Path
+) -> None:
+    outcome = await triage(
+        time_skipping_env, seeded_engine, triage_request("T-9999"), scripted, tmp_path
+    )
+
+    assert outcome.status == "answered"
+    assert outcome.answer is not None and "could not find an order" in outcome.answer
+
+
+async def test_refund_starts_an_agent_run_on_the_same_ticket(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, scripted: Any, tmp_path: Path
+) -> None:
+    env = time_skipping_env
+    request = triage_request("T-1042")
+    queue = new_task_queue()
+    async with triage_worker(env.client, queue, seeded_engine, scripted):
+        outcome = await env.client.execute_workflow(
+            TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
+        )
+        assert (outcome.status, outcome.category) == ("agent_started", "refund")
+        assert outcome.agent_run_id == f"run-demo-{request.request_id}-agent"
+        agent = env.client.get_workflow_handle_for(AgentRun.run, outcome.agent_run_id)
+        # The agent works on the triaged ticket, with the agent's model, and its refund
+        # still waits for a reviewer.
+        for _ in range(200):
+            state = await agent.query(AgentRun.state)
+            if state.status == "waiting_for_approval":
+                break
+            await asyncio.sleep(0.05)
+        assert state.ticket_id == "T-1042"
+        assert state.model == AGENT_MODEL
+        assert [a.targets["order_id"] for a in state.pending_actions] == ["C-1042"]
+        await agent.cancel()
+        await agent.result()
+
+
+async def test_other_requests_go_to_a_person(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, scripted: Any, tmp_path: Path
+) -> None:
+    ticket = add_ticket(seeded_engine, "demo", "4512", "Please change the invoice address.")
+
+    outcome = await triage(
+        time_skipping_env, seeded_engine, triage_request(ticket), scripted, tmp_path
+    )
+
+    assert (outcome.status, outcome.category) == ("handed_off", "other")
+    assert outcome.answer is None and outcome.agent_run_id is None
+
+
+def classification(**arguments: Any) -> ModelReply:
+    return ModelReply(
+        content=[ToolUseBlock(id="toolu_c", name=CLASSIFY_TOOL_NAME, input=arguments)],
+        stop_reason="tool_use",
+        usage=Usage(input_tokens=50, output_tokens=20),
+    )
+
+
+async def test_the_forced_tool_is_used_and_the_ticket_arrives_as_a_tool_result(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, tmp_path: Path
+) -> None:
+    model = FakeModel().enqueue(classification(category="tracking", urgency=1, summary="Where?"))
+
+    await triage(time_skipping_env, seeded_engine, triage_request("T-4512"), model, tmp_path)
+
+    (sent,) = model.history
+    assert sent.tool_choice.type == "tool" and sent.tool_choice.name == CLASSIFY_TOOL_NAME
+    assert CLASSIFY_TOOL_NAME in [tool.name for tool in sent.tools]
+    # The ticket text is never instruction text: only the tool result carries it.
+    first_user_text = sent.messages[0].content[0]
+    assert "Where is my order 4512?" not in first_user_text.model_dump_json()
+    result = sent.messages[2].content[0]
+    assert result.type == "tool_result" and result.tool_use_id == READ_CALL_ID
+    assert "Where is my order 4512?" in result.content
+
+
+async def test_a_schema_invalid_classification_fails_cleanly(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, tmp_path: Path
+) -> None:
+    model = FakeModel().enqueue(classification(category="urgent-refund", urgency=9, summary=""))
+
+    outcome = await triage(
+        time_skipping_env, seeded_engine, triage_request("T-4512"), model, tmp_path
+    )
+
+    assert outcome.status == "failed"
+    assert "classification is invalid" in outcome.detail
+    assert outcome.answer is None and outcome.agent_run_id is None
+
+
+async def test_a_wrong_classification_still_acts_only_on_the_tickets_own_order(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, tmp_path: Path
+) -> None:
+    # T-2210's text names other orders; a (wrong) tracking class answers from C-2210 only.
+    model = FakeModel().enqueue(classification(category="tracking", urgency=5, summary="x"))
+
+    outcome = await triage(
+        time_skipping_env, seeded_engine, triage_request("T-2210"), model, tmp_path
+    )
+
+    assert outcome.answer is not None and "C-2210" in outcome.answer
+    assert "C-1042" not in outcome.answer and "C-3107" not in outcome.answer
