@@ -1,0 +1,180 @@
+"""Records the histories tests/replay replays: `python -m tests.replay.record_histories`.
+
+Each scenario runs the real workflows and activities (seeded SQLite store, scripted
+models, decisions through the `decide` update) on the time-skipping test server, then
+writes the history as JSON under tests/histories/. Record again only for a new
+scenario: the point of the files is that old runs keep replaying after code changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from activities.store import make_engine, seed_demo
+from signoff.search_attributes import ensure_search_attributes
+from signoff.settings import Settings
+from signoff.worker import build_worker
+from workflows.actions import Decision
+from workflows.agent_run import AgentRun
+from workflows.contracts import ModelRef, RunRequest, run_id_for
+from workflows.triage import TriageTicket
+from workflows.triage_contracts import TriageRequest
+
+HISTORIES = Path(__file__).parent.parent / "histories"
+ID_SEPARATOR = "__"
+DEMO = ModelRef(provider="scripted", model_id="demo")
+TRIAGE = ModelRef(provider="scripted", model_id="triage")
+
+
+def agent_request(ticket_id: str, now: datetime) -> RunRequest:
+    return RunRequest(
+        tenant_id="demo",
+        actor_id="ops",
+        request_id=uuid.uuid4().hex[:12],
+        trace_id=uuid.uuid4().hex,
+        goal="Answer the customer's support ticket.",
+        ticket_id=ticket_id,
+        policy_version="recorded",
+        model=DEMO,
+        deadline=now + timedelta(hours=48),
+    )
+
+
+async def wait_for_pending(handle: WorkflowHandle[Any, Any], count: int = 1) -> str:
+    for _ in range(400):
+        state = await handle.query(AgentRun.state)
+        if len(state.pending_actions) >= count:
+            return str(state.pending_actions[0].action_hash)
+        await asyncio.sleep(0.05)
+    raise RuntimeError("no pending action appeared")
+
+
+def decision(digest: str, reviewer: str, verdict: str, reason: str = "") -> Decision:
+    return Decision.model_validate(
+        {
+            "action_hash": digest,
+            "verdict": verdict,
+            "reviewer_id": reviewer,
+            "reviewer_roles": ["refund_approver"],
+            "tenant_id": "demo",
+            "reason": reason,
+        }
+    )
+
+
+async def order_status(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    request = agent_request("T-4512", now)
+    handle = await client.start_workflow(
+        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
+    )
+    await handle.result()
+    return handle
+
+
+async def refund_approved(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    request = agent_request("T-1042", now)
+    handle = await client.start_workflow(
+        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
+    )
+    digest = await wait_for_pending(handle)
+    await handle.execute_update(AgentRun.decide, decision(digest, "alice", "approve", "ok"))
+    await handle.result()
+    return handle
+
+
+async def refund_rejected(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    request = agent_request("T-1042", now)
+    handle = await client.start_workflow(
+        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
+    )
+    digest = await wait_for_pending(handle)
+    await handle.execute_update(
+        AgentRun.decide, decision(digest, "bob", "reject", "no photo of the damage")
+    )
+    await handle.result()
+    return handle
+
+
+async def four_eyes(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    request = agent_request("T-3107", now)
+    handle = await client.start_workflow(
+        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
+    )
+    digest = await wait_for_pending(handle)
+    await handle.execute_update(AgentRun.decide, decision(digest, "alice", "approve"))
+    await handle.execute_update(AgentRun.decide, decision(digest, "bob", "approve"))
+    await handle.result()
+    return handle
+
+
+async def triage_tracking(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    request = TriageRequest(
+        tenant_id="demo",
+        actor_id="ops",
+        request_id=uuid.uuid4().hex[:12],
+        trace_id=uuid.uuid4().hex,
+        ticket_id="T-4512",
+        policy_version="recorded",
+        model=TRIAGE,
+        agent_model=DEMO,
+    )
+    handle = await client.start_workflow(
+        TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
+    )
+    await handle.result()
+    return handle
+
+
+Scenario = Callable[[Client, str, datetime], Awaitable[WorkflowHandle[Any, Any]]]
+SCENARIOS: dict[str, Scenario] = {
+    "agent_run_order_status": order_status,
+    "agent_run_refund_approved": refund_approved,
+    "agent_run_refund_rejected": refund_rejected,
+    "agent_run_four_eyes": four_eyes,
+    "triage_tracking": triage_tracking,
+}
+
+
+async def record(names: list[str]) -> None:
+    from tests.conftest import venv_binary
+
+    env = await WorkflowEnvironment.start_time_skipping(
+        data_converter=pydantic_data_converter,
+        test_server_existing_path=venv_binary("temporal-test-server"),
+    )
+    try:
+        await ensure_search_attributes(env.client, "default")
+        for name in names:
+            with tempfile.TemporaryDirectory() as home:
+                settings = Settings(home=Path(home), task_queue=f"record-{uuid.uuid4().hex}")
+                engine = make_engine(settings.resolved_database_url)
+                seed_demo(engine)
+                async with build_worker(env.client, settings, engine):
+                    handle = await SCENARIOS[name](
+                        env.client, settings.task_queue, datetime.now(UTC)
+                    )
+                history = await handle.fetch_history()
+                # The workflow id is part of the file name: replay needs it (action
+                # hashes bind the run id), and the history JSON does not carry it.
+                for old in HISTORIES.glob(f"{name}{ID_SEPARATOR}*.json"):
+                    old.unlink()
+                path = HISTORIES / f"{name}{ID_SEPARATOR}{handle.id}.json"
+                path.write_text(history.to_json(), encoding="utf-8")
+                engine.dispose()
+    finally:
+        await env.shutdown()
+
+
+if __name__ == "__main__":
+    asyncio.run(record(sys.argv[1:] or list(SCENARIOS)))
