@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
-from temporalio.client import WorkflowUpdateFailedError
-from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from activities.store import get_reviewer, make_engine
@@ -27,14 +25,12 @@ from signoff.cli_support import (
     settings,
     validation_message,
 )
-from signoff.commands_runs import describe_or_fail, try_state
-from signoff.runs import STATUS_KEY, TENANT_KEY
+from signoff.commands_runs import describe_or_fail
+from signoff.pending import DecisionNotAccepted, list_pending, send_decision
 from signoff.settings import Settings
-from workflows.actions import Decision, PendingAction, Verdict
+from workflows.actions import Decision, Verdict
 from workflows.agent_run import AgentRun
-from workflows.approval_policy import money
 from workflows.contract_base import IDENTIFIER_PATTERN
-from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, WORKFLOW_NAME
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 HashOption = Annotated[str, typer.Option("--hash", help="The full action hash `pending` showed.")]
@@ -59,17 +55,7 @@ def pending_command(
 
 async def _pending(current: Settings, tenant: str | None, json_output: bool) -> None:
     client = await client_for(current)
-    query = f"WorkflowType = '{WORKFLOW_NAME}' AND {STATUS_ATTRIBUTE} = 'waiting_for_approval'"
-    if tenant:
-        query += f" AND {TENANT_ATTRIBUTE} = '{tenant}'"
-    rows: list[dict[str, Any]] = []
-    async for execution in client.list_workflows(query=query):
-        state = await try_state(client.get_workflow_handle_for(AgentRun.run, execution.id))
-        if state is None:
-            continue
-        for action in state.pending_actions:
-            rows.append(pending_row(execution.id, execution.typed_search_attributes, action))
-    rows.sort(key=lambda row: str(row["requested_at"]))
+    rows = [item.row() for item in await list_pending(client, tenant)]
     if json_output:
         emit_json(rows)
         return
@@ -82,28 +68,6 @@ async def _pending(current: Settings, tenant: str | None, json_output: bool) -> 
             f"{row['order']}  mode {row['mode']} ({row['approvals']}/{row['required']})  "
             f"expires {row['expires_at']}\n  hash {row['action_hash']}\n  reason: {row['reason']}"
         )
-
-
-def pending_row(run_id: str, attributes: Any, action: PendingAction) -> dict[str, Any]:
-    return {
-        "run_id": run_id,
-        "tenant": attributes.get(TENANT_KEY),
-        "status": attributes.get(STATUS_KEY),
-        "action_hash": action.action_hash,
-        "tool": action.tool,
-        "amount": action.arguments.get("amount"),
-        "currency": action.arguments.get("currency"),
-        "order": action.targets.get("order_id"),
-        "reason": action.reason,
-        "mode": action.mode,
-        "required": action.required_approvals,
-        "approvals": len(action.approvals),
-        "paid": money(action.state.paid_minor),
-        "refunded_before": money(action.state.refunded_minor),
-        "requested_at": action.requested_at.isoformat(),
-        "expires_at": action.expires_at.isoformat(),
-        "note": action.note,
-    }
 
 
 def approve_command(
@@ -161,11 +125,11 @@ async def _send(current: Settings, run_id: str, decision: Decision, as_json: boo
     handle = client.get_workflow_handle_for(AgentRun.run, run_id)
     await describe_or_fail(handle)
     try:
-        result = await handle.execute_update(AgentRun.decide, decision)
-    except WorkflowUpdateFailedError as error:
-        cause = error.cause
-        message = cause.message if isinstance(cause, ApplicationError) else str(cause)
-        fail(f"refused: {message}")
+        result = await send_decision(client, run_id, decision)
+    except DecisionNotAccepted as refused:
+        if refused.run_ended:
+            fail(f"The run did not accept a decision ({refused.message}). Has it ended?")
+        fail(f"refused: {refused.message}")
     except RPCError as error:
         fail(f"The run did not accept a decision ({error.message}). Has it ended?")
     if as_json:

@@ -34,6 +34,7 @@ from workflows.contracts import (
     STATUS_ATTRIBUTE,
     TENANT_ATTRIBUTE,
     WORKFLOW_NAME,
+    ModelPrice,
     RunOutcome,
     RunRequest,
     RunState,
@@ -73,6 +74,13 @@ def run_command(
     current = settings()
     try:
         model_ref = parse_model(model or current.model, current)
+        price = current.price_of(model_ref)
+        if price is None:
+            say(
+                f"warning: no price is known for {model_ref.label()}; its cost shows as 0. "
+                "Add it to SIGNOFF_MODEL_PRICES.",
+                err=True,
+            )
         request = RunRequest(
             tenant_id=tenant,
             actor_id=actor,
@@ -87,6 +95,8 @@ def run_command(
             token_budget=current.token_budget,
             max_tokens=current.max_tokens,
             approval_ttl_seconds=int(current.approval_ttl_hours * 3600),
+            price=price or ModelPrice(),
+            cost_budget_usd=current.cost_budget_usd,
         )
     except ModelChoiceError as error:
         fail(str(error))

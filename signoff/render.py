@@ -19,7 +19,8 @@ def outcome_lines(outcome: RunOutcome) -> list[str]:
         lines.append(f"detail:   {outcome.detail}")
     lines.append(
         f"turns:    {outcome.turns_used}   tokens: {outcome.tokens_used} "
-        f"(in {outcome.usage.input_tokens}, out {outcome.usage.output_tokens})"
+        f"(in {outcome.usage.input_tokens}, out {outcome.usage.output_tokens})   "
+        f"cost: {outcome.cost_usd} USD"
     )
     calls = ", ".join(f"{c.name} {'ok' if c.ok else 'error'}" for c in outcome.tool_calls)
     lines.append(f"tools:    {calls or 'none'}")

@@ -7,13 +7,35 @@ read here, in the worker's process, and never travel in activity inputs.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from workflows.contracts import TASK_QUEUE, ModelRef
+from workflows.contracts import TASK_QUEUE, ModelPrice, ModelRef
+
+DEFAULT_PRICES = {
+    "claude-sonnet-4-5": ModelPrice(
+        input=Decimal("3"),
+        output=Decimal("15"),
+        cache_write=Decimal("3.75"),
+        cache_read=Decimal("0.30"),
+    ),
+    "claude-haiku-4-5": ModelPrice(
+        input=Decimal("1"),
+        output=Decimal("5"),
+        cache_write=Decimal("1.25"),
+        cache_read=Decimal("0.10"),
+    ),
+    "claude-opus-4-1": ModelPrice(
+        input=Decimal("15"),
+        output=Decimal("75"),
+        cache_write=Decimal("18.75"),
+        cache_read=Decimal("1.50"),
+    ),
+}
 
 
 class Settings(BaseSettings):
@@ -46,6 +68,20 @@ class Settings(BaseSettings):
     approval_ttl_hours: float = Field(default=24.0, gt=0)
     max_tokens: int = Field(default=1024, ge=16)
     policy_version: str = "2026-11-29"
+    # US dollars per run; scripted runs cost nothing.
+    cost_budget_usd: Decimal | None = Field(default=Decimal("2.00"), gt=0)
+    # US dollars per million tokens; SIGNOFF_MODEL_PRICES takes JSON of the same shape.
+    model_prices: dict[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
+
+    # The reviewer web UI (approvals_ui).
+    ui_host: str = "127.0.0.1"
+    ui_port: int = Field(default=8000, ge=1, le=65535)
+    # Signs the session cookie; generated into `home/ui-secret` when unset.
+    ui_secret: SecretStr | None = None
+    ui_session_hours: float = Field(default=12.0, gt=0)
+    ui_signin_attempts: int = Field(default=5, ge=1, description="Per user and per IP.")
+    ui_signin_window_seconds: float = Field(default=300.0, gt=0)
+    ui_inbox_refresh_seconds: int = Field(default=5, ge=1)
 
     @field_validator("home")
     @classmethod
@@ -57,6 +93,12 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.home / 'signoff.db'}"
+
+    def price_of(self, model: ModelRef) -> ModelPrice | None:
+        """The model's price, free for the scripted model, None when unknown."""
+        if model.scripted:
+            return ModelPrice()
+        return self.model_prices.get(model.model_id)
 
     def default_model(self) -> ModelRef:
         return parse_model(self.model, self)

@@ -20,6 +20,7 @@ import asyncio
 import hashlib
 import json
 from datetime import timedelta
+from decimal import Decimal
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeKey
@@ -61,6 +62,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.tool_catalog import RefundArguments, ToolCallRejected, offered_tools, parse_call
 
 STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
+COST_QUANTUM = Decimal("0.000001")
 
 
 def opening_message(request: RunRequest) -> str:
@@ -98,6 +100,7 @@ class AgentRun:
         self._status: RunStatus = "running"
         self._messages: list[Message] = []
         self._usage = Usage()
+        self._cost = Decimal(0)
         self._turns = 0
         self._tool_calls: list[ToolCallRecord] = []
         self._events: list[RunEvent] = []
@@ -134,6 +137,7 @@ class AgentRun:
             status=self._status,
             turns_used=self._turns,
             usage=self._usage,
+            cost_usd=self._rounded_cost(),
             step_budget=request.step_budget,
             token_budget=request.token_budget,
             deadline=request.deadline,
@@ -182,10 +186,18 @@ class AgentRun:
                     "token_budget_exhausted",
                     f"Used {self._usage.total} tokens, over the budget of {request.token_budget}.",
                 )
+            budget = request.cost_budget_usd
+            if budget is not None and self._cost >= budget:
+                raise _RunEnded(
+                    "failed",
+                    "cost_budget_exhausted",
+                    f"Spent {self._cost_text()} USD, over the budget of {budget} USD.",
+                )
             self._turns += 1
             self._event("turn", f"turn {self._turns}: asking the model")
             reply = await self._model_turn()
             self._usage = self._usage + reply.usage
+            self._cost += request.price.cost(reply.usage)
             classified = classify(reply)
             if classified.kind == "answer":
                 return classified.text
@@ -329,12 +341,19 @@ class AgentRun:
             effects_performed=list(self._gate.effects),
             not_performed=list(self._gate.not_performed),
             decisions=list(self._gate.decisions),
+            cost_usd=self._rounded_cost(),
             model=request.model,
             scripted=request.model.scripted,
         )
         self._set_status(status)
         self._event("outcome", f"{status}: {reason}" + (f" ({detail})" if detail else ""))
         return self._outcome
+
+    def _rounded_cost(self) -> Decimal:
+        return self._cost.quantize(COST_QUANTUM)
+
+    def _cost_text(self) -> str:
+        return str(self._rounded_cost())
 
     def _on_gate_change(self, text: str) -> None:
         self._event("approval", text)

@@ -56,6 +56,9 @@ with workflow.unsafe.imports_passed_through():
 
 Resolution = Literal["approved", "rejected", "expired"]
 STORE_CALL_TIMEOUT = timedelta(seconds=30)
+# One short transaction. A worker that dies mid-refund (after the commit, say) is noticed
+# only when this runs out; the retry is safe, it finds the ledger row by its key.
+REFUND_CALL_TIMEOUT = timedelta(seconds=10)
 STORE_CALL_ATTEMPTS = 10
 # A refund the store refused for a reason that will not change on retry.
 REFUND_FATAL_ERROR_TYPES = ["UnknownTenant", "UnknownOrder", "StoreError"]
@@ -168,7 +171,9 @@ class ApprovalGate:
             action = action.model_copy(
                 update={"mode": mode, "required_approvals": 2 if mode == "review" else 1}
             )
-            resolution = await self._await_decision(action)
+            # The approvals recorded while it waited travel on: the ledger row and the
+            # result name the reviewers.
+            action, resolution = await self._await_decision(action)
             if resolution == "rejected":
                 return self._rejected(action)
             if resolution == "expired":
@@ -230,7 +235,7 @@ class ApprovalGate:
             note=note,
         )
 
-    async def _await_decision(self, action: PendingAction) -> Resolution:
+    async def _await_decision(self, action: PendingAction) -> tuple[PendingAction, Resolution]:
         digest = action.action_hash
         self.pending[digest] = action
         self.notify(
@@ -259,9 +264,10 @@ class ApprovalGate:
             )
             raise
         finally:
-            self.pending.pop(digest, None)
+            # `decide` replaced the entry with a copy that holds the approvals.
+            action = self.pending.pop(digest, action)
             self.notify(f"{describe(action)}: {self.resolutions.get(digest, 'run ended')}")
-        return self.resolutions[digest]
+        return action, self.resolutions[digest]
 
     async def _read_state(self) -> ActionState:
         state: ActionState = await workflow.execute_activity(
@@ -296,7 +302,7 @@ class ApprovalGate:
                 EXECUTE_REFUND_ACTIVITY,
                 command,
                 result_type=RefundResult,
-                start_to_close_timeout=STORE_CALL_TIMEOUT,
+                start_to_close_timeout=REFUND_CALL_TIMEOUT,
                 retry_policy=RetryPolicy(
                     maximum_attempts=STORE_CALL_ATTEMPTS,
                     non_retryable_error_types=REFUND_FATAL_ERROR_TYPES,

@@ -8,6 +8,7 @@ purpose: it is the richest wire format we speak, and the scripted model speaks i
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -45,6 +46,7 @@ OutcomeReason = Literal[
     "step_budget_exhausted",
     "deadline_exceeded",
     "token_budget_exhausted",
+    "cost_budget_exhausted",
     "truncated_reply",
     "empty_reply",
     "refusal",
@@ -75,6 +77,27 @@ class ModelRef(Contract):
         return self.provider == "scripted"
 
 
+class ModelPrice(Contract):
+    """US dollars per million tokens, by kind of token; from the settings' price table."""
+
+    input: Decimal = Decimal(0)
+    output: Decimal = Decimal(0)
+    cache_write: Decimal = Decimal(0)
+    cache_read: Decimal = Decimal(0)
+
+    def cost(self, usage: Usage) -> Decimal:
+        per_token = (
+            self.input * usage.input_tokens
+            + self.output * usage.output_tokens
+            + self.cache_write * usage.cache_creation_input_tokens
+            + self.cache_read * usage.cache_read_input_tokens
+        )
+        return per_token / MILLION
+
+
+MILLION = Decimal(1_000_000)
+
+
 class RunRequest(Contract):
     """The envelope of one agent run. Validated at the edge, before anything starts."""
 
@@ -91,6 +114,8 @@ class RunRequest(Contract):
     token_budget: Annotated[int, Field(ge=1)] = 200_000
     max_tokens: Annotated[int, Field(ge=16, le=64_000)] = 1024
     approval_ttl_seconds: Annotated[int, Field(ge=60)] = 24 * 3600
+    price: ModelPrice = ModelPrice()
+    cost_budget_usd: Annotated[Decimal, Field(gt=0)] | None = None
 
 
 # --- content blocks, the shape of the Messages API ---------------------------------
@@ -233,6 +258,7 @@ class RunOutcome(Contract):
     effects_performed: list[str] = []
     not_performed: list[str] = []
     decisions: list[DecisionRecord] = []
+    cost_usd: Decimal = Decimal(0)
     model: ModelRef
     scripted: bool
 
@@ -258,4 +284,5 @@ class RunState(Contract):
     events: list[RunEvent]
     pending_actions: list[PendingAction] = []
     decisions: list[DecisionRecord] = []
+    cost_usd: Decimal = Decimal(0)
     outcome: RunOutcome | None = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
 
@@ -215,13 +215,14 @@ def worker(
     task_queue: str,
     model: ModelActivities,
     tools: ToolActivities | None = None,
+    extra_activities: Sequence[Callable[..., Any]] = (),
 ) -> Worker:
     tools = tools or FakeTools()
     return Worker(
         client,
         task_queue=task_queue,
         workflows=[AgentRun],
-        activities=[model.model_turn, tools.run_tool],
+        activities=[model.model_turn, tools.run_tool, *extra_activities],
         # The SDK holds heartbeats back for most of the heartbeat timeout, in real
         # time; under time skipping that is long enough for the timeout to fire.
         max_heartbeat_throttle_interval=timedelta(milliseconds=1),

@@ -1,0 +1,178 @@
+"""Pending actions and decisions, as the CLI and the reviewer UI both use them.
+
+Runs waiting for a decision are found through Temporal's visibility (the
+`SignoffStatus` and `SignoffTenant` search attributes) and read through the `state`
+query; a decision is the `decide` update. Visibility is eventually consistent, so a
+listed run may have moved on by the time it is queried: the query is the truth, and a
+run with no pending action left is simply not listed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
+
+from signoff.runs import TENANT_KEY
+from workflows.actions import Decision, DecisionResult, PendingAction
+from workflows.agent_run import AgentRun
+from workflows.approval_policy import money
+from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, WORKFLOW_NAME, RunState
+
+QUERY_TIMEOUT = timedelta(seconds=5)
+# Runs read per listing: a page of the inbox never queries more workflows than this.
+MAX_LISTED_RUNS = 1000
+
+
+class RunNotFound(Exception):
+    """No run with this id (or, for a reviewer, none of their tenant)."""
+
+
+class DecisionNotAccepted(Exception):
+    """The workflow refused the decision; the message is for the reviewer, as written."""
+
+    def __init__(self, message: str, *, run_ended: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.run_ended = run_ended
+
+
+@dataclass(frozen=True)
+class PendingItem:
+    run_id: str
+    tenant_id: str
+    ticket_id: str
+    action: PendingAction
+
+    def row(self) -> dict[str, Any]:
+        """The flat form `signoff pending --json` prints."""
+        action = self.action
+        return {
+            "run_id": self.run_id,
+            "tenant": self.tenant_id,
+            "status": "waiting_for_approval",
+            "ticket": self.ticket_id,
+            "action_hash": action.action_hash,
+            "tool": action.tool,
+            "amount": action.arguments.get("amount"),
+            "currency": action.arguments.get("currency"),
+            "order": action.targets.get("order_id"),
+            "reason": action.reason,
+            "mode": action.mode,
+            "required": action.required_approvals,
+            "approvals": len(action.approvals),
+            "paid": money(action.state.paid_minor),
+            "refunded_before": money(action.state.refunded_minor),
+            "requested_at": action.requested_at.isoformat(),
+            "expires_at": action.expires_at.isoformat(),
+            "note": action.note,
+        }
+
+
+def waiting_query(tenant_id: str | None) -> str:
+    """The visibility query; `tenant_id` must already match IDENTIFIER_PATTERN."""
+    query = f"WorkflowType = '{WORKFLOW_NAME}' AND {STATUS_ATTRIBUTE} = 'waiting_for_approval'"
+    if tenant_id:
+        query += f" AND {TENANT_ATTRIBUTE} = '{tenant_id}'"
+    return query
+
+
+async def try_state(handle: WorkflowHandle[Any, Any]) -> RunState | None:
+    try:
+        return await handle.query(AgentRun.state, rpc_timeout=QUERY_TIMEOUT)
+    except RPCError:
+        return None  # no worker has picked the run up yet, or the run is gone
+
+
+async def list_pending(
+    client: Client, tenant_id: str | None, limit: int = MAX_LISTED_RUNS
+) -> list[PendingItem]:
+    """Every pending action of the tenant (all tenants when None), oldest request first."""
+    run_ids: list[str] = []
+    async for execution in client.list_workflows(query=waiting_query(tenant_id), limit=limit):
+        if tenant_id is None or execution.typed_search_attributes.get(TENANT_KEY) == tenant_id:
+            run_ids.append(execution.id)
+    states = await asyncio.gather(
+        *(try_state(client.get_workflow_handle_for(AgentRun.run, run_id)) for run_id in run_ids)
+    )
+    items = [
+        PendingItem(run_id, state.tenant_id, state.ticket_id, action)
+        for run_id, state in zip(run_ids, states, strict=True)
+        if state is not None and (tenant_id is None or state.tenant_id == tenant_id)
+        for action in state.pending_actions
+    ]
+    items.sort(key=lambda item: (item.action.requested_at, item.run_id))
+    return items
+
+
+async def run_state(client: Client, run_id: str) -> RunState:
+    """The run's state from the query; RunNotFound when there is no such run."""
+    handle = client.get_workflow_handle_for(AgentRun.run, run_id)
+    try:
+        state: RunState = await handle.query(AgentRun.state, rpc_timeout=QUERY_TIMEOUT)
+    except RPCError as error:
+        if error.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
+            raise RunNotFound(run_id) from None
+        raise
+    return state
+
+
+async def run_tenant(client: Client, run_id: str) -> str | None:
+    """The run's tenant from visibility, without asking a worker; None when unknown."""
+    try:
+        description = await client.get_workflow_handle(run_id).describe()
+    except RPCError as error:
+        if error.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
+            raise RunNotFound(run_id) from None
+        raise
+    if description.workflow_type != WORKFLOW_NAME:
+        raise RunNotFound(run_id)
+    tenant = description.typed_search_attributes.get(TENANT_KEY)
+    return tenant
+
+
+async def send_decision(client: Client, run_id: str, decision: Decision) -> DecisionResult:
+    """Send the `decide` update; DecisionNotAccepted carries the validator's words."""
+    handle = client.get_workflow_handle_for(AgentRun.run, run_id)
+    try:
+        return await handle.execute_update(AgentRun.decide, decision)
+    except WorkflowUpdateFailedError as error:
+        cause = error.cause
+        message = cause.message if isinstance(cause, ApplicationError) else str(cause)
+        raise DecisionNotAccepted(message) from None
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            raise DecisionNotAccepted(
+                "This run has ended; it no longer takes decisions.", run_ended=True
+            ) from None
+        raise
+
+
+def time_left(expires_at: datetime, now: datetime) -> str:
+    """`3 h 12 min left`, `40 s left`, or `expired 3 min ago`, for people."""
+    seconds = int((expires_at - now).total_seconds())
+    if seconds <= 0:
+        ago = -seconds
+        return f"expired {ago // 60} min ago" if ago >= 60 else "expired moments ago"
+    if seconds < 60:
+        return f"{seconds} s left"
+    hours, minutes = divmod(seconds // 60, 60)
+    return f"{hours} h {minutes} min left" if hours else f"{minutes} min left"
+
+
+__all__ = [
+    "DecisionNotAccepted",
+    "PendingItem",
+    "RunNotFound",
+    "list_pending",
+    "run_state",
+    "run_tenant",
+    "send_decision",
+    "time_left",
+    "try_state",
+]
