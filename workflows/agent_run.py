@@ -33,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.actions import Decision, DecisionResult
     from workflows.approval_gate import ApprovalGate
     from workflows.cancellation import reraise_cancellation
+    from workflows.context import clear_old_tool_results, prompt_tokens
     from workflows.contracts import (
         MODEL_TURN_ACTIVITY,
         RUN_TOOL_ACTIVITY,
@@ -213,8 +214,15 @@ class AgentRun:
             repeated: str | None = None
             # Concurrently, so that several irreversible calls of one turn each wait for
             # their own decision at once; gather keeps the results in the calls' order.
+            first_record = len(self._tool_calls)
             turn_results = await asyncio.gather(
                 *(self._run_tool(call) for call in classified.tool_calls)
+            )
+            # Each call was recorded as it finished (the state query shows it at once);
+            # the trail keeps the calls' order, as the results do.
+            position = {call.id: index for index, call in enumerate(classified.tool_calls)}
+            self._tool_calls[first_record:] = sorted(
+                self._tool_calls[first_record:], key=lambda record: position[record.tool_use_id]
             )
             for call, result in zip(classified.tool_calls, turn_results, strict=True):
                 results.append(result)
@@ -224,6 +232,12 @@ class AgentRun:
                         repeated = call.name
                     failed_signatures.add(signature)
             self._messages.append(Message(role="user", content=results))
+            if prompt_tokens(reply.usage) > policy.CONTEXT_CLEAR_THRESHOLD_TOKENS:
+                self._messages, cleared = clear_old_tool_results(
+                    self._messages, policy.CONTEXT_KEEP_TOOL_RESULTS
+                )
+                if cleared:
+                    self._event("context", f"cleared {cleared} old tool results to free context")
 
             if repeated is not None:
                 raise _RunEnded(

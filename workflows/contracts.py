@@ -234,7 +234,9 @@ class ToolCallRecord(Contract):
 # --- progress, state and outcome --------------------------------------------------
 
 
-EventKind = Literal["turn", "tool_call", "tool_result", "pause", "approval", "outcome"]
+EventKind = Literal[
+    "turn", "tool_call", "tool_result", "pause", "approval", "context", "outcome"
+]
 
 
 class RunEvent(Contract):

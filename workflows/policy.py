@@ -27,6 +27,10 @@ SYSTEM_PROMPT = (
 
 # Tool results longer than this are cut, and the cut says so.
 MAX_TOOL_RESULT_CHARS = 4000
+# When a turn's prompt passes this many tokens, older tool results are stubbed in bulk,
+# keeping the last few (see workflows/context.py).
+CONTEXT_CLEAR_THRESHOLD_TOKENS = 100_000
+CONTEXT_KEEP_TOOL_RESULTS = 3
 # Ends the run instead of letting the model loop on failures.
 MAX_CONSECUTIVE_ERROR_TURNS = 3
 
