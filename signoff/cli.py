@@ -10,7 +10,13 @@ from typing import Annotated
 
 import typer
 
-from signoff import commands_approvals, commands_runs, commands_store
+from signoff import (
+    commands_approvals,
+    commands_runs,
+    commands_store,
+    commands_triage,
+    commands_users,
+)
 from signoff.cli_support import client_for, run_async, say, settings
 from signoff.worker import run_worker
 
@@ -24,6 +30,8 @@ app = typer.Typer(
 commands_runs.register(app)
 commands_store.register(app)
 commands_approvals.register(app)
+commands_users.register(app)
+commands_triage.register(app)
 
 
 @app.command("worker")
@@ -41,6 +49,21 @@ def worker_command() -> None:
         await run_worker(client, current, stop)
 
     run_async(serve())
+
+
+@app.command("ui")
+def ui_command(
+    host: Annotated[str | None, typer.Option(help="Address to listen on.")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to listen on.")] = None,
+) -> None:
+    """Serve the reviewer web UI (sign in, inbox, decisions) until Ctrl-C."""
+    from signoff.ui_server import serve_ui
+
+    current = settings()
+    host = host or current.ui_host
+    port = port or current.ui_port
+    say(f"reviewer UI on http://{host}:{port}/ (Temporal at {current.temporal_address})")
+    run_async(serve_ui(current, host, port))
 
 
 @app.command("dev")

@@ -20,15 +20,17 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from activities.store import make_engine, seed_demo
+from activities.store import demo_password, make_engine, seed_demo
 from signoff.cli_support import fail, say
 from signoff.search_attributes import ensure_search_attributes
 from signoff.settings import Settings
 from signoff.temporal_client import connect
+from signoff.ui_server import EmbeddedServer, ui_config
 from signoff.worker import run_worker
 
 SERVER_START_SECONDS = 60.0
 SERVER_STOP_SECONDS = 10.0
+DEMO_UI_REVIEWERS = ("alice", "bob", "carol", "dave")
 
 
 def temporal_binary() -> str:
@@ -128,23 +130,57 @@ async def run_dev(settings: Settings) -> None:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
         worker = asyncio.create_task(run_worker(client, settings, stop))
-        say(next_steps(settings))
-        await worker
+        ui = start_ui(settings)
+        say(next_steps(settings, ui_started=ui is not None))
+        try:
+            await worker
+        finally:
+            if ui is not None:
+                await stop_ui(*ui)
     finally:
         stop_server(server)
         say("Stopped the worker and the Temporal dev server.")
 
 
-def next_steps(settings: Settings) -> str:
+def start_ui(settings: Settings) -> tuple[EmbeddedServer, asyncio.Task[None]] | None:
+    """The reviewer UI in this process; skipped, with a word, when its port is taken."""
+    if port_in_use(settings.ui_host, settings.ui_port):
+        say(
+            f"Reviewer UI not started: {settings.ui_host}:{settings.ui_port} is in use. "
+            "Set SIGNOFF_UI_PORT to a free port, or run `signoff ui --port P` later."
+        )
+        return None
+    server = EmbeddedServer(ui_config(settings, settings.ui_host, settings.ui_port))
+    return server, asyncio.create_task(server.serve())
+
+
+async def stop_ui(server: EmbeddedServer, task: asyncio.Task[None]) -> None:
+    server.should_exit = True
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(task, timeout=SERVER_STOP_SECONDS)
+
+
+def next_steps(settings: Settings, ui_started: bool = True) -> str:
     model = settings.default_model().label()
+    ui_lines = (
+        [
+            f"Reviewer UI on http://{settings.ui_host}:{settings.ui_port}/ - sign in as "
+            + ", ".join(f"{name} / {demo_password(name)}" for name in DEMO_UI_REVIEWERS)
+            + " (dave has no approver role; carol is tenant globex).",
+        ]
+        if ui_started
+        else []
+    )
     return "\n".join(
         [
             "",
             f"signoff is ready: Temporal on {settings.temporal_address}, "
             f"Temporal UI on http://127.0.0.1:{settings.temporal_ui_port}, model {model}.",
+            *ui_lines,
             "In another terminal, try:",
             "  .venv/bin/signoff run --ticket T-4512 --wait     # where is my order?",
             "  .venv/bin/signoff run --ticket T-9999 --wait     # an order not in the account",
+            "  .venv/bin/signoff run --ticket T-1042            # a refund: decide in the UI",
             "  .venv/bin/signoff list",
             "Press Ctrl-C here to stop everything.",
         ]

@@ -234,9 +234,7 @@ class ToolCallRecord(Contract):
 # --- progress, state and outcome --------------------------------------------------
 
 
-EventKind = Literal[
-    "turn", "tool_call", "tool_result", "pause", "approval", "context", "outcome"
-]
+EventKind = Literal["turn", "tool_call", "tool_result", "pause", "approval", "context", "outcome"]
 
 
 class RunEvent(Contract):

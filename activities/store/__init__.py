@@ -16,10 +16,17 @@ from activities.store.errors import (
     UnknownOrder,
     UnknownTenant,
 )
+from activities.store.passwords import WeakPassword, hash_password, verify_password
 from activities.store.refunds import execute_refund, list_refunds, read_action_state
-from activities.store.reviewers import get_reviewer
+from activities.store.reviewers import (
+    ReviewerExists,
+    UnknownReviewer,
+    add_reviewer,
+    get_reviewer,
+    set_password,
+)
 from activities.store.schema import Order, Refund, Reviewer, Tenant, Ticket
-from activities.store.seed import SeedReport, seed_demo
+from activities.store.seed import SeedReport, demo_password, seed_demo
 from activities.store.tickets import (
     add_ticket,
     get_order,
@@ -33,25 +40,33 @@ __all__ = [
     "Order",
     "Refund",
     "Reviewer",
+    "ReviewerExists",
     "SeedReport",
     "StoreError",
     "Tenant",
     "Ticket",
     "TicketTextTooLong",
     "UnknownOrder",
+    "UnknownReviewer",
     "UnknownTenant",
+    "WeakPassword",
+    "add_reviewer",
     "add_ticket",
     "execute_refund",
     "get_order",
     "get_order_for_ticket",
+    "demo_password",
     "get_reviewer",
     "get_ticket",
+    "hash_password",
     "list_refunds",
     "make_engine",
     "read_action_state",
     "seed_demo",
     "session_factory",
+    "set_password",
     "tenant_exists",
     "use_session",
+    "verify_password",
     "write_transaction",
 ]

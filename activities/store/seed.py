@@ -14,10 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import lru_cache
 
 from sqlalchemy import Engine
 
 from activities.store.database import write_transaction
+from activities.store.passwords import hash_password
 from activities.store.schema import Order, Reviewer, Tenant, Ticket, decimal_to_minor
 from workflows.actions import REFUND_APPROVER_ROLE
 
@@ -65,8 +67,25 @@ def _ticket(
     )
 
 
+def demo_password(reviewer_id: str) -> str:
+    """The demo reviewers' sign-in password for the web UI, printed by `signoff dev`."""
+    return f"demo-{reviewer_id}"
+
+
+@lru_cache(maxsize=8)
+def _demo_password_hash(reviewer_id: str) -> str:
+    # Hashed once per process: argon2 is slow on purpose, and tests seed often.
+    return hash_password(demo_password(reviewer_id))
+
+
 def _reviewer(tenant_id: str, reviewer_id: str, display_name: str, roles: str) -> Reviewer:
-    return Reviewer(id=reviewer_id, tenant_id=tenant_id, display_name=display_name, roles=roles)
+    return Reviewer(
+        id=reviewer_id,
+        tenant_id=tenant_id,
+        display_name=display_name,
+        roles=roles,
+        password_hash=_demo_password_hash(reviewer_id),
+    )
 
 
 Row = Tenant | Order | Ticket | Reviewer
@@ -147,10 +166,16 @@ def seed_demo(engine: Engine) -> SeedReport:
     report = SeedReport()
     with write_transaction(engine) as session:
         for row in demo_rows():
-            if session.get(type(row), _key(row)) is None:
+            stored = session.get(type(row), _key(row))
+            if stored is None:
                 session.add(row)
                 session.flush()
                 report.created.append(_label(row))
             else:
+                # A store seeded before the web UI existed: give the demo reviewers
+                # their demo password, and never overwrite one that was set.
+                if isinstance(stored, Reviewer) and stored.password_hash is None:
+                    assert isinstance(row, Reviewer)
+                    stored.password_hash = row.password_hash
                 report.already_present.append(_label(row))
     return report

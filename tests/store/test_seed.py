@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from activities.store.reviewers import get_reviewer
+from activities.store.passwords import verify_password
+from activities.store.reviewers import get_reviewer, set_password
 from activities.store.schema import Reviewer
 from activities.store.seed import seed_demo
 from activities.store.tickets import get_order, get_ticket
@@ -24,8 +25,16 @@ def test_reviewers_and_their_roles(store: Engine) -> None:
         assert reviewer is not None
         assert (reviewer.tenant_id, reviewer.role_list) == (tenant_id, roles)
         assert reviewer.display_name
-        assert reviewer.password_hash is None
+        # The demo password for the reviewer UI, as `signoff dev` prints it.
+        assert verify_password(f"demo-{reviewer_id}", reviewer.password_hash)
     assert get_reviewer(store, "mallory") is None
+
+
+def test_seeding_again_keeps_a_changed_password(store: Engine) -> None:
+    set_password(store, "alice", "a new secret phrase")
+    seed_demo(store)
+    alice = get_reviewer(store, "alice")
+    assert alice is not None and verify_password("a new secret phrase", alice.password_hash)
 
 
 def test_the_injection_ticket_carries_the_forged_note(store: Engine) -> None:

@@ -1,0 +1,101 @@
+"""Every error becomes a page (or, for htmx and the API, a short answer) in plain words.
+
+No stack trace and no exception text of ours reaches a response: unexpected errors
+are logged on the server and the reviewer reads a generic message.
+"""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request, status
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from approvals_ui.deps import SignInRequired, TemporalUnavailable
+from approvals_ui.templating import render
+
+log = logging.getLogger("approvals_ui")
+
+TITLES = {
+    400: "That request was not valid",
+    401: "Please sign in",
+    403: "Not allowed",
+    404: "Not found",
+    405: "Not allowed",
+    409: "Not accepted",
+    429: "Too many requests",
+    503: "Temporarily unavailable",
+}
+
+
+def wants_short_answer(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or request.headers.get("hx-request") == "true"
+
+
+def error_page(request: Request, status_code: int, message: str) -> Response:
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": message}, status_code=status_code)
+    return render(
+        request,
+        "error.html",
+        {"title": TITLES.get(status_code, "Something went wrong"), "message": message},
+        status_code,
+    )
+
+
+async def sign_in_required(request: Request, _: Exception) -> Response:
+    if wants_short_answer(request):
+        # htmx follows HX-Redirect: a polling inbox whose session ended goes to sign-in.
+        return JSONResponse(
+            {"detail": "Sign in first."},
+            status_code=status.HTTP_401_UNAUTHORIZED,
+            headers={"HX-Redirect": "/signin"},
+        )
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return RedirectResponse(f"/signin?next={quote(target)}", status.HTTP_303_SEE_OTHER)
+
+
+async def temporal_unavailable(request: Request, _: Exception) -> Response:
+    return error_page(
+        request,
+        status.HTTP_503_SERVICE_UNAVAILABLE,
+        "Temporal cannot be reached. Start it with `make demo` (or `signoff dev`) and reload.",
+    )
+
+
+async def http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, StarletteHTTPException)
+    message = error.detail if isinstance(error.detail, str) else "The request was refused."
+    if error.status_code == status.HTTP_404_NOT_FOUND and message == "Not Found":
+        message = "There is no such page."
+    if error.status_code == status.HTTP_405_METHOD_NOT_ALLOWED:
+        message = "This address does not take that kind of request."
+    return error_page(request, error.status_code, message)
+
+
+async def invalid_request(request: Request, _: Exception) -> Response:
+    return error_page(
+        request,
+        status.HTTP_400_BAD_REQUEST,
+        "The form or address was incomplete or not valid. Go back, reload and try again.",
+    )
+
+
+async def unexpected(request: Request, error: Exception) -> Response:
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return error_page(
+        request,
+        status.HTTP_500_INTERNAL_SERVER_ERROR,
+        "Something went wrong on our side. Nothing was decided; try again in a moment.",
+    )
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(SignInRequired, sign_in_required)
+    app.add_exception_handler(TemporalUnavailable, temporal_unavailable)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(Exception, unexpected)

@@ -1,0 +1,103 @@
+"""Reads the pages share: a run seen by one reviewer, and the store rows beside it.
+
+A run of another tenant is "not found", checked twice: on the visibility record before
+the run is queried at all, and on the tenant the run itself reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from fastapi import HTTPException, status
+from sqlalchemy import Engine
+from temporalio.client import Client
+from temporalio.service import RPCError
+
+from activities.store import Refund, get_ticket, list_refunds
+from approvals_ui.deps import SignedInReviewer, not_found
+from signoff.pending import PendingItem, RunNotFound, list_pending, run_state, run_tenant
+from workflows.contract_base import IDENTIFIER_PATTERN
+from workflows.contracts import RunState
+
+NO_WORKER = (
+    "The run did not answer: no worker seems to be running. Start one with `signoff worker` "
+    "(or `make demo`) and reload."
+)
+
+
+@dataclass(frozen=True)
+class InboxRow:
+    item: PendingItem
+    ticket_excerpt: str
+
+
+@dataclass(frozen=True)
+class RunContext:
+    state: RunState
+    ticket_text: str | None
+    customer_name: str | None
+    ticket_created_at: datetime | None
+    prior_refunds: list[Refund]
+
+
+async def run_for_reviewer(client: Client, run_id: str, reviewer: SignedInReviewer) -> RunState:
+    if not re.match(IDENTIFIER_PATTERN, run_id):
+        raise not_found()
+    try:
+        tenant = await run_tenant(client, run_id)
+        if tenant != reviewer.tenant_id:
+            raise not_found()
+        state = await run_state(client, run_id)
+    except RunNotFound:
+        raise not_found() from None
+    except RPCError:
+        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, NO_WORKER) from None
+    if state.tenant_id != reviewer.tenant_id:
+        raise not_found()
+    return state
+
+
+def _store_context(engine: Engine, state: RunState) -> RunContext:
+    ticket = get_ticket(engine, state.tenant_id, state.ticket_id)
+    order_ids = {action.targets.get("order_id") for action in state.pending_actions}
+    if ticket is not None and ticket.order_id:
+        order_ids.add(ticket.order_id)
+    refunds = [
+        refund
+        for order_id in sorted(order for order in order_ids if order)
+        for refund in list_refunds(engine, state.tenant_id, order_id)
+    ]
+    return RunContext(
+        state=state,
+        ticket_text=ticket.text if ticket else None,
+        customer_name=ticket.customer_name if ticket else None,
+        ticket_created_at=ticket.created_at if ticket else None,
+        prior_refunds=refunds,
+    )
+
+
+async def run_context(engine: Engine, state: RunState) -> RunContext:
+    return await asyncio.to_thread(_store_context, engine, state)
+
+
+def _excerpts(engine: Engine, items: list[PendingItem]) -> list[InboxRow]:
+    texts: dict[tuple[str, str], str] = {}
+    for item in items:
+        key = (item.tenant_id, item.ticket_id)
+        if key not in texts:
+            ticket = get_ticket(engine, *key)
+            texts[key] = ticket.text if ticket else ""
+    return [InboxRow(item, texts[(item.tenant_id, item.ticket_id)]) for item in items]
+
+
+async def inbox_rows(client: Client, engine: Engine, tenant_id: str) -> list[InboxRow]:
+    try:
+        items = await list_pending(client, tenant_id)
+    except RPCError:
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE, "Temporal did not answer. Try again shortly."
+        ) from None
+    return await asyncio.to_thread(_excerpts, engine, items)

@@ -1,0 +1,64 @@
+"""The reviewer web app, assembled: settings, store, Temporal, middleware, routers."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import Depends, FastAPI
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy import Engine
+
+from activities.store import make_engine
+from approvals_ui import errors
+from approvals_ui.deps import TemporalConnect, TemporalProvider
+from approvals_ui.routers import approvals, auth, runs
+from approvals_ui.security import SecurityHeadersMiddleware, SignInRateLimiter, csrf_protect
+from approvals_ui.sessions import SessionMiddleware, load_secret
+from signoff.settings import Settings
+from signoff.temporal_client import connect
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def create_app(
+    settings: Settings,
+    temporal_connect: TemporalConnect = connect,
+    engine: Engine | None = None,
+) -> FastAPI:
+    own_engine = engine is None
+    store = engine if engine is not None else make_engine(settings.resolved_database_url)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        if own_engine:
+            store.dispose()
+
+    app = FastAPI(
+        title="signoff reviewer UI",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
+    app.state.settings = settings
+    app.state.engine = store
+    app.state.temporal = TemporalProvider(settings, temporal_connect)
+    app.state.signin_limiter = SignInRateLimiter(
+        settings.ui_signin_attempts, settings.ui_signin_window_seconds
+    )
+    errors.install(app)
+    csrf = [Depends(csrf_protect)]
+    for router in (auth.router, approvals.router, runs.router):
+        app.include_router(router, dependencies=csrf)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    # Outermost last: headers go on every answer, including errors and static files.
+    app.add_middleware(
+        SessionMiddleware,
+        secret=load_secret(settings),
+        max_age_seconds=int(settings.ui_session_hours * 3600),
+    )
+    app.add_middleware(SecurityHeadersMiddleware)
+    return app

@@ -1,0 +1,156 @@
+"""The inbox of pending actions and the page where a reviewer decides on one."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request, status
+from fastapi.responses import RedirectResponse, Response
+from pydantic import ValidationError
+
+from approvals_ui.deps import CurrentReviewer, EngineDep, TemporalDep
+from approvals_ui.lookups import inbox_rows, run_context, run_for_reviewer
+from approvals_ui.sessions import session_of
+from approvals_ui.templating import render
+from signoff.pending import DecisionNotAccepted, send_decision
+from workflows.actions import REFUND_APPROVER_ROLE, Decision, Verdict
+
+router = APIRouter(prefix="/approvals", tags=["approvals"])
+PAGE_SIZE = 50
+
+
+@router.get("")
+async def inbox(
+    request: Request,
+    reviewer: CurrentReviewer,
+    client: TemporalDep,
+    engine: EngineDep,
+    page: int = 1,
+) -> Response:
+    return await _inbox(request, reviewer, client, engine, page, "inbox.html")
+
+
+@router.get("/rows")
+async def inbox_fragment(
+    request: Request,
+    reviewer: CurrentReviewer,
+    client: TemporalDep,
+    engine: EngineDep,
+    page: int = 1,
+) -> Response:
+    """The list alone, polled by htmx so that it follows arrivals, expiries and decisions."""
+    return await _inbox(request, reviewer, client, engine, page, "_inbox_rows.html")
+
+
+async def _inbox(
+    request: Request,
+    reviewer: CurrentReviewer,
+    client: TemporalDep,
+    engine: EngineDep,
+    page: int,
+    template: str,
+) -> Response:
+    rows = await inbox_rows(client, engine, reviewer.tenant_id)
+    pages = max(1, -(-len(rows) // PAGE_SIZE))
+    page = min(max(1, page), pages)
+    return render(
+        request,
+        template,
+        {
+            "reviewer": reviewer,
+            "rows": rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
+            "total": len(rows),
+            "page": page,
+            "pages": pages,
+        },
+    )
+
+
+@router.get("/{run_id}")
+async def detail(
+    request: Request,
+    run_id: str,
+    reviewer: CurrentReviewer,
+    client: TemporalDep,
+    engine: EngineDep,
+) -> Response:
+    return await _detail(request, run_id, reviewer, client, engine)
+
+
+async def _detail(
+    request: Request,
+    run_id: str,
+    reviewer: CurrentReviewer,
+    client: TemporalDep,
+    engine: EngineDep,
+    refusal: str | None = None,
+    status_code: int = status.HTTP_200_OK,
+) -> Response:
+    state = await run_for_reviewer(client, run_id, reviewer)
+    context = await run_context(engine, state)
+    return render(
+        request,
+        "detail.html",
+        {
+            "reviewer": reviewer,
+            "run": context,
+            "state": state,
+            "refusal": refusal,
+            "approver_role": REFUND_APPROVER_ROLE,
+        },
+        status_code,
+    )
+
+
+@router.post("/{run_id}/decision")
+async def decide(
+    request: Request,
+    run_id: str,
+    reviewer: CurrentReviewer,
+    client: TemporalDep,
+    engine: EngineDep,
+    action_hash: Annotated[str, Form(max_length=200)],
+    verdict: Annotated[Verdict, Form()],
+    reason: Annotated[str, Form(max_length=2000)] = "",
+) -> Response:
+    """Sends the `decide` update as the signed-in reviewer; the workflow has the last word."""
+    await run_for_reviewer(client, run_id, reviewer)  # 404 for another tenant's run
+    if not reviewer.can_decide:
+        return await _detail(
+            request,
+            run_id,
+            reviewer,
+            client,
+            engine,
+            f"You do not have the {REFUND_APPROVER_ROLE} role, so you cannot decide on "
+            "refunds. Ask an administrator if you should.",
+            status.HTTP_403_FORBIDDEN,
+        )
+    try:
+        # Identity, roles and tenant come from the store, never from the form.
+        decision = Decision(
+            action_hash=action_hash.strip().lower(),
+            verdict=verdict,
+            reviewer_id=reviewer.id,
+            reviewer_roles=list(reviewer.roles),
+            tenant_id=reviewer.tenant_id,
+            reason=reason.strip(),
+        )
+    except ValidationError:
+        return await _detail(
+            request,
+            run_id,
+            reviewer,
+            client,
+            engine,
+            "The form did not carry a valid action hash. Reload the page and decide again.",
+            status.HTTP_400_BAD_REQUEST,
+        )
+    try:
+        result = await send_decision(client, run_id, decision)
+    except DecisionNotAccepted as refused:
+        return await _detail(
+            request, run_id, reviewer, client, engine, refused.message, status.HTTP_409_CONFLICT
+        )
+    session_of(request)["notice"] = result.message
+    return RedirectResponse(f"/approvals/{run_id}", status.HTTP_303_SEE_OTHER)

@@ -1,0 +1,130 @@
+"""Security headers, the CSRF check and the sign-in rate limit.
+
+CSRF: every state-changing request carries the session's token, in the form field
+`csrf_token` or the `X-CSRF-Token` header, and, when the browser sends an Origin, that
+origin is this site. The session cookie is SameSite=Lax as well: two fences.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections import defaultdict, deque
+from urllib.parse import urlsplit
+
+from fastapi import HTTPException, Request, status
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from approvals_ui.sessions import session_of
+
+CSRF_FIELD = "csrf_token"
+CSRF_HEADER = "x-csrf-token"
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+# No inline script or style anywhere: htmx and the stylesheet are files under /static.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "connect-src 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+    ]
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    # Not no-referrer: with it Chromium sends `Origin: null` on form posts, which the
+    # CSRF origin check must refuse. same-origin still sends nothing to other sites.
+    (b"referrer-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"permissions-policy", b"camera=(), microphone=(), geolocation=()"),
+]
+
+
+class SecurityHeadersMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        is_static = scope["path"].startswith("/static/")
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers.extend(SECURITY_HEADERS)
+                if not is_static:  # pages show customer data: keep them out of caches
+                    headers.append((b"cache-control", b"no-store"))
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class CsrfRefused(HTTPException):
+    def __init__(self) -> None:
+        super().__init__(
+            status.HTTP_403_FORBIDDEN,
+            "This form has expired or did not come from this site. Reload the page and try again.",
+        )
+
+
+async def csrf_protect(request: Request) -> None:
+    """Router dependency: refuses an unsafe request without the session's CSRF token."""
+    if request.method not in UNSAFE_METHODS:
+        return
+    origin = request.headers.get("origin")
+    if origin is not None and urlsplit(origin).netloc != request.url.netloc:
+        raise CsrfRefused()
+    sent = request.headers.get(CSRF_HEADER)
+    if sent is None:
+        form = await request.form()
+        value = form.get(CSRF_FIELD)
+        sent = value if isinstance(value, str) else None
+    expected = session_of(request).get("csrf", "")
+    if not sent or not hmac.compare_digest(sent.encode(), str(expected).encode()):
+        raise CsrfRefused()
+
+
+class SignInRateLimiter:
+    """Failed sign-ins per key (a user name, an IP) in a sliding window, in memory.
+
+    One process's memory: enough for the one UI process we run; several replicas would
+    each count on their own, which still bounds guessing per replica.
+    """
+
+    def __init__(self, attempts: int, window_seconds: float) -> None:
+        self.attempts = attempts
+        self.window_seconds = window_seconds
+        self._failures: dict[str, deque[float]] = defaultdict(deque)
+
+    def retry_after(self, *keys: str, now: float | None = None) -> float:
+        """Seconds until one more attempt is allowed for all keys; 0 when allowed now."""
+        now = time.monotonic() if now is None else now
+        wait = 0.0
+        for key in keys:
+            failures = self._prune(key, now)
+            if len(failures) >= self.attempts:
+                wait = max(wait, failures[0] + self.window_seconds - now)
+        return wait
+
+    def failed(self, *keys: str, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        for key in keys:
+            self._prune(key, now).append(now)
+
+    def succeeded(self, key: str) -> None:
+        self._failures.pop(key, None)
+
+    def _prune(self, key: str, now: float) -> deque[float]:
+        failures = self._failures[key]
+        while failures and failures[0] <= now - self.window_seconds:
+            failures.popleft()
+        return failures

@@ -1,0 +1,91 @@
+"""`signoff user add` and `signoff user passwd`: reviewer accounts for the web UI.
+
+Passwords are read from a prompt (twice, not echoed) or, for scripts, from stdin with
+`--password-stdin`; never from an option, which would land in shell history.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Annotated
+
+import typer
+
+from activities.store import StoreError, WeakPassword, add_reviewer, make_engine, set_password
+from signoff.cli_support import emit_json, fail, say, settings
+from workflows.contract_base import IDENTIFIER_PATTERN
+
+users = typer.Typer(help="Reviewer accounts: who signs in to the reviewer UI.")
+
+PasswordStdin = Annotated[
+    bool, typer.Option("--password-stdin", help="Read the password from stdin (one line).")
+]
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(users, name="user")
+
+
+def read_password(from_stdin: bool) -> str:
+    if from_stdin:
+        line = sys.stdin.readline()
+        return line.rstrip("\r\n")
+    first: str = typer.prompt("Password", hide_input=True)
+    second: str = typer.prompt("Repeat the password", hide_input=True)
+    if first != second:
+        fail("The two passwords differ; nothing was changed.")
+    return first
+
+
+@users.command("add")
+def add_command(
+    name: Annotated[str, typer.Argument(help="The reviewer's sign-in name, e.g. erin.")],
+    tenant: Annotated[str, typer.Option(help="The tenant whose requests the reviewer sees.")],
+    role: Annotated[
+        list[str] | None, typer.Option(help="A role, e.g. refund_approver; repeat for more.")
+    ] = None,
+    display_name: Annotated[
+        str | None, typer.Option(help="The name shown in the UI (default: NAME).")
+    ] = None,
+    password_stdin: PasswordStdin = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """Create a reviewer who can sign in to the reviewer UI."""
+    if not re.match(IDENTIFIER_PATTERN, name):
+        fail(f"Invalid name '{name}': use letters, digits, '.', '_', ':' or '-'.")
+    roles = role or []
+    for item in roles:
+        if not re.match(IDENTIFIER_PATTERN, item):
+            fail(f"Invalid role '{item}'.")
+    password = read_password(password_stdin)
+    current = settings()
+    engine = make_engine(current.resolved_database_url)
+    try:
+        add_reviewer(engine, name, tenant, roles, password, display_name)
+    except (StoreError, WeakPassword) as error:
+        fail(str(error))
+    finally:
+        engine.dispose()
+    if json_output:
+        emit_json({"reviewer": name, "tenant": tenant, "roles": roles})
+    else:
+        say(f"reviewer {name} added (tenant {tenant}, roles: {', '.join(roles) or 'none'})")
+
+
+@users.command("passwd")
+def passwd_command(
+    name: Annotated[str, typer.Argument(help="The reviewer whose password changes.")],
+    password_stdin: PasswordStdin = False,
+) -> None:
+    """Change a reviewer's password; their open sessions end."""
+    password = read_password(password_stdin)
+    current = settings()
+    engine = make_engine(current.resolved_database_url)
+    try:
+        set_password(engine, name, password)
+    except (StoreError, WeakPassword) as error:
+        fail(str(error))
+    finally:
+        engine.dispose()
+    say(f"password of {name} changed; their open sessions are signed out")
