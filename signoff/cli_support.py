@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Coroutine
-from typing import Any, NoReturn, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from pydantic import BaseModel, ValidationError
@@ -18,6 +18,20 @@ from temporalio.client import Client
 
 from signoff.settings import Settings, get_settings
 from signoff.temporal_client import connect
+
+# Options several commands share: one definition, one help text.
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+TicketOption = Annotated[str, typer.Option("--ticket", help="The ticket id, e.g. T-4512.")]
+TenantOption = Annotated[str, typer.Option(help="The tenant the ticket belongs to.")]
+ModelOption = Annotated[
+    str | None,
+    typer.Option(help="scripted, scripted:SCRIPT or anthropic:MODEL_ID (default: auto)."),
+]
+RequestIdOption = Annotated[
+    str | None,
+    typer.Option(help="Idempotency: the same request id twice gives the one run."),
+]
+ActorOption = Annotated[str, typer.Option(help="Who asks for this run.")]
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1

@@ -17,6 +17,7 @@ from temporalio.service import RPCError
 
 from activities.store import get_reviewer, make_engine
 from signoff.cli_support import (
+    JsonOption,
     client_for,
     emit_json,
     fail,
@@ -32,7 +33,6 @@ from workflows.actions import Decision, Verdict
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 HashOption = Annotated[str, typer.Option("--hash", help="The full action hash `pending` showed.")]
 ReviewerOption = Annotated[str, typer.Option("--as", help="The reviewer deciding, e.g. alice.")]
 

@@ -16,6 +16,12 @@ from temporalio.service import RPCError, RPCStatusCode
 from activities.store import get_ticket, make_engine, tenant_exists
 from signoff.cli_support import (
     EXIT_RUN_FAILED,
+    ActorOption,
+    JsonOption,
+    ModelOption,
+    RequestIdOption,
+    TenantOption,
+    TicketOption,
     client_for,
     emit_json,
     fail,
@@ -44,8 +50,6 @@ from workflows.contracts import (
 POLL_SECONDS = 0.5
 DEFAULT_GOAL = "Answer the customer's support ticket."
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
-
 
 def register(app: typer.Typer) -> None:
     app.command("run")(run_command)
@@ -55,17 +59,11 @@ def register(app: typer.Typer) -> None:
 
 
 def run_command(
-    ticket: Annotated[str, typer.Option("--ticket", help="The ticket id, e.g. T-4512.")],
-    tenant: Annotated[str, typer.Option(help="The tenant the ticket belongs to.")] = "demo",
-    model: Annotated[
-        str | None,
-        typer.Option(help="scripted, scripted:SCRIPT or anthropic:MODEL_ID (default: auto)."),
-    ] = None,
-    request_id: Annotated[
-        str | None,
-        typer.Option(help="Idempotency: the same request id twice gives the one run."),
-    ] = None,
-    actor: Annotated[str, typer.Option(help="Who asks for this run.")] = "ops",
+    ticket: TicketOption,
+    tenant: TenantOption = "demo",
+    model: ModelOption = None,
+    request_id: RequestIdOption = None,
+    actor: ActorOption = "ops",
     goal: Annotated[str, typer.Option(help="What the agent must do.")] = DEFAULT_GOAL,
     wait: Annotated[bool, typer.Option("--wait", help="Show progress until the run ends.")] = False,
     json_output: JsonOption = False,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated
 
 import typer
 from pydantic import ValidationError
@@ -12,6 +11,12 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from signoff.cli_support import (
     EXIT_RUN_FAILED,
+    ActorOption,
+    JsonOption,
+    ModelOption,
+    RequestIdOption,
+    TenantOption,
+    TicketOption,
     client_for,
     emit_json,
     fail,
@@ -36,17 +41,12 @@ def register(app: typer.Typer) -> None:
 
 
 def triage_command(
-    ticket: Annotated[str, typer.Option("--ticket", help="The ticket id, e.g. T-4512.")],
-    tenant: Annotated[str, typer.Option(help="The tenant the ticket belongs to.")] = "demo",
-    model: Annotated[
-        str | None,
-        typer.Option(help="scripted, scripted:SCRIPT or anthropic:MODEL_ID (default: auto)."),
-    ] = None,
-    request_id: Annotated[
-        str | None, typer.Option(help="The same request id twice gives the one triage.")
-    ] = None,
-    actor: Annotated[str, typer.Option(help="Who asks for this triage.")] = "ops",
-    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    ticket: TicketOption,
+    tenant: TenantOption = "demo",
+    model: ModelOption = None,
+    request_id: RequestIdOption = None,
+    actor: ActorOption = "ops",
+    json_output: JsonOption = False,
 ) -> None:
     """Classify a ticket (tracking, refund, other) and take the path written for it."""
     current = settings()
