@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bootstrap clean
+.PHONY: demo test lint bench bootstrap clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	scripts/ensure-system-packages.sh
 	$(BIN)/python -m pytest -q
+
+# Not in `make test`: timings, not assertions (see README, "Reviewer UI").
+bench: $(STAMP)
+	$(BIN)/python bench/inbox.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -2,12 +2,15 @@
 
 The signed-in reviewer is read from the store on every request, so a changed role or
 tenant applies at once, and the decision a route sends carries what the store says,
-never what a form says.
+never what a form says. Who the reviewer is comes from the session cookie, or, with
+`SIGNOFF_AUTH=proxy`, from the header an auth proxy in front sets (the cookie's
+reviewer is then ignored, and the header is ignored in the default session mode).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated
@@ -16,10 +19,11 @@ from fastapi import Depends, HTTPException, Request, status
 from sqlalchemy import Engine
 from temporalio.client import Client
 
-from activities.store import get_reviewer
+from activities.store import Reviewer, get_reviewer
 from approvals_ui.sessions import password_fingerprint, session_of
 from signoff.settings import Settings
 from workflows.actions import REFUND_APPROVER_ROLE
+from workflows.contract_base import IDENTIFIER_PATTERN
 
 TemporalConnect = Callable[[Settings], Awaitable[Client]]
 
@@ -38,6 +42,10 @@ class SignedInReviewer:
 
 class SignInRequired(Exception):
     """No valid session: HTML goes to the sign-in page, htmx and the API get 401."""
+
+
+class UnknownProxyReviewer(Exception):
+    """Proxy mode: the auth proxy named someone who is not a reviewer in the store."""
 
 
 class TemporalUnavailable(Exception):
@@ -82,6 +90,9 @@ async def get_temporal(request: Request) -> Client:
 
 def get_reviewer_or_none(request: Request) -> SignedInReviewer | None:
     """Sync on purpose: FastAPI runs it in a thread, off the event loop, like every read."""
+    settings = get_settings(request)
+    if settings.auth == "proxy":
+        return _proxy_reviewer(request, settings.auth_header)
     session = session_of(request)
     reviewer_id = session.get("reviewer")
     if not isinstance(reviewer_id, str):
@@ -90,6 +101,24 @@ def get_reviewer_or_none(request: Request) -> SignedInReviewer | None:
     if reviewer is None or session.get("pw") != password_fingerprint(reviewer.password_hash):
         session.pop("reviewer", None)  # deleted, or the password changed since sign-in
         return None
+    return _signed_in(reviewer)
+
+
+def _proxy_reviewer(request: Request, header: str) -> SignedInReviewer | None:
+    reviewer_id = request.headers.get(header, "").strip()
+    if not reviewer_id:
+        return None
+    reviewer = (
+        get_reviewer(get_engine(request), reviewer_id)
+        if re.match(IDENTIFIER_PATTERN, reviewer_id)
+        else None
+    )
+    if reviewer is None:
+        raise UnknownProxyReviewer()
+    return _signed_in(reviewer)
+
+
+def _signed_in(reviewer: Reviewer) -> SignedInReviewer:
     return SignedInReviewer(
         id=reviewer.id,
         tenant_id=reviewer.tenant_id,

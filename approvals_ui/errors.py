@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from approvals_ui.deps import SignInRequired, TemporalUnavailable
+from approvals_ui.deps import SignInRequired, TemporalUnavailable, UnknownProxyReviewer
 from approvals_ui.templating import render
 
 log = logging.getLogger("approvals_ui")
@@ -26,17 +26,33 @@ TITLES = {
     404: "Not found",
     405: "Not allowed",
     409: "Not accepted",
+    415: "Not a JSON request",
+    422: "Not accepted",
     429: "Too many requests",
     503: "Temporarily unavailable",
 }
 
 
+PROXY_SIGN_IN = (
+    "You are not signed in. This server takes the reviewer from the auth proxy in front "
+    "of it, and this request did not come through it."
+)
+
+
+def is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
 def wants_short_answer(request: Request) -> bool:
-    return request.url.path.startswith("/api/") or request.headers.get("hx-request") == "true"
+    return is_api(request) or request.headers.get("hx-request") == "true"
+
+
+def proxy_mode(request: Request) -> bool:
+    return bool(request.app.state.settings.auth == "proxy")
 
 
 def error_page(request: Request, status_code: int, message: str) -> Response:
-    if request.url.path.startswith("/api/"):
+    if is_api(request):
         return JSONResponse({"detail": message}, status_code=status_code)
     return render(
         request,
@@ -47,6 +63,13 @@ def error_page(request: Request, status_code: int, message: str) -> Response:
 
 
 async def sign_in_required(request: Request, _: Exception) -> Response:
+    if is_api(request):
+        return JSONResponse(
+            {"detail": PROXY_SIGN_IN if proxy_mode(request) else "Sign in first."},
+            status_code=status.HTTP_401_UNAUTHORIZED,
+        )
+    if proxy_mode(request):  # no password sign-in to go to: it would loop
+        return error_page(request, status.HTTP_401_UNAUTHORIZED, PROXY_SIGN_IN)
     if wants_short_answer(request):
         # htmx follows HX-Redirect: a polling inbox whose session ended goes to sign-in.
         return JSONResponse(
@@ -56,6 +79,15 @@ async def sign_in_required(request: Request, _: Exception) -> Response:
         )
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     return RedirectResponse(f"/signin?next={quote(target)}", status.HTTP_303_SEE_OTHER)
+
+
+async def unknown_proxy_reviewer(request: Request, _: Exception) -> Response:
+    return error_page(
+        request,
+        status.HTTP_403_FORBIDDEN,
+        "The auth proxy signed you in under a name that is not a reviewer here. Ask an "
+        "administrator to add you with `signoff user add`.",
+    )
 
 
 async def temporal_unavailable(request: Request, _: Exception) -> Response:
@@ -76,12 +108,26 @@ async def http_error(request: Request, error: Exception) -> Response:
     return error_page(request, error.status_code, message)
 
 
-async def invalid_request(request: Request, _: Exception) -> Response:
+async def invalid_request(request: Request, error: Exception) -> Response:
+    if is_api(request) and isinstance(error, RequestValidationError):
+        return JSONResponse(
+            {"detail": validation_message(error)},
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        )
     return error_page(
         request,
         status.HTTP_400_BAD_REQUEST,
         "The form or address was incomplete or not valid. Go back, reload and try again.",
     )
+
+
+def validation_message(error: RequestValidationError) -> str:
+    """`body.action_hash: String should match pattern ...`: where and what, never input."""
+    parts = []
+    for item in error.errors()[:5]:
+        where = ".".join(str(part) for part in item.get("loc", ()))
+        parts.append(f"{where}: {item.get('msg', 'not valid')}")
+    return "The request was not valid. " + "; ".join(parts)
 
 
 async def unexpected(request: Request, error: Exception) -> Response:
@@ -96,6 +142,7 @@ async def unexpected(request: Request, error: Exception) -> Response:
 def install(app: FastAPI) -> None:
     app.add_exception_handler(SignInRequired, sign_in_required)
     app.add_exception_handler(TemporalUnavailable, temporal_unavailable)
+    app.add_exception_handler(UnknownProxyReviewer, unknown_proxy_reviewer)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(Exception, unexpected)

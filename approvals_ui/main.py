@@ -13,13 +13,20 @@ from sqlalchemy import Engine
 from activities.store import make_engine
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
-from approvals_ui.routers import approvals, auth, runs
+from approvals_ui.routers import api, approvals, audit, auth, runs
 from approvals_ui.security import SecurityHeadersMiddleware, SignInRateLimiter, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
 from signoff.settings import Settings
 from signoff.temporal_client import connect
 
 STATIC_DIR = Path(__file__).parent / "static"
+API_DESCRIPTION = (
+    "The reviewer UI's reads and the decision, for integrations. Authentication: the "
+    "UI's session cookie (`signoff_session`, from `POST /signin`), whose POSTs also carry "
+    "the session's CSRF token in `X-CSRF-Token` (read it from `GET /api/me`); or, with "
+    "`SIGNOFF_AUTH=proxy`, the reviewer named in the header the auth proxy sets. Errors "
+    'are `{"detail": "..."}`; 503 when Temporal or a worker does not answer.'
+)
 
 
 def create_app(
@@ -36,12 +43,16 @@ def create_app(
         if own_engine:
             store.dispose()
 
+    # Only the JSON API is in the schema; no docs page (it would need a CDN and inline
+    # script, which the CSP forbids): tools read /api/openapi.json.
     app = FastAPI(
-        title="signoff reviewer UI",
+        title="signoff reviewer API",
+        description=API_DESCRIPTION,
+        version="1",
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
-        openapi_url=None,
+        openapi_url="/api/openapi.json",
     )
     app.state.settings = settings
     app.state.engine = store
@@ -51,8 +62,9 @@ def create_app(
     )
     errors.install(app)
     csrf = [Depends(csrf_protect)]
-    for router in (auth.router, approvals.router, runs.router):
-        app.include_router(router, dependencies=csrf)
+    for router in (auth.router, approvals.router, runs.router, audit.router):
+        app.include_router(router, dependencies=csrf, include_in_schema=False)
+    app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     # Outermost last: headers go on every answer, including errors and static files.
     app.add_middleware(

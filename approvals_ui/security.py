@@ -3,6 +3,12 @@
 CSRF: every state-changing request carries the session's token, in the form field
 `csrf_token` or the `X-CSRF-Token` header, and, when the browser sends an Origin, that
 origin is this site. The session cookie is SameSite=Lax as well: two fences.
+
+The JSON API takes no forms: its POSTs must be `application/json`, which no page of
+another site can send without a CORS preflight (this app answers none), and, when the
+session cookie authenticates them, carry the session's token in `X-CSRF-Token`. In
+proxy mode the identity comes from the proxy's header, and the JSON content type and
+the Origin check are the fence.
 """
 
 from __future__ import annotations
@@ -10,11 +16,13 @@ from __future__ import annotations
 import hmac
 import time
 from collections import defaultdict, deque
+from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import HTTPException, Request, status
+from fastapi import Header, HTTPException, Request, status
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from approvals_ui.deps import CurrentReviewer
 from approvals_ui.sessions import session_of
 
 CSRF_FIELD = "csrf_token"
@@ -90,6 +98,41 @@ async def csrf_protect(request: Request) -> None:
         sent = value if isinstance(value, str) else None
     expected = session_of(request).get("csrf", "")
     if not sent or not hmac.compare_digest(sent.encode(), str(expected).encode()):
+        raise CsrfRefused()
+
+
+class NotJson(HTTPException):
+    def __init__(self) -> None:
+        super().__init__(
+            status.HTTP_415_UNSUPPORTED_MEDIA_TYPE,
+            "Send the body as JSON, with Content-Type: application/json.",
+        )
+
+
+async def api_csrf_protect(
+    request: Request,
+    _: CurrentReviewer,  # first: an unauthenticated request is a 401, not a 403
+    x_csrf_token: Annotated[
+        str | None,
+        Header(
+            alias="X-CSRF-Token",
+            description="The session's CSRF token; required when the session cookie "
+            "authenticates the request, not in proxy mode.",
+        ),
+    ] = None,
+) -> None:
+    """Dependency of the API's POSTs: see the module note."""
+    origin = request.headers.get("origin")
+    if origin is not None and urlsplit(origin).netloc != request.url.netloc:
+        raise CsrfRefused()
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise NotJson()
+    if request.app.state.settings.auth == "proxy":
+        return
+    sent = x_csrf_token or ""
+    expected = str(session_of(request).get("csrf", ""))
+    if not sent or not hmac.compare_digest(sent.encode(), expected.encode()):
         raise CsrfRefused()
 
 

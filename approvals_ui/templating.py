@@ -56,5 +56,6 @@ def render(
         "now": now,
         "time_left": lambda expires_at: time_left(expires_at, now),
         "refresh_seconds": request.app.state.settings.ui_inbox_refresh_seconds,
+        "auth_mode": request.app.state.settings.auth,
     }
     return templates.TemplateResponse(request, name, {**base, **context}, status_code=status_code)

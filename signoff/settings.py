@@ -10,13 +10,23 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from workflows.contracts import TASK_QUEUE, ModelPrice, ModelRef
 
+# US dollars per million tokens (cache write: 5-minute cache, 1.25 times input; cache
+# read: 0.1 times input). claude-sonnet-4-5 stays priced for runs that still name it:
+# the SDK marks it deprecated, end of life on 2026-11-30.
 DEFAULT_PRICES = {
+    "claude-sonnet-4-6": ModelPrice(
+        input=Decimal("3"),
+        output=Decimal("15"),
+        cache_write=Decimal("3.75"),
+        cache_read=Decimal("0.30"),
+    ),
     "claude-sonnet-4-5": ModelPrice(
         input=Decimal("3"),
         output=Decimal("15"),
@@ -52,7 +62,9 @@ class Settings(BaseSettings):
 
     # Model selection: "auto" is anthropic when a key is set, the scripted demo otherwise.
     model: str = "auto"
-    anthropic_model: str = "claude-sonnet-4-5"
+    # Not one the installed SDK marks deprecated: the conformance tests (tests/anthropic)
+    # run on this id with warnings as errors, so a deprecation fails them.
+    anthropic_model: str = "claude-sonnet-4-6"
     anthropic_api_key: SecretStr | None = Field(
         default=None,
         validation_alias=AliasChoices("SIGNOFF_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),
@@ -82,6 +94,11 @@ class Settings(BaseSettings):
     ui_signin_attempts: int = Field(default=5, ge=1, description="Per user and per IP.")
     ui_signin_window_seconds: float = Field(default=300.0, gt=0)
     ui_inbox_refresh_seconds: int = Field(default=5, ge=1)
+    # Who the reviewer is: our own sign-in ("session"), or a header set by an auth proxy
+    # in front ("proxy"). Proxy mode trusts that header blindly: the UI must then be
+    # reachable only through that proxy.
+    auth: Literal["session", "proxy"] = "session"
+    auth_header: str = Field(default="X-Forwarded-User", pattern=r"^[A-Za-z0-9-]{1,64}$")
 
     @field_validator("home")
     @classmethod

@@ -1,4 +1,8 @@
-"""Sign-in and sign-out. Passwords are checked against the store's argon2 hashes."""
+"""Sign-in and sign-out. Passwords are checked against the store's argon2 hashes.
+
+In proxy mode there is no password sign-in: the auth proxy in front signs people in,
+and these pages only say so.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from activities.store import get_reviewer, verify_password
 from approvals_ui.deps import EngineDep, MaybeReviewer
+from approvals_ui.errors import PROXY_SIGN_IN, error_page, proxy_mode
 from approvals_ui.security import SignInRateLimiter
 from approvals_ui.sessions import new_session, password_fingerprint, session_of
 from approvals_ui.templating import render
@@ -36,6 +41,8 @@ def home() -> RedirectResponse:
 def signin_page(request: Request, reviewer: MaybeReviewer, next: str | None = None) -> Response:
     if reviewer is not None:
         return RedirectResponse(safe_next(next), status.HTTP_303_SEE_OTHER)
+    if proxy_mode(request):
+        return error_page(request, status.HTTP_401_UNAUTHORIZED, PROXY_SIGN_IN)
     return render(request, "signin.html", {"next": safe_next(next), "username": ""})
 
 
@@ -47,6 +54,12 @@ async def signin(
     password: Annotated[str, Form(max_length=1024)],
     next: Annotated[str, Form()] = HOME,
 ) -> Response:
+    if proxy_mode(request):
+        return error_page(
+            request,
+            status.HTTP_403_FORBIDDEN,
+            "Password sign-in is off: this server takes the reviewer from its auth proxy.",
+        )
     limiter: SignInRateLimiter = request.app.state.signin_limiter
     username = username.strip()
     client_ip = request.client.host if request.client else "unknown"

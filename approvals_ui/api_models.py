@@ -1,0 +1,84 @@
+"""What the JSON API answers and takes, as pydantic models: its OpenAPI schema is these.
+
+The workflow's own contracts (`PendingAction`, `DecisionRecord`, `DecisionResult`,
+`RunState`) are answered as they are, so an integration reads exactly what the workflow
+holds; the models here only add the store's rows beside them and the request body.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from workflows.actions import DecisionRecord, PendingAction, Verdict
+from workflows.contracts import RunStatus
+
+
+class ApiModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ApiError(ApiModel):
+    """Every refusal: a sentence for a person, never a stack trace."""
+
+    detail: str
+
+
+class Reviewer(ApiModel):
+    id: str
+    tenant_id: str
+    display_name: str
+    roles: list[str]
+    can_decide: bool
+    csrf_token: str | None = Field(
+        description="Send it as X-CSRF-Token with a POST authenticated by the session "
+        "cookie; null in proxy mode, which needs none."
+    )
+
+
+class PendingApproval(ApiModel):
+    run_id: str
+    tenant_id: str
+    ticket_id: str
+    ticket_excerpt: str = Field(description="Unverified customer text, shortened.")
+    action: PendingAction
+
+
+class ApprovalList(ApiModel):
+    total: int
+    items: list[PendingApproval]
+
+
+class TicketView(ApiModel):
+    id: str
+    customer_name: str | None
+    created_at: datetime | None
+    text: str = Field(description="Unverified customer text, exactly as written.")
+
+
+class RefundView(ApiModel):
+    id: str
+    order_id: str
+    amount: Decimal
+    currency: str
+    approvers: list[str]
+    created_at: datetime
+
+
+class ApprovalDetail(ApiModel):
+    run_id: str
+    status: RunStatus
+    ticket: TicketView | None
+    pending_actions: list[PendingAction]
+    prior_refunds: list[RefundView]
+    decisions: list[DecisionRecord]
+
+
+class DecisionBody(ApiModel):
+    """The decision on one pending action, named by the hash the reviewer was shown."""
+
+    action_hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+    verdict: Verdict
+    reason: str = Field(default="", max_length=2000, description="Required to reject.")

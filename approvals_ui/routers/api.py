@@ -1,0 +1,166 @@
+"""The JSON API for integrations: the same reads as the pages, and the decision.
+
+Authentication is the UI's: the session cookie (a POST then also needs the session's
+token in `X-CSRF-Token`), or the auth proxy's header in proxy mode. Every refusal is
+`{"detail": "..."}` with the status code documented on the route.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request, status
+from temporalio.service import RPCError
+
+from approvals_ui.api_models import (
+    ApiError,
+    ApprovalDetail,
+    ApprovalList,
+    DecisionBody,
+    PendingApproval,
+    RefundView,
+    Reviewer,
+    TicketView,
+)
+from approvals_ui.deps import (
+    CurrentReviewer,
+    EngineDep,
+    SettingsDep,
+    TemporalDep,
+    get_temporal,
+)
+from approvals_ui.lookups import NO_WORKER, inbox_rows, run_context, run_for_reviewer
+from approvals_ui.security import api_csrf_protect
+from approvals_ui.sessions import session_of
+from approvals_ui.templating import excerpt
+from signoff.pending import DecisionNotAccepted, send_decision
+from workflows.actions import REFUND_APPROVER_ROLE, Decision, DecisionResult
+from workflows.contracts import RunState
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": ApiError} for code in codes}
+
+
+READ_ERRORS = _errors(401, 403, 404, 422, 503)
+router = APIRouter(prefix="/api", tags=["api"], responses=_errors(401, 403, 503))
+
+
+@router.get("/me", summary="The signed-in reviewer")
+def me(request: Request, reviewer: CurrentReviewer, settings: SettingsDep) -> Reviewer:
+    csrf = session_of(request).get("csrf") if settings.auth == "session" else None
+    return Reviewer(
+        id=reviewer.id,
+        tenant_id=reviewer.tenant_id,
+        display_name=reviewer.display_name,
+        roles=list(reviewer.roles),
+        can_decide=reviewer.can_decide,
+        csrf_token=csrf if isinstance(csrf, str) else None,
+    )
+
+
+@router.get("/approvals", summary="Pending actions of the reviewer's tenant, oldest first")
+async def approvals(
+    reviewer: CurrentReviewer, client: TemporalDep, engine: EngineDep
+) -> ApprovalList:
+    rows = await inbox_rows(client, engine, reviewer.tenant_id)
+    return ApprovalList(
+        total=len(rows),
+        items=[
+            PendingApproval(
+                run_id=row.item.run_id,
+                tenant_id=row.item.tenant_id,
+                ticket_id=row.item.ticket_id,
+                ticket_excerpt=excerpt(row.ticket_excerpt),
+                action=row.item.action,
+            )
+            for row in rows
+        ],
+    )
+
+
+@router.get(
+    "/approvals/{run_id}",
+    summary="One run's pending actions, with the raw ticket and the order's prior refunds",
+    responses=READ_ERRORS,
+)
+async def approval(
+    run_id: str, reviewer: CurrentReviewer, client: TemporalDep, engine: EngineDep
+) -> ApprovalDetail:
+    state = await run_for_reviewer(client, run_id, reviewer)
+    context = await run_context(engine, state)
+    ticket = (
+        TicketView(
+            id=state.ticket_id,
+            customer_name=context.customer_name,
+            created_at=context.ticket_created_at,
+            text=context.ticket_text,
+        )
+        if context.ticket_text is not None
+        else None
+    )
+    return ApprovalDetail(
+        run_id=state.run_id,
+        status=state.status,
+        ticket=ticket,
+        pending_actions=state.pending_actions,
+        prior_refunds=[
+            RefundView(
+                id=refund.id,
+                order_id=refund.order_id,
+                amount=refund.amount,
+                currency=refund.currency,
+                approvers=refund.approver_list,
+                created_at=refund.created_at,
+            )
+            for refund in context.prior_refunds
+        ],
+        decisions=state.decisions,
+    )
+
+
+@router.get(
+    "/runs/{run_id}",
+    summary="A run's state: timeline, tool calls, decisions, outcome",
+    responses=READ_ERRORS,
+)
+async def run(run_id: str, reviewer: CurrentReviewer, client: TemporalDep) -> RunState:
+    return await run_for_reviewer(client, run_id, reviewer)
+
+
+@router.post(
+    "/approvals/{run_id}/decision",
+    summary="Approve or reject a pending action, named by its hash",
+    description="Sent as the signed-in reviewer (id, roles and tenant from the store). "
+    "409 carries the workflow's refusal in plain words, e.g. a hash that is no longer "
+    "pending, an expired action or a second approval by the same reviewer. With the "
+    "session cookie, send the session's CSRF token (`GET /api/me`) as X-CSRF-Token.",
+    dependencies=[Depends(api_csrf_protect)],
+    responses=_errors(401, 403, 404, 409, 415, 422, 503),
+)
+async def decide(
+    request: Request, run_id: str, body: DecisionBody, reviewer: CurrentReviewer
+) -> DecisionResult:
+    # Connected here, not as a dependency: a malformed body is a 422 even when
+    # Temporal is down (dependencies are solved before the body is validated).
+    client = await get_temporal(request)
+    await run_for_reviewer(client, run_id, reviewer)  # 404 for another tenant's run
+    if not reviewer.can_decide:
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN,
+            f"You do not have the {REFUND_APPROVER_ROLE} role, so you cannot decide on refunds.",
+        )
+    decision = Decision(
+        action_hash=body.action_hash,
+        verdict=body.verdict,
+        reviewer_id=reviewer.id,
+        reviewer_roles=list(reviewer.roles),
+        tenant_id=reviewer.tenant_id,
+        reason=body.reason.strip(),
+    )
+    try:
+        return await send_decision(client, run_id, decision)
+    except DecisionNotAccepted as refused:
+        raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
+    except RPCError:
+        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, NO_WORKER) from None

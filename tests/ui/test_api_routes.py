@@ -1,0 +1,193 @@
+"""The JSON API, proxy mode and the audit page on real runs of the dev stack."""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine
+
+from activities.store import write_transaction
+from activities.store.schema import Refund
+from approvals_ui.main import create_app
+from signoff.settings import Settings
+from tests.ui.conftest import DevStack, RefundCase, sign_in, wait_until_pending
+
+pytestmark = pytest.mark.devserver
+SETTLE_SECONDS = 30
+
+
+@pytest.fixture
+def proxied(app_settings: Settings) -> Iterator[TestClient]:
+    settings = app_settings.model_copy(update={"auth": "proxy"})
+    with TestClient(create_app(settings), follow_redirects=False) as client:
+        yield client
+
+
+def as_user(name: str) -> dict[str, str]:
+    return {"X-Forwarded-User": name}
+
+
+def decide(client: TestClient, run_id: str, user: str, body: dict[str, str]) -> object:
+    return client.post(f"/api/approvals/{run_id}/decision", json=body, headers=as_user(user))
+
+
+def test_api_reads_what_the_pages_show(proxied: TestClient, pending_case: RefundCase) -> None:
+    listed = proxied.get("/api/approvals", headers=as_user("alice"))
+    assert listed.status_code == 200
+    items = {item["run_id"]: item for item in listed.json()["items"]}
+    item = items[pending_case.run_id]
+    assert item["action"]["arguments"]["amount"] == "60.00"
+    assert item["action"]["targets"]["order_id"] == pending_case.order_id
+    assert "arrived damaged" in item["ticket_excerpt"]
+    detail = proxied.get(f"/api/approvals/{pending_case.run_id}", headers=as_user("alice")).json()
+    assert detail["ticket"]["text"].startswith("Hello, my parcel arrived damaged")
+    assert detail["prior_refunds"] == [] and detail["status"] == "waiting_for_approval"
+    run = proxied.get(f"/api/runs/{pending_case.run_id}", headers=as_user("alice")).json()
+    assert run["pending_actions"][0]["action_hash"] == detail["pending_actions"][0]["action_hash"]
+    # Another tenant's reviewer: 404 for the run, and it is not listed.
+    assert (
+        proxied.get(f"/api/runs/{pending_case.run_id}", headers=as_user("carol")).status_code == 404
+    )
+    carol = proxied.get("/api/approvals", headers=as_user("carol")).json()
+    assert pending_case.run_id not in {item["run_id"] for item in carol["items"]}
+
+
+def test_api_decision_refusals_then_approval(proxied: TestClient, pending_case: RefundCase) -> None:
+    run_id = pending_case.run_id
+    detail = proxied.get(f"/api/approvals/{run_id}", headers=as_user("alice")).json()
+    action_hash = detail["pending_actions"][0]["action_hash"]
+    approve = {"action_hash": action_hash, "verdict": "approve", "reason": ""}
+    other_tenant = decide(proxied, run_id, "carol", approve)
+    assert other_tenant.status_code == 404  # type: ignore[attr-defined]
+    no_role = decide(proxied, run_id, "dave", approve)
+    assert no_role.status_code == 403  # type: ignore[attr-defined]
+    stale = decide(proxied, run_id, "alice", {**approve, "action_hash": "cd" * 32})
+    assert stale.status_code == 409  # type: ignore[attr-defined]
+    assert "No pending request has this hash" in stale.json()["detail"]  # type: ignore[attr-defined]
+    no_reason = decide(proxied, run_id, "alice", {**approve, "verdict": "reject"})
+    assert no_reason.json() == {"detail": "A reason is required to reject."}  # type: ignore[attr-defined]
+    approved = decide(proxied, run_id, "alice", approve)
+    assert approved.status_code == 200  # type: ignore[attr-defined]
+    assert approved.json()["status"] == "approved"  # type: ignore[attr-defined]
+    again = decide(proxied, run_id, "bob", approve)
+    assert again.status_code == 409  # type: ignore[attr-defined]
+
+
+def test_api_decision_with_the_session_cookie_and_csrf_header(
+    ui: TestClient, pending_case: RefundCase
+) -> None:
+    sign_in(ui, "bob")
+    token = ui.get("/api/me").json()["csrf_token"]
+    detail = ui.get(f"/api/approvals/{pending_case.run_id}").json()
+    body = {
+        "action_hash": detail["pending_actions"][0]["action_hash"],
+        "verdict": "reject",
+        "reason": '=HYPERLINK("http://evil.test","photos")',
+    }
+    url = f"/api/approvals/{pending_case.run_id}/decision"
+    assert ui.post(url, json=body).status_code == 403  # no X-CSRF-Token
+    rejected = ui.post(url, json=body, headers={"X-CSRF-Token": token})
+    assert rejected.status_code == 200 and rejected.json()["status"] == "rejected"
+    # The audit lists the rejection, filters it, and exports it without a live formula.
+    rows = wait_for_audit(ui, pending_case.run_id, "rejected")
+    assert "bob" in rows and "HYPERLINK" in rows and pending_case.order_id in rows
+    only_alice = ui.get("/audit?reviewer=alice&verdict=rejected").text
+    assert f'data-run-id="{pending_case.run_id}"' not in only_alice
+    today = datetime.now(UTC).date().isoformat()
+    exported = ui.get(f"/audit.csv?reviewer=bob&verdict=rejected&from={today}&to={today}")
+    assert exported.status_code == 200 and exported.headers["content-type"].startswith("text/csv")
+    assert "attachment" in exported.headers["content-disposition"]
+    records = list(csv.DictReader(io.StringIO(exported.text)))
+    mine = [row for row in records if row["run_id"] == pending_case.run_id]
+    assert len(mine) == 1 and {row["verdict"] for row in records} == {"rejected"}
+    assert mine[0]["reason"] == "'" + body["reason"]  # quoted: a spreadsheet shows text
+    assert mine[0]["order"] == pending_case.order_id and mine[0]["reviewer"] == "bob"
+
+
+def test_audit_shows_an_approval_with_its_amount(
+    ui: TestClient, proxied: TestClient, pending_case: RefundCase
+) -> None:
+    detail = proxied.get(f"/api/approvals/{pending_case.run_id}", headers=as_user("alice")).json()
+    action_hash = detail["pending_actions"][0]["action_hash"]
+    body = {"action_hash": action_hash, "verdict": "approve"}
+    assert decide(proxied, pending_case.run_id, "alice", body).status_code == 200  # type: ignore[attr-defined]
+    sign_in(ui, "alice")
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:  # the amount comes from the ledger once the refund executed
+        page = ui.get("/audit?verdict=approved&reviewer=alice").text
+        row = page.split(f'data-run-id="{pending_case.run_id}"')[-1].split("</tr>")[0]
+        if "60.00 EUR" in row:
+            break
+        assert time.monotonic() < deadline, page
+        time.sleep(0.3)
+    assert pending_case.order_id in row and action_hash[:12] in row
+    assert 'href="/audit"' in page  # linked in the nav
+
+
+def test_a_voided_hash_is_refused_and_the_new_version_shown(
+    proxied: TestClient, pending_case: RefundCase, dev_stack: DevStack, store: Engine
+) -> None:
+    run_id = pending_case.run_id
+    old_hash = wait_until_pending(dev_stack, pending_case)
+    # The order changes meanwhile: 10.00 more paid and 10.00 refunded, so 60.00 stays
+    # refundable and the request is raised again (not denied), under a new hash.
+    with store.begin() as connection:
+        connection.exec_driver_sql(
+            "UPDATE orders SET amount_paid_minor = 7000 WHERE id = ?", (pending_case.order_id,)
+        )
+    add_refund(store, pending_case, amount_minor=1000)
+    approved = decide(proxied, run_id, "alice", {"action_hash": old_hash, "verdict": "approve"})
+    assert approved.status_code == 200  # type: ignore[attr-defined]
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while (new_hash := wait_until_pending(dev_stack, pending_case)) == old_hash:
+        assert time.monotonic() < deadline
+        time.sleep(0.3)
+    again = decide(proxied, run_id, "bob", {"action_hash": old_hash, "verdict": "approve"})
+    assert again.status_code == 409  # type: ignore[attr-defined]
+    assert again.json()["detail"] == (  # type: ignore[attr-defined]
+        "This request changed since you opened it; review the new version."
+    )
+    page = proxied.get(f"/approvals/{run_id}", headers=as_user("bob")).text
+    assert "replaces an earlier one whose approval went void" in page
+    assert new_hash in page and "10.00 EUR" in page  # the refund that landed meanwhile
+    # The expiry counts down in the page, by a static script the CSP allows.
+    assert 'role="timer" data-expires-at="' in page
+    assert '<script src="/static/countdown.js" defer></script>' in page
+
+
+def add_refund(store: Engine, case: RefundCase, amount_minor: int) -> None:
+    with write_transaction(store) as session:
+        session.add(
+            Refund(
+                id="R-" + uuid.uuid4().hex[:10].upper(),
+                tenant_id=case.tenant_id,
+                order_id=case.order_id,
+                amount_minor=amount_minor,
+                currency="EUR",
+                idempotency_key=f"test-{uuid.uuid4().hex}",
+                run_id="manual",
+                action_hash="0" * 64,
+                approvers="bob",
+                reason="made by hand in a test",
+                created_at=datetime.now(UTC),
+            )
+        )
+
+
+def wait_for_audit(client: TestClient, run_id: str, kind: str) -> str:
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        page = client.get(f"/audit?verdict={kind}")
+        assert page.status_code == 200, page.text
+        marker = f'data-run-id="{run_id}" data-kind="{kind}"'
+        if marker in page.text:
+            return page.text.split(marker)[1].split("</tr>")[0]
+        assert time.monotonic() < deadline, page.text
+        time.sleep(0.3)
