@@ -1,79 +1,19 @@
 """The whole path an ops user takes: `signoff dev`, then run, status and list, then Ctrl-C.
 
-Everything runs as real processes: the launcher starts the Temporal dev server from the
-venv's `temporal` binary, a worker and the demo data; the CLI talks to it over gRPC.
+Everything runs as real processes: the launcher (tests/e2e/conftest.py) starts the
+Temporal dev server from the venv's `temporal` binary, a worker and the demo data; the
+CLI talks to it over gRPC.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-SIGNOFF = str(Path(sys.executable).parent / "signoff")
-READY_SECONDS = 90
-VISIBILITY_SECONDS = 20
+from tests.e2e.cli import VISIBILITY_SECONDS, json_of, signoff
 
 pytestmark = pytest.mark.devserver
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    home = tmp_path_factory.mktemp("signoff-home")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC")}
-    env.update(
-        SIGNOFF_HOME=str(home),
-        SIGNOFF_TEMPORAL_ADDRESS=f"127.0.0.1:{free_port()}",
-        SIGNOFF_TEMPORAL_UI_PORT=str(free_port()),
-        SIGNOFF_TASK_QUEUE=f"e2e-{os.getpid()}",
-    )
-    log = (home / "dev.log").open("w")
-    launcher = subprocess.Popen([SIGNOFF, "dev"], env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + READY_SECONDS
-        while "Press Ctrl-C" not in (home / "dev.log").read_text():
-            assert launcher.poll() is None, (home / "dev.log").read_text()
-            assert time.monotonic() < deadline, "signoff dev did not get ready"
-            time.sleep(0.2)
-        yield env
-    finally:
-        launcher.send_signal(signal.SIGINT)
-        try:
-            launcher.wait(timeout=30)
-        finally:
-            if launcher.poll() is None:
-                launcher.kill()
-            log.close()
-    assert launcher.returncode == 0, (home / "dev.log").read_text()
-    assert "Stopped the worker and the Temporal dev server" in (home / "dev.log").read_text()
-
-
-def signoff(
-    env: dict[str, str], *args: str, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [SIGNOFF, *args], env=env, input=stdin, capture_output=True, text=True, timeout=120
-    )
-
-
-def json_of(result: subprocess.CompletedProcess[str]) -> Any:
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
 
 
 def test_order_status_run_end_to_end(dev_stack: dict[str, str]) -> None:

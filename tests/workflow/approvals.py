@@ -1,0 +1,147 @@
+"""Helpers of the approval-gate tests: the real store activities, the seeded reviewers.
+
+The store side is real (the tool gateway and the refund activities on a seeded SQLite
+file); only the model is a fake, or the scripted model. Decisions carry the tenant and
+roles the store holds for the reviewer, as the CLI sends them.
+
+Time-skipping note. The test server skips time only while the test awaits a result or
+`env.sleep`; polling the `state` query leaves the clock alone, so a run waiting for a
+decision stays waiting (its 24 h expiry timer does not fire) until the test moves time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
+
+from activities.refunds import RefundActivities
+from activities.store import get_reviewer, list_refunds
+from activities.tool_gateway import ToolGateway
+from tests.workflow.fakes import ModelActivities, new_task_queue, run_request, start, worker
+from workflows.actions import Decision, DecisionResult, PendingAction, Verdict
+from workflows.agent_run import AgentRun
+from workflows.contracts import ModelRequest, RunState, ToolResultBlock
+
+# A deadline past the default 24 h expiry, as in production (Settings: 48 h).
+APPROVAL_RUN_DEADLINE = timedelta(hours=48)
+POLL_SECONDS = 0.02
+WAIT_SECONDS = 15.0
+ORDERS = ("C-1042", "C-2210", "C-3107")
+
+
+@asynccontextmanager
+async def gate_run(
+    env: WorkflowEnvironment, model: ModelActivities, engine: Engine, /, **overrides: Any
+) -> AsyncIterator[WorkflowHandle[Any, Any]]:
+    """Start one run on a fresh task queue, with the real gateway and refund activities."""
+    refunds = RefundActivities(engine)
+    task_queue = new_task_queue()
+    values: dict[str, Any] = {"ticket_id": "T-1042", "deadline": APPROVAL_RUN_DEADLINE}
+    values.update(overrides)
+    request = run_request(await env.get_current_time(), **values)
+    async with worker(
+        env.client,
+        task_queue,
+        model,
+        ToolGateway(engine),
+        extra_activities=[refunds.read_action_state, refunds.execute_refund],
+    ):
+        yield await start(env.client, request, task_queue)
+
+
+async def state_when(
+    handle: WorkflowHandle[Any, Any],
+    predicate: Callable[[RunState], bool],
+    what: str,
+    within: float = WAIT_SECONDS,
+) -> RunState:
+    """Poll the `state` query (in real time) until `predicate` holds."""
+    deadline = time.monotonic() + within
+    while True:
+        state: RunState = await handle.query(AgentRun.state)
+        if predicate(state):
+            return state
+        assert time.monotonic() < deadline, f"never {what}: {state.status}, {state.events}"
+        await asyncio.sleep(POLL_SECONDS)
+
+
+async def pending_actions(
+    handle: WorkflowHandle[Any, Any], count: int = 1, within: float = WAIT_SECONDS
+) -> list[PendingAction]:
+    """Wait until the run waits for a decision on `count` actions; return them."""
+    state = await state_when(
+        handle,
+        lambda s: s.status == "waiting_for_approval" and len(s.pending_actions) == count,
+        f"waiting for {count} decision(s)",
+        within,
+    )
+    return state.pending_actions
+
+
+def decision(
+    engine: Engine,
+    reviewer_id: str,
+    action_hash: str,
+    verdict: Verdict = "approve",
+    reason: str = "",
+) -> Decision:
+    """A decision by a seeded reviewer, with the tenant and roles the store holds."""
+    reviewer = get_reviewer(engine, reviewer_id)
+    assert reviewer is not None, reviewer_id
+    return Decision(
+        action_hash=action_hash,
+        verdict=verdict,
+        reviewer_id=reviewer.id,
+        reviewer_roles=reviewer.role_list,
+        tenant_id=reviewer.tenant_id,
+        reason=reason,
+    )
+
+
+async def decide(handle: WorkflowHandle[Any, Any], sent: Decision) -> DecisionResult:
+    result = await handle.execute_update(AgentRun.decide, sent)
+    assert isinstance(result, DecisionResult)
+    return result
+
+
+async def refused(handle: WorkflowHandle[Any, Any], sent: Decision) -> str:
+    """Send a decision the validator must refuse; return the message the reviewer reads."""
+    with pytest.raises(WorkflowUpdateFailedError) as caught:
+        await handle.execute_update(AgentRun.decide, sent)
+    cause = caught.value.cause
+    assert isinstance(cause, ApplicationError), cause
+    return cause.message
+
+
+async def accepted_updates(handle: WorkflowHandle[Any, Any]) -> int:
+    """How many decisions reached the history: a refused one must leave no trace."""
+    history = await handle.fetch_history()
+    return sum(
+        1
+        for event in history.events
+        if event.HasField("workflow_execution_update_accepted_event_attributes")
+    )
+
+
+def refunded(engine: Engine, order_id: str) -> list[Decimal]:
+    return [row.amount for row in list_refunds(engine, "demo", order_id)]
+
+
+def results_of_turn(request: ModelRequest) -> list[ToolResultBlock]:
+    """The tool results sent with `request`: its last message, which holds only them."""
+    last = request.messages[-1]
+    assert last.role == "user"
+    blocks = [block for block in last.content if isinstance(block, ToolResultBlock)]
+    assert len(blocks) == len(last.content)
+    return blocks

@@ -1,0 +1,93 @@
+"""An action nobody decides on: it expires after 24 h (a durable timer, skipped here in
+milliseconds), or the run is cancelled while it waits. Either way no refund happens,
+the outcome says so; a decision after the expiry is refused."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from sqlalchemy import Engine
+from temporalio.testing import WorkflowEnvironment
+
+from tests.workflow.approvals import (
+    WAIT_SECONDS,
+    decision,
+    gate_run,
+    pending_actions,
+    refunded,
+    refused,
+    results_of_turn,
+)
+from tests.workflow.fakes import FakeModel, Gate, replay, text_reply, tool_reply
+from workflows.contracts import RunOutcome
+
+REFUND = ("refund", {"amount": "89.90", "reason": "The vase arrived broken."})
+PAST_EXPIRY = timedelta(hours=25)
+
+
+async def test_expiry_after_24_hours(
+    isolated_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    # Its own server: the clock must move 25 h, and on the shared server a lock another
+    # test left behind (see tests/workflow/conftest.py) would hold it still.
+    env = isolated_env
+    next_turn = Gate()
+    model = FakeModel().enqueue(tool_reply(REFUND), next_turn, text_reply("A colleague will call."))
+    async with gate_run(env, model, seeded_engine) as handle:
+        (action,) = await pending_actions(handle)
+        # The model's next turn holds the run open (and, while it runs, the test
+        # server's clock), so that a late decision reaches a living run.
+        skipping = asyncio.create_task(env.sleep(PAST_EXPIRY))
+        await asyncio.wait_for(next_turn.reached.wait(), WAIT_SECONDS)
+        late = await refused(handle, decision(seeded_engine, "alice", action.action_hash))
+        next_turn.open()
+        await asyncio.wait_for(skipping, WAIT_SECONDS)
+        outcome = await handle.result()
+    await replay(handle)
+
+    assert late == "This request expired; the refund did not happen."
+    assert refunded(seeded_engine, "C-1042") == []
+    (result,) = results_of_turn(model.history[1])
+    assert result.is_error
+    assert result.content.startswith(
+        f"The refund request expired at {action.expires_at.isoformat()} without a decision."
+    )
+    assert "did not happen" in result.content and "Do not retry" in result.content
+    assert isinstance(outcome, RunOutcome)
+    assert (outcome.status, outcome.final_text) == ("completed", "A colleague will call.")
+    assert outcome.effects_performed == []
+    assert outcome.not_performed == [
+        "refund 89.90 EUR on order C-1042: no decision before it expired"
+    ]
+    (record,) = outcome.decisions
+    assert (record.action_hash, record.kind, record.reviewer_id) == (
+        action.action_hash,
+        "expired",
+        None,
+    )
+    assert record.at >= action.expires_at
+
+
+async def test_cancel_while_waiting_for_a_decision(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    env = time_skipping_env
+    model = FakeModel().enqueue(tool_reply(REFUND), text_reply("Never asked."))
+    async with gate_run(env, model, seeded_engine) as handle:
+        (action,) = await pending_actions(handle)
+        await handle.cancel()
+        outcome = await handle.result()
+    await replay(handle)
+
+    assert isinstance(outcome, RunOutcome)
+    assert (outcome.status, outcome.reason) == ("cancelled", "cancelled")
+    assert outcome.final_text is None
+    assert len(model.history) == 1  # the model was not asked again
+    assert refunded(seeded_engine, "C-1042") == []
+    assert outcome.effects_performed == []
+    assert outcome.not_performed == [
+        "refund 89.90 EUR on order C-1042: the run ended while it waited for a decision"
+    ]
+    (record,) = outcome.decisions
+    assert (record.action_hash, record.kind) == (action.action_hash, "cancelled")
