@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workflows.actions import DecisionRecord, PendingAction
-from workflows.contracts import RunEvent, RunOutcome, RunState
+from workflows.contracts import RunEvent, RunOutcome, RunState, TurnUsage
 
 
 def event_line(event: RunEvent) -> str:
@@ -22,6 +22,7 @@ def outcome_lines(outcome: RunOutcome) -> list[str]:
         f"(in {outcome.usage.input_tokens}, out {outcome.usage.output_tokens})   "
         f"cost: {outcome.cost_usd} USD"
     )
+    lines.extend(turn_usage_lines(outcome.turn_usage))
     calls = ", ".join(f"{c.name} {'ok' if c.ok else 'error'}" for c in outcome.tool_calls)
     lines.append(f"tools:    {calls or 'none'}")
     lines.append(f"effects:  {', '.join(outcome.effects_performed) or 'none'}")
@@ -35,6 +36,20 @@ def outcome_lines(outcome: RunOutcome) -> list[str]:
     if outcome.final_text:
         lines.append("answer:")
         lines.extend(f"  {line}" for line in outcome.final_text.splitlines())
+    return lines
+
+
+def turn_usage_lines(turns: list[TurnUsage]) -> list[str]:
+    """Tokens of each model turn by kind: cache writes and reads show whether caching works."""
+    lines = []
+    for index, turn in enumerate(turns):
+        usage = turn.usage
+        label = "usage:    " if index == 0 else "          "
+        lines.append(
+            f"{label}turn {turn.turn}  in {usage.input_tokens}, out {usage.output_tokens}, "
+            f"cache write {usage.cache_creation_input_tokens}, "
+            f"cache read {usage.cache_read_input_tokens}  ({turn.cost_usd} USD)"
+        )
     return lines
 
 
@@ -74,6 +89,10 @@ def state_lines(state: RunState) -> list[str]:
         f"ticket:   {state.ticket_id} (tenant {state.tenant_id})",
         f"turns:    {state.turns_used} of {state.step_budget}   tokens: {state.usage.total} "
         f"of {state.token_budget}",
+        f"cost:     {state.cost_usd} USD",
+    ]
+    lines.extend(turn_usage_lines(state.turn_usage))
+    lines += [
         f"deadline: {state.deadline.isoformat()}",
         f"model:    {state.model.label()}",
     ]

@@ -57,6 +57,7 @@ with workflow.unsafe.imports_passed_through():
         ToolResult,
         ToolResultBlock,
         ToolUseBlock,
+        TurnUsage,
         Usage,
     )
     from workflows.replies import classify
@@ -102,11 +103,14 @@ class AgentRun:
         self._messages: list[Message] = []
         self._usage = Usage()
         self._cost = Decimal(0)
+        self._turn_usage: list[TurnUsage] = []
         self._turns = 0
         self._tool_calls: list[ToolCallRecord] = []
         self._events: list[RunEvent] = []
         self._outcome: RunOutcome | None = None
-        self._gate = ApprovalGate(request, notify=self._on_gate_change)
+        self._gate = ApprovalGate(
+            request, notify=self._on_gate_change, over_budget=self._over_budget
+        )
 
     @workflow.run
     async def run(self, request: RunRequest) -> RunOutcome:
@@ -139,6 +143,7 @@ class AgentRun:
             turns_used=self._turns,
             usage=self._usage,
             cost_usd=self._rounded_cost(),
+            turn_usage=list(self._turn_usage),
             step_budget=request.step_budget,
             token_budget=request.token_budget,
             deadline=request.deadline,
@@ -197,8 +202,7 @@ class AgentRun:
             self._turns += 1
             self._event("turn", f"turn {self._turns}: asking the model")
             reply = await self._model_turn()
-            self._usage = self._usage + reply.usage
-            self._cost += request.price.cost(reply.usage)
+            self._record_usage(reply.usage)
             classified = classify(reply)
             if classified.kind == "answer":
                 return classified.text
@@ -356,6 +360,7 @@ class AgentRun:
             not_performed=list(self._gate.not_performed),
             decisions=list(self._gate.decisions),
             cost_usd=self._rounded_cost(),
+            turn_usage=list(self._turn_usage),
             model=request.model,
             scripted=request.model.scripted,
         )
@@ -363,11 +368,29 @@ class AgentRun:
         self._event("outcome", f"{status}: {reason}" + (f" ({detail})" if detail else ""))
         return self._outcome
 
+    def _record_usage(self, usage: Usage) -> None:
+        cost = self._request.price.cost(usage)
+        self._usage = self._usage + usage
+        self._cost += cost
+        self._turn_usage.append(
+            TurnUsage(turn=self._turns, usage=usage, cost_usd=cost.quantize(COST_QUANTUM))
+        )
+
     def _rounded_cost(self) -> Decimal:
         return self._cost.quantize(COST_QUANTUM)
 
     def _cost_text(self) -> str:
         return str(self._rounded_cost())
+
+    def _over_budget(self) -> str | None:
+        """Checked again after an approval: a decision never lets a spent run act."""
+        request = self._request
+        if self._usage.total >= request.token_budget:
+            return f"used {self._usage.total} tokens, over its budget of {request.token_budget}"
+        budget = request.cost_budget_usd
+        if budget is not None and self._cost >= budget:
+            return f"spent {self._cost_text()} USD, over its budget of {budget} USD"
+        return None
 
     def _on_gate_change(self, text: str) -> None:
         self._event("approval", text)

@@ -74,11 +74,17 @@ def _ignore(text: str) -> None:
     pass
 
 
+def _within_budget() -> str | None:
+    return None
+
+
 @dataclass
 class ApprovalGate:
     request: RunRequest
     # Called with a line of progress whenever the set of pending actions changes.
     notify: Callable[[str], None] = _ignore
+    # Says why the run may no longer spend (a budget is used up), or None when it may.
+    over_budget: Callable[[], str | None] = _within_budget
     pending: dict[str, PendingAction] = field(default_factory=dict)
     decisions: list[DecisionRecord] = field(default_factory=list)
     resolutions: dict[str, Resolution] = field(default_factory=dict)
@@ -178,6 +184,11 @@ class ApprovalGate:
                 return self._rejected(action)
             if resolution == "expired":
                 return self._expired(action)
+            spent = self.over_budget()
+            if spent is not None:
+                return self._executed(
+                    action, RefundResult(status="refused", message=f"the run {spent}")
+                )
             result = await self._execute(action)
             if result.status != "state_changed" or result.state is None:
                 return self._executed(action, result)

@@ -180,6 +180,14 @@ class Usage(Contract):
         )
 
 
+class TurnUsage(Contract):
+    """One model turn's tokens by kind, and what they cost at the run's price."""
+
+    turn: int
+    usage: Usage
+    cost_usd: Decimal = Decimal(0)
+
+
 class ModelRequest(Contract):
     """A neutral model call: what any adapter receives."""
 
@@ -259,6 +267,7 @@ class RunOutcome(Contract):
     not_performed: list[str] = []
     decisions: list[DecisionRecord] = []
     cost_usd: Decimal = Decimal(0)
+    turn_usage: list[TurnUsage] = []
     model: ModelRef
     scripted: bool
 
@@ -285,4 +294,5 @@ class RunState(Contract):
     pending_actions: list[PendingAction] = []
     decisions: list[DecisionRecord] = []
     cost_usd: Decimal = Decimal(0)
+    turn_usage: list[TurnUsage] = []
     outcome: RunOutcome | None = None

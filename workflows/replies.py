@@ -45,13 +45,14 @@ def classify(reply: ModelReply) -> ClassifiedReply:
     failure = _FAILURE_BY_STOP_REASON.get(reply.stop_reason)
     if failure is not None:
         return ClassifiedReply(kind="failure", failure=failure)
-    if reply.stop_reason == "pause_turn":
-        return ClassifiedReply(kind="pause")
     # Text may precede tool calls: read every block, never content[0].
     calls = tuple(block for block in reply.content if isinstance(block, ToolUseBlock))
     text = "\n".join(block.text for block in reply.content if isinstance(block, TextBlock)).strip()
     if calls:
+        # Even in a paused turn: a tool_use sent back without its result is refused.
         return ClassifiedReply(kind="tool_calls", text=text, tool_calls=calls)
+    if reply.stop_reason == "pause_turn":
+        return ClassifiedReply(kind="pause")
     if text and reply.stop_reason in ("end_turn", "stop_sequence"):
         return ClassifiedReply(kind="answer", text=text)
     return ClassifiedReply(kind="failure", failure="empty_reply")

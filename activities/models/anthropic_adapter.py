@@ -17,6 +17,22 @@ Design notes:
 - A `max_tokens` reply keeps its blocks as parsed, tool calls included; their input
   may be incomplete, and the workflow never runs the tool calls of a cut reply.
 - Thinking and server-tool blocks are dropped: the loop acts on text and tool_use only.
+  (We enable neither extended thinking nor server tools; both would need their blocks
+  sent back intact.)
+- `tool_choice` is passed as the request says: `auto`, `any`, `tool` (with its name)
+  or `none`. With `none` the tools are still declared, since the history may hold calls
+  to them and the prefix (and its cache) stays the same.
+- No tool is sent with `strict: true`. Strict tool use compiles the schema into a
+  grammar and supports a subset of JSON Schema without numeric bounds (`minimum`,
+  `exclusiveMinimum`, `maximum`) or string lengths (`minLength`, `maxLength`); the SDK's
+  own `anthropic.transform_schema` moves such keywords into the description. Our
+  schemas that take arguments use them (`refund`: amount > 0, reason 1 to 500
+  characters; `classify_ticket`: urgency 1 to 5, summary length), so strict mode would
+  weaken what the model is shown, while the workflow validates every call against the
+  full schema anyway (an invalid call becomes an error result, never an action). The
+  `anyOf` number-or-string of `amount` would itself be allowed. The tools that qualify
+  take no arguments at all, where strict adds nothing; and a model without
+  structured-output support would refuse the request.
 """
 
 from __future__ import annotations

@@ -1,25 +1,21 @@
 """The Anthropic adapter against a local Messages API: the wire format and the errors.
 
-The server is real HTTP on 127.0.0.1, so the SDK's own request building, response
-parsing and exception classes are what the assertions see.
+The server (`tests/anthropic_server.py`) is real HTTP on 127.0.0.1, so the SDK's own
+request building, response parsing and exception classes are what the assertions see.
 """
 
 from __future__ import annotations
 
-import json
-import queue
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from anthropic import transform_schema
 from temporalio.exceptions import ApplicationError
 
 from activities.models.anthropic_adapter import AnthropicModel, request_params
+from tests.anthropic_server import FakeMessagesApi, error, message, serving
 from workflows.contracts import (
     Message,
     ModelRef,
@@ -31,77 +27,16 @@ from workflows.contracts import (
     ToolUseBlock,
     Usage,
 )
+from workflows.tool_catalog import offered_tools
+from workflows.triage import classify_tool
 
 NO_ARGUMENTS = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
-@dataclass
-class Reply:
-    status: int
-    body: dict[str, Any]
-    headers: dict[str, str] = field(default_factory=dict)
-    delay_seconds: float = 0.0
-
-
-class QuietServer(ThreadingHTTPServer):
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client that gave up (the timeout test) breaks the pipe; that is expected
-
-
-class FakeMessagesApi:
-    """POST /v1/messages: answers from a queue and records what it was sent."""
-
-    def __init__(self) -> None:
-        self.replies: queue.Queue[Reply] = queue.Queue()
-        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-        self.server = QuietServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def enqueue(self, status: int, body: dict[str, Any], **options: Any) -> None:
-        self.replies.put(Reply(status, body, **options))
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                headers = {name.lower(): value for name, value in self.headers.items()}
-                api.requests.append((self.path, headers, body))
-                reply = api.replies.get_nowait()
-                time.sleep(reply.delay_seconds)
-                data = json.dumps(reply.body).encode()
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # keep test output for failures
-
-        return Handler
-
-
 @pytest.fixture
 def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMessagesApi]:
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.setenv(name, "127.0.0.1")
-    fake = FakeMessagesApi()
-    fake.thread.start()
-    try:
+    with serving(monkeypatch) as fake:
         yield fake
-    finally:
-        fake.server.shutdown()
-        fake.server.server_close()
 
 
 @pytest.fixture
@@ -111,23 +46,6 @@ async def model(api: FakeMessagesApi) -> AsyncIterator[AnthropicModel]:
         yield adapter
     finally:
         await adapter.close()
-
-
-def message(content: list[dict[str, Any]], stop_reason: str | None, **usage: Any) -> dict[str, Any]:
-    return {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-test-1",
-        "content": content,
-        "stop_reason": stop_reason,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 120, "output_tokens": 30, **usage},
-    }
-
-
-def error(kind: str, text: str) -> dict[str, Any]:
-    return {"type": "error", "error": {"type": kind, "message": text}, "request_id": "req_1"}
 
 
 def model_request(**changes: Any) -> ModelRequest:
@@ -219,6 +137,33 @@ def test_tool_choice_and_optional_parts() -> None:
     with pytest.raises(ApplicationError, match="needs the name") as raised:
         request_params(model_request(tool_choice=ToolChoice(type="tool")))
     assert raised.value.non_retryable
+
+
+@pytest.mark.parametrize(
+    ("choice", "sent"),
+    [
+        (ToolChoice(type="auto"), {"type": "auto"}),
+        (ToolChoice(type="any"), {"type": "any"}),
+        (ToolChoice(type="tool", name="get_order"), {"type": "tool", "name": "get_order"}),
+        # Tools stay declared: the history holds calls the API must be able to read.
+        (ToolChoice(type="none"), {"type": "none"}),
+    ],
+)
+async def test_every_tool_choice_reaches_the_api_with_the_tools(
+    api: FakeMessagesApi, model: AnthropicModel, choice: ToolChoice, sent: dict[str, str]
+) -> None:
+    api.enqueue(200, message([{"type": "text", "text": "Done."}], "end_turn"))
+    await model.complete(model_request(tool_choice=choice))
+
+    (request,) = api.requests
+    assert request.body["tool_choice"] == sent
+    assert [tool["name"] for tool in request.body["tools"]] == ["read_ticket", "get_order"]
+
+
+def test_no_tool_is_sent_strict() -> None:
+    # See the adapter's note on `strict`: the schemas that would need it most use
+    # keywords outside the strict subset, which the SDK would move into descriptions.
+    assert all("strict" not in tool for tool in request_params(model_request())["tools"])
 
 
 async def test_reply_keeps_text_and_tool_calls_in_order(
@@ -339,3 +284,13 @@ async def test_unreachable_api_is_retryable(api: FakeMessagesApi) -> None:
     finally:
         await unreachable.close()
     assert (raised.value.type, raised.value.non_retryable) == ("ModelUnavailable", False)
+
+
+def test_the_schemas_with_arguments_are_outside_the_strict_subset() -> None:
+    # Why no tool is strict (see the adapter's note): strict mode would have to rewrite
+    # the schemas that matter. If this starts failing, strict may be worth turning on.
+    specs = [tool.spec() for tool in offered_tools()] + [classify_tool()]
+    rewritten = {
+        spec.name for spec in specs if transform_schema(spec.input_schema) != spec.input_schema
+    }
+    assert rewritten == {"refund", "classify_ticket"}
