@@ -36,3 +36,20 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
         yield env
     finally:
         await env.shutdown()
+
+
+# A test that lets a run end while one of its activities still runs, or that starts a
+# child workflow which outlives its parent, takes its own server: the test server then
+# keeps a time-skipping lock (https://github.com/temporalio/sdk-java/issues/1138), and
+# every later test that needs time to skip would stall on the shared one.
+@pytest.fixture
+async def isolated_env() -> AsyncIterator[WorkflowEnvironment]:
+    env = await WorkflowEnvironment.start_time_skipping(
+        data_converter=pydantic_data_converter,
+        test_server_existing_path=venv_binary("temporal-test-server"),
+    )
+    try:
+        await ensure_search_attributes(env.client, "default")
+        yield env
+    finally:
+        await env.shutdown()

@@ -125,7 +125,7 @@ async def test_the_forced_tool_is_sent_and_the_ticket_is_a_tool_result(
     ],
 )
 async def test_each_class_takes_the_path_written_for_it(
-    time_skipping_env: WorkflowEnvironment,
+    isolated_env: WorkflowEnvironment,
     api: FakeMessagesApi,
     model_turns: ModelTurns,
     seeded_engine: Engine,
@@ -137,7 +137,7 @@ async def test_each_class_takes_the_path_written_for_it(
     api.reply(classification(category))
 
     request, outcome, gateway, agent = await triage(
-        time_skipping_env, seeded_engine, model_turns, ticket_id
+        isolated_env, seeded_engine, model_turns, ticket_id
     )
 
     assert (outcome.status, outcome.category, outcome.urgency) == (status, category, 3)

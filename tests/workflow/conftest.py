@@ -9,30 +9,13 @@ time to skip would stall on the shared one.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
-from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.testing import WorkflowEnvironment
 
 from activities.store import make_engine, seed_demo
-from signoff.search_attributes import ensure_search_attributes
-from tests.conftest import venv_binary
-
-
-@pytest.fixture
-async def isolated_env() -> AsyncIterator[WorkflowEnvironment]:
-    env = await WorkflowEnvironment.start_time_skipping(
-        data_converter=pydantic_data_converter,
-        test_server_existing_path=venv_binary("temporal-test-server"),
-    )
-    try:
-        await ensure_search_attributes(env.client, "default")
-        yield env
-    finally:
-        await env.shutdown()
 
 
 @pytest.fixture

@@ -96,9 +96,10 @@ async def test_tracking_without_an_order_says_so(
 
 
 async def test_refund_starts_an_agent_run_on_the_same_ticket(
-    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, scripted: Any, tmp_path: Path
+    isolated_env: WorkflowEnvironment, seeded_engine: Engine, scripted: Any, tmp_path: Path
 ) -> None:
-    env = time_skipping_env
+    # A child workflow outliving its parent: its own server (see tests/conftest.py).
+    env = isolated_env
     request = triage_request("T-1042")
     queue = new_task_queue()
     async with triage_worker(env.client, queue, seeded_engine, scripted):
