@@ -228,3 +228,22 @@ def wait_completed(client: TestClient, run_id: str) -> str:
             return page.text
         assert time.monotonic() < deadline, page.text
         time.sleep(0.3)
+
+
+def test_a_reviewer_cannot_approve_a_run_they_asked_for(
+    ui: TestClient, dev_stack: DevStack, store: Engine
+) -> None:
+    case = add_case(store)
+    request_id = case.run_id.removeprefix(f"run-{case.tenant_id}-")
+    started = dev_stack.signoff(
+        "run", "--ticket", case.ticket_id, "--request-id", request_id, "--actor", "alice"
+    )
+    assert started.returncode == 0, started.stderr
+    action_hash = wait_pending(dev_stack, case)
+
+    token = sign_in(ui, "alice")
+    answer = decide(ui, case.run_id, token, action_hash, "approve")
+
+    assert answer.status_code == 409  # type: ignore[attr-defined]
+    assert "You asked for this run yourself" in answer.text  # type: ignore[attr-defined]
+    assert wait_pending(dev_stack, case) == action_hash  # still waiting for someone else
