@@ -190,6 +190,9 @@ def test_approve_executes_once_and_the_timeline_shows_it(
     assert "approved" in timeline and "alice" in timeline
     assert f"refund 60.00 EUR on order {pending_case.order_id}" in timeline
     assert "Tokens" in timeline
+    # Cost and usage per turn are on the run page (scripted: free, but every turn listed).
+    assert '<dd id="run-cost">0.000000 USD</dd>' in timeline
+    assert "Usage per turn" in timeline and "Cache read" in timeline
     again = decide(ui, pending_case.run_id, token, action_hash, "approve")
     assert again.status_code == 409  # type: ignore[attr-defined]
     detail = ui.get(f"/approvals/{pending_case.run_id}").text
