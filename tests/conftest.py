@@ -25,14 +25,19 @@ def venv_binary(name: str) -> str:
     return found
 
 
-@pytest.fixture(scope="session")
-async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
+async def start_test_server() -> WorkflowEnvironment:
     env = await WorkflowEnvironment.start_time_skipping(
         data_converter=pydantic_data_converter,
         test_server_existing_path=venv_binary("temporal-test-server"),
     )
+    await ensure_search_attributes(env.client, "default")
+    return env
+
+
+@pytest.fixture(scope="session")
+async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
+    env = await start_test_server()
     try:
-        await ensure_search_attributes(env.client, "default")
         yield env
     finally:
         await env.shutdown()
@@ -44,12 +49,8 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
 # every later test that needs time to skip would stall on the shared one.
 @pytest.fixture
 async def isolated_env() -> AsyncIterator[WorkflowEnvironment]:
-    env = await WorkflowEnvironment.start_time_skipping(
-        data_converter=pydantic_data_converter,
-        test_server_existing_path=venv_binary("temporal-test-server"),
-    )
+    env = await start_test_server()
     try:
-        await ensure_search_attributes(env.client, "default")
         yield env
     finally:
         await env.shutdown()
