@@ -51,6 +51,15 @@ def agent_request(ticket_id: str, now: datetime) -> RunRequest:
     )
 
 
+async def start_agent(
+    client: Client, queue: str, ticket_id: str, now: datetime
+) -> WorkflowHandle[Any, Any]:
+    request = agent_request(ticket_id, now)
+    return await client.start_workflow(
+        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
+    )
+
+
 async def wait_for_pending(handle: WorkflowHandle[Any, Any], count: int = 1) -> str:
     for _ in range(400):
         state = await handle.query(AgentRun.state)
@@ -74,19 +83,13 @@ def decision(digest: str, reviewer: str, verdict: str, reason: str = "") -> Deci
 
 
 async def order_status(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
-    request = agent_request("T-4512", now)
-    handle = await client.start_workflow(
-        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
-    )
+    handle = await start_agent(client, queue, "T-4512", now)
     await handle.result()
     return handle
 
 
 async def refund_approved(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
-    request = agent_request("T-1042", now)
-    handle = await client.start_workflow(
-        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
-    )
+    handle = await start_agent(client, queue, "T-1042", now)
     digest = await wait_for_pending(handle)
     await handle.execute_update(AgentRun.decide, decision(digest, "alice", "approve", "ok"))
     await handle.result()
@@ -94,10 +97,7 @@ async def refund_approved(client: Client, queue: str, now: datetime) -> Workflow
 
 
 async def refund_rejected(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
-    request = agent_request("T-1042", now)
-    handle = await client.start_workflow(
-        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
-    )
+    handle = await start_agent(client, queue, "T-1042", now)
     digest = await wait_for_pending(handle)
     await handle.execute_update(
         AgentRun.decide, decision(digest, "bob", "reject", "no photo of the damage")
@@ -107,10 +107,7 @@ async def refund_rejected(client: Client, queue: str, now: datetime) -> Workflow
 
 
 async def four_eyes(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
-    request = agent_request("T-3107", now)
-    handle = await client.start_workflow(
-        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
-    )
+    handle = await start_agent(client, queue, "T-3107", now)
     digest = await wait_for_pending(handle)
     await handle.execute_update(AgentRun.decide, decision(digest, "alice", "approve"))
     await handle.execute_update(AgentRun.decide, decision(digest, "bob", "approve"))
