@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
@@ -11,12 +10,7 @@ from typer.testing import CliRunner
 
 from signoff.cli import app
 from signoff.settings import get_settings
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.dev_stack import free_port
 
 
 @pytest.fixture

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
-SIGNOFF = str(Path(sys.executable).parent / "signoff")
+from tests.dev_stack import SIGNOFF
+
 COMMAND_SECONDS = 120
 VISIBILITY_SECONDS = 20
 POLL_SECONDS = 0.5

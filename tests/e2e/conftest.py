@@ -8,52 +8,19 @@ after the last test of this package, and must stop cleanly.
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.cli import SIGNOFF
-
-READY_SECONDS = 90
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.dev_stack import running_signoff_dev, stack_env
 
 
 @pytest.fixture(scope="package")
 def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     home = tmp_path_factory.mktemp("signoff-home")
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC")}
-    env.update(
-        SIGNOFF_HOME=str(home),
-        SIGNOFF_TEMPORAL_ADDRESS=f"127.0.0.1:{free_port()}",
-        SIGNOFF_TEMPORAL_UI_PORT=str(free_port()),
-        SIGNOFF_UI_PORT=str(free_port()),
-        SIGNOFF_TASK_QUEUE=f"e2e-{os.getpid()}",
-    )
-    log = (home / "dev.log").open("w")
-    launcher = subprocess.Popen([SIGNOFF, "dev"], env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + READY_SECONDS
-        while "Press Ctrl-C" not in (home / "dev.log").read_text():
-            assert launcher.poll() is None, (home / "dev.log").read_text()
-            assert time.monotonic() < deadline, "signoff dev did not get ready"
-            time.sleep(0.2)
+    env = stack_env(home, task_queue=f"e2e-{os.getpid()}")
+    log_path = home / "dev.log"
+    with running_signoff_dev(env, log_path) as launcher:
         yield env
-    finally:
-        launcher.send_signal(signal.SIGINT)
-        try:
-            launcher.wait(timeout=30)
-        finally:
-            if launcher.poll() is None:
-                launcher.kill()
-            log.close()
-    assert launcher.returncode == 0, (home / "dev.log").read_text()
-    assert "Stopped the worker and the Temporal dev server" in (home / "dev.log").read_text()
+    assert launcher.returncode == 0, log_path.read_text()
+    assert "Stopped the worker and the Temporal dev server" in log_path.read_text()

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import socket
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -30,17 +27,10 @@ from activities.store import make_engine, write_transaction
 from activities.store.schema import Order, Ticket
 from approvals_ui.main import create_app
 from signoff.settings import Settings
+from tests.dev_stack import SIGNOFF, running_signoff_dev, stack_env
 
-SIGNOFF = str(Path(sys.executable).parent / "signoff")
-READY_SECONDS = 90
 PENDING_SECONDS = 30
 CSRF_PATTERN = re.compile(r'name="csrf_token" value="([^"]+)"')
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass(frozen=True)
@@ -66,35 +56,12 @@ class DevStack:
 @pytest.fixture(scope="session")
 def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
     home = tmp_path_factory.mktemp("signoff-ui-home")
-    ui_port = free_port()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC")}
-    env.update(
-        SIGNOFF_HOME=str(home),
-        SIGNOFF_TEMPORAL_ADDRESS=f"127.0.0.1:{free_port()}",
-        SIGNOFF_TEMPORAL_UI_PORT=str(free_port()),
-        SIGNOFF_TASK_QUEUE=f"ui-{os.getpid()}",
-        SIGNOFF_UI_PORT=str(ui_port),
-        SIGNOFF_UI_INBOX_REFRESH_SECONDS="1",
-    )
+    env = stack_env(home, task_queue=f"ui-{os.getpid()}", SIGNOFF_UI_INBOX_REFRESH_SECONDS="1")
+    ui_port = env["SIGNOFF_UI_PORT"]
     log_path = home / "dev.log"
-    log = log_path.open("w")
-    launcher = subprocess.Popen([SIGNOFF, "dev"], env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + READY_SECONDS
-        while "Press Ctrl-C" not in log_path.read_text():
-            assert launcher.poll() is None, log_path.read_text()
-            assert time.monotonic() < deadline, "signoff dev did not get ready"
-            time.sleep(0.2)
+    with running_signoff_dev(env, log_path):
         assert f"Reviewer UI on http://127.0.0.1:{ui_port}/" in log_path.read_text()
         yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{ui_port}")
-    finally:
-        launcher.send_signal(signal.SIGINT)
-        try:
-            launcher.wait(timeout=30)
-        finally:
-            if launcher.poll() is None:
-                launcher.kill()
-            log.close()
 
 
 @pytest.fixture(scope="session")

@@ -32,7 +32,7 @@ from schemathesis.specs.openapi.checks import (
 from activities.store import make_engine, seed_demo
 from approvals_ui.main import create_app
 from signoff.settings import Settings
-from tests.ui.conftest import free_port
+from tests.dev_stack import free_port
 
 pytestmark = pytest.mark.devserver
 MAX_EXAMPLES = 12

@@ -1,0 +1,62 @@
+"""Starting `signoff dev` as a user does, for the tests that need the whole stack.
+
+The launcher runs on free ports and a private home; it is stopped with Ctrl-C (SIGINT)
+and given time to stop cleanly, then killed if it did not.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SIGNOFF = str(Path(sys.executable).parent / "signoff")
+READY_SECONDS = 90
+STOP_SECONDS = 30
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def stack_env(home: Path, task_queue: str, **extra: str) -> dict[str, str]:
+    """The process environment of a private stack: no model key, free ports."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC")}
+    env.update(
+        SIGNOFF_HOME=str(home),
+        SIGNOFF_TEMPORAL_ADDRESS=f"127.0.0.1:{free_port()}",
+        SIGNOFF_TEMPORAL_UI_PORT=str(free_port()),
+        SIGNOFF_UI_PORT=str(free_port()),
+        SIGNOFF_TASK_QUEUE=task_queue,
+    )
+    env.update(extra)
+    return env
+
+
+@contextmanager
+def running_signoff_dev(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """`signoff dev` until it says it is ready; Ctrl-C on the way out."""
+    with log_path.open("w") as log:
+        launcher = subprocess.Popen([SIGNOFF, "dev"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + READY_SECONDS
+            while "Press Ctrl-C" not in log_path.read_text():
+                assert launcher.poll() is None, log_path.read_text()
+                assert time.monotonic() < deadline, "signoff dev did not get ready"
+                time.sleep(0.2)
+            yield launcher
+        finally:
+            launcher.send_signal(signal.SIGINT)
+            try:
+                launcher.wait(timeout=STOP_SECONDS)
+            finally:
+                if launcher.poll() is None:
+                    launcher.kill()
