@@ -30,6 +30,7 @@ from signoff.worker import run_worker
 
 SERVER_START_SECONDS = 60.0
 SERVER_STOP_SECONDS = 10.0
+UI_START_SECONDS = 15.0
 DEMO_UI_REVIEWERS = ("alice", "bob", "carol", "dave")
 
 
@@ -130,7 +131,7 @@ async def run_dev(settings: Settings) -> None:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
         worker = asyncio.create_task(run_worker(client, settings, stop))
-        ui = start_ui(settings)
+        ui = await start_ui(settings)
         say(next_steps(settings, ui_started=ui is not None))
         try:
             await worker
@@ -142,8 +143,9 @@ async def run_dev(settings: Settings) -> None:
         say("Stopped the worker and the Temporal dev server.")
 
 
-def start_ui(settings: Settings) -> tuple[EmbeddedServer, asyncio.Task[None]] | None:
-    """The reviewer UI in this process; skipped, with a word, when its port is taken."""
+async def start_ui(settings: Settings) -> tuple[EmbeddedServer, asyncio.Task[None]] | None:
+    """The reviewer UI in this process, listening before we say it is; skipped, with a
+    word, when its port is taken."""
     if port_in_use(settings.ui_host, settings.ui_port):
         say(
             f"Reviewer UI not started: {settings.ui_host}:{settings.ui_port} is in use. "
@@ -151,7 +153,20 @@ def start_ui(settings: Settings) -> tuple[EmbeddedServer, asyncio.Task[None]] | 
         )
         return None
     server = EmbeddedServer(ui_config(settings, settings.ui_host, settings.ui_port))
-    return server, asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve())
+    deadline = asyncio.get_running_loop().time() + UI_START_SECONDS
+    while not server.started and not task.done():
+        if asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.05)
+    if not server.started:
+        await stop_ui(server, task)
+        say(
+            f"Reviewer UI not started on {settings.ui_host}:{settings.ui_port}; "
+            "run `signoff ui --port P` to see why."
+        )
+        return None
+    return server, task
 
 
 async def stop_ui(server: EmbeddedServer, task: asyncio.Task[None]) -> None:
