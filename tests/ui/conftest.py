@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from playwright.sync_api import Browser, Page
 from sqlalchemy import Engine
 
 from activities.store import make_engine, write_transaction
@@ -169,3 +170,17 @@ def sign_in(client: TestClient, name: str, password: str | None = None) -> str:
     )
     assert answer.status_code == 303, answer.text
     return csrf_of(client.get("/approvals").text)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    from tests.ui.browser import launched_browser
+
+    yield from launched_browser()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    from tests.ui.browser import new_page
+
+    yield from new_page(browser)
