@@ -3,11 +3,13 @@ cancelled action, with who, when, why, and the amount and order where they are k
 
 Design note. The runs are the source: Temporal visibility lists the tenant's AgentRun
 workflows (newest first, at most `MAX_AUDIT_RUNS`), and each run's `state` query gives
-its decision trail. A decision record names an action by hash only, so the amount and
-order come from beside it: the ledger row of an executed refund (the same action
-hash), or the action itself while it still waits (a first approval under four eyes);
-otherwise the order is the ticket's own (a refund can target no other) and the amount
-is not recorded. A run no worker answers for is counted, not guessed at.
+its decision trail. A decision record carries the order, amount and currency of its
+action. Records written before those fields existed name the action by hash only; for
+them the amount and order come from beside it: the ledger row of an executed refund
+(the same action hash), or the action itself while it still waits (a first approval
+under four eyes); otherwise the order is the ticket's own (a refund can target no
+other) and the amount is not recorded. A run no worker answers for is counted, not
+guessed at.
 """
 
 from __future__ import annotations
@@ -165,7 +167,13 @@ def _rows(engine: Engine, tenant_id: str, states: list[RunState]) -> list[AuditR
             refund = refunds.get(record.action_hash)
             action = waiting.get(record.action_hash)
             order_id, amount, currency = ticket_orders.get(state.ticket_id), None, None
-            if refund is not None:
+            if record.amount is not None:
+                order_id, amount, currency = (
+                    record.order_id,
+                    Decimal(record.amount),
+                    record.currency,
+                )
+            elif refund is not None:
                 order_id, amount, currency = refund.order_id, refund.amount, refund.currency
             elif action is not None:
                 order_id = action.targets.get("order_id", order_id)

@@ -47,13 +47,21 @@ class ActionState(Contract):
 
 
 class DecisionRecord(Contract):
-    """One line of the decision trail: who decided what on which action, and why."""
+    """One line of the decision trail: who decided what on which action, and why.
+
+    The order, amount and currency of the action travel with the record, so that the
+    trail of a rejected, expired or voided action still says what it was about. They
+    are None in records written before they were added.
+    """
 
     action_hash: str
     kind: DecisionKind
     reviewer_id: str | None = None
     at: datetime
     reason: str = ""
+    order_id: str | None = None
+    amount: str | None = None
+    currency: str | None = None
 
 
 class PendingAction(Contract):

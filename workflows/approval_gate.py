@@ -19,7 +19,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Literal
 
@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
         ActionState,
         ActionStateRequest,
         Decision,
+        DecisionKind,
         DecisionRecord,
         DecisionResult,
         PendingAction,
@@ -45,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
         DecisionRefused,
         action_hash,
         check_decision,
+        expired_message,
         money,
         refund_mode,
         state_hash,
@@ -89,6 +91,8 @@ class ApprovalGate:
     decisions: list[DecisionRecord] = field(default_factory=list)
     resolutions: dict[str, Resolution] = field(default_factory=dict)
     voided: set[str] = field(default_factory=set)
+    # When each expired action expired, to tell a late reviewer how long ago.
+    expiries: dict[str, datetime] = field(default_factory=dict)
     effects: list[str] = field(default_factory=list)
     not_performed: list[str] = field(default_factory=list)
 
@@ -119,12 +123,8 @@ class ApprovalGate:
         kind: Literal["approved", "rejected"] = (
             "approved" if decision.verdict == "approve" else "rejected"
         )
-        record = DecisionRecord(
-            action_hash=action.action_hash,
-            kind=kind,
-            reviewer_id=decision.reviewer_id,
-            at=workflow.now(),
-            reason=decision.reason,
+        record = trail_record(
+            action, kind, reviewer_id=decision.reviewer_id, reason=decision.reason
         )
         self.decisions.append(record)
         if kind == "rejected":
@@ -157,7 +157,7 @@ class ApprovalGate:
             return "This request changed since you opened it; review the new version."
         resolution = self.resolutions.get(digest)
         if resolution == "expired":
-            return "This request expired; the refund did not happen."
+            return expired_message(self.expiries[digest], workflow.now())
         if resolution is not None:
             return f"This request was already decided ({resolution})."
         return "No pending request has this hash in this run; it may have been decided already."
@@ -193,14 +193,7 @@ class ApprovalGate:
             if result.status != "state_changed" or result.state is None:
                 return self._executed(action, result)
             self.voided.add(action.action_hash)
-            self.decisions.append(
-                DecisionRecord(
-                    action_hash=action.action_hash,
-                    kind="voided",
-                    at=workflow.now(),
-                    reason=result.message,
-                )
-            )
+            self.decisions.append(trail_record(action, "voided", reason=result.message))
             supersedes, note, state = action.action_hash, result.message, result.state
 
     def _pending_action(
@@ -258,16 +251,12 @@ class ApprovalGate:
             await workflow.wait_condition(lambda: digest in self.resolutions, timeout=timeout)
         except TimeoutError:  # the expiry timer fired first
             self.resolutions[digest] = "expired"
-            self.decisions.append(
-                DecisionRecord(action_hash=digest, kind="expired", at=workflow.now())
-            )
+            self.expiries[digest] = action.expires_at
+            self.decisions.append(trail_record(action, "expired"))
         except asyncio.CancelledError:
             self.decisions.append(
-                DecisionRecord(
-                    action_hash=digest,
-                    kind="cancelled",
-                    at=workflow.now(),
-                    reason="the run ended while waiting for a decision",
+                trail_record(
+                    action, "cancelled", reason="the run ended while waiting for a decision"
                 )
             )
             self.not_performed.append(
@@ -330,11 +319,7 @@ class ApprovalGate:
     # --- results -------------------------------------------------------------------
 
     def _denied(self, action: PendingAction, why: str) -> GateResult:
-        self.decisions.append(
-            DecisionRecord(
-                action_hash=action.action_hash, kind="denied", at=workflow.now(), reason=why
-            )
-        )
+        self.decisions.append(trail_record(action, "denied", reason=why))
         self.not_performed.append(f"{describe(action)}: refused by policy: {why}")
         return GateResult(
             f"Refused by policy: {why}. The refund did not happen. Do not retry it; tell the "
@@ -387,9 +372,23 @@ class ApprovalGate:
 
 
 def describe(action: PendingAction) -> str:
-    return (
-        f"refund {action.arguments['amount']} {action.arguments['currency']} on order "
-        f"{action.targets['order_id'] or '(none)'}"
+    amount = " ".join(filter(None, (action.arguments["amount"], action.arguments["currency"])))
+    return f"refund {amount} on order {action.targets['order_id'] or '(none)'}"
+
+
+def trail_record(
+    action: PendingAction, kind: DecisionKind, *, reviewer_id: str | None = None, reason: str = ""
+) -> DecisionRecord:
+    """A line of the decision trail, with what the action was about."""
+    return DecisionRecord(
+        action_hash=action.action_hash,
+        kind=kind,
+        reviewer_id=reviewer_id,
+        at=workflow.now(),
+        reason=reason,
+        order_id=action.targets.get("order_id") or None,
+        amount=action.arguments.get("amount"),
+        currency=action.arguments.get("currency") or None,
     )
 
 

@@ -108,15 +108,25 @@ def check_decision(
             "You asked for this run yourself; another reviewer must decide on it."
         )
     if now >= pending.expires_at:
-        minutes = int((now - pending.expires_at).total_seconds() // 60)
-        raise DecisionRefused(
-            f"Expired {minutes} minutes ago; the refund did not happen."
-            if minutes
-            else "Expired moments ago; the refund did not happen."
-        )
+        raise DecisionRefused(expired_message(pending.expires_at, now))
     if decision.verdict == "reject" and not decision.reason.strip():
         raise DecisionRefused("A reason is required to reject.")
     if any(approval.reviewer_id == decision.reviewer_id for approval in pending.approvals):
         raise DecisionRefused(
             "You already approved this request; it needs a second, different reviewer."
         )
+
+
+def expired_message(expires_at: datetime, now: datetime) -> str:
+    """`Expired 3 minutes ago; ...`: what a reviewer reads who decides too late."""
+    minutes = int((now - expires_at).total_seconds() // 60)
+    hours = minutes // 60
+    if hours >= 2:
+        ago = f"{hours} hours ago"
+    elif minutes >= 2:
+        ago = f"{minutes} minutes ago"
+    elif minutes == 1:
+        ago = "1 minute ago"
+    else:
+        ago = "moments ago"
+    return f"Expired {ago}; the refund did not happen."

@@ -98,6 +98,7 @@ def test_api_decision_with_the_session_cookie_and_csrf_header(
     # The audit lists the rejection, filters it, and exports it without a live formula.
     rows = wait_for_audit(ui, pending_case.run_id, "rejected")
     assert "bob" in rows and "HYPERLINK" in rows and pending_case.order_id in rows
+    assert "60.00 EUR" in rows  # a rejected refund still says how much it was
     only_alice = ui.get("/audit?reviewer=alice&verdict=rejected").text
     assert f'data-run-id="{pending_case.run_id}"' not in only_alice
     today = datetime.now(UTC).date().isoformat()
@@ -109,6 +110,7 @@ def test_api_decision_with_the_session_cookie_and_csrf_header(
     assert len(mine) == 1 and {row["verdict"] for row in records} == {"rejected"}
     assert mine[0]["reason"] == "'" + body["reason"]  # quoted: a spreadsheet shows text
     assert mine[0]["order"] == pending_case.order_id and mine[0]["reviewer"] == "bob"
+    assert (mine[0]["amount"], mine[0]["currency"]) == ("60.00", "EUR")
 
 
 def test_audit_shows_an_approval_with_its_amount(

@@ -125,6 +125,7 @@ async def test_reject_needs_a_reason_and_tells_the_model_not_to_retry(
         "bob",
         "no photo yet",
     )
+    assert (record.order_id, record.amount, record.currency) == ("C-1042", "89.90", "EUR")
     assert action.requested_at <= record.at < action.expires_at
 
 

@@ -85,6 +85,12 @@ async def test_changed_state_voids_the_approval_and_asks_again(
         ("approved", "bob", second.action_hash),
     ]
     assert outcome.decisions[1].reason == second.note
+    # Each line says what it was about; the voided one names the amount first asked.
+    assert [(d.order_id, d.amount, d.currency) for d in outcome.decisions] == [
+        ("C-1042", first.arguments["amount"], "EUR"),
+        ("C-1042", first.arguments["amount"], "EUR"),
+        ("C-1042", second.arguments["amount"], "EUR"),
+    ]
 
 
 async def test_changed_state_that_leaves_too_little_is_refused_by_policy(

@@ -46,7 +46,8 @@ async def test_expiry_after_24_hours(
         outcome = await handle.result()
     await replay(handle)
 
-    assert late == "This request expired; the refund did not happen."
+    # The model's turn holds the test server's clock at the expiry: "moments ago".
+    assert late == "Expired moments ago; the refund did not happen."
     assert refunded(seeded_engine, "C-1042") == []
     (result,) = results_of_turn(model.history[1])
     assert result.is_error
@@ -67,6 +68,8 @@ async def test_expiry_after_24_hours(
         None,
     )
     assert record.at >= action.expires_at
+    # The trail says what expired, though no ledger row or pending action is left.
+    assert (record.order_id, record.amount, record.currency) == ("C-1042", "89.90", "EUR")
 
 
 async def test_cancel_while_waiting_for_a_decision(
@@ -91,3 +94,4 @@ async def test_cancel_while_waiting_for_a_decision(
     ]
     (record,) = outcome.decisions
     assert (record.action_hash, record.kind) == (action.action_hash, "cancelled")
+    assert (record.order_id, record.amount, record.currency) == ("C-1042", "89.90", "EUR")
