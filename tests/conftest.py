@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from activities.store import make_engine, seed_demo
 from signoff.search_attributes import ensure_search_attributes
 
 
@@ -54,3 +56,12 @@ async def isolated_env() -> AsyncIterator[WorkflowEnvironment]:
         yield env
     finally:
         await env.shutdown()
+
+
+@pytest.fixture
+def seeded_engine(tmp_path: Path) -> Iterator[Engine]:
+    """The demo shop's records in a fresh SQLite file, for the real tool gateway."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
+    seed_demo(engine)
+    yield engine
+    engine.dispose()

@@ -20,11 +20,13 @@ from typing import Any, Protocol
 
 from temporalio import activity
 from temporalio.client import Client, WorkflowHandle
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer, Worker
 
+from signoff.runs import STATUS_KEY, TENANT_KEY
 from workflows import policy
 from workflows.agent_run import AgentRun
 from workflows.contracts import (
@@ -41,6 +43,7 @@ from workflows.contracts import (
     ToolResult,
     ToolUseBlock,
     Usage,
+    run_id_for,
 )
 
 # A model or tool that never answers. It stays at the head of the queue, so every
@@ -230,11 +233,18 @@ def worker(
 
 
 async def start(client: Client, request: RunRequest, task_queue: str) -> WorkflowHandle[Any, Any]:
+    """Starts the run as `signoff run` does, with its status and tenant search attributes."""
     return await client.start_workflow(
         AgentRun.run,
         request,
-        id=f"run-{request.tenant_id}-{request.request_id}",
+        id=run_id_for(request.tenant_id, request.request_id),
         task_queue=task_queue,
+        search_attributes=TypedSearchAttributes(
+            [
+                SearchAttributePair(STATUS_KEY, "running"),
+                SearchAttributePair(TENANT_KEY, request.tenant_id),
+            ]
+        ),
     )
 
 
