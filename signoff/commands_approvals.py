@@ -127,9 +127,7 @@ async def _send(current: Settings, run_id: str, decision: Decision, as_json: boo
     try:
         result = await send_decision(client, run_id, decision)
     except DecisionNotAccepted as refused:
-        if refused.run_ended:
-            fail(f"The run did not accept a decision ({refused.message}). Has it ended?")
-        fail(f"refused: {refused.message}")
+        fail(refused.message if refused.run_ended else f"refused: {refused.message}")
     except RPCError as error:
         fail(f"The run did not accept a decision ({error.message}). Has it ended?")
     if as_json:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
@@ -21,7 +21,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from signoff.runs import TENANT_KEY
 from workflows.actions import Decision, DecisionResult, PendingAction
 from workflows.agent_run import AgentRun
-from workflows.approval_policy import money
+from workflows.approval_policy import expired_message, money
 from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, WORKFLOW_NAME, RunState
 
 QUERY_TIMEOUT = timedelta(seconds=5)
@@ -147,10 +147,31 @@ async def send_decision(client: Client, run_id: str, decision: Decision) -> Deci
         raise DecisionNotAccepted(message) from None
     except RPCError as error:
         if error.status == RPCStatusCode.NOT_FOUND:
+            state = await try_state(handle)
             raise DecisionNotAccepted(
-                "This run has ended; it no longer takes decisions.", run_ended=True
+                ended_run_message(state, decision.action_hash, datetime.now(UTC)), run_ended=True
             ) from None
         raise
+
+
+def ended_run_message(state: RunState | None, action_hash: str, now: datetime) -> str:
+    """Why a run that has ended takes no decision, told from what became of the action."""
+    records = (
+        [record for record in state.decisions if record.action_hash == action_hash] if state else []
+    )
+    if not records:
+        return "This run has ended; it no longer takes decisions."
+    last = records[-1]
+    if last.kind == "expired":
+        return f"{expired_message(last.at, now)} The run has ended."
+    if last.kind == "voided":
+        return "This request's approval went void (the order changed); the run has ended."
+    if last.kind in ("approved", "rejected"):
+        by = f" by {last.reviewer_id}" if last.reviewer_id else ""
+        return f"This request was already {last.kind}{by}; the run has ended."
+    return (
+        f"This run ended before this request was decided ({last.kind}); the refund did not happen."
+    )
 
 
 def time_left(expires_at: datetime, now: datetime) -> str:
@@ -167,6 +188,7 @@ def time_left(expires_at: datetime, now: datetime) -> str:
 
 __all__ = [
     "DecisionNotAccepted",
+    "ended_run_message",
     "PendingItem",
     "RunNotFound",
     "list_pending",

@@ -102,7 +102,16 @@ async def test_a_late_decision_reads_how_long_ago_it_expired(
             headers={"X-CSRF-Token": token},
         )
         trail = (await ui.get(f"/runs/{run_id}")).text
+
+        # The run is cancelled; a decision on what it still waited for is refused, and
+        # the reviewer reads what became of the request.
         await handle.cancel()
+        await handle.result()
+        too_late = await ui.post(
+            f"/api/approvals/{run_id}/decision",
+            json={"action_hash": second.action_hash, "verdict": "approve"},
+            headers={"X-CSRF-Token": token},
+        )
 
     assert late.status_code == 409
     refusal = re.search(r'<p class="refusal"[^>]*>([^<]*)</p>', late.text)
@@ -116,4 +125,8 @@ async def test_a_late_decision_reads_how_long_ago_it_expired(
     # The run's timeline shows the expiry, with what expired.
     decisions = trail.split('<table class="decisions">')[1].split("</table>")[0]
     assert "<td>expired</td>" in decisions and "89.90 EUR on C-1042" in decisions
+    assert too_late.status_code == 409
+    assert too_late.json()["detail"] == (
+        "This run ended before this request was decided (cancelled); the refund did not happen."
+    )
     assert list_refunds(seeded_engine, "demo", "C-1042") == []
