@@ -9,12 +9,14 @@ server and store; browser tests drive the UI the launcher serves.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import subprocess
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,9 +27,11 @@ from playwright.sync_api import Browser, Page
 from sqlalchemy import Engine
 
 from activities.store import make_engine, write_transaction
-from activities.store.schema import Order, Ticket
+from activities.store.schema import Order, Refund, Ticket
 from approvals_ui.main import create_app
+from signoff.pending import list_pending
 from signoff.settings import Settings
+from signoff.temporal_client import connect
 from tests.dev_stack import SIGNOFF, running_signoff_dev, stack_env
 
 PENDING_SECONDS = 30
@@ -113,6 +117,31 @@ def add_case(engine: Engine, tenant_id: str = "demo", text: str = DAMAGED_TEXT) 
     return RefundCase(tenant_id, order_id, ticket_id, f"run-{tenant_id}-{suffix.lower()}")
 
 
+def change_order_meanwhile(store: Engine, case: RefundCase) -> None:
+    """The order changes after the request was raised: 10.00 more paid and 10.00 refunded
+    by hand. 60.00 stays refundable, so an approval of the old request goes void and the
+    refund is asked again under a new hash (not denied)."""
+    with write_transaction(store) as session:
+        order = session.get(Order, (case.tenant_id, case.order_id))
+        assert order is not None, case
+        order.amount_paid_minor = 7000
+        session.add(
+            Refund(
+                id="R-" + uuid.uuid4().hex[:10].upper(),
+                tenant_id=case.tenant_id,
+                order_id=case.order_id,
+                amount_minor=1000,
+                currency="EUR",
+                idempotency_key=f"test-{uuid.uuid4().hex}",
+                run_id="manual",
+                action_hash="0" * 64,
+                approvers="bob",
+                reason="made by hand in a test",
+                created_at=datetime.now(UTC),
+            )
+        )
+
+
 def start_run(stack: DevStack, case: RefundCase) -> None:
     request_id = case.run_id.removeprefix(f"run-{case.tenant_id}-")
     started = stack.signoff(
@@ -122,18 +151,25 @@ def start_run(stack: DevStack, case: RefundCase) -> None:
 
 
 def wait_until_pending(stack: DevStack, case: RefundCase) -> str:
-    """The action hash, once the run waits for a decision and visibility lists it."""
-    deadline = time.monotonic() + PENDING_SECONDS
-    while True:
-        listed = stack.signoff("pending", "--tenant", case.tenant_id, "--json")
-        if listed.returncode == 0 and case.run_id in listed.stdout:
-            import json
+    """The action hash, once the run waits for a decision and visibility lists it.
 
-            for row in json.loads(listed.stdout):
-                if row["run_id"] == case.run_id:
-                    return str(row["action_hash"])
-        assert time.monotonic() < deadline, listed.stdout + listed.stderr
-        time.sleep(0.3)
+    Polls the listing `signoff pending` prints, in process: a CLI process per poll
+    cost seconds on a loaded machine. A thread of its own keeps the event loop apart
+    from Playwright's.
+    """
+
+    async def poll() -> str:
+        client = await connect(stack.settings())
+        deadline = time.monotonic() + PENDING_SECONDS
+        while True:
+            for item in await list_pending(client, case.tenant_id):
+                if item.run_id == case.run_id:
+                    return item.action.action_hash
+            assert time.monotonic() < deadline, f"{case.run_id} never waited for a decision"
+            await asyncio.sleep(0.2)
+
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, poll()).result()
 
 
 @pytest.fixture

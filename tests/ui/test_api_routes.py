@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import time
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -13,11 +12,15 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from activities.store import write_transaction
-from activities.store.schema import Refund
 from approvals_ui.main import create_app
 from signoff.settings import Settings
-from tests.ui.conftest import DevStack, RefundCase, sign_in, wait_until_pending
+from tests.ui.conftest import (
+    DevStack,
+    RefundCase,
+    change_order_meanwhile,
+    sign_in,
+    wait_until_pending,
+)
 
 pytestmark = pytest.mark.devserver
 SETTLE_SECONDS = 30
@@ -138,13 +141,7 @@ def test_a_voided_hash_is_refused_and_the_new_version_shown(
 ) -> None:
     run_id = pending_case.run_id
     old_hash = wait_until_pending(dev_stack, pending_case)
-    # The order changes meanwhile: 10.00 more paid and 10.00 refunded, so 60.00 stays
-    # refundable and the request is raised again (not denied), under a new hash.
-    with store.begin() as connection:
-        connection.exec_driver_sql(
-            "UPDATE orders SET amount_paid_minor = 7000 WHERE id = ?", (pending_case.order_id,)
-        )
-    add_refund(store, pending_case, amount_minor=1000)
+    change_order_meanwhile(store, pending_case)
     approved = decide(proxied, run_id, "alice", {"action_hash": old_hash, "verdict": "approve"})
     assert approved.status_code == 200  # type: ignore[attr-defined]
     deadline = time.monotonic() + SETTLE_SECONDS
@@ -162,25 +159,6 @@ def test_a_voided_hash_is_refused_and_the_new_version_shown(
     # The expiry counts down in the page, by a static script the CSP allows.
     assert 'role="timer" data-expires-at="' in page
     assert '<script src="/static/countdown.js" defer></script>' in page
-
-
-def add_refund(store: Engine, case: RefundCase, amount_minor: int) -> None:
-    with write_transaction(store) as session:
-        session.add(
-            Refund(
-                id="R-" + uuid.uuid4().hex[:10].upper(),
-                tenant_id=case.tenant_id,
-                order_id=case.order_id,
-                amount_minor=amount_minor,
-                currency="EUR",
-                idempotency_key=f"test-{uuid.uuid4().hex}",
-                run_id="manual",
-                action_hash="0" * 64,
-                approvers="bob",
-                reason="made by hand in a test",
-                created_at=datetime.now(UTC),
-            )
-        )
 
 
 def wait_for_audit(client: TestClient, run_id: str, kind: str) -> str:

@@ -12,8 +12,13 @@ from sqlalchemy import Engine
 
 from activities.store import list_refunds
 from tests.ui.browser import ARRIVAL_TIMEOUT_MS, screenshot, sign_in, watch_console
-from tests.ui.conftest import DevStack, add_case, start_run, wait_until_pending
-from tests.ui.test_api_routes import add_refund
+from tests.ui.conftest import (
+    DevStack,
+    add_case,
+    change_order_meanwhile,
+    start_run,
+    wait_until_pending,
+)
 
 pytestmark = pytest.mark.devserver
 SETTLE_SECONDS = 30
@@ -93,13 +98,7 @@ def test_a_stale_hash_is_refused_in_plain_words_and_the_new_version_offered(
         "data-action-hash", old_hash, timeout=ARRIVAL_TIMEOUT_MS
     )
 
-    # While bob reads, the order changes: 10.00 more paid and 10.00 refunded, so 60.00
-    # stays refundable and the request is raised again (not denied), under a new hash.
-    with store.begin() as connection:
-        connection.exec_driver_sql(
-            "UPDATE orders SET amount_paid_minor = 7000 WHERE id = ?", (case.order_id,)
-        )
-    add_refund(store, case, amount_minor=1000)
+    change_order_meanwhile(store, case)  # while bob reads
     approved = dev_stack.signoff("approve", case.run_id, "--hash", old_hash, "--as", "alice")
     assert approved.returncode == 0, approved.stderr
     deadline = time.monotonic() + SETTLE_SECONDS
