@@ -1,10 +1,12 @@
 """Pending actions and decisions, as the CLI and the reviewer UI both use them.
 
 Runs waiting for a decision are found through Temporal's visibility (the
-`SignoffStatus` and `SignoffTenant` search attributes) and read through the `state`
-query; a decision is the `decide` update. Visibility is eventually consistent, so a
-listed run may have moved on by the time it is queried: the query is the truth, and a
-run with no pending action left is simply not listed.
+`SignoffStatus` and `SignoffTenant` search attributes), with the pending actions each
+run publishes in its memo; one run is read through the `state` query; a decision is
+the `decide` update. Visibility is eventually consistent, so a listing may show an
+action for a moment after it was decided: the query is the truth (the detail page
+reads it), and the update's validator refuses a decision on an action that no longer
+waits.
 """
 
 from __future__ import annotations
@@ -14,7 +16,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import (
+    Client,
+    WorkflowExecution,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -22,7 +29,14 @@ from signoff.runs import TENANT_KEY
 from workflows.actions import Decision, DecisionResult, PendingAction
 from workflows.agent_run import AgentRun
 from workflows.approval_policy import expired_message, money
-from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, WORKFLOW_NAME, RunState
+from workflows.contracts import (
+    INBOX_MEMO_KEY,
+    STATUS_ATTRIBUTE,
+    TENANT_ATTRIBUTE,
+    WORKFLOW_NAME,
+    InboxMemo,
+    RunState,
+)
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 # Runs read per listing: a page of the inbox never queries more workflows than this.
@@ -92,22 +106,54 @@ async def try_state(handle: WorkflowHandle[Any, Any]) -> RunState | None:
 async def list_pending(
     client: Client, tenant_id: str | None, limit: int = MAX_LISTED_RUNS
 ) -> list[PendingItem]:
-    """Every pending action of the tenant (all tenants when None), oldest request first."""
-    run_ids: list[str] = []
+    """Every pending action of the tenant (all tenants when None), oldest request first.
+
+    One visibility call lists the waiting runs with their memo (InboxMemo), so a page
+    of the inbox costs no query to any run. A run that has not published the memo (it
+    started before runs did) is asked through the `state` query instead.
+    """
+    waiting: list[WorkflowExecution] = []
     async for execution in client.list_workflows(query=waiting_query(tenant_id), limit=limit):
         if tenant_id is None or execution.typed_search_attributes.get(TENANT_KEY) == tenant_id:
-            run_ids.append(execution.id)
+            waiting.append(execution)
+    memos = await asyncio.gather(*(inbox_memo(execution) for execution in waiting))
+    items = [
+        PendingItem(execution.id, tenant, memo.ticket_id, action)
+        for execution, memo in zip(waiting, memos, strict=True)
+        if memo is not None and (tenant := execution.typed_search_attributes.get(TENANT_KEY))
+        for action in memo.pending_actions
+    ]
+    unpublished = [
+        execution.id for execution, memo in zip(waiting, memos, strict=True) if memo is None
+    ]
+    items += await _pending_by_query(client, tenant_id, unpublished)
+    items.sort(key=lambda item: (item.action.requested_at, item.run_id))
+    return items
+
+
+async def inbox_memo(execution: WorkflowExecution) -> InboxMemo | None:
+    """The pending actions a run published in its memo; None when it published none."""
+    try:
+        memo: InboxMemo | None = await execution.memo_value(
+            INBOX_MEMO_KEY, None, type_hint=InboxMemo
+        )
+    except Exception:  # a memo we cannot read: the run's query will tell instead
+        return None
+    return memo
+
+
+async def _pending_by_query(
+    client: Client, tenant_id: str | None, run_ids: list[str]
+) -> list[PendingItem]:
     states = await asyncio.gather(
         *(try_state(client.get_workflow_handle_for(AgentRun.run, run_id)) for run_id in run_ids)
     )
-    items = [
+    return [
         PendingItem(run_id, state.tenant_id, state.ticket_id, action)
         for run_id, state in zip(run_ids, states, strict=True)
         if state is not None and (tenant_id is None or state.tenant_id == tenant_id)
         for action in state.pending_actions
     ]
-    items.sort(key=lambda item: (item.action.requested_at, item.run_id))
-    return items
 
 
 async def run_state(client: Client, run_id: str) -> RunState:

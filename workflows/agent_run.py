@@ -35,12 +35,14 @@ with workflow.unsafe.imports_passed_through():
     from workflows.cancellation import reraise_cancellation
     from workflows.context import clear_old_tool_results, prompt_tokens
     from workflows.contracts import (
+        INBOX_MEMO_KEY,
         MODEL_TURN_ACTIVITY,
         RUN_TOOL_ACTIVITY,
         STATUS_ATTRIBUTE,
         WORKFLOW_NAME,
         EventKind,
         FinalStatus,
+        InboxMemo,
         Message,
         MessageBlock,
         ModelReply,
@@ -64,6 +66,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.tool_catalog import RefundArguments, ToolCallRejected, offered_tools, parse_call
 
 STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
+# Versioning: runs recorded before it never published their pending actions in a memo.
+INBOX_MEMO_PATCH = "inbox-memo"
 COST_QUANTUM = Decimal("0.000001")
 
 
@@ -164,6 +168,8 @@ class AgentRun:
             f"{decision.reviewer_id} {result.status.replace('_', ' ')}: "
             f"{result.action_hash[:12]}" + (f" ({decision.reason})" if decision.reason else ""),
         )
+        if result.status == "approval_recorded":  # still waiting, with one approval more
+            self._publish_pending()
         return result
 
     @decide.validator
@@ -396,6 +402,16 @@ class AgentRun:
         self._event("approval", text)
         if self._outcome is None:
             self._set_status("waiting_for_approval" if self._gate.waiting else "running")
+        self._publish_pending()
+
+    def _publish_pending(self) -> None:
+        """The pending actions, in the memo the inbox reads (see InboxMemo)."""
+        if workflow.patched(INBOX_MEMO_PATCH):
+            memo = InboxMemo(
+                ticket_id=self._request.ticket_id,
+                pending_actions=list(self._gate.pending.values()),
+            )
+            workflow.upsert_memo({INBOX_MEMO_KEY: memo})
 
     def _set_status(self, status: RunStatus) -> None:
         self._status = status

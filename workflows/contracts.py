@@ -24,6 +24,8 @@ RUN_TOOL_ACTIVITY = "run_tool"
 # Custom search attributes (Keyword). The dev launcher registers them.
 STATUS_ATTRIBUTE = "SignoffStatus"
 TENANT_ATTRIBUTE = "SignoffTenant"
+# The memo key under which a run publishes what waits for a decision (InboxMemo).
+INBOX_MEMO_KEY = "signoff_inbox"
 
 
 RunStatus = Literal[
@@ -296,3 +298,15 @@ class RunState(Contract):
     cost_usd: Decimal = Decimal(0)
     turn_usage: list[TurnUsage] = []
     outcome: RunOutcome | None = None
+
+
+class InboxMemo(Contract):
+    """What a run publishes in its memo whenever its pending actions change.
+
+    The inbox lists waiting runs with one visibility call and reads this beside each,
+    instead of querying every run; the `state` query stays the truth, and the
+    `decide` update's validator has the last word on any decision.
+    """
+
+    ticket_id: str
+    pending_actions: list[PendingAction] = []

@@ -139,6 +139,9 @@ SCENARIOS: dict[str, Scenario] = {
     "agent_run_refund_approved": refund_approved,
     "agent_run_refund_rejected": refund_rejected,
     "agent_run_four_eyes": four_eyes,
+    # The same path once runs publish their pending actions in a memo (INBOX_MEMO_PATCH):
+    # the older files replay the unpatched branch, this one the patched.
+    "agent_run_four_eyes_inbox_memo": four_eyes,
     "triage_tracking": triage_tracking,
 }
 
