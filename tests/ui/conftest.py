@@ -208,7 +208,9 @@ def sign_in(client: TestClient, name: str, password: str | None = None) -> str:
     return csrf_of(client.get("/approvals").text)
 
 
-@pytest.fixture(scope="session")
+# Per module: the sync Playwright API keeps an event loop running while it is open,
+# and the async tests of other modules (pytest-asyncio) cannot start theirs meanwhile.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     from tests.ui.browser import launched_browser
 
