@@ -10,14 +10,16 @@ import asyncio
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Annotated
 
-from fastapi import HTTPException, status
+from fastapi import Depends, HTTPException, Request, status
 from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.service import RPCError
 
 from activities.store import Refund, get_ticket, list_refunds
 from approvals_ui.deps import SignedInReviewer, not_found
+from approvals_ui.inbox_cache import InboxCache
 from signoff.pending import PendingItem, RunNotFound, list_pending, run_state, run_tenant
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
@@ -91,6 +93,14 @@ def _excerpts(engine: Engine, items: list[PendingItem]) -> list[InboxRow]:
             ticket = get_ticket(engine, *key)
             texts[key] = ticket.text if ticket else ""
     return [InboxRow(item, texts[(item.tenant_id, item.ticket_id)]) for item in items]
+
+
+def get_inbox_cache(request: Request) -> InboxCache[list[InboxRow]]:
+    cache: InboxCache[list[InboxRow]] = request.app.state.inbox_cache
+    return cache
+
+
+InboxCacheDep = Annotated[InboxCache[list[InboxRow]], Depends(get_inbox_cache)]
 
 
 async def inbox_rows(client: Client, engine: Engine, tenant_id: str) -> list[InboxRow]:

@@ -13,6 +13,7 @@ from sqlalchemy import Engine
 from activities.store import make_engine
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
+from approvals_ui.inbox_cache import InboxCache
 from approvals_ui.routers import api, approvals, audit, auth, runs
 from approvals_ui.security import SecurityHeadersMiddleware, SignInRateLimiter, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
@@ -57,6 +58,7 @@ def create_app(
     app.state.settings = settings
     app.state.engine = store
     app.state.temporal = TemporalProvider(settings, temporal_connect)
+    app.state.inbox_cache = InboxCache(settings.ui_inbox_cache_seconds)
     app.state.signin_limiter = SignInRateLimiter(
         settings.ui_signin_attempts, settings.ui_signin_window_seconds
     )

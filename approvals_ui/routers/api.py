@@ -29,7 +29,14 @@ from approvals_ui.deps import (
     TemporalDep,
     get_temporal,
 )
-from approvals_ui.lookups import NO_WORKER, inbox_rows, run_context, run_for_reviewer
+from approvals_ui.lookups import (
+    NO_WORKER,
+    InboxCacheDep,
+    get_inbox_cache,
+    inbox_rows,
+    run_context,
+    run_for_reviewer,
+)
 from approvals_ui.security import api_csrf_protect
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
@@ -61,9 +68,10 @@ def me(request: Request, reviewer: CurrentReviewer, settings: SettingsDep) -> Re
 
 @router.get("/approvals", summary="Pending actions of the reviewer's tenant, oldest first")
 async def approvals(
-    reviewer: CurrentReviewer, client: TemporalDep, engine: EngineDep
+    reviewer: CurrentReviewer, client: TemporalDep, engine: EngineDep, cache: InboxCacheDep
 ) -> ApprovalList:
-    rows = await inbox_rows(client, engine, reviewer.tenant_id)
+    tenant = reviewer.tenant_id
+    rows = await cache.rows(tenant, lambda: inbox_rows(client, engine, tenant))
     return ApprovalList(
         total=len(rows),
         items=[
@@ -159,8 +167,10 @@ async def decide(
         reason=body.reason.strip(),
     )
     try:
-        return await send_decision(client, run_id, decision)
+        result = await send_decision(client, run_id, decision)
     except DecisionNotAccepted as refused:
         raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
     except RPCError:
         raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, NO_WORKER) from None
+    get_inbox_cache(request).forget(reviewer.tenant_id)
+    return result

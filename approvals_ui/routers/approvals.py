@@ -9,7 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
 
 from approvals_ui.deps import CurrentReviewer, EngineDep, TemporalDep
-from approvals_ui.lookups import inbox_rows, run_context, run_for_reviewer
+from approvals_ui.lookups import InboxCacheDep, inbox_rows, run_context, run_for_reviewer
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
 from signoff.pending import DecisionNotAccepted, send_decision
@@ -25,9 +25,10 @@ async def inbox(
     reviewer: CurrentReviewer,
     client: TemporalDep,
     engine: EngineDep,
+    cache: InboxCacheDep,
     page: int = 1,
 ) -> Response:
-    return await _inbox(request, reviewer, client, engine, page, "inbox.html")
+    return await _inbox(request, reviewer, client, engine, cache, page, "inbox.html")
 
 
 @router.get("/rows")
@@ -36,10 +37,11 @@ async def inbox_fragment(
     reviewer: CurrentReviewer,
     client: TemporalDep,
     engine: EngineDep,
+    cache: InboxCacheDep,
     page: int = 1,
 ) -> Response:
     """The list alone, polled by htmx so that it follows arrivals, expiries and decisions."""
-    return await _inbox(request, reviewer, client, engine, page, "_inbox_rows.html")
+    return await _inbox(request, reviewer, client, engine, cache, page, "_inbox_rows.html")
 
 
 async def _inbox(
@@ -47,10 +49,12 @@ async def _inbox(
     reviewer: CurrentReviewer,
     client: TemporalDep,
     engine: EngineDep,
+    cache: InboxCacheDep,
     page: int,
     template: str,
 ) -> Response:
-    rows = await inbox_rows(client, engine, reviewer.tenant_id)
+    tenant = reviewer.tenant_id
+    rows = await cache.rows(tenant, lambda: inbox_rows(client, engine, tenant))
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     page = min(max(1, page), pages)
     return render(
@@ -109,6 +113,7 @@ async def decide(
     reviewer: CurrentReviewer,
     client: TemporalDep,
     engine: EngineDep,
+    cache: InboxCacheDep,
     action_hash: Annotated[str, Form(max_length=200)],
     verdict: Annotated[Verdict, Form()],
     reason: Annotated[str, Form(max_length=2000)] = "",
@@ -148,6 +153,7 @@ async def decide(
         )
     try:
         result = await send_decision(client, run_id, decision)
+        cache.forget(reviewer.tenant_id)
     except DecisionNotAccepted as refused:
         return await _detail(
             request, run_id, reviewer, client, engine, refused.message, status.HTTP_409_CONFLICT
