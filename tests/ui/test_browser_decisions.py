@@ -122,3 +122,22 @@ def test_a_stale_hash_is_refused_in_plain_words_and_the_new_version_offered(
     assert old_hash not in {row.action_hash for row in ledger}
     assert wait_until_pending(dev_stack, case) == new_hash  # bob's click decided nothing
     assert problems == [REFUSED_PAGE]
+
+
+def test_a_refund_decided_by_someone_else_leaves_the_inbox_without_reload(
+    page: Page, dev_stack: DevStack, store: Engine
+) -> None:
+    problems = watch_console(page)
+    case = add_case(store)
+    start_run(dev_stack, case)
+    action_hash = wait_until_pending(dev_stack, case)
+    sign_in(page, dev_stack, "alice")
+    card = page.locator(f'li[data-run-id="{case.run_id}"]')
+    expect(card).to_be_visible(timeout=ARRIVAL_TIMEOUT_MS)
+    page.evaluate("() => { window.__sameDocument = true; }")  # gone after a reload
+
+    approved = dev_stack.signoff("approve", case.run_id, "--hash", action_hash, "--as", "bob")
+    assert approved.returncode == 0, approved.stderr
+    expect(card).to_have_count(0, timeout=ARRIVAL_TIMEOUT_MS)  # htmx polling
+    assert page.evaluate("() => window.__sameDocument === true")
+    assert problems == []
