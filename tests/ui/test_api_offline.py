@@ -211,3 +211,16 @@ def test_parse_filter_accepts_empty_fields_and_dates() -> None:
 )
 def test_csv_cells_cannot_be_formulas(value: str, cell: str) -> None:
     assert safe_cell(value) == cell
+
+
+def test_the_session_cookie_is_secure_over_https(home: Path) -> None:
+    app = create_app(Settings(home=home), temporal_connect=unreachable_connect)
+    with TestClient(app, base_url="https://testserver", follow_redirects=False) as client:
+        cookie = client.get("/signin").headers["set-cookie"]
+        assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+        sign_in(client)
+        assert client.get("/api/me").json()["id"] == "alice"  # the Secure cookie came back
+    # Over plain http (the local default) the cookie cannot be Secure, or no browser
+    # would send it back.
+    with client_for(home) as plain:
+        assert "Secure" not in plain.get("/signin").headers["set-cookie"]
