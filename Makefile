@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bootstrap clean
+.PHONY: demo test lint bench bench-live bootstrap clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ test: $(STAMP)
 # Not in `make test`: timings, not assertions (see README, "Reviewer UI").
 bench: $(STAMP)
 	$(BIN)/python bench/inbox.py
+
+# Starts a private dev stack and 1,000 real runs: about ten minutes.
+bench-live: $(STAMP)
+	$(BIN)/python bench/inbox_live.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

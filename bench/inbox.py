@@ -4,8 +4,9 @@ What is measured: the whole `GET /approvals` route through FastAPI's TestClient 
 cookie, reviewer read from the store, ticket excerpts read from the store, Jinja2
 render of the first page of 50, security headers), with the Temporal listing replaced
 by a function that returns N synthetic `PendingItem`s; and, apart, the template alone
-rendering all N rows (no pagination), the worst case of the markup. Not measured: the
-real listing, whose cost is one `state` query per waiting run in Temporal.
+rendering all N rows (no pagination), the worst case of the markup. The listing cache
+is off, so that every round renders. The real listing against real runs is
+bench/inbox_live.py.
 
     .venv/bin/python bench/inbox.py [--rounds 200]
 """
@@ -116,7 +117,8 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="signoff-bench-"))
     engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
     seed_demo(engine)
-    app = create_app(Settings(home=home), temporal_connect=no_temporal, engine=engine)
+    settings = Settings(home=home, ui_inbox_cache_seconds=0)
+    app = create_app(settings, temporal_connect=no_temporal, engine=engine)
     results: dict[str, dict[int, tuple[float, float]]] = {"route": {}, "template": {}}
     with TestClient(app) as client:
         token = client.get("/signin").text.split('name="csrf_token" value="')[1].split('"')[0]
