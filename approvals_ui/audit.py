@@ -2,14 +2,14 @@
 cancelled action, with who, when, why, and the amount and order where they are known.
 
 Design note. The runs are the source: Temporal visibility lists the tenant's AgentRun
-workflows (newest first, at most `MAX_AUDIT_RUNS`), and each run's `state` query gives
-its decision trail. A decision record carries the order, amount and currency of its
-action. Records written before those fields existed name the action by hash only; for
-them the amount and order come from beside it: the ledger row of an executed refund
-(the same action hash), or the action itself while it still waits (a first approval
-under four eyes); otherwise the order is the ticket's own (a refund can target no
-other) and the amount is not recorded. A run no worker answers for is counted, not
-guessed at.
+workflows (newest first, at most `MAX_AUDIT_RUNS`) with the memo each publishes, which
+holds its decision trail; a run from before it did is read through its `state` query,
+and one that no worker answers for is counted, not guessed at. A decision record
+carries the order, amount and currency of its action. Records written before those
+fields existed name the action by hash only; for them the amount and order come from
+beside it: the ledger row of an executed refund (the same action hash), or the action
+itself while it still waits (a first approval under four eyes); otherwise the order is
+the ticket's own (a refund can target no other) and the amount is not recorded.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from sqlalchemy import Engine, select
 from temporalio.client import Client
 
 from activities.store import Refund, Ticket, use_session
-from signoff.pending import try_state
-from workflows.actions import DecisionKind
+from signoff.pending import run_memo, try_state
+from workflows.actions import DecisionKind, DecisionRecord, PendingAction
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import TENANT_ATTRIBUTE, WORKFLOW_NAME, RunState
@@ -121,13 +121,38 @@ def tenant_runs_query(tenant_id: str) -> str:
     return f"WorkflowType = '{WORKFLOW_NAME}' AND {TENANT_ATTRIBUTE} = '{tenant_id}'"
 
 
+@dataclass(frozen=True)
+class RunTrail:
+    """One run's decisions, and what still waits, from its memo or its query."""
+
+    run_id: str
+    ticket_id: str
+    decisions: list[DecisionRecord]
+    pending_actions: list[PendingAction]
+
+
 async def audit_log(client: Client, engine: Engine, tenant_id: str) -> AuditLog:
-    """Every decision of the tenant's recent runs, newest first. RPCError propagates."""
-    run_ids = [
-        execution.id
+    """Every decision of the tenant's recent runs, newest first. RPCError propagates.
+
+    One visibility call lists the runs with their memo (RunMemo), which carries the
+    decision trail; only a run from before it did is asked through its query.
+    """
+    executions = [
+        execution
         async for execution in client.list_workflows(
             query=tenant_runs_query(tenant_id), limit=MAX_AUDIT_RUNS
         )
+    ]
+    memos = await asyncio.gather(*(run_memo(execution) for execution in executions))
+    trails = [
+        RunTrail(execution.id, memo.ticket_id, memo.decisions, memo.pending_actions)
+        for execution, memo in zip(executions, memos, strict=True)
+        if memo is not None and memo.decisions is not None
+    ]
+    unpublished = [
+        execution.id
+        for execution, memo in zip(executions, memos, strict=True)
+        if memo is None or memo.decisions is None
     ]
     gate = asyncio.Semaphore(QUERY_CONCURRENCY)
 
@@ -135,14 +160,18 @@ async def audit_log(client: Client, engine: Engine, tenant_id: str) -> AuditLog:
         async with gate:
             return await try_state(client.get_workflow_handle_for(AgentRun.run, run_id))
 
-    states = await asyncio.gather(*(state_of(run_id) for run_id in run_ids))
+    states = await asyncio.gather(*(state_of(run_id) for run_id in unpublished))
     answered = [state for state in states if state is not None and state.tenant_id == tenant_id]
-    rows = await asyncio.to_thread(_rows, engine, tenant_id, answered)
+    trails += [
+        RunTrail(state.run_id, state.ticket_id, state.decisions, state.pending_actions)
+        for state in answered
+    ]
+    rows = await asyncio.to_thread(_rows, engine, tenant_id, trails)
     rows.sort(key=lambda row: (row.at, row.run_id), reverse=True)
-    return AuditLog(rows, len(run_ids), len(run_ids) - len(answered))
+    return AuditLog(rows, len(executions), len(unpublished) - len(answered))
 
 
-def _rows(engine: Engine, tenant_id: str, states: list[RunState]) -> list[AuditRow]:
+def _rows(engine: Engine, tenant_id: str, states: list[RunTrail]) -> list[AuditRow]:
     run_ids = [state.run_id for state in states if state.decisions]
     ticket_ids = {state.ticket_id for state in states if state.decisions}
     with use_session(engine) as session:

@@ -30,11 +30,11 @@ from workflows.actions import Decision, DecisionResult, PendingAction
 from workflows.agent_run import AgentRun
 from workflows.approval_policy import expired_message, money
 from workflows.contracts import (
-    INBOX_MEMO_KEY,
+    RUN_MEMO_KEY,
     STATUS_ATTRIBUTE,
     TENANT_ATTRIBUTE,
     WORKFLOW_NAME,
-    InboxMemo,
+    RunMemo,
     RunState,
 )
 
@@ -108,7 +108,7 @@ async def list_pending(
 ) -> list[PendingItem]:
     """Every pending action of the tenant (all tenants when None), oldest request first.
 
-    One visibility call lists the waiting runs with their memo (InboxMemo), so a page
+    One visibility call lists the waiting runs with their memo (RunMemo), so a page
     of the inbox costs no query to any run. A run that has not published the memo (it
     started before runs did) is asked through the `state` query instead.
     """
@@ -116,7 +116,7 @@ async def list_pending(
     async for execution in client.list_workflows(query=waiting_query(tenant_id), limit=limit):
         if tenant_id is None or execution.typed_search_attributes.get(TENANT_KEY) == tenant_id:
             waiting.append(execution)
-    memos = await asyncio.gather(*(inbox_memo(execution) for execution in waiting))
+    memos = await asyncio.gather(*(run_memo(execution) for execution in waiting))
     items = [
         PendingItem(execution.id, tenant, memo.ticket_id, action)
         for execution, memo in zip(waiting, memos, strict=True)
@@ -131,12 +131,10 @@ async def list_pending(
     return items
 
 
-async def inbox_memo(execution: WorkflowExecution) -> InboxMemo | None:
-    """The pending actions a run published in its memo; None when it published none."""
+async def run_memo(execution: WorkflowExecution) -> RunMemo | None:
+    """What a run published in its memo; None when it published none."""
     try:
-        memo: InboxMemo | None = await execution.memo_value(
-            INBOX_MEMO_KEY, None, type_hint=InboxMemo
-        )
+        memo: RunMemo | None = await execution.memo_value(RUN_MEMO_KEY, None, type_hint=RunMemo)
     except Exception:  # a memo we cannot read: the run's query will tell instead
         return None
     return memo
@@ -235,6 +233,7 @@ def time_left(expires_at: datetime, now: datetime) -> str:
 __all__ = [
     "DecisionNotAccepted",
     "ended_run_message",
+    "run_memo",
     "PendingItem",
     "RunNotFound",
     "list_pending",

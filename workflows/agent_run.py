@@ -35,20 +35,20 @@ with workflow.unsafe.imports_passed_through():
     from workflows.cancellation import reraise_cancellation
     from workflows.context import clear_old_tool_results, prompt_tokens
     from workflows.contracts import (
-        INBOX_MEMO_KEY,
         MODEL_TURN_ACTIVITY,
+        RUN_MEMO_KEY,
         RUN_TOOL_ACTIVITY,
         STATUS_ATTRIBUTE,
         WORKFLOW_NAME,
         EventKind,
         FinalStatus,
-        InboxMemo,
         Message,
         MessageBlock,
         ModelReply,
         ModelRequest,
         OutcomeReason,
         RunEvent,
+        RunMemo,
         RunOutcome,
         RunRequest,
         RunState,
@@ -66,8 +66,11 @@ with workflow.unsafe.imports_passed_through():
     from workflows.tool_catalog import RefundArguments, ToolCallRejected, offered_tools, parse_call
 
 STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
-# Versioning: runs recorded before it never published their pending actions in a memo.
+# Versioning. Runs recorded before "inbox-memo" publish no memo; before "run-memo", a
+# run published it only when its pending actions changed, not at its start nor on a
+# policy denial.
 INBOX_MEMO_PATCH = "inbox-memo"
+RUN_MEMO_PATCH = "run-memo"
 COST_QUANTUM = Decimal("0.000001")
 
 
@@ -113,12 +116,16 @@ class AgentRun:
         self._events: list[RunEvent] = []
         self._outcome: RunOutcome | None = None
         self._gate = ApprovalGate(
-            request, notify=self._on_gate_change, over_budget=self._over_budget
+            request,
+            notify=self._on_gate_change,
+            over_budget=self._over_budget,
+            denied=lambda: self._publish_memo(RUN_MEMO_PATCH),
         )
 
     @workflow.run
     async def run(self, request: RunRequest) -> RunOutcome:
         self._set_status("running")
+        self._publish_memo(RUN_MEMO_PATCH)  # every run has a trail the audit can list
         remaining = (request.deadline - workflow.now()).total_seconds()
         try:
             if remaining <= 0:
@@ -169,7 +176,7 @@ class AgentRun:
             f"{result.action_hash[:12]}" + (f" ({decision.reason})" if decision.reason else ""),
         )
         if result.status == "approval_recorded":  # still waiting, with one approval more
-            self._publish_pending()
+            self._publish_memo()
         return result
 
     @decide.validator
@@ -402,16 +409,17 @@ class AgentRun:
         self._event("approval", text)
         if self._outcome is None:
             self._set_status("waiting_for_approval" if self._gate.waiting else "running")
-        self._publish_pending()
+        self._publish_memo()
 
-    def _publish_pending(self) -> None:
-        """The pending actions, in the memo the inbox reads (see InboxMemo)."""
-        if workflow.patched(INBOX_MEMO_PATCH):
-            memo = InboxMemo(
+    def _publish_memo(self, patch: str = INBOX_MEMO_PATCH) -> None:
+        """Pending actions and decisions, in the memo the inbox and audit read (RunMemo)."""
+        if workflow.patched(patch):
+            memo = RunMemo(
                 ticket_id=self._request.ticket_id,
                 pending_actions=list(self._gate.pending.values()),
+                decisions=list(self._gate.decisions),
             )
-            workflow.upsert_memo({INBOX_MEMO_KEY: memo})
+            workflow.upsert_memo({RUN_MEMO_KEY: memo})
 
     def _set_status(self, status: RunStatus) -> None:
         self._status = status

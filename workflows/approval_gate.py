@@ -76,6 +76,10 @@ def _ignore(text: str) -> None:
     pass
 
 
+def _nothing() -> None:
+    pass
+
+
 def _within_budget() -> str | None:
     return None
 
@@ -87,6 +91,8 @@ class ApprovalGate:
     notify: Callable[[str], None] = _ignore
     # Says why the run may no longer spend (a budget is used up), or None when it may.
     over_budget: Callable[[], str | None] = _within_budget
+    # Called when policy denies a call: a decision record with no pending action change.
+    denied: Callable[[], None] = _nothing
     pending: dict[str, PendingAction] = field(default_factory=dict)
     decisions: list[DecisionRecord] = field(default_factory=list)
     resolutions: dict[str, Resolution] = field(default_factory=dict)
@@ -320,6 +326,7 @@ class ApprovalGate:
 
     def _denied(self, action: PendingAction, why: str) -> GateResult:
         self.decisions.append(trail_record(action, "denied", reason=why))
+        self.denied()
         self.not_performed.append(f"{describe(action)}: refused by policy: {why}")
         return GateResult(
             f"Refused by policy: {why}. The refund did not happen. Do not retry it; tell the "

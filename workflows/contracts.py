@@ -24,8 +24,8 @@ RUN_TOOL_ACTIVITY = "run_tool"
 # Custom search attributes (Keyword). The dev launcher registers them.
 STATUS_ATTRIBUTE = "SignoffStatus"
 TENANT_ATTRIBUTE = "SignoffTenant"
-# The memo key under which a run publishes what waits for a decision (InboxMemo).
-INBOX_MEMO_KEY = "signoff_inbox"
+# The memo key under which a run publishes its pending actions and decisions (RunMemo).
+RUN_MEMO_KEY = "signoff_run"
 
 
 RunStatus = Literal[
@@ -300,13 +300,16 @@ class RunState(Contract):
     outcome: RunOutcome | None = None
 
 
-class InboxMemo(Contract):
-    """What a run publishes in its memo whenever its pending actions change.
+class RunMemo(Contract):
+    """What a run publishes in its memo: what waits for a decision, and the decisions.
 
     The inbox lists waiting runs with one visibility call and reads this beside each,
-    instead of querying every run; the `state` query stays the truth, and the
-    `decide` update's validator has the last word on any decision.
+    and the audit reads the decision trails the same way, instead of querying every
+    run; the `state` query stays the truth, and the `decide` update's validator has the
+    last word on any decision. `decisions` is None in memos of runs from before it was
+    published: their trail must be read through the query.
     """
 
     ticket_id: str
     pending_actions: list[PendingAction] = []
+    decisions: list[DecisionRecord] | None = None

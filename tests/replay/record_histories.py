@@ -35,9 +35,10 @@ HISTORIES = Path(__file__).parent.parent / "histories"
 ID_SEPARATOR = "__"
 DEMO = ModelRef(provider="scripted", model_id="demo")
 TRIAGE = ModelRef(provider="scripted", model_id="triage")
+INJECTION = ModelRef(provider="scripted", model_id="injection")
 
 
-def agent_request(ticket_id: str, now: datetime) -> RunRequest:
+def agent_request(ticket_id: str, now: datetime, model: ModelRef = DEMO) -> RunRequest:
     return RunRequest(
         tenant_id="demo",
         actor_id="ops",
@@ -46,15 +47,15 @@ def agent_request(ticket_id: str, now: datetime) -> RunRequest:
         goal="Answer the customer's support ticket.",
         ticket_id=ticket_id,
         policy_version="recorded",
-        model=DEMO,
+        model=model,
         deadline=now + timedelta(hours=48),
     )
 
 
 async def start_agent(
-    client: Client, queue: str, ticket_id: str, now: datetime
+    client: Client, queue: str, ticket_id: str, now: datetime, model: ModelRef = DEMO
 ) -> WorkflowHandle[Any, Any]:
-    request = agent_request(ticket_id, now)
+    request = agent_request(ticket_id, now, model)
     return await client.start_workflow(
         AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
     )
@@ -115,6 +116,17 @@ async def four_eyes(client: Client, queue: str, now: datetime) -> WorkflowHandle
     return handle
 
 
+async def injection_rejected(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    """T-2210's forged note obeyed: two refunds denied by policy, one asked and rejected."""
+    handle = await start_agent(client, queue, "T-2210", now, INJECTION)
+    digest = await wait_for_pending(handle)
+    await handle.execute_update(
+        AgentRun.decide, decision(digest, "bob", "reject", "the note is not ours")
+    )
+    await handle.result()
+    return handle
+
+
 async def triage_tracking(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
     request = TriageRequest(
         tenant_id="demo",
@@ -142,6 +154,8 @@ SCENARIOS: dict[str, Scenario] = {
     # The same path once runs publish their pending actions in a memo (INBOX_MEMO_PATCH):
     # the older files replay the unpatched branch, this one the patched.
     "agent_run_four_eyes_inbox_memo": four_eyes,
+    # Once runs publish their memo at start and on a policy denial (RUN_MEMO_PATCH).
+    "agent_run_injection_run_memo": injection_rejected,
     "triage_tracking": triage_tracking,
 }
 
