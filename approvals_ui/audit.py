@@ -26,16 +26,13 @@ from sqlalchemy import Engine, select
 from temporalio.client import Client
 
 from activities.store import Refund, Ticket, use_session
-from signoff.pending import run_memo, try_state
-from workflows.actions import DecisionKind, DecisionRecord, PendingAction
-from workflows.agent_run import AgentRun
+from signoff.run_listing import RunSummary, read_runs
+from workflows.actions import DecisionKind
 from workflows.contract_base import IDENTIFIER_PATTERN
-from workflows.contracts import TENANT_ATTRIBUTE, WORKFLOW_NAME, RunState
+from workflows.contracts import TENANT_ATTRIBUTE, WORKFLOW_NAME
 
 VERDICTS: tuple[str, ...] = get_args(DecisionKind)
 MAX_AUDIT_RUNS = 500
-# State queries in flight at once: enough to be quick, few enough to spare the worker.
-QUERY_CONCURRENCY = 20
 
 
 class InvalidFilter(ValueError):
@@ -121,57 +118,17 @@ def tenant_runs_query(tenant_id: str) -> str:
     return f"WorkflowType = '{WORKFLOW_NAME}' AND {TENANT_ATTRIBUTE} = '{tenant_id}'"
 
 
-@dataclass(frozen=True)
-class RunTrail:
-    """One run's decisions, and what still waits, from its memo or its query."""
-
-    run_id: str
-    ticket_id: str
-    decisions: list[DecisionRecord]
-    pending_actions: list[PendingAction]
-
-
 async def audit_log(client: Client, engine: Engine, tenant_id: str) -> AuditLog:
-    """Every decision of the tenant's recent runs, newest first. RPCError propagates.
-
-    One visibility call lists the runs with their memo (RunMemo), which carries the
-    decision trail; only a run from before it did is asked through its query.
-    """
-    executions = [
-        execution
-        async for execution in client.list_workflows(
-            query=tenant_runs_query(tenant_id), limit=MAX_AUDIT_RUNS
-        )
-    ]
-    memos = await asyncio.gather(*(run_memo(execution) for execution in executions))
-    trails = [
-        RunTrail(execution.id, memo.ticket_id, memo.decisions, memo.pending_actions)
-        for execution, memo in zip(executions, memos, strict=True)
-        if memo is not None and memo.decisions is not None
-    ]
-    unpublished = [
-        execution.id
-        for execution, memo in zip(executions, memos, strict=True)
-        if memo is None or memo.decisions is None
-    ]
-    gate = asyncio.Semaphore(QUERY_CONCURRENCY)
-
-    async def state_of(run_id: str) -> RunState | None:
-        async with gate:
-            return await try_state(client.get_workflow_handle_for(AgentRun.run, run_id))
-
-    states = await asyncio.gather(*(state_of(run_id) for run_id in unpublished))
-    answered = [state for state in states if state is not None and state.tenant_id == tenant_id]
-    trails += [
-        RunTrail(state.run_id, state.ticket_id, state.decisions, state.pending_actions)
-        for state in answered
-    ]
-    rows = await asyncio.to_thread(_rows, engine, tenant_id, trails)
+    """Every decision of the tenant's recent runs, newest first. RPCError propagates."""
+    listing = await read_runs(
+        client, tenant_runs_query(tenant_id), tenant_id=tenant_id, limit=MAX_AUDIT_RUNS
+    )
+    rows = await asyncio.to_thread(_rows, engine, tenant_id, listing.runs)
     rows.sort(key=lambda row: (row.at, row.run_id), reverse=True)
-    return AuditLog(rows, len(executions), len(unpublished) - len(answered))
+    return AuditLog(rows, listing.listed, listing.unanswered)
 
 
-def _rows(engine: Engine, tenant_id: str, states: list[RunTrail]) -> list[AuditRow]:
+def _rows(engine: Engine, tenant_id: str, states: list[RunSummary]) -> list[AuditRow]:
     run_ids = [state.run_id for state in states if state.decisions]
     ticket_ids = {state.ticket_id for state in states if state.decisions}
     with use_session(engine) as session:

@@ -30,8 +30,8 @@ from signoff.cli_support import (
     settings,
     validation_message,
 )
-from signoff.pending import try_state
 from signoff.render import event_line, outcome_lines, state_lines
+from signoff.run_listing import try_state
 from signoff.runs import STATUS_KEY, TENANT_KEY, RunRequestRejected, start_run
 from signoff.settings import ModelChoiceError, Settings, parse_model
 from workflows.agent_run import AgentRun

@@ -11,34 +11,29 @@ waits.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from temporalio.client import (
     Client,
-    WorkflowExecution,
-    WorkflowHandle,
     WorkflowUpdateFailedError,
 )
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.run_listing import QUERY_TIMEOUT, read_runs, try_state
 from signoff.runs import TENANT_KEY
 from workflows.actions import Decision, DecisionResult, PendingAction
 from workflows.agent_run import AgentRun
 from workflows.approval_policy import expired_message, money
 from workflows.contracts import (
-    RUN_MEMO_KEY,
     STATUS_ATTRIBUTE,
     TENANT_ATTRIBUTE,
     WORKFLOW_NAME,
-    RunMemo,
     RunState,
 )
 
-QUERY_TIMEOUT = timedelta(seconds=5)
 # Runs read per listing: a page of the inbox never queries more workflows than this.
 MAX_LISTED_RUNS = 1000
 
@@ -96,62 +91,23 @@ def waiting_query(tenant_id: str | None) -> str:
     return query
 
 
-async def try_state(handle: WorkflowHandle[Any, Any]) -> RunState | None:
-    try:
-        return await handle.query(AgentRun.state, rpc_timeout=QUERY_TIMEOUT)
-    except RPCError:
-        return None  # no worker has picked the run up yet, or the run is gone
-
-
 async def list_pending(
-    client: Client, tenant_id: str | None, limit: int = MAX_LISTED_RUNS
+    client: Client, tenant_id: str | None, limit: int = MAX_LISTED_RUNS, trust_memo: bool = True
 ) -> list[PendingItem]:
     """Every pending action of the tenant (all tenants when None), oldest request first.
 
-    One visibility call lists the waiting runs with their memo (RunMemo), so a page
-    of the inbox costs no query to any run. A run that has not published the memo (it
-    started before runs did) is asked through the `state` query instead.
+    One visibility call lists the waiting runs with their memo (see read_runs).
     """
-    waiting: list[WorkflowExecution] = []
-    async for execution in client.list_workflows(query=waiting_query(tenant_id), limit=limit):
-        if tenant_id is None or execution.typed_search_attributes.get(TENANT_KEY) == tenant_id:
-            waiting.append(execution)
-    memos = await asyncio.gather(*(run_memo(execution) for execution in waiting))
+    listing = await read_runs(
+        client, waiting_query(tenant_id), tenant_id=tenant_id, limit=limit, trust_memo=trust_memo
+    )
     items = [
-        PendingItem(execution.id, tenant, memo.ticket_id, action)
-        for execution, memo in zip(waiting, memos, strict=True)
-        if memo is not None and (tenant := execution.typed_search_attributes.get(TENANT_KEY))
-        for action in memo.pending_actions
+        PendingItem(run.run_id, run.tenant_id, run.ticket_id, action)
+        for run in listing.runs
+        for action in run.pending_actions
     ]
-    unpublished = [
-        execution.id for execution, memo in zip(waiting, memos, strict=True) if memo is None
-    ]
-    items += await _pending_by_query(client, tenant_id, unpublished)
     items.sort(key=lambda item: (item.action.requested_at, item.run_id))
     return items
-
-
-async def run_memo(execution: WorkflowExecution) -> RunMemo | None:
-    """What a run published in its memo; None when it published none."""
-    try:
-        memo: RunMemo | None = await execution.memo_value(RUN_MEMO_KEY, None, type_hint=RunMemo)
-    except Exception:  # a memo we cannot read: the run's query will tell instead
-        return None
-    return memo
-
-
-async def _pending_by_query(
-    client: Client, tenant_id: str | None, run_ids: list[str]
-) -> list[PendingItem]:
-    states = await asyncio.gather(
-        *(try_state(client.get_workflow_handle_for(AgentRun.run, run_id)) for run_id in run_ids)
-    )
-    return [
-        PendingItem(run_id, state.tenant_id, state.ticket_id, action)
-        for run_id, state in zip(run_ids, states, strict=True)
-        if state is not None and (tenant_id is None or state.tenant_id == tenant_id)
-        for action in state.pending_actions
-    ]
 
 
 async def run_state(client: Client, run_id: str) -> RunState:
@@ -233,7 +189,6 @@ def time_left(expires_at: datetime, now: datetime) -> str:
 __all__ = [
     "DecisionNotAccepted",
     "ended_run_message",
-    "run_memo",
     "PendingItem",
     "RunNotFound",
     "list_pending",

@@ -1,0 +1,58 @@
+"""The inbox and the audit list runs from their memo; a run from before runs published
+one is read through its query. Both readings of the same real runs must agree."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from approvals_ui.audit import tenant_runs_query
+from signoff.pending import list_pending, send_decision
+from signoff.run_listing import RunSummary, read_runs
+from signoff.temporal_client import connect
+from tests.ui.conftest import DevStack, RefundCase
+from workflows.actions import Decision
+
+pytestmark = pytest.mark.devserver
+
+
+def by_run(runs: list[RunSummary], run_id: str) -> RunSummary:
+    (run,) = [run for run in runs if run.run_id == run_id]
+    return run
+
+
+async def test_memo_and_query_readings_agree(dev_stack: DevStack, pending_case: RefundCase) -> None:
+    client = await connect(dev_stack.settings())
+    run_id = pending_case.run_id
+    memo_items = [item for item in await list_pending(client, "demo") if item.run_id == run_id]
+    query_items = [
+        item
+        for item in await list_pending(client, "demo", trust_memo=False)
+        if item.run_id == run_id
+    ]
+    assert len(memo_items) == 1 and memo_items == query_items
+
+    rejection = Decision(
+        action_hash=memo_items[0].action.action_hash,
+        verdict="reject",
+        reviewer_id="bob",
+        reviewer_roles=["refund_approver"],
+        tenant_id="demo",
+        reason="no photo",
+    )
+    await send_decision(client, run_id, rejection)
+    query = tenant_runs_query("demo")
+    for _ in range(100):  # visibility catches up with the rejection
+        by_memo = await read_runs(client, query, tenant_id="demo", limit=500)
+        if by_run(by_memo.runs, run_id).decisions:
+            break
+        await asyncio.sleep(0.1)
+    by_query = await read_runs(client, query, tenant_id="demo", limit=500, trust_memo=False)
+    globex = await read_runs(client, query, tenant_id="globex", limit=500)
+
+    assert by_run(by_memo.runs, run_id) == by_run(by_query.runs, run_id)
+    trail = by_run(by_memo.runs, run_id).decisions
+    assert [(d.kind, d.reviewer_id, d.reason) for d in trail] == [("rejected", "bob", "no photo")]
+    assert by_query.unanswered == 0
+    assert run_id not in {run.run_id for run in globex.runs}
