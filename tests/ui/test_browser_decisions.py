@@ -115,6 +115,11 @@ def test_a_stale_hash_is_refused_in_plain_words_and_the_new_version_offered(
     expect(action).to_contain_text("replaces an earlier one whose approval went void")
     for hash_field in action.locator('input[name="action_hash"]').all():
         expect(hash_field).to_have_value(new_hash)
+    # The refund that landed meanwhile is shown as a prior refund: amount and approvers.
+    (prior,) = page.locator("table.refunds tbody tr").all()
+    expect(prior).to_contain_text("10.00 EUR")
+    expect(prior).to_contain_text("bob")
+    expect(page.locator("#paid")).to_have_text("70.00 EUR")
     screenshot(page, "detail-stale-hash.png")
 
     ledger = list_refunds(store, case.tenant_id, case.order_id)
