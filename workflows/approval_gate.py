@@ -341,8 +341,8 @@ class ApprovalGate:
         )
         self.not_performed.append(f"{describe(action)}: rejected by the reviewer: {reason}")
         return GateResult(
-            f"Refused by the reviewer: {reason}. The refund did not happen. Do not retry; "
-            "propose another way.",
+            f"Refused by the reviewer: {as_sentence(reason)} The refund did not happen. Do not "
+            "retry; propose another way.",
             True,
         )
 
@@ -381,6 +381,12 @@ class ApprovalGate:
 def describe(action: PendingAction) -> str:
     amount = " ".join(filter(None, (action.arguments["amount"], action.arguments["currency"])))
     return f"refund {amount} on order {action.targets['order_id'] or '(none)'}"
+
+
+def as_sentence(text: str) -> str:
+    """A reviewer's words as one sentence: `no photo` and `No photo.` both end in one stop."""
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
 def trail_record(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from workflows.actions import ActionState, Decision, DecisionRecord, PendingAction
-from workflows.approval_gate import describe
+from workflows.approval_gate import as_sentence, describe
 from workflows.approval_policy import DecisionRefused, check_decision, expired_message
 
 REQUESTED = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
@@ -111,3 +111,15 @@ def test_describe_an_action_on_a_ticket_without_an_order() -> None:
     )
     assert describe(action) == "refund 10.00 on order (none)"
     assert describe(pending()) == "refund 89.90 EUR on order C-1042"
+
+
+@pytest.mark.parametrize(
+    ("reason", "sentence"),
+    [
+        ("no photo yet", "no photo yet."),
+        ("Photo of the damage missing.", "Photo of the damage missing."),
+        ("  Is this the right order?  ", "Is this the right order?"),
+    ],
+)
+def test_a_reviewer_reason_reaches_the_model_as_one_sentence(reason: str, sentence: str) -> None:
+    assert as_sentence(reason) == sentence
