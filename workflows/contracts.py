@@ -142,8 +142,29 @@ class ToolResultBlock(Contract):
     is_error: bool = False
 
 
-ReplyBlock = Annotated[TextBlock | ToolUseBlock, Field(discriminator="type")]
-MessageBlock = Annotated[TextBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")]
+class ThinkingBlock(Contract):
+    """The model's reasoning, kept verbatim: in a tool-use cycle the Messages API needs
+    it back exactly as sent, signature included. The loop never acts on it."""
+
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str
+
+
+class RedactedThinkingBlock(Contract):
+    """Reasoning the provider encrypted; only `data` travels, back as it came."""
+
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+ReplyBlock = Annotated[
+    TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock, Field(discriminator="type")
+]
+MessageBlock = Annotated[
+    TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock,
+    Field(discriminator="type"),
+]
 
 
 class Message(Contract):

@@ -16,9 +16,11 @@ Design notes:
   or as nothing, so it raises `ModelBadReply` (non-retryable) instead of guessing.
 - A `max_tokens` reply keeps its blocks as parsed, tool calls included; their input
   may be incomplete, and the workflow never runs the tool calls of a cut reply.
-- Thinking and server-tool blocks are dropped: the loop acts on text and tool_use only.
-  (We enable neither extended thinking nor server tools; both would need their blocks
-  sent back intact.)
+- Thinking blocks (`thinking` with its signature, `redacted_thinking`) are kept as they
+  came and sent back in the assistant turn they belong to: in a tool-use cycle the API
+  refuses a turn whose thinking was dropped or changed, and a model that thinks on its
+  own would otherwise fail on its second turn. The loop never acts on them. Server-tool
+  blocks are dropped: we declare no server tool.
 - `tool_choice` is passed as the request says: `auto`, `any`, `tool` (with its name)
   or `none`. With `none` the tools are still declared, since the history may hold calls
   to them and the prefix (and its cache) stays the same.
@@ -43,7 +45,9 @@ from typing import Any, get_args
 
 import anthropic
 from anthropic.types import Message as ApiMessage
+from anthropic.types import RedactedThinkingBlock as ApiRedactedThinkingBlock
 from anthropic.types import TextBlock as ApiTextBlock
+from anthropic.types import ThinkingBlock as ApiThinkingBlock
 from anthropic.types import ToolUseBlock as ApiToolUseBlock
 from temporalio.exceptions import ApplicationError
 
@@ -52,9 +56,11 @@ from workflows.contracts import (
     MessageBlock,
     ModelReply,
     ModelRequest,
+    RedactedThinkingBlock,
     ReplyBlock,
     StopReason,
     TextBlock,
+    ThinkingBlock,
     ToolChoice,
     ToolUseBlock,
     Usage,
@@ -136,6 +142,10 @@ def block_param(block: MessageBlock) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if isinstance(block, ToolUseBlock):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ThinkingBlock):
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+    if isinstance(block, RedactedThinkingBlock):
+        return {"type": "redacted_thinking", "data": block.data}
     return {
         "type": "tool_result",
         "tool_use_id": block.tool_use_id,
@@ -163,6 +173,10 @@ def reply_from(message: ApiMessage) -> ModelReply:
             content.append(TextBlock(text=block.text))
         elif isinstance(block, ApiToolUseBlock):
             content.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input)))
+        elif isinstance(block, ApiThinkingBlock):
+            content.append(ThinkingBlock(thinking=block.thinking, signature=block.signature))
+        elif isinstance(block, ApiRedactedThinkingBlock):
+            content.append(RedactedThinkingBlock(data=block.data))
     usage = message.usage
     return ModelReply(
         content=content,

@@ -118,3 +118,40 @@ async def test_failed_calls_go_back_as_error_results(
         result("toolu_t", gateway.results["toolu_t"].content, is_error=True),
     )
     assert [record.ok for record in run.outcome.tool_calls] == [False, False]
+
+
+async def test_thinking_goes_back_verbatim_with_the_calls_it_led_to(
+    time_skipping_env: WorkflowEnvironment,
+    api: FakeMessagesApi,
+    model_turns: ModelTurns,
+    seeded_engine: Engine,
+) -> None:
+    # A model that thinks (on its own, or asked to): in a tool-use cycle the API needs
+    # the thinking back exactly, signature included, ahead of the calls. The loop never
+    # reads it as an answer.
+    thinking = {"type": "thinking", "thinking": "Read the ticket first.", "signature": "c2ln"}
+    redacted = {"type": "redacted_thinking", "data": "RW5jcnlwdGVk"}
+    api.reply(
+        message([thinking, redacted, tool_use("toolu_01", "read_ticket")], "tool_use"),
+        message(
+            [{**thinking, "thinking": "Now answer."}, text("Your order 4512 has shipped.")],
+            "end_turn",
+        ),
+    )
+    gateway = RecordingGateway(seeded_engine)
+
+    run = await run_claude(time_skipping_env, model_turns, gateway, ticket_id="T-4512")
+
+    assert (run.outcome.status, run.outcome.final_text) == (
+        "completed",
+        "Your order 4512 has shipped.",
+    )
+    turn_1 = assistant(
+        thinking,
+        redacted,
+        {"type": "tool_use", "id": "toolu_01", "name": "read_ticket", "input": {}},
+    )
+    ticket = gateway.results["toolu_01"].content
+    assert api.bodies[1] == agent_body(
+        run.request, [opening(run.request), turn_1, user(result("toolu_01", ticket))]
+    )

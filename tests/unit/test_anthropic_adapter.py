@@ -20,7 +20,9 @@ from workflows.contracts import (
     Message,
     ModelRef,
     ModelRequest,
+    RedactedThinkingBlock,
     TextBlock,
+    ThinkingBlock,
     ToolChoice,
     ToolResultBlock,
     ToolSpec,
@@ -166,11 +168,12 @@ def test_no_tool_is_sent_strict() -> None:
     assert all("strict" not in tool for tool in request_params(model_request())["tools"])
 
 
-async def test_reply_keeps_text_and_tool_calls_in_order(
+async def test_reply_keeps_thinking_text_and_tool_calls_in_order(
     api: FakeMessagesApi, model: AnthropicModel
 ) -> None:
     content: list[dict[str, Any]] = [
         {"type": "thinking", "thinking": "The order first.", "signature": "sig"},
+        {"type": "redacted_thinking", "data": "EmwKAhgB"},
         {"type": "text", "text": "Let me check your order."},
         {"type": "tool_use", "id": "toolu_9", "name": "get_order", "input": {"x": 1}},
     ]
@@ -180,6 +183,8 @@ async def test_reply_keeps_text_and_tool_calls_in_order(
     reply = await model.complete(model_request())
 
     assert reply.content == [
+        ThinkingBlock(thinking="The order first.", signature="sig"),
+        RedactedThinkingBlock(data="EmwKAhgB"),
         TextBlock(text="Let me check your order."),
         ToolUseBlock(id="toolu_9", name="get_order", input={"x": 1}),
     ]
