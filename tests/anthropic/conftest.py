@@ -10,15 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
-from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
 
 from activities.model_turn import SCRIPTS_DIR, ModelTurns
 from activities.models.anthropic_adapter import AnthropicModel
 from activities.models.scripted import ScriptedModel
-from activities.store import make_engine, seed_demo
 from tests.anthropic_server import TEST_API_KEY, FakeMessagesApi, serving
 
 
@@ -35,12 +32,3 @@ def model_turns(api: FakeMessagesApi) -> ModelTurns:
         AnthropicModel, api_key=TEST_API_KEY, timeout_seconds=10, base_url=api.base_url
     )
     return ModelTurns(scripted=ScriptedModel(SCRIPTS_DIR), anthropic_factory=factory)
-
-
-@pytest.fixture
-def seeded_engine(tmp_path: Path) -> Iterator[Engine]:
-    """The demo shop's records in a fresh SQLite file, for the real tool gateway."""
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
-    yield engine
-    engine.dispose()
