@@ -69,10 +69,13 @@ async def client_for(current: Settings) -> Client:
 
 
 def validation_message(error: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(part) for part in item['loc']) or 'value'}: {item['msg']}"
-        for item in error.errors(include_url=False)
-    )
+    """`field: what is wrong`, or, for a check on the whole value, what is wrong alone."""
+    parts = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"])
+        what = str(item["msg"]).removeprefix("Value error, ")
+        parts.append(f"{where}: {what}" if where else what)
+    return "; ".join(parts)
 
 
 def emit_json(document: BaseModel | dict[str, Any] | list[Any]) -> None:

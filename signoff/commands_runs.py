@@ -95,6 +95,9 @@ def run_command(
             approval_ttl_seconds=int(current.approval_ttl_hours * 3600),
             price=price or ModelPrice(),
             cost_budget_usd=current.cost_budget_usd,
+            thinking_budget_tokens=(
+                current.anthropic_thinking_budget if model_ref.provider == "anthropic" else None
+            ),
         )
     except ModelChoiceError as error:
         fail(str(error))

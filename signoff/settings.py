@@ -70,6 +70,9 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("SIGNOFF_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),
     )
     anthropic_timeout_seconds: float = 120.0
+    # Extended thinking for agent runs on Claude: a token budget (at least 1024, below
+    # max_tokens), or None for none.
+    anthropic_thinking_budget: int | None = Field(default=None, ge=1024)
     scripted_default_script: str = "demo"
 
     # Budgets and limits of one run.

@@ -280,6 +280,7 @@ class AgentRun:
             tools=[tool.spec() for tool in offered_tools()],
             max_tokens=request.max_tokens,
             user_hash=actor_hash(request.tenant_id, request.actor_id),
+            thinking_budget_tokens=request.thinking_budget_tokens,
         )
         try:
             reply: ModelReply = await workflow.execute_activity(

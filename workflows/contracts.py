@@ -11,7 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from workflows.actions import DecisionRecord, PendingAction
 from workflows.contract_base import Contract, Identifier
@@ -118,6 +118,19 @@ class RunRequest(Contract):
     approval_ttl_seconds: Annotated[int, Field(ge=60)] = 24 * 3600
     price: ModelPrice = ModelPrice()
     cost_budget_usd: Annotated[Decimal, Field(gt=0)] | None = None
+    # Extended thinking, for models that take it: tokens the model may reason with before
+    # it answers, out of max_tokens. None: not asked for.
+    thinking_budget_tokens: Annotated[int, Field(ge=1024)] | None = None
+
+    @model_validator(mode="after")
+    def _thinking_fits(self) -> RunRequest:
+        budget = self.thinking_budget_tokens
+        if budget is not None and budget >= self.max_tokens:
+            raise ValueError(
+                f"the thinking budget ({budget} tokens) must be below max_tokens "
+                f"({self.max_tokens}): raise SIGNOFF_MAX_TOKENS or lower the budget"
+            )
+        return self
 
 
 # --- content blocks, the shape of the Messages API ---------------------------------
@@ -222,6 +235,8 @@ class ModelRequest(Contract):
     max_tokens: int
     # A hash of the actor, never a name: adapters may pass it on as end-user metadata.
     user_hash: str | None = None
+    # Extended thinking budget (see RunRequest); adapters without thinking ignore it.
+    thinking_budget_tokens: int | None = None
 
 
 class ModelReply(Contract):

@@ -115,6 +115,9 @@ def request_params(request: ModelRequest) -> dict[str, Any]:
         tools[-1]["cache_control"] = ephemeral()
         params["tools"] = tools
         params["tool_choice"] = tool_choice_param(request.tool_choice)
+    # The API takes thinking with `auto` or `none` only: a forced tool (triage) goes without.
+    if request.thinking_budget_tokens and request.tool_choice.type in ("auto", "none"):
+        params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget_tokens}
     if request.user_hash:
         params["metadata"] = {"user_id": request.user_hash}
     return params

@@ -126,9 +126,9 @@ async def test_thinking_goes_back_verbatim_with_the_calls_it_led_to(
     model_turns: ModelTurns,
     seeded_engine: Engine,
 ) -> None:
-    # A model that thinks (on its own, or asked to): in a tool-use cycle the API needs
-    # the thinking back exactly, signature included, ahead of the calls. The loop never
-    # reads it as an answer.
+    # Thinking asked for (SIGNOFF_ANTHROPIC_THINKING_BUDGET): every agent turn sends the
+    # budget, and in a tool-use cycle the thinking goes back exactly as it came,
+    # signature included, ahead of the calls. The loop never reads it as an answer.
     thinking = {"type": "thinking", "thinking": "Read the ticket first.", "signature": "c2ln"}
     redacted = {"type": "redacted_thinking", "data": "RW5jcnlwdGVk"}
     api.reply(
@@ -140,18 +140,28 @@ async def test_thinking_goes_back_verbatim_with_the_calls_it_led_to(
     )
     gateway = RecordingGateway(seeded_engine)
 
-    run = await run_claude(time_skipping_env, model_turns, gateway, ticket_id="T-4512")
+    run = await run_claude(
+        time_skipping_env,
+        model_turns,
+        gateway,
+        ticket_id="T-4512",
+        thinking_budget_tokens=2048,
+        max_tokens=4096,
+    )
 
     assert (run.outcome.status, run.outcome.final_text) == (
         "completed",
         "Your order 4512 has shipped.",
     )
+    asked = {"thinking": {"type": "enabled", "budget_tokens": 2048}}
+    first = opening(run.request)
     turn_1 = assistant(
         thinking,
         redacted,
         {"type": "tool_use", "id": "toolu_01", "name": "read_ticket", "input": {}},
     )
     ticket = gateway.results["toolu_01"].content
-    assert api.bodies[1] == agent_body(
-        run.request, [opening(run.request), turn_1, user(result("toolu_01", ticket))]
-    )
+    assert api.bodies == [
+        {**agent_body(run.request, [first]), **asked},
+        {**agent_body(run.request, [first, turn_1, user(result("toolu_01", ticket))]), **asked},
+    ]

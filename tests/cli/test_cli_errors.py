@@ -119,3 +119,18 @@ def test_ticket_add_refuses_a_missing_file(cli: CliRunner, tmp_path: Path) -> No
     )
     assert result.exit_code == 2
     assert "no such file" in result.stderr
+
+
+def test_a_thinking_budget_that_cannot_fit_is_refused_in_words(
+    cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cli.invoke(app, ["seed"])
+    monkeypatch.setenv("SIGNOFF_ANTHROPIC_THINKING_BUDGET", "2048")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    get_settings.cache_clear()
+    result = cli.invoke(app, ["run", "--ticket", "T-4512", "--model", "anthropic"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: Invalid run request: the thinking budget (2048 tokens) must be below "
+        "max_tokens (1024): raise SIGNOFF_MAX_TOKENS or lower the budget"
+    )

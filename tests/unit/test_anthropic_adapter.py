@@ -299,3 +299,17 @@ def test_the_schemas_with_arguments_are_outside_the_strict_subset() -> None:
         spec.name for spec in specs if transform_schema(spec.input_schema) != spec.input_schema
     }
     assert rewritten == {"refund", "classify_ticket"}
+
+
+def test_thinking_is_asked_for_only_with_a_budget_and_a_free_tool_choice() -> None:
+    assert "thinking" not in request_params(model_request())
+    thinking = request_params(model_request(thinking_budget_tokens=2048))["thinking"]
+    assert thinking == {"type": "enabled", "budget_tokens": 2048}
+    # The API takes no thinking with a forced tool (triage forces classify_ticket).
+    forced = model_request(
+        thinking_budget_tokens=2048, tool_choice=ToolChoice(type="tool", name="get_order")
+    )
+    assert "thinking" not in request_params(forced)
+    assert "thinking" not in request_params(
+        model_request(thinking_budget_tokens=2048, tool_choice=ToolChoice(type="any"))
+    )
