@@ -45,6 +45,11 @@ templates.env.filters["utc"] = utc
 templates.env.filters["money"] = money
 
 
+def polled(request: Request) -> bool:
+    """A request htmx sent on its own (a refresh), not a page the reviewer opened."""
+    return request.headers.get("hx-request") == "true"
+
+
 def render(
     request: Request, name: str, context: dict[str, Any], status_code: int = 200
 ) -> HTMLResponse:
@@ -52,7 +57,8 @@ def render(
     now = datetime.now(UTC)
     base = {
         "csrf_token": session.get("csrf", ""),
-        "notice": session.pop("notice", None),
+        # A notice is for the next page a person opens, never for a background poll.
+        "notice": None if polled(request) else session.pop("notice", None),
         "now": now,
         "time_left": lambda expires_at: time_left(expires_at, now),
         "refresh_seconds": request.app.state.settings.ui_inbox_refresh_seconds,

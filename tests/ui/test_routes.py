@@ -184,6 +184,9 @@ def test_approve_executes_once_and_the_timeline_shows_it(
     action_hash = hash_on(ui.get(f"/approvals/{pending_case.run_id}").text)
     approved = decide(ui, pending_case.run_id, token, action_hash, "approve")
     assert approved.status_code == 303  # type: ignore[attr-defined]
+    # An inbox poll in another tab comes first: the notice waits for the page opened.
+    polled = ui.get("/approvals/rows", headers={"HX-Request": "true"})
+    assert polled.status_code == 200 and "Approved." not in polled.text
     after = ui.get(f"/approvals/{pending_case.run_id}").text
     assert "Approved." in after
     timeline = wait_completed(ui, pending_case.run_id)
