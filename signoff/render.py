@@ -59,10 +59,16 @@ def decision_lines(decisions: list[DecisionRecord]) -> list[str]:
     lines = ["decisions:"]
     for decision in decisions:
         who = f" by {decision.reviewer_id}" if decision.reviewer_id else ""
+        what = (
+            f"refund {decision.amount} {decision.currency or ''}".rstrip()
+            + f" on {decision.order_id or 'no order'}  "
+            if decision.amount
+            else ""
+        )
         why = f": {decision.reason}" if decision.reason else ""
         lines.append(
             f"  {decision.at:%Y-%m-%d %H:%M:%S}  {decision.kind}{who}  "
-            f"{decision.action_hash[:12]}{why}"
+            f"{what}{decision.action_hash[:12]}{why}"
         )
     return lines
 
