@@ -33,7 +33,7 @@ from signoff.pending import list_pending, waiting_query  # noqa: E402
 from signoff.runs import start_run  # noqa: E402
 from signoff.settings import Settings  # noqa: E402
 from signoff.temporal_client import connect  # noqa: E402
-from tests.dev_stack import running_signoff_dev, stack_env  # noqa: E402
+from tests.dev_stack import signoff_dev_stack  # noqa: E402
 from workflows.contracts import ModelRef, RunRequest  # noqa: E402
 
 TENANT = "demo"
@@ -122,14 +122,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     arguments = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="signoff-bench-live-"))
-    env = stack_env(home, task_queue=f"bench-{uuid.uuid4().hex[:8]}")
-    settings = Settings(
-        home=home,
-        temporal_address=env["SIGNOFF_TEMPORAL_ADDRESS"],
-        task_queue=env["SIGNOFF_TASK_QUEUE"],
-    )
     print(f"Starting a private stack in {home}; then {arguments.runs} runs.", flush=True)  # noqa: T201
-    with running_signoff_dev(env, home / "dev.log"):
+    with signoff_dev_stack(home, task_queue=f"bench-{uuid.uuid4().hex[:8]}") as (env, _):
+        settings = Settings(
+            home=home,
+            temporal_address=env["SIGNOFF_TEMPORAL_ADDRESS"],
+            task_queue=env["SIGNOFF_TASK_QUEUE"],
+        )
         began = time.monotonic()
         asyncio.run(start_runs(settings, arguments.runs))
         print(f"{arguments.runs} runs wait, after {time.monotonic() - began:.0f} s.")  # noqa: T201

@@ -41,17 +41,33 @@ def stack_env(home: Path, task_queue: str, **extra: str) -> dict[str, str]:
     return env
 
 
+PORT_ATTEMPTS = 3
+
+
+class PortTaken(Exception):
+    """A port picked free was taken before the stack bound it: try again with others."""
+
+
 @contextmanager
 def running_signoff_dev(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     """`signoff dev` until it says it is ready; Ctrl-C on the way out."""
+    temporal_log = Path(env["SIGNOFF_HOME"]) / "temporal.log"
     with log_path.open("w") as log:
         launcher = subprocess.Popen([SIGNOFF, "dev"], env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + READY_SECONDS
             while "Press Ctrl-C" not in log_path.read_text():
-                assert launcher.poll() is None, log_path.read_text()
+                if launcher.poll() is not None:
+                    if (
+                        temporal_log.exists()
+                        and "address already in use" in temporal_log.read_text()
+                    ):
+                        raise PortTaken(log_path.read_text())
+                    raise AssertionError(log_path.read_text())
                 assert time.monotonic() < deadline, "signoff dev did not get ready"
                 time.sleep(0.2)
+            if "Reviewer UI not started" in log_path.read_text():
+                raise PortTaken(log_path.read_text())
             yield launcher
         finally:
             launcher.send_signal(signal.SIGINT)
@@ -60,3 +76,21 @@ def running_signoff_dev(env: dict[str, str], log_path: Path) -> Iterator[subproc
             finally:
                 if launcher.poll() is None:
                     launcher.kill()
+
+
+@contextmanager
+def signoff_dev_stack(
+    home: Path, task_queue: str, **extra: str
+) -> Iterator[tuple[dict[str, str], subprocess.Popen[bytes]]]:
+    """A private `signoff dev` on free ports, ready. A port is picked free and bound a
+    moment later by the stack; another process may take it meanwhile, so a start that
+    fails on a taken port is tried again on fresh ports."""
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        env = stack_env(home, task_queue, **extra)
+        try:
+            with running_signoff_dev(env, home / "dev.log") as launcher:
+                yield env, launcher
+                return
+        except PortTaken:
+            if attempt == PORT_ATTEMPTS:
+                raise

@@ -12,15 +12,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.dev_stack import running_signoff_dev, stack_env
+from tests.dev_stack import signoff_dev_stack
 
 
 @pytest.fixture(scope="package")
 def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     home = tmp_path_factory.mktemp("signoff-home")
-    env = stack_env(home, task_queue=f"e2e-{os.getpid()}")
     log_path = home / "dev.log"
-    with running_signoff_dev(env, log_path) as launcher:
+    with signoff_dev_stack(home, task_queue=f"e2e-{os.getpid()}") as (env, launcher):
         yield env
     assert launcher.returncode == 0, log_path.read_text()
     assert "Stopped the worker and the Temporal dev server" in log_path.read_text()

@@ -32,7 +32,7 @@ from approvals_ui.main import create_app
 from signoff.pending import list_pending
 from signoff.settings import Settings
 from signoff.temporal_client import connect
-from tests.dev_stack import SIGNOFF, running_signoff_dev, stack_env
+from tests.dev_stack import SIGNOFF, signoff_dev_stack
 
 PENDING_SECONDS = 30
 CSRF_PATTERN = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -61,11 +61,11 @@ class DevStack:
 @pytest.fixture(scope="session")
 def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
     home = tmp_path_factory.mktemp("signoff-ui-home")
-    env = stack_env(home, task_queue=f"ui-{os.getpid()}", SIGNOFF_UI_INBOX_REFRESH_SECONDS="1")
-    ui_port = env["SIGNOFF_UI_PORT"]
-    log_path = home / "dev.log"
-    with running_signoff_dev(env, log_path):
-        assert f"Reviewer UI on http://127.0.0.1:{ui_port}/" in log_path.read_text()
+    with signoff_dev_stack(
+        home, task_queue=f"ui-{os.getpid()}", SIGNOFF_UI_INBOX_REFRESH_SECONDS="1"
+    ) as (env, _):
+        ui_port = env["SIGNOFF_UI_PORT"]
+        assert f"Reviewer UI on http://127.0.0.1:{ui_port}/" in (home / "dev.log").read_text()
         yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{ui_port}")
 
 
