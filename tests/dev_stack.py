@@ -58,12 +58,12 @@ def running_signoff_dev(env: dict[str, str], log_path: Path) -> Iterator[subproc
             deadline = time.monotonic() + READY_SECONDS
             while "Press Ctrl-C" not in log_path.read_text():
                 if launcher.poll() is not None:
-                    if (
-                        temporal_log.exists()
-                        and "address already in use" in temporal_log.read_text()
-                    ):
-                        raise PortTaken(log_path.read_text())
-                    raise AssertionError(log_path.read_text())
+                    server_log = temporal_log.read_text() if temporal_log.exists() else ""
+                    said = log_path.read_text()
+                    # Taken before `signoff dev` looked, or between its look and the bind.
+                    if "already listens on" in said or "address already in use" in server_log:
+                        raise PortTaken(said)
+                    raise AssertionError(said)
                 assert time.monotonic() < deadline, "signoff dev did not get ready"
                 time.sleep(0.2)
             if "Reviewer UI not started" in log_path.read_text():
