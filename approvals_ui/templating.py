@@ -63,5 +63,6 @@ def render(
         "time_left": lambda expires_at: time_left(expires_at, now),
         "refresh_seconds": request.app.state.settings.ui_inbox_refresh_seconds,
         "auth_mode": request.app.state.settings.auth,
+        "polled": polled(request),
     }
     return templates.TemplateResponse(request, name, {**base, **context}, status_code=status_code)

@@ -140,11 +140,18 @@ def test_a_refund_decided_by_someone_else_leaves_the_inbox_without_reload(
     card = page.locator(f'li[data-run-id="{case.run_id}"]')
     expect(card).to_be_visible(timeout=ARRIVAL_TIMEOUT_MS)
     page.evaluate("() => { window.__sameDocument = true; }")  # gone after a reload
+    count = page.locator("#inbox-count")
+    before = count.inner_text()
+    # The count's live region must stay the same element for a change to be announced.
+    count.evaluate("element => { element.__same = true; }")
 
     approved = dev_stack.signoff("approve", case.run_id, "--hash", action_hash, "--as", "bob")
     assert approved.returncode == 0, approved.stderr
     expect(card).to_have_count(0, timeout=ARRIVAL_TIMEOUT_MS)  # htmx polling
     assert page.evaluate("() => window.__sameDocument === true")
+    expect(count).not_to_have_text(before)
+    assert count.evaluate("element => element.__same === true")
+    assert page.locator("[id=inbox-count]").count() == 1
     assert problems == []
 
 
