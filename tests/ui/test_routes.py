@@ -8,6 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from approvals_ui.main import create_app
+from signoff.settings import Settings
 from tests.ui.conftest import DevStack, RefundCase, add_case, csrf_of, sign_in, start_run
 from tests.ui.conftest import wait_until_pending as wait_pending
 
@@ -204,7 +206,7 @@ def test_approve_executes_once_and_the_timeline_shows_it(
 
 
 def test_four_eyes_records_the_first_approval(
-    ui: TestClient, dev_stack: DevStack, store: Engine
+    ui: TestClient, dev_stack: DevStack, store: Engine, app_settings: Settings
 ) -> None:
     case = add_case(store)
     with store.begin() as connection:  # above the 200.00 threshold: two reviewers
@@ -220,9 +222,17 @@ def test_four_eyes_records_the_first_approval(
     assert first.status_code == 303  # type: ignore[attr-defined]
     after = ui.get(f"/approvals/{case.run_id}").text
     assert "need a second reviewer; your approval is recorded" in after
-    twice = decide(ui, case.run_id, token, hash_on(after), "approve")
+    # Alice's page no longer offers a decision she may not make; a replayed form is
+    # still refused by the workflow.
+    assert 'id="approved-by-you"' in after and 'name="verdict"' not in after
+    twice = decide(ui, case.run_id, token, hash_on(page), "approve")
     assert twice.status_code == 409  # type: ignore[attr-defined]
     assert "You already approved this request" in twice.text  # type: ignore[attr-defined]
+    with TestClient(create_app(app_settings), follow_redirects=False) as bob:
+        sign_in(bob, "bob")
+        for_bob = bob.get(f"/approvals/{case.run_id}").text
+    assert 'name="verdict"' in for_bob and 'id="approved-by-you"' not in for_bob
+    assert "(1 so far: alice)" in for_bob
 
 
 def wait_completed(client: TestClient, run_id: str) -> str:
