@@ -150,6 +150,7 @@ class AgentRun:
             run_id=workflow.info().workflow_id,
             tenant_id=request.tenant_id,
             ticket_id=request.ticket_id,
+            actor_id=request.actor_id,
             status=self._status,
             turns_used=self._turns,
             usage=self._usage,

@@ -332,6 +332,8 @@ class RunState(Contract):
     pending_actions: list[PendingAction] = []
     decisions: list[DecisionRecord] = []
     cost_usd: Decimal = Decimal(0)
+    # Who asked for the run: they may not decide on its actions.
+    actor_id: str | None = None
     turn_usage: list[TurnUsage] = []
     outcome: RunOutcome | None = None
 

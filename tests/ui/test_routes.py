@@ -258,8 +258,11 @@ def test_a_reviewer_cannot_approve_a_run_they_asked_for(
     action_hash = wait_pending(dev_stack, case)
 
     token = sign_in(ui, "alice")
+    page = ui.get(f"/approvals/{case.run_id}").text
     answer = decide(ui, case.run_id, token, action_hash, "approve")
 
+    # The page says so instead of offering buttons; a forged post is still refused.
+    assert 'id="your-own-run"' in page and 'name="verdict"' not in page
     assert answer.status_code == 409  # type: ignore[attr-defined]
     assert "You asked for this run yourself" in answer.text  # type: ignore[attr-defined]
     assert wait_pending(dev_stack, case) == action_hash  # still waiting for someone else
