@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, get_args
 
@@ -31,6 +32,7 @@ from signoff.cli_support import (
     validation_message,
 )
 from signoff.render import event_line, outcome_lines, state_lines
+from signoff.retries import Retry, retries_of
 from signoff.run_listing import try_state
 from signoff.runs import STATUS_KEY, TENANT_KEY, RunRequestRejected, start_run
 from signoff.settings import ModelChoiceError, Settings, parse_model
@@ -178,18 +180,21 @@ async def _status(current: Settings, run_id: str, json_output: bool) -> int:
     description = await describe_or_fail(handle)
     state: RunState | None = None
     outcome: RunOutcome | None = None
+    retries: list[Retry] = []
     if description.status == WorkflowExecutionStatus.RUNNING:
         state = await try_state(handle)
         if state is None:
             fail(f"Run {run_id} is running but no worker answered. Is `signoff worker` running?")
+        retries = retries_of(description)
     elif description.status == WorkflowExecutionStatus.COMPLETED:
         outcome = await handle.result()
-    status = _status_of(description, outcome, state)
+    status = _status_of(description, outcome, state, retries)
     if json_output:
         emit_json(
             {
                 "run_id": run_id,
                 "status": status,
+                "retrying": [asdict(retry) for retry in retries],
                 "state": state.model_dump(mode="json") if state else None,
                 "outcome": outcome.model_dump(mode="json") if outcome else None,
             }
@@ -197,17 +202,20 @@ async def _status(current: Settings, run_id: str, json_output: bool) -> int:
     elif outcome is not None:
         say("\n".join(outcome_lines(outcome)))
     elif state is not None:
-        say("\n".join(state_lines(state)))
+        say("\n".join(state_lines(state) + [f"retrying: {retry.line()}" for retry in retries]))
     else:
         say(f"run:      {run_id}\nstatus:   {status}")
     return EXIT_RUN_FAILED if status in ("failed", "cancelled") else 0
 
 
-def _status_of(description: Any, outcome: RunOutcome | None, state: RunState | None) -> str:
+def _status_of(
+    description: Any, outcome: RunOutcome | None, state: RunState | None, retries: list[Retry]
+) -> str:
     if outcome is not None:
         return outcome.status
     if state is not None:
-        return state.status
+        # Temporal retries a step the workflow cannot see: a running run is then retrying.
+        return "retrying" if state.status == "running" and retries else state.status
     # Terminated or timed out from outside the workflow: Temporal's own word.
     return "cancelled" if description.status == WorkflowExecutionStatus.CANCELED else "failed"
 

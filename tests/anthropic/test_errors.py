@@ -8,15 +8,20 @@ scheduling the activity to its completion, in the history, shows the delay appli
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from activities.model_turn import ModelTurns
-from tests.anthropic.wire import first_model_turn_span, model_turn_attempts, run_claude
+from signoff.commands_runs import _status_of
+from signoff.retries import Retry, retries_of
+from tests.anthropic.wire import CLAUDE, first_model_turn_span, model_turn_attempts, run_claude
 from tests.anthropic_server import TEST_API_KEY, FakeMessagesApi, error, message, text
-from tests.workflow.fakes import FakeTools
+from tests.workflow.fakes import FakeTools, new_task_queue, run_request, start, worker
+from workflows.agent_run import AgentRun
+from workflows.contracts import MODEL_TURN_ACTIVITY
 
 RETRY_AFTER_SECONDS = 40
 # The retry policy's first backoff: what Temporal waits without a retry-after.
@@ -103,3 +108,41 @@ async def test_request_errors_are_not_retried(
     assert words in run.outcome.detail
     assert len(api.requests) == 1
     assert await model_turn_attempts(run.handle) == [1]
+
+
+async def test_a_step_in_retry_shows_the_run_as_retrying(
+    time_skipping_env: WorkflowEnvironment, api: FakeMessagesApi, model_turns: ModelTurns
+) -> None:
+    # What `signoff status` reads while Temporal waits out a rate limit: nobody awaits
+    # the result yet, so the server's clock stays put and the run waits in its backoff.
+    api.enqueue(
+        429,
+        error("rate_limit_error", "Number of request tokens has exceeded your rate limit."),
+        headers={"retry-after": str(RETRY_AFTER_SECONDS)},
+    )
+    api.reply(answer())
+    env = time_skipping_env
+    task_queue = new_task_queue()
+    request = run_request(await env.get_current_time(), model=CLAUDE)
+    async with worker(env.client, task_queue, model_turns, FakeTools()):
+        handle = await start(env.client, request, task_queue)
+        retries: list[Retry] = []
+        for _ in range(200):
+            retries = retries_of(await handle.describe())
+            if retries:
+                break
+            await asyncio.sleep(0.05)
+        state = await handle.query(AgentRun.state)
+        outcome = await handle.result()  # now the clock skips the wait
+
+    (retry,) = retries
+    assert (retry.activity, retry.attempt) == (MODEL_TURN_ACTIVITY, 2)
+    assert retry.last_failure.startswith("the Anthropic API rate limit was reached")
+    # The time of the next attempt is said when the server gives it (the test server
+    # does not).
+    assert retry.line().startswith(
+        "model_turn, attempt 2; last failure: the Anthropic API rate limit was reached"
+    )
+    assert _status_of(None, None, state, retries) == "retrying"
+    assert _status_of(None, None, state, []) == "running"
+    assert outcome.reason == "answered"
