@@ -25,7 +25,7 @@ from urllib.parse import urlencode
 from sqlalchemy import Engine, select
 from temporalio.client import Client
 
-from activities.store import Refund, Ticket, use_session
+from activities.store import Refund, get_tickets, use_session
 from signoff.run_listing import RunSummary, read_runs
 from workflows.actions import DecisionKind
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -129,23 +129,21 @@ async def audit_log(client: Client, engine: Engine, tenant_id: str) -> AuditLog:
 
 
 def _rows(engine: Engine, tenant_id: str, states: list[RunSummary]) -> list[AuditRow]:
-    run_ids = [state.run_id for state in states if state.decisions]
-    ticket_ids = {state.ticket_id for state in states if state.decisions}
-    with use_session(engine) as session:
-        refunds = {
-            refund.action_hash: refund
-            for refund in session.scalars(
-                select(Refund).where(Refund.tenant_id == tenant_id, Refund.run_id.in_(run_ids))
-            )
-        }
-        ticket_orders: dict[str, str | None] = {
-            ticket_id: order_id
-            for ticket_id, order_id in session.execute(
-                select(Ticket.id, Ticket.order_id).where(
-                    Ticket.tenant_id == tenant_id, Ticket.id.in_(ticket_ids)
+    # Only records from before they carried their amount need the ledger and the tickets.
+    older = [state for state in states if any(r.amount is None for r in state.decisions)]
+    run_ids = [state.run_id for state in older]
+    refunds: dict[str, Refund] = {}
+    ticket_orders: dict[str, str | None] = {}
+    if older:
+        with use_session(engine) as session:
+            refunds = {
+                refund.action_hash: refund
+                for refund in session.scalars(
+                    select(Refund).where(Refund.tenant_id == tenant_id, Refund.run_id.in_(run_ids))
                 )
-            )
-        }
+            }
+            tickets = get_tickets(session, tenant_id, {state.ticket_id for state in older})
+            ticket_orders = {ticket_id: ticket.order_id for ticket_id, ticket in tickets.items()}
     rows = []
     for state in states:
         waiting = {action.action_hash: action for action in state.pending_actions}

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from approvals_ui.deps import SignInRequired, TemporalUnavailable, UnknownProxyReviewer
-from approvals_ui.templating import render
+from approvals_ui.templating import polled, render
 
 log = logging.getLogger("approvals_ui")
 
@@ -44,7 +44,7 @@ def is_api(request: Request) -> bool:
 
 
 def wants_short_answer(request: Request) -> bool:
-    return is_api(request) or request.headers.get("hx-request") == "true"
+    return is_api(request) or polled(request)
 
 
 def proxy_mode(request: Request) -> bool:

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from activities.store import Refund, get_ticket, list_refunds
+from activities.store import Refund, get_ticket, get_tickets, list_refunds
 from approvals_ui.deps import SignedInReviewer, not_found
 from approvals_ui.inbox_cache import InboxCache
 from signoff.pending import PendingItem, RunNotFound, list_pending, run_state, run_tenant
@@ -86,13 +86,13 @@ async def run_context(engine: Engine, state: RunState) -> RunContext:
 
 
 def _excerpts(engine: Engine, items: list[PendingItem]) -> list[InboxRow]:
+    """Each item with its ticket's text: one query per tenant, not one per ticket."""
     texts: dict[tuple[str, str], str] = {}
-    for item in items:
-        key = (item.tenant_id, item.ticket_id)
-        if key not in texts:
-            ticket = get_ticket(engine, *key)
-            texts[key] = ticket.text if ticket else ""
-    return [InboxRow(item, texts[(item.tenant_id, item.ticket_id)]) for item in items]
+    for tenant_id in {item.tenant_id for item in items}:
+        wanted = {item.ticket_id for item in items if item.tenant_id == tenant_id}
+        for ticket_id, ticket in get_tickets(engine, tenant_id, wanted).items():
+            texts[(tenant_id, ticket_id)] = ticket.text
+    return [InboxRow(item, texts.get((item.tenant_id, item.ticket_id), "")) for item in items]
 
 
 def get_inbox_cache(request: Request) -> InboxCache[list[InboxRow]]:

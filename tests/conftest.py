@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -27,22 +28,24 @@ def venv_binary(name: str) -> str:
     return found
 
 
-async def start_test_server() -> WorkflowEnvironment:
+@asynccontextmanager
+async def time_skipping_server() -> AsyncIterator[WorkflowEnvironment]:
+    """Temporal's time-skipping test server, with our search attributes, until the end."""
     env = await WorkflowEnvironment.start_time_skipping(
         data_converter=pydantic_data_converter,
         test_server_existing_path=venv_binary("temporal-test-server"),
     )
-    await ensure_search_attributes(env.client, "default")
-    return env
+    try:
+        await ensure_search_attributes(env.client, "default")
+        yield env
+    finally:
+        await env.shutdown()
 
 
 @pytest.fixture(scope="session")
 async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
-    env = await start_test_server()
-    try:
+    async with time_skipping_server() as env:
         yield env
-    finally:
-        await env.shutdown()
 
 
 # A test that lets a run end while one of its activities still runs, or that starts a
@@ -51,11 +54,8 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
 # every later test that needs time to skip would stall on the shared one.
 @pytest.fixture
 async def isolated_env() -> AsyncIterator[WorkflowEnvironment]:
-    env = await start_test_server()
-    try:
+    async with time_skipping_server() as env:
         yield env
-    finally:
-        await env.shutdown()
 
 
 @pytest.fixture

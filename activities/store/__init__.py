@@ -32,6 +32,7 @@ from activities.store.tickets import (
     get_order,
     get_order_for_ticket,
     get_ticket,
+    get_tickets,
     tenant_exists,
 )
 
@@ -58,6 +59,7 @@ __all__ = [
     "demo_password",
     "get_reviewer",
     "get_ticket",
+    "get_tickets",
     "hash_password",
     "list_refunds",
     "make_engine",

@@ -154,3 +154,10 @@ def test_database_refuses_a_ticket_on_another_tenants_order(seeded: Engine) -> N
                 created_at=datetime.now(UTC),
             )
         )
+
+
+def test_get_tickets_reads_the_tenants_tickets_in_one_call(seeded: Engine) -> None:
+    found = tickets.get_tickets(seeded, "demo", ["T-1042", "T-4512", "T-7001", "T-0000"])
+    assert sorted(found) == ["T-1042", "T-4512"]  # T-7001 is globex's; T-0000 is nobody's
+    assert found["T-1042"].order_id == "C-1042"
+    assert tickets.get_tickets(seeded, "demo", []) == {}
