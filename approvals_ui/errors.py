@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from approvals_ui.deps import SignInRequired, TemporalUnavailable, UnknownProxyReviewer
 from approvals_ui.templating import polled, render
+from signoff.decisions import DecisionUnavailable
 
 log = logging.getLogger("approvals_ui")
 
@@ -98,6 +99,11 @@ async def temporal_unavailable(request: Request, _: Exception) -> Response:
     )
 
 
+async def decision_unavailable(request: Request, error: Exception) -> Response:
+    assert isinstance(error, DecisionUnavailable)
+    return error_page(request, status.HTTP_503_SERVICE_UNAVAILABLE, error.message)
+
+
 async def http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, StarletteHTTPException)
     message = error.detail if isinstance(error.detail, str) else "The request was refused."
@@ -142,6 +148,7 @@ async def unexpected(request: Request, error: Exception) -> Response:
 def install(app: FastAPI) -> None:
     app.add_exception_handler(SignInRequired, sign_in_required)
     app.add_exception_handler(TemporalUnavailable, temporal_unavailable)
+    app.add_exception_handler(DecisionUnavailable, decision_unavailable)
     app.add_exception_handler(UnknownProxyReviewer, unknown_proxy_reviewer)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, invalid_request)

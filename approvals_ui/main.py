@@ -17,6 +17,7 @@ from approvals_ui.inbox_cache import InboxCache
 from approvals_ui.routers import api, approvals, audit, auth, runs
 from approvals_ui.security import SecurityHeadersMiddleware, SignInRateLimiter, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
+from signoff.decision_key import load_decision_key
 from signoff.settings import Settings
 from signoff.temporal_client import connect
 
@@ -56,6 +57,8 @@ def create_app(
         openapi_url="/api/openapi.json",
     )
     app.state.settings = settings
+    # Refused here, at start, when too short or readable by others (WeakSecret).
+    app.state.decision_key = load_decision_key(settings)
     app.state.engine = store
     app.state.temporal = TemporalProvider(settings, temporal_connect)
     app.state.inbox_cache = InboxCache(settings.ui_inbox_cache_seconds)

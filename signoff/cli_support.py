@@ -31,7 +31,13 @@ RequestIdOption = Annotated[
     str | None,
     typer.Option(help="Idempotency: the same request id twice gives the one run."),
 ]
-ActorOption = Annotated[str, typer.Option(help="Who asks for this run.")]
+ActorOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Who asks for this run (a reviewer id, or SIGNOFF_ACTOR): that person cannot "
+        "approve its refunds."
+    ),
+]
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1

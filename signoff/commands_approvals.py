@@ -8,15 +8,15 @@ validator has the last word, and its refusal is printed as it was written.
 from __future__ import annotations
 
 import re
+import sys
 from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
-from temporalio.service import RPCError
 
-from activities.store import get_reviewer, make_engine
+from activities.store import get_reviewer, make_engine, verify_password
 from signoff.cli_support import (
+    EXIT_RUN_FAILED,
     JsonOption,
     client_for,
     emit_json,
@@ -24,12 +24,21 @@ from signoff.cli_support import (
     run_async,
     say,
     settings,
-    validation_message,
 )
 from signoff.commands_runs import describe_or_fail
-from signoff.pending import DecisionNotAccepted, list_pending, send_decision
+from signoff.decision_key import load_decision_key
+from signoff.decisions import (
+    Decider,
+    DecisionNotAccepted,
+    DecisionUnavailable,
+    InvalidDecision,
+    decide,
+)
+from signoff.pending import list_pending
+from signoff.secret_files import WeakSecret
 from signoff.settings import Settings
-from workflows.actions import Decision, Verdict
+from signoff.temporal_client import connect
+from workflows.actions import Verdict
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
 
@@ -70,15 +79,22 @@ async def _pending(current: Settings, tenant: str | None, json_output: bool) -> 
         )
 
 
+PasswordStdin = Annotated[
+    bool,
+    typer.Option("--password-stdin", help="Read the reviewer's password from stdin (one line)."),
+]
+
+
 def approve_command(
     run_id: Annotated[str, typer.Argument(help="The run waiting for a decision.")],
     action_hash: HashOption,
     reviewer: ReviewerOption,
     reason: Annotated[str, typer.Option(help="Why you approve (optional).")] = "",
+    password_stdin: PasswordStdin = False,
     json_output: JsonOption = False,
 ) -> None:
-    """Approve the exact action with this hash."""
-    _decide(run_id, action_hash, reviewer, "approve", reason, json_output)
+    """Approve the exact action with this hash, as REVIEWER (their password is asked)."""
+    _decide(run_id, action_hash, reviewer, "approve", reason, password_stdin, json_output)
 
 
 def reject_command(
@@ -86,50 +102,85 @@ def reject_command(
     action_hash: HashOption,
     reviewer: ReviewerOption,
     reason: Annotated[str, typer.Option(help="Why you reject it (required).")],
+    password_stdin: PasswordStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Reject the exact action with this hash; the agent is told why and must not retry."""
-    _decide(run_id, action_hash, reviewer, "reject", reason, json_output)
+    _decide(run_id, action_hash, reviewer, "reject", reason, password_stdin, json_output)
 
 
 def _decide(
-    run_id: str, action_hash: str, reviewer_id: str, verdict: Verdict, reason: str, as_json: bool
+    run_id: str,
+    action_hash: str,
+    reviewer_id: str,
+    verdict: Verdict,
+    reason: str,
+    password_stdin: bool,
+    as_json: bool,
 ) -> None:
     current = settings()
+    decider = authenticate(current, reviewer_id, read_secret(password_stdin, reviewer_id))
+    try:
+        key = load_decision_key(current)
+    except WeakSecret as weak:
+        fail(str(weak))
+    run_async(_send(current, key, run_id, decider, action_hash, verdict, reason, as_json))
+
+
+def read_secret(from_stdin: bool, reviewer_id: str) -> str:
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    secret: str = typer.prompt(f"Password of {reviewer_id}", hide_input=True)
+    return secret
+
+
+def authenticate(current: Settings, reviewer_id: str, password: str) -> Decider:
+    """The reviewer, once their own password proved it is them; exit 2 otherwise.
+
+    `--as` names the reviewer and the password proves it: nobody decides as someone else
+    without that person's credential, so one operator cannot supply both approvals of a
+    four-eyes refund.
+    """
     engine = make_engine(current.resolved_database_url)
     try:
         reviewer = get_reviewer(engine, reviewer_id)
-        if reviewer is None:
-            fail(f"Unknown reviewer '{reviewer_id}'. Reviewers live in the store (`signoff seed`).")
-        try:
-            decision = Decision(
-                action_hash=action_hash.strip().lower(),
-                verdict=verdict,
-                reviewer_id=reviewer.id,
-                reviewer_roles=reviewer.role_list,
-                tenant_id=reviewer.tenant_id,
-                reason=reason,
-            )
-        except ValidationError as error:
+        password_hash = reviewer.password_hash if reviewer is not None else None
+        if not verify_password(password, password_hash) or reviewer is None:
             fail(
-                f"Invalid decision: {validation_message(error)}. Copy the full hash from "
-                "`signoff pending`."
+                f"Wrong password for '{reviewer_id}', or no such reviewer with a password. "
+                "Nothing was decided; the reviewer sets one with `signoff user passwd`."
             )
+        if not reviewer.active:
+            fail(f"Reviewer '{reviewer.id}' is disabled and cannot decide.")
+        return Decider(reviewer.id, reviewer.tenant_id, tuple(reviewer.role_list))
     finally:
         engine.dispose()
-    run_async(_send(current, run_id, decision, as_json))
 
 
-async def _send(current: Settings, run_id: str, decision: Decision, as_json: bool) -> None:
-    client = await client_for(current)
-    handle = client.get_workflow_handle_for(AgentRun.run, run_id)
-    await describe_or_fail(handle)
+async def _send(
+    current: Settings,
+    key: bytes,
+    run_id: str,
+    decider: Decider,
+    action_hash: str,
+    verdict: Verdict,
+    reason: str,
+    as_json: bool,
+) -> None:
     try:
-        result = await send_decision(client, run_id, decision)
+        try:
+            client = await connect(current)
+        except RuntimeError:  # connect raises plain RuntimeErrors for network failures
+            raise DecisionUnavailable() from None
+        handle = client.get_workflow_handle_for(AgentRun.run, run_id)
+        await describe_or_fail(handle)
+        result = await decide(client, key, run_id, decider, action_hash, verdict, reason)
+    except InvalidDecision as invalid:
+        fail(f"{invalid} Copy it from `signoff pending`.")
     except DecisionNotAccepted as refused:
         fail(refused.message if refused.run_ended else f"refused: {refused.message}")
-    except RPCError as error:
-        fail(f"The run did not accept a decision ({error.message}). Has it ended?")
+    except DecisionUnavailable as unavailable:
+        fail(unavailable.message, EXIT_RUN_FAILED)
     if as_json:
         emit_json(result)
     else:

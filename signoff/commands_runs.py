@@ -65,7 +65,7 @@ def run_command(
     tenant: TenantOption = "demo",
     model: ModelOption = None,
     request_id: RequestIdOption = None,
-    actor: ActorOption = "ops",
+    actor: ActorOption = None,
     goal: Annotated[str, typer.Option(help="What the agent must do.")] = DEFAULT_GOAL,
     wait: Annotated[bool, typer.Option("--wait", help="Show progress until the run ends.")] = False,
     json_output: JsonOption = False,
@@ -83,7 +83,7 @@ def run_command(
             )
         request = RunRequest(
             tenant_id=tenant,
-            actor_id=actor,
+            actor_id=actor or current.actor,
             request_id=request_id or uuid.uuid4().hex,
             trace_id=uuid.uuid4().hex,
             goal=goal,

@@ -45,7 +45,7 @@ def triage_command(
     tenant: TenantOption = "demo",
     model: ModelOption = None,
     request_id: RequestIdOption = None,
-    actor: ActorOption = "ops",
+    actor: ActorOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Classify a ticket (tracking, refund, other) and take the path written for it."""
@@ -57,7 +57,7 @@ def triage_command(
             model_ref = ModelRef(provider="scripted", model_id=TRIAGE_SCRIPT)
         request = TriageRequest(
             tenant_id=tenant,
-            actor_id=actor,
+            actor_id=actor or current.actor,
             request_id=request_id or uuid.uuid4().hex,
             trace_id=uuid.uuid4().hex,
             ticket_id=ticket,

@@ -105,6 +105,16 @@ class Settings(BaseSettings):
     auth: Literal["session", "proxy"] = "session"
     auth_header: str = Field(default="X-Forwarded-User", pattern=r"^[A-Za-z0-9-]{1,64}$")
 
+    # Decisions. The key with which the reviewer UI and the CLI sign what a reviewer
+    # they authenticated decided, and with which the worker checks it; generated into
+    # `home/decision-key` (mode 0600) when unset. Give it to the UI and the workers only.
+    decision_key: SecretStr | None = None
+    # A signed decision older than this when it reaches the run counts for nothing.
+    decision_max_age_seconds: float = Field(default=300.0, gt=0)
+    # Who starts runs from this deployment's CLI when `--actor` is not given: a real
+    # identity, so that the same person cannot then approve the run's refund.
+    actor: str = Field(default="ops", pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+
     @field_validator("home")
     @classmethod
     def _absolute_home(cls, value: Path) -> Path:

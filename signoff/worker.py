@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.decision_verifier import DecisionVerifier
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
+from signoff.decision_key import load_decision_key
 from signoff.settings import Settings
 from workflows.agent_run import AgentRun
 from workflows.triage import TriageTicket
@@ -22,6 +25,11 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
     models = build_model_turns(settings)
     gateway = ToolGateway(engine)
     refunds = RefundActivities(engine)
+    verifier = DecisionVerifier(
+        engine,
+        load_decision_key(settings),
+        timedelta(seconds=settings.decision_max_age_seconds),
+    )
     return Worker(
         client,
         task_queue=settings.task_queue,
@@ -31,6 +39,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            verifier.verify_decision,
         ],
     )
 

@@ -11,11 +11,12 @@ authorize it.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from workflows.contract_base import Contract, Identifier
+from workflows.decision_proof import signed_document
 
 READ_ACTION_STATE_ACTIVITY = "read_action_state"
 EXECUTE_REFUND_ACTIVITY = "execute_refund"
@@ -23,7 +24,11 @@ REFUND_APPROVER_ROLE = "refund_approver"
 
 ApprovalMode = Literal["auto", "confirm", "review", "deny"]
 Verdict = Literal["approve", "reject"]
-DecisionKind = Literal["approved", "rejected", "expired", "voided", "denied", "cancelled"]
+# `refused`: a decide attempt that reached the run but failed verification (a forged or
+# stale proof, a replayed nonce, a reviewer the store no longer lets decide).
+DecisionKind = Literal[
+    "approved", "rejected", "expired", "voided", "denied", "cancelled", "refused"
+]
 
 
 class ActionStateRequest(Contract):
@@ -85,7 +90,13 @@ class PendingAction(Contract):
 
 
 class Decision(Contract):
-    """The input of the `decide` update, sent by the CLI or the reviewer UI."""
+    """The input of the `decide` update, sent by the CLI or the reviewer UI.
+
+    What it claims (reviewer, roles, tenant) proves nothing by itself: the proof is the
+    signature of the front end that authenticated the reviewer (see
+    `workflows/decision_proof.py`). The three proof fields are None only in decisions
+    recorded before proofs existed.
+    """
 
     action_hash: Annotated[str, Field(min_length=64, max_length=64, pattern=r"^[0-9a-f]{64}$")]
     verdict: Verdict
@@ -93,6 +104,24 @@ class Decision(Contract):
     reviewer_roles: list[str]
     tenant_id: Identifier
     reason: Annotated[str, Field(max_length=2000)] = ""
+    issued_at: datetime | None = None
+    nonce: Annotated[str, Field(pattern=r"^[0-9a-f]{32}$")] | None = None
+    signature: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+
+    def signed_document(self, run_id: str) -> dict[str, Any]:
+        """What the signature covers; the proof fields must be set."""
+        if self.issued_at is None or self.nonce is None:
+            raise ValueError("an unsigned decision has no signed document")
+        return signed_document(
+            run_id=run_id,
+            action_hash=self.action_hash,
+            verdict=self.verdict,
+            reviewer_id=self.reviewer_id,
+            tenant_id=self.tenant_id,
+            reason=self.reason,
+            issued_at=self.issued_at,
+            nonce=self.nonce,
+        )
 
 
 class DecisionResult(Contract):

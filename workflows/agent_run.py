@@ -62,6 +62,7 @@ with workflow.unsafe.imports_passed_through():
         TurnUsage,
         Usage,
     )
+    from workflows.decision_check import SIGNED_DECISIONS_PATCH, DecisionCheck, verify
     from workflows.replies import classify
     from workflows.tool_catalog import RefundArguments, ToolCallRejected, offered_tools, parse_call
 
@@ -72,6 +73,10 @@ STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
 INBOX_MEMO_PATCH = "inbox-memo"
 RUN_MEMO_PATCH = "run-memo"
 COST_QUANTUM = Decimal("0.000001")
+UNSIGNED_DECISION = (
+    "This decision carries no proof of who made it. Decide in the reviewer UI, or with "
+    "`signoff approve`/`signoff reject` and your password."
+)
 
 
 def opening_message(request: RunRequest) -> str:
@@ -170,6 +175,8 @@ class AgentRun:
     @workflow.update
     async def decide(self, decision: Decision) -> DecisionResult:
         """A reviewer's decision on one pending action, named by its hash."""
+        if workflow.patched(SIGNED_DECISIONS_PATCH):
+            decision = await self._verified(decision)
         result = self._gate.decide(decision)
         self._event(
             "approval",
@@ -182,7 +189,36 @@ class AgentRun:
 
     @decide.validator
     def _validate_decide(self, decision: Decision) -> None:
+        # Validators run only when an update arrives, never on replay: a rule added here
+        # leaves recorded histories valid.
+        if decision.signature is None:
+            raise ApplicationError(UNSIGNED_DECISION, type="DecisionRefused")
         self._gate.validate(decision)
+
+    async def _verified(self, decision: Decision) -> Decision:
+        """The decision as the store vouches for it, or a refusal recorded in the trail."""
+        update = workflow.current_update_info()
+        proof = await verify(
+            DecisionCheck(
+                run_id=workflow.info().workflow_id,
+                run_tenant_id=self._request.tenant_id,
+                run_actor_id=self._request.actor_id,
+                update_id=update.id if update else "",
+                decision=decision,
+                now=workflow.now(),
+            )
+        )
+        if not proof.accepted:
+            self._gate.refuse(decision, proof.message)
+            self._event(
+                "approval", f"refused a decision for {decision.reviewer_id}: {proof.message}"
+            )
+            self._publish_memo()
+            raise ApplicationError(proof.message, type="DecisionRefused")
+        verified = decision.model_copy(update={"reviewer_roles": proof.reviewer_roles})
+        # The run may have moved while the activity ran (another decision, an expiry).
+        self._gate.validate(verified)
+        return verified
 
     # --- the loop ------------------------------------------------------------------
 

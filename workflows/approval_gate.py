@@ -158,6 +158,21 @@ class ApprovalGate:
             message="Approved. The refund is carried out once, after a last check of the order.",
         )
 
+    def refuse(self, decision: Decision, why: str) -> None:
+        """A decide attempt that failed verification: kept in the trail, decides nothing."""
+        action = self.pending.get(decision.action_hash)
+        if action is not None:
+            record = trail_record(action, "refused", reviewer_id=decision.reviewer_id, reason=why)
+        else:
+            record = DecisionRecord(
+                action_hash=decision.action_hash,
+                kind="refused",
+                reviewer_id=decision.reviewer_id,
+                at=workflow.now(),
+                reason=why,
+            )
+        self.decisions.append(record)
+
     def _why_not_pending(self, digest: str) -> str:
         if digest in self.voided:
             return "This request changed since you opened it; review the new version."

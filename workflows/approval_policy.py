@@ -6,6 +6,7 @@ them, so the hash the reviewer saw is the hash the refund activity re-checks.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -103,7 +104,7 @@ def check_decision(
         raise DecisionRefused(
             f"Reviewer '{decision.reviewer_id}' does not have the {REFUND_APPROVER_ROLE} role."
         )
-    if decision.reviewer_id == run_actor:
+    if same_person(decision.reviewer_id, run_actor):
         raise DecisionRefused(
             "You asked for this run yourself; another reviewer must decide on it."
         )
@@ -111,10 +112,22 @@ def check_decision(
         raise DecisionRefused(expired_message(pending.expires_at, now))
     if decision.verdict == "reject" and not decision.reason.strip():
         raise DecisionRefused("A reason is required to reject.")
-    if any(approval.reviewer_id == decision.reviewer_id for approval in pending.approvals):
+    if any(
+        approval.reviewer_id is not None and same_person(approval.reviewer_id, decision.reviewer_id)
+        for approval in pending.approvals
+    ):
         raise DecisionRefused(
             "You already approved this request; it needs a second, different reviewer."
         )
+
+
+def person_key(name: str) -> str:
+    """One key per person: `Alice`, `alice` and a full-width `ａｌｉｃｅ` are one reviewer."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def same_person(first: str, second: str) -> bool:
+    return person_key(first) == person_key(second)
 
 
 def expired_message(expires_at: datetime, now: datetime) -> str:

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     DateTime,
     ForeignKey,
     ForeignKeyConstraint,
@@ -22,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    true,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -166,10 +168,28 @@ class Reviewer(Base):
     roles: Mapped[str] = mapped_column(Text, default="")
     # Set when the reviewer can sign in to the web UI; the CLI does not need it.
     password_hash: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # A disabled reviewer keeps their history but decides nothing, from any face.
+    active: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     @property
     def role_list(self) -> list[str]:
         return split_list(self.roles)
+
+
+class DecisionNonce(Base):
+    """A signed decision's nonce, once used: a replayed decision finds it here.
+
+    The update id tells a retried verification (same update, same nonce: fine) from a
+    replay (another update carrying a nonce already spent).
+    """
+
+    __tablename__ = "decision_nonces"
+
+    nonce: Mapped[str] = mapped_column(String(HASH_LENGTH), primary_key=True)
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    update_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    reviewer_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    used_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 def split_list(text: str) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request, status
-from temporalio.service import RPCError
 
 from approvals_ui.api_models import (
     ApiError,
@@ -30,7 +29,6 @@ from approvals_ui.deps import (
     get_temporal,
 )
 from approvals_ui.lookups import (
-    NO_WORKER,
     InboxCacheDep,
     get_inbox_cache,
     inbox_rows,
@@ -40,8 +38,9 @@ from approvals_ui.lookups import (
 from approvals_ui.security import api_csrf_protect
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
-from signoff.pending import DecisionNotAccepted, send_decision
-from workflows.actions import REFUND_APPROVER_ROLE, Decision, DecisionResult
+from signoff.decisions import Decider, DecisionNotAccepted
+from signoff.decisions import decide as decide_action
+from workflows.actions import REFUND_APPROVER_ROLE, DecisionResult
 from workflows.contracts import RunState
 
 
@@ -158,19 +157,18 @@ async def decide(
             status.HTTP_403_FORBIDDEN,
             f"You do not have the {REFUND_APPROVER_ROLE} role, so you cannot decide on refunds.",
         )
-    decision = Decision(
-        action_hash=body.action_hash,
-        verdict=body.verdict,
-        reviewer_id=reviewer.id,
-        reviewer_roles=list(reviewer.roles),
-        tenant_id=reviewer.tenant_id,
-        reason=body.reason.strip(),
-    )
     try:
-        result = await send_decision(client, run_id, decision)
+        result = await decide_action(
+            client,
+            request.app.state.decision_key,
+            run_id,
+            Decider(reviewer.id, reviewer.tenant_id, reviewer.roles),
+            body.action_hash,
+            body.verdict,
+            body.reason,
+        )
     except DecisionNotAccepted as refused:
         raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
-    except RPCError:
-        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, NO_WORKER) from None
-    get_inbox_cache(request).forget(reviewer.tenant_id)
+    finally:
+        get_inbox_cache(request).forget(reviewer.tenant_id)
     return result

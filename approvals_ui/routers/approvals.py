@@ -6,14 +6,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Request, status
 from fastapi.responses import RedirectResponse, Response
-from pydantic import ValidationError
 
 from approvals_ui.deps import CurrentReviewer, EngineDep, TemporalDep
 from approvals_ui.lookups import InboxCacheDep, inbox_rows, run_context, run_for_reviewer
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
-from signoff.pending import DecisionNotAccepted, send_decision
-from workflows.actions import REFUND_APPROVER_ROLE, Decision, Verdict
+from signoff.decisions import Decider, DecisionNotAccepted, InvalidDecision
+from signoff.decisions import decide as decide_action
+from workflows.actions import REFUND_APPROVER_ROLE, Verdict
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
 PAGE_SIZE = 50
@@ -118,7 +118,10 @@ async def decide(
     verdict: Annotated[Verdict, Form()],
     reason: Annotated[str, Form(max_length=2000)] = "",
 ) -> Response:
-    """Sends the `decide` update as the signed-in reviewer; the workflow has the last word."""
+    """Sends the signed `decide` update as the signed-in reviewer; the run has the last word.
+
+    Identity, roles and tenant come from the store, never from the form.
+    """
     await run_for_reviewer(client, run_id, reviewer)  # 404 for another tenant's run
     if not reviewer.can_decide:
         return await _detail(
@@ -132,16 +135,16 @@ async def decide(
             status.HTTP_403_FORBIDDEN,
         )
     try:
-        # Identity, roles and tenant come from the store, never from the form.
-        decision = Decision(
-            action_hash=action_hash.strip().lower(),
-            verdict=verdict,
-            reviewer_id=reviewer.id,
-            reviewer_roles=list(reviewer.roles),
-            tenant_id=reviewer.tenant_id,
-            reason=reason.strip(),
+        result = await decide_action(
+            client,
+            request.app.state.decision_key,
+            run_id,
+            Decider(reviewer.id, reviewer.tenant_id, reviewer.roles),
+            action_hash,
+            verdict,
+            reason,
         )
-    except ValidationError:
+    except InvalidDecision:
         return await _detail(
             request,
             run_id,
@@ -151,12 +154,11 @@ async def decide(
             "The form did not carry a valid action hash. Reload the page and decide again.",
             status.HTTP_400_BAD_REQUEST,
         )
-    try:
-        result = await send_decision(client, run_id, decision)
-        cache.forget(reviewer.tenant_id)
     except DecisionNotAccepted as refused:
+        cache.forget(reviewer.tenant_id)
         return await _detail(
             request, run_id, reviewer, client, engine, refused.message, status.HTTP_409_CONFLICT
         )
+    cache.forget(reviewer.tenant_id)
     session_of(request)["notice"] = result.message
     return RedirectResponse(f"/approvals/{run_id}", status.HTTP_303_SEE_OTHER)

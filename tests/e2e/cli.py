@@ -31,18 +31,26 @@ def signoff(
 
 
 def signoff_at_once(
-    env: dict[str, str], *commands: Sequence[str]
+    env: dict[str, str], *commands: Sequence[str], inputs: Sequence[str] = ()
 ) -> list[subprocess.CompletedProcess[str]]:
-    """Run several commands side by side (each process pays its own start-up), in order."""
+    """Run several commands side by side (each process pays its own start-up), in order.
+
+    `inputs[i]`, when given, is the standard input of the i-th command (a password)."""
     processes = [
         subprocess.Popen(
-            [SIGNOFF, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [SIGNOFF, *args],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for args in commands
     ]
     results = []
-    for args, process in zip(commands, processes, strict=True):
-        stdout, stderr = process.communicate(timeout=COMMAND_SECONDS)
+    for index, (args, process) in enumerate(zip(commands, processes, strict=True)):
+        given = inputs[index] if index < len(inputs) else ""
+        stdout, stderr = process.communicate(given, timeout=COMMAND_SECONDS)
         results.append(
             subprocess.CompletedProcess([SIGNOFF, *args], process.returncode, stdout, stderr)
         )

@@ -24,11 +24,13 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
+from activities.decision_verifier import DecisionVerifier
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.settings import Settings
+from tests.workflow.approvals import SKIPPING_MAX_AGE, TEST_DECISION_KEY
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
 from workflows.agent_run import AgentRun
 
@@ -59,6 +61,7 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            DecisionVerifier(engine, TEST_DECISION_KEY, SKIPPING_MAX_AGE).verify_decision,
         ],
         max_cached_workflows=0,
     )

@@ -17,7 +17,7 @@ import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from activities.store import list_refunds, make_engine
+from activities.store import demo_password, list_refunds, make_engine
 from tests.e2e.cli import eventually, json_of, signoff, signoff_at_once
 from tests.workflow.fakes import replay
 
@@ -70,7 +70,16 @@ def test_approve_and_reject_from_the_terminal(dev_stack: dict[str, str]) -> None
 
     approved, rejected = signoff_at_once(
         dev_stack,
-        ["approve", approve_run, "--hash", to_approve["action_hash"], "--as", "alice", "--json"],
+        [
+            "approve",
+            approve_run,
+            "--hash",
+            to_approve["action_hash"],
+            "--as",
+            "alice",
+            "--password-stdin",
+            "--json",
+        ],
         [
             "reject",
             reject_run,
@@ -80,8 +89,10 @@ def test_approve_and_reject_from_the_terminal(dev_stack: dict[str, str]) -> None
             "bob",
             "--reason",
             REJECTION,
+            "--password-stdin",
             "--json",
         ],
+        inputs=[demo_password("alice") + "\n", demo_password("bob") + "\n"],
     )
     assert approved.returncode == 0, approved.stderr
     assert json_of(approved)["status"] == "approved"

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
 from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
@@ -25,6 +26,7 @@ from activities.store import make_engine, seed_demo
 from signoff.search_attributes import ensure_search_attributes
 from signoff.settings import Settings
 from signoff.worker import build_worker
+from tests.workflow.approvals import signed
 from workflows.actions import Decision
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, RunRequest, run_id_for
@@ -36,6 +38,8 @@ ID_SEPARATOR = "__"
 DEMO = ModelRef(provider="scripted", model_id="demo")
 TRIAGE = ModelRef(provider="scripted", model_id="triage")
 INJECTION = ModelRef(provider="scripted", model_id="injection")
+# Only this recording's worker and front end know it; nothing secret is in a history.
+RECORDING_KEY = "recording-decision-key-" + "x" * 24
 
 
 def agent_request(ticket_id: str, now: datetime, model: ModelRef = DEMO) -> RunRequest:
@@ -70,8 +74,11 @@ async def wait_for_pending(handle: WorkflowHandle[Any, Any], count: int = 1) -> 
     raise RuntimeError("no pending action appeared")
 
 
-def decision(digest: str, reviewer: str, verdict: str, reason: str = "") -> Decision:
-    return Decision.model_validate(
+def decision(
+    handle: WorkflowHandle[Any, Any], digest: str, reviewer: str, verdict: str, reason: str = ""
+) -> Decision:
+    """Signed as the reviewer UI signs, with the recording worker's decision key."""
+    unsigned = Decision.model_validate(
         {
             "action_hash": digest,
             "verdict": verdict,
@@ -81,6 +88,7 @@ def decision(digest: str, reviewer: str, verdict: str, reason: str = "") -> Deci
             "reason": reason,
         }
     )
+    return signed(unsigned, handle.id, RECORDING_KEY.encode())
 
 
 async def order_status(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
@@ -92,7 +100,7 @@ async def order_status(client: Client, queue: str, now: datetime) -> WorkflowHan
 async def refund_approved(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
     handle = await start_agent(client, queue, "T-1042", now)
     digest = await wait_for_pending(handle)
-    await handle.execute_update(AgentRun.decide, decision(digest, "alice", "approve", "ok"))
+    await handle.execute_update(AgentRun.decide, decision(handle, digest, "alice", "approve", "ok"))
     await handle.result()
     return handle
 
@@ -101,7 +109,7 @@ async def refund_rejected(client: Client, queue: str, now: datetime) -> Workflow
     handle = await start_agent(client, queue, "T-1042", now)
     digest = await wait_for_pending(handle)
     await handle.execute_update(
-        AgentRun.decide, decision(digest, "bob", "reject", "no photo of the damage")
+        AgentRun.decide, decision(handle, digest, "bob", "reject", "no photo of the damage")
     )
     await handle.result()
     return handle
@@ -110,8 +118,8 @@ async def refund_rejected(client: Client, queue: str, now: datetime) -> Workflow
 async def four_eyes(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
     handle = await start_agent(client, queue, "T-3107", now)
     digest = await wait_for_pending(handle)
-    await handle.execute_update(AgentRun.decide, decision(digest, "alice", "approve"))
-    await handle.execute_update(AgentRun.decide, decision(digest, "bob", "approve"))
+    await handle.execute_update(AgentRun.decide, decision(handle, digest, "alice", "approve"))
+    await handle.execute_update(AgentRun.decide, decision(handle, digest, "bob", "approve"))
     await handle.result()
     return handle
 
@@ -121,7 +129,7 @@ async def injection_rejected(client: Client, queue: str, now: datetime) -> Workf
     handle = await start_agent(client, queue, "T-2210", now, INJECTION)
     digest = await wait_for_pending(handle)
     await handle.execute_update(
-        AgentRun.decide, decision(digest, "bob", "reject", "the note is not ours")
+        AgentRun.decide, decision(handle, digest, "bob", "reject", "the note is not ours")
     )
     await handle.result()
     return handle
@@ -157,6 +165,8 @@ SCENARIOS: dict[str, Scenario] = {
     # Once runs publish their memo at start and on a policy denial (RUN_MEMO_PATCH).
     "agent_run_injection_run_memo": injection_rejected,
     "triage_tracking": triage_tracking,
+    # Once decisions carry a signed proof, checked by an activity (SIGNED_DECISIONS_PATCH).
+    "agent_run_four_eyes_signed_decisions": four_eyes,
 }
 
 
@@ -171,7 +181,11 @@ async def record(names: list[str]) -> None:
         await ensure_search_attributes(env.client, "default")
         for name in names:
             with tempfile.TemporaryDirectory() as home:
-                settings = Settings(home=Path(home), task_queue=f"record-{uuid.uuid4().hex}")
+                settings = Settings(
+                    home=Path(home),
+                    task_queue=f"record-{uuid.uuid4().hex}",
+                    decision_key=SecretStr(RECORDING_KEY),
+                )
                 engine = make_engine(settings.resolved_database_url)
                 seed_demo(engine)
                 async with build_worker(env.client, settings, engine):

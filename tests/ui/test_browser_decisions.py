@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, Request, expect
 from sqlalchemy import Engine
 
-from activities.store import list_refunds
+from activities.store import demo_password, list_refunds
 from tests.ui.browser import ARRIVAL_TIMEOUT_MS, screenshot, sign_in, watch_console
 from tests.ui.conftest import (
     DevStack,
@@ -99,7 +99,16 @@ def test_a_stale_hash_is_refused_in_plain_words_and_the_new_version_offered(
     )
 
     change_order_meanwhile(store, case)  # while bob reads
-    approved = dev_stack.signoff("approve", case.run_id, "--hash", old_hash, "--as", "alice")
+    approved = dev_stack.signoff(
+        "approve",
+        case.run_id,
+        "--hash",
+        old_hash,
+        "--as",
+        "alice",
+        "--password-stdin",
+        stdin=demo_password("alice") + "\n",
+    )
     assert approved.returncode == 0, approved.stderr
     deadline = time.monotonic() + SETTLE_SECONDS
     while (new_hash := wait_until_pending(dev_stack, case)) == old_hash:
@@ -145,7 +154,16 @@ def test_a_refund_decided_by_someone_else_leaves_the_inbox_without_reload(
     # The count's live region must stay the same element for a change to be announced.
     count.evaluate("element => { element.__same = true; }")
 
-    approved = dev_stack.signoff("approve", case.run_id, "--hash", action_hash, "--as", "bob")
+    approved = dev_stack.signoff(
+        "approve",
+        case.run_id,
+        "--hash",
+        action_hash,
+        "--as",
+        "bob",
+        "--password-stdin",
+        stdin=demo_password("bob") + "\n",
+    )
     assert approved.returncode == 0, approved.stderr
     expect(card).to_have_count(0, timeout=ARRIVAL_TIMEOUT_MS)  # htmx polling
     assert page.evaluate("() => window.__sameDocument === true")
@@ -168,7 +186,16 @@ def test_the_run_page_follows_the_run_to_its_end_without_a_reload(
     expect(page.locator("#run-follows")).to_be_visible()
     page.evaluate("() => { window.__sameDocument = true; }")  # gone after a reload
 
-    approved = dev_stack.signoff("approve", case.run_id, "--hash", action_hash, "--as", "bob")
+    approved = dev_stack.signoff(
+        "approve",
+        case.run_id,
+        "--hash",
+        action_hash,
+        "--as",
+        "bob",
+        "--password-stdin",
+        stdin=demo_password("bob") + "\n",
+    )
     assert approved.returncode == 0, approved.stderr
     expect(page.locator("#run-status")).to_have_text("completed", timeout=ARRIVAL_TIMEOUT_MS)
     expect(page.locator("#outcome")).to_contain_text(f"refund 60.00 EUR on order {case.order_id}")

@@ -8,11 +8,12 @@ import asyncio
 import pytest
 
 from approvals_ui.audit import tenant_runs_query
+from signoff.decision_key import load_decision_key
+from signoff.decisions import Decider, signed_decision
 from signoff.pending import list_pending, send_decision
 from signoff.run_listing import RunSummary, read_runs
 from signoff.temporal_client import connect
 from tests.ui.conftest import DevStack, RefundCase
-from workflows.actions import Decision
 
 pytestmark = pytest.mark.devserver
 
@@ -33,13 +34,13 @@ async def test_memo_and_query_readings_agree(dev_stack: DevStack, pending_case: 
     ]
     assert len(memo_items) == 1 and memo_items == query_items
 
-    rejection = Decision(
-        action_hash=memo_items[0].action.action_hash,
-        verdict="reject",
-        reviewer_id="bob",
-        reviewer_roles=["refund_approver"],
-        tenant_id="demo",
-        reason="no photo",
+    rejection = signed_decision(
+        load_decision_key(dev_stack.settings()),
+        run_id,
+        Decider("bob", "demo", ("refund_approver",)),
+        memo_items[0].action.action_hash,
+        "reject",
+        "no photo",
     )
     await send_decision(client, run_id, rejection)
     query = tenant_runs_query("demo")

@@ -12,10 +12,11 @@ decision stays waiting (its 24 h expiry timer does not fire) until the test move
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -25,6 +26,7 @@ from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
+from activities.decision_verifier import DecisionVerifier
 from activities.refunds import RefundActivities
 from activities.store import get_reviewer, list_refunds
 from activities.tool_gateway import ToolGateway
@@ -32,7 +34,14 @@ from tests.workflow.fakes import ModelActivities, new_task_queue, run_request, s
 from workflows.actions import Decision, DecisionResult, PendingAction, Verdict
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRequest, RunState, ToolResultBlock
+from workflows.decision_proof import sign
 
+# The decision key of these tests: the front end (this module) signs with it, and the
+# `verify_decision` activity checks with it.
+TEST_DECISION_KEY = b"tests-decision-key-of-32-bytes-at-least!"
+# Time-skipping moves the run's clock ahead of the wall clock that signs: these tests
+# judge freshness with a bound no skip reaches, and the freshness tests set their own.
+SKIPPING_MAX_AGE = timedelta(days=1000 * 365)
 # A deadline past the default 24 h expiry, as in production (Settings: 48 h).
 APPROVAL_RUN_DEADLINE = timedelta(hours=48)
 POLL_SECONDS = 0.02
@@ -46,6 +55,8 @@ async def gate_run(
 ) -> AsyncIterator[WorkflowHandle[Any, Any]]:
     """Start one run on a fresh task queue, with the real gateway and refund activities."""
     refunds = RefundActivities(engine)
+    max_age = overrides.pop("decision_max_age", SKIPPING_MAX_AGE)
+    verifier = DecisionVerifier(engine, TEST_DECISION_KEY, max_age)
     task_queue = new_task_queue()
     values: dict[str, Any] = {"ticket_id": "T-1042", "deadline": APPROVAL_RUN_DEADLINE}
     values.update(overrides)
@@ -55,7 +66,11 @@ async def gate_run(
         task_queue,
         model,
         ToolGateway(engine),
-        extra_activities=[refunds.read_action_state, refunds.execute_refund],
+        extra_activities=[
+            refunds.read_action_state,
+            refunds.execute_refund,
+            verifier.verify_decision,
+        ],
     ):
         yield await start(env.client, request, task_queue)
 
@@ -96,7 +111,11 @@ def decision(
     verdict: Verdict = "approve",
     reason: str = "",
 ) -> Decision:
-    """A decision by a seeded reviewer, with the tenant and roles the store holds."""
+    """A decision by a seeded reviewer, with the tenant and roles the store holds.
+
+    Unsigned: `decide` and `refused` sign it for the run they send it to, as a front
+    end that authenticated the reviewer does.
+    """
     reviewer = get_reviewer(engine, reviewer_id)
     assert reviewer is not None, reviewer_id
     return Decision(
@@ -109,16 +128,33 @@ def decision(
     )
 
 
+def signed(
+    sent: Decision,
+    run_id: str,
+    key: bytes = TEST_DECISION_KEY,
+    at: datetime | None = None,
+) -> Decision:
+    """`sent` with a front end's proof: a fresh nonce, the time, the signature."""
+    proof = sent.model_copy(
+        update={"issued_at": at or datetime.now(UTC), "nonce": secrets.token_hex(16)}
+    )
+    return proof.model_copy(update={"signature": sign(key, proof.signed_document(run_id))})
+
+
+def with_proof(handle: WorkflowHandle[Any, Any], sent: Decision) -> Decision:
+    return sent if sent.signature is not None else signed(sent, handle.id)
+
+
 async def decide(handle: WorkflowHandle[Any, Any], sent: Decision) -> DecisionResult:
-    result = await handle.execute_update(AgentRun.decide, sent)
+    result = await handle.execute_update(AgentRun.decide, with_proof(handle, sent))
     assert isinstance(result, DecisionResult)
     return result
 
 
 async def refused(handle: WorkflowHandle[Any, Any], sent: Decision) -> str:
-    """Send a decision the validator must refuse; return the message the reviewer reads."""
+    """Send a decision the run must refuse; return the message the reviewer reads."""
     with pytest.raises(WorkflowUpdateFailedError) as caught:
-        await handle.execute_update(AgentRun.decide, sent)
+        await handle.execute_update(AgentRun.decide, with_proof(handle, sent))
     cause = caught.value.cause
     assert isinstance(cause, ApplicationError), cause
     return cause.message

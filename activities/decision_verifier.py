@@ -1,0 +1,103 @@
+"""The `verify_decision` activity: is this decision what an authenticated reviewer signed?
+
+It holds the decision key (the workflow never does: nothing secret enters a history)
+and reads the store. In order: the signature covers this run and every field of the
+decision; it is fresh; the reviewer exists under exactly this id, is active, belongs to
+the run's tenant, holds the approver role and did not ask for the run; and the nonce
+was never used by another update. A refusal is an answer, not an error: retrying
+cannot change it. Only a store that does not answer raises, and Temporal retries that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from sqlalchemy import Engine
+from temporalio import activity
+
+from activities.store.decision_nonces import claim_nonce
+from activities.store.reviewers import get_reviewer
+from workflows.actions import REFUND_APPROVER_ROLE
+from workflows.approval_policy import same_person
+from workflows.decision_check import VERIFY_DECISION_ACTIVITY, DecisionCheck, DecisionProof
+from workflows.decision_proof import signature_matches
+
+# A front end's clock may run a little ahead of the server's.
+CLOCK_SKEW = timedelta(seconds=30)
+FORGED = (
+    "This decision's proof does not match it: no signoff front end signed this decision "
+    "for this run and this action. Nothing was decided."
+)
+UNSIGNED = "This decision carries no proof of who made it. Nothing was decided."
+
+
+class DecisionVerifier:
+    def __init__(self, engine: Engine, key: bytes, max_age: timedelta) -> None:
+        self._engine = engine
+        self._key = key
+        self._max_age = max_age
+
+    @activity.defn(name=VERIFY_DECISION_ACTIVITY)
+    async def verify_decision(self, check: DecisionCheck) -> DecisionProof:
+        proof = await asyncio.to_thread(self.verify, check)
+        if not proof.accepted:
+            activity.logger.warning(
+                "refused a decision for %s on %s: %s",
+                check.decision.reviewer_id,
+                check.run_id,
+                proof.message,
+            )
+        return proof
+
+    def verify(self, check: DecisionCheck) -> DecisionProof:
+        decision = check.decision
+        if decision.signature is None or decision.issued_at is None or decision.nonce is None:
+            return _refused(UNSIGNED)
+        document = decision.signed_document(check.run_id)
+        if not signature_matches(self._key, document, decision.signature):
+            return _refused(FORGED)
+        age = check.now - decision.issued_at
+        if age > self._max_age:
+            return _refused(
+                f"This decision was signed {int(age.total_seconds() // 60)} min ago, longer "
+                f"ago than the {int(self._max_age.total_seconds())} s a decision stays valid. "
+                "Nothing was decided; decide again from a fresh page."
+            )
+        if age < -CLOCK_SKEW:
+            return _refused(
+                "This decision is dated in the future; the signing clock is wrong. Nothing "
+                "was decided."
+            )
+        reviewer = get_reviewer(self._engine, decision.reviewer_id)
+        if reviewer is None or reviewer.id != decision.reviewer_id:
+            return _refused(f"There is no reviewer '{decision.reviewer_id}'. Nothing was decided.")
+        if not reviewer.active:
+            return _refused(
+                f"Reviewer '{reviewer.id}' is disabled and cannot decide. Nothing was decided."
+            )
+        if reviewer.tenant_id != check.run_tenant_id or decision.tenant_id != reviewer.tenant_id:
+            return _refused("This request belongs to another tenant; you cannot decide on it.")
+        if REFUND_APPROVER_ROLE not in reviewer.role_list:
+            return _refused(
+                f"Reviewer '{reviewer.id}' does not have the {REFUND_APPROVER_ROLE} role."
+            )
+        if same_person(reviewer.id, check.run_actor_id):
+            return _refused("You asked for this run yourself; another reviewer must decide on it.")
+        claimed = claim_nonce(
+            self._engine,
+            nonce=decision.nonce,
+            run_id=check.run_id,
+            update_id=check.update_id,
+            reviewer_id=reviewer.id,
+            at=check.now,
+        )
+        if not claimed:
+            return _refused(
+                "This decision was already sent once; a replayed decision counts for nothing."
+            )
+        return DecisionProof(accepted=True, reviewer_roles=reviewer.role_list)
+
+
+def _refused(message: str) -> DecisionProof:
+    return DecisionProof(accepted=False, message=message)

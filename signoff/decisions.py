@@ -1,0 +1,107 @@
+"""Deciding on a pending action: the one function behind the web page, the API and the CLI.
+
+The caller has authenticated the reviewer (a session, an auth proxy, an API token, or
+the reviewer's password on the command line) and read who they are from the store.
+This module signs what that reviewer decided with the decision key, sends the `decide`
+update, and turns every answer into one of three typed outcomes: a `DecisionResult`,
+`DecisionNotAccepted` (the run's refusal, in its own words), or `DecisionUnavailable`
+(Temporal or the run's worker did not answer). Each face maps them the same way: 409
+or exit 1 with the refusal, 503 or exit 1 with UNAVAILABLE.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from pydantic import ValidationError
+from temporalio.client import Client
+from temporalio.service import RPCError
+
+from signoff.pending import DecisionNotAccepted, send_decision
+from workflows.actions import Decision, DecisionResult, Verdict
+from workflows.decision_proof import NONCE_BYTES, sign
+
+UNAVAILABLE = (
+    "The run did not answer: Temporal or its worker cannot be reached. Nothing was "
+    "decided. Start them (`make demo`, or `signoff worker`) and try again."
+)
+INVALID_HASH = "That is not a valid action hash: copy the full 64-character hash shown."
+
+
+@dataclass(frozen=True)
+class Decider:
+    """An authenticated reviewer, as the store holds them."""
+
+    reviewer_id: str
+    tenant_id: str
+    roles: tuple[str, ...]
+
+
+class InvalidDecision(Exception):
+    """The decision cannot even be formed (e.g. a malformed hash); nothing was sent."""
+
+
+class DecisionUnavailable(Exception):
+    """Temporal or the run's worker did not answer; nothing was decided."""
+
+    def __init__(self) -> None:
+        super().__init__(UNAVAILABLE)
+        self.message = UNAVAILABLE
+
+
+def signed_decision(
+    key: bytes,
+    run_id: str,
+    decider: Decider,
+    action_hash: str,
+    verdict: Verdict,
+    reason: str,
+    now: datetime | None = None,
+) -> Decision:
+    """The decision, with the proof that a front end authenticated `decider`."""
+    try:
+        unsigned = Decision(
+            action_hash=action_hash.strip().lower(),
+            verdict=verdict,
+            reviewer_id=decider.reviewer_id,
+            reviewer_roles=list(decider.roles),
+            tenant_id=decider.tenant_id,
+            reason=reason.strip(),
+            issued_at=now or datetime.now(UTC),
+            nonce=secrets.token_hex(NONCE_BYTES),
+        )
+    except ValidationError:
+        raise InvalidDecision(INVALID_HASH) from None
+    signature = sign(key, unsigned.signed_document(run_id))
+    return unsigned.model_copy(update={"signature": signature})
+
+
+async def decide(
+    client: Client,
+    key: bytes,
+    run_id: str,
+    decider: Decider,
+    action_hash: str,
+    verdict: Verdict,
+    reason: str,
+) -> DecisionResult:
+    """Sign and send; raises InvalidDecision, DecisionNotAccepted or DecisionUnavailable."""
+    decision = signed_decision(key, run_id, decider, action_hash, verdict, reason)
+    try:
+        return await send_decision(client, run_id, decision)
+    except RPCError:
+        raise DecisionUnavailable() from None
+    except RuntimeError:  # the client's connection failed before any RPC
+        raise DecisionUnavailable() from None
+
+
+__all__ = [
+    "Decider",
+    "DecisionNotAccepted",
+    "DecisionUnavailable",
+    "InvalidDecision",
+    "decide",
+    "signed_decision",
+]

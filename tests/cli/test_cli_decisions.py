@@ -1,0 +1,67 @@
+"""`signoff approve --as NAME` needs NAME's own password; a bad one decides nothing.
+
+Temporal is not even running here: a refusal must come before any contact with it, and
+with the right password the command goes on and says that Temporal did not answer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from signoff.cli import app
+from signoff.decisions import UNAVAILABLE
+from signoff.settings import get_settings
+from tests.dev_stack import free_port
+
+HASH = "ab" * 32
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_ADDRESS", f"127.0.0.1:{free_port()}")
+    get_settings.cache_clear()
+    runner = CliRunner()
+    assert runner.invoke(app, ["seed"]).exit_code == 0
+    yield runner
+    get_settings.cache_clear()
+
+
+def approve(cli: CliRunner, reviewer: str, password: str) -> tuple[int, str]:
+    args = ["approve", "run-demo-x", "--hash", HASH, "--as", reviewer, "--password-stdin"]
+    result = cli.invoke(app, args, input=password + "\n")
+    return result.exit_code, result.stderr
+
+
+def test_as_alone_never_decides(cli: CliRunner) -> None:
+    # bob's password does not make anyone alice: one operator cannot be both reviewers.
+    code, stderr = approve(cli, "alice", "demo-bob")
+    assert code == 2 and "Wrong password for 'alice'" in stderr
+    code, stderr = approve(cli, "mallory", "anything")
+    assert code == 2 and "Wrong password for 'mallory'" in stderr
+
+
+def test_the_right_password_goes_on_to_the_run(cli: CliRunner) -> None:
+    code, stderr = approve(cli, "alice", "demo-alice")
+    assert code == 1, stderr
+    assert UNAVAILABLE in stderr.replace("\n", " ")
+
+
+def test_a_short_decision_key_is_refused_with_what_to_do(
+    cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNOFF_DECISION_KEY", "short")
+    get_settings.cache_clear()
+    code, stderr = approve(cli, "alice", "demo-alice")
+    assert code == 2 and "SIGNOFF_DECISION_KEY is 5 bytes long" in stderr
+
+
+def test_a_key_file_others_can_read_is_refused(cli: CliRunner, tmp_path: Path) -> None:
+    key = tmp_path / "decision-key"
+    key.write_text("k" * 48)
+    key.chmod(0o644)
+    code, stderr = approve(cli, "alice", "demo-alice")
+    assert code == 2 and "can be read by other users" in stderr

@@ -1,0 +1,136 @@
+"""Forged decisions, tried as an attacker who reaches the Temporal frontend would.
+
+Each is refused and moves no money: an unsigned `decide` (what `temporal workflow update
+execute` sends), a valid signature over another hash, a key that is not the
+deployment's, a stale proof, a replayed one, another tenant's reviewer, a disabled
+reviewer, the same reviewer twice under four eyes (also as `Alice`), and
+self-approval. A refused attempt that reached the run stays in its decision trail.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import Engine, update
+from temporalio.client import WorkflowUpdateFailedError
+from temporalio.testing import WorkflowEnvironment
+
+from activities.store import Reviewer, write_transaction
+from tests.workflow.approvals import (
+    accepted_updates,
+    decide,
+    decision,
+    gate_run,
+    pending_actions,
+    refunded,
+    refused,
+    signed,
+    state_when,
+)
+from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
+from workflows.agent_run import AgentRun
+
+REASON = "The customer's vase arrived broken."
+
+
+def refund_model(amount: str = "89.90") -> FakeModel:
+    call = tool_reply(("refund", {"amount": amount, "reason": REASON}))
+    return FakeModel().enqueue(call, text_reply("Done."))
+
+
+async def test_an_unsigned_decision_is_refused_before_it_reaches_history(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    async with gate_run(time_skipping_env, refund_model(), seeded_engine) as handle:
+        (action,) = await pending_actions(handle)
+        claims = decision(seeded_engine, "alice", action.action_hash)  # no proof at all
+        try:
+            await handle.execute_update(AgentRun.decide, claims)
+            raise AssertionError("an unsigned decision was accepted")
+        except WorkflowUpdateFailedError as error:
+            assert "no proof of who made it" in str(error.cause)
+        assert await accepted_updates(handle) == 0
+        await handle.cancel()
+        assert (await handle.result()).status == "cancelled"
+    assert refunded(seeded_engine, "C-1042") == []
+
+
+async def test_forged_proofs_are_refused_and_stay_in_the_trail(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    async with gate_run(
+        time_skipping_env, refund_model(), seeded_engine, decision_max_age=timedelta(minutes=5)
+    ) as handle:
+        (action,) = await pending_actions(handle)
+        # The shared test server's clock runs ahead of the wall clock: sign with its time.
+        now = await time_skipping_env.get_current_time()
+        alice = decision(seeded_engine, "alice", action.action_hash)
+
+        # A valid signature, made for another action, pasted onto this one.
+        other = signed(alice.model_copy(update={"action_hash": "ab" * 32}), handle.id, at=now)
+        moved = other.model_copy(update={"action_hash": action.action_hash})
+        assert "no signoff front end signed" in await refused(handle, moved)
+        # Signed with a key that is not the deployment's.
+        foreign = signed(alice, handle.id, key=b"an-attacker-key-of-32-bytes-or-more!!", at=now)
+        assert "no signoff front end signed" in await refused(handle, foreign)
+        # Signed for another run.
+        elsewhere = signed(alice, "run-x", at=now)
+        assert "no signoff front end signed" in await refused(handle, elsewhere)
+        # Signed an hour before it reached the run.
+        old = signed(alice, handle.id, at=now - timedelta(hours=1))
+        assert "longer ago than the 300 s" in await refused(handle, old)
+        # Another tenant's reviewer, who claims this run's tenant: the store knows better.
+        carol = decision(seeded_engine, "carol", action.action_hash)
+        pretend = signed(carol.model_copy(update={"tenant_id": "demo"}), handle.id, at=now)
+        assert "another tenant" in await refused(handle, pretend)
+        # A name the store does not hold as such (`Alice` is not `alice`).
+        shouting = signed(alice.model_copy(update={"reviewer_id": "Alice"}), handle.id, at=now)
+        assert "no reviewer 'Alice'" in await refused(handle, shouting)
+
+        state = await state_when(handle, lambda s: len(s.decisions) == 6, "six refusals")
+        assert {record.kind for record in state.decisions} == {"refused"}
+        assert state.pending_actions == [action]  # nothing was decided
+        await handle.cancel()
+        assert (await handle.result()).status == "cancelled"
+    await replay(handle)
+    assert refunded(seeded_engine, "C-1042") == []
+
+
+async def test_a_replayed_proof_counts_once(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    model = refund_model("310.00")
+    async with gate_run(time_skipping_env, model, seeded_engine, ticket_id="T-3107") as handle:
+        (action,) = await pending_actions(handle)
+        assert action.required_approvals == 2
+        first = signed(decision(seeded_engine, "alice", action.action_hash), handle.id)
+        assert (await decide(handle, first)).status == "approval_recorded"
+        # The very same signed decision again, and once more under bob's name.
+        assert "already approved" in await refused(handle, first)
+        as_bob = first.model_copy(update={"reviewer_id": "bob"})
+        assert "no signoff front end signed" in await refused(handle, as_bob)
+        (still,) = await pending_actions(handle)
+        assert [a.reviewer_id for a in still.approvals] == ["alice"]
+        await handle.cancel()
+        assert (await handle.result()).status == "cancelled"
+    assert refunded(seeded_engine, "C-3107") == []
+
+
+async def test_a_disabled_reviewer_and_the_runs_own_actor_cannot_decide(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    async with gate_run(
+        time_skipping_env, refund_model(), seeded_engine, actor_id="alice"
+    ) as handle:
+        (action,) = await pending_actions(handle)
+        assert "asked for this run yourself" in await refused(
+            handle, decision(seeded_engine, "alice", action.action_hash)
+        )
+        with write_transaction(seeded_engine) as session:
+            session.execute(update(Reviewer).where(Reviewer.id == "bob").values(active=False))
+        assert "bob' is disabled" in await refused(
+            handle, decision(seeded_engine, "bob", action.action_hash)
+        )
+        await handle.cancel()
+        assert (await handle.result()).status == "cancelled"
+    assert refunded(seeded_engine, "C-1042") == []
