@@ -20,7 +20,7 @@ from temporalio.exceptions import ApplicationError
 from activities.models.anthropic_adapter import AnthropicModel
 from activities.models.base import ModelAdapter
 from activities.models.scripted import ScriptedModel
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from workflows.contracts import MODEL_TURN_ACTIVITY, ModelReply, ModelRequest
 
 SCRIPTS_DIR = Path(__file__).parent / "scripts"

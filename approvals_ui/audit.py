@@ -26,7 +26,7 @@ from sqlalchemy import Engine, select
 from temporalio.client import Client
 
 from activities.store import Refund, get_tickets, use_session
-from signoff.run_listing import RunSummary, read_runs
+from signoff.service.run_listing import RunSummary, read_runs
 from workflows.actions import DecisionKind
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import TENANT_ATTRIBUTE, WORKFLOW_NAME

@@ -21,7 +21,7 @@ from temporalio.client import Client
 
 from activities.store import Reviewer, get_reviewer
 from approvals_ui.sessions import password_fingerprint, session_of
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.contract_base import IDENTIFIER_PATTERN
 

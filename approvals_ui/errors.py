@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from approvals_ui.deps import SignInRequired, TemporalUnavailable, UnknownProxyReviewer
 from approvals_ui.templating import polled, render
-from signoff.decisions import DecisionUnavailable
+from signoff.service.decisions import DecisionUnavailable
 
 log = logging.getLogger("approvals_ui")
 

@@ -20,7 +20,7 @@ from temporalio.service import RPCError
 from activities.store import Refund, get_ticket, get_tickets, list_refunds
 from approvals_ui.deps import SignedInReviewer, not_found
 from approvals_ui.inbox_cache import InboxCache
-from signoff.pending import PendingItem, RunNotFound, list_pending, run_state, run_tenant
+from signoff.service.pending import PendingItem, RunNotFound, list_pending, run_state, run_tenant
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
 

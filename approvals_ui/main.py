@@ -17,9 +17,9 @@ from approvals_ui.inbox_cache import InboxCache
 from approvals_ui.routers import api, approvals, audit, auth, runs
 from approvals_ui.security import SecurityHeadersMiddleware, SignInRateLimiter, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
-from signoff.decision_key import load_decision_key
-from signoff.settings import Settings
-from signoff.temporal_client import connect
+from signoff.config.decision_key import load_decision_key
+from signoff.config.settings import Settings
+from signoff.config.temporal_client import connect
 
 STATIC_DIR = Path(__file__).parent / "static"
 API_DESCRIPTION = (

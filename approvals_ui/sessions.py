@@ -20,7 +20,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 
 COOKIE_NAME = "signoff_session"
 SECRET_FILE = "ui-secret"

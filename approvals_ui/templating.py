@@ -15,7 +15,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
 from approvals_ui.sessions import session_of
-from signoff.pending import time_left
+from signoff.service.pending import time_left
 from workflows.approval_policy import money
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"

@@ -14,7 +14,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import make_engine, seed_demo
-from signoff.search_attributes import ensure_search_attributes
+from signoff.wiring.search_attributes import ensure_search_attributes
 
 
 def venv_binary(name: str) -> str:

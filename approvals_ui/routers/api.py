@@ -38,8 +38,8 @@ from approvals_ui.lookups import (
 from approvals_ui.security import api_csrf_protect
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
-from signoff.decisions import Decider, DecisionNotAccepted
-from signoff.decisions import decide as decide_action
+from signoff.service.decisions import Decider, DecisionNotAccepted
+from signoff.service.decisions import decide as decide_action
 from workflows.actions import REFUND_APPROVER_ROLE, DecisionResult
 from workflows.contracts import RunState
 

@@ -11,8 +11,8 @@ from approvals_ui.deps import CurrentReviewer, EngineDep, TemporalDep
 from approvals_ui.lookups import InboxCacheDep, inbox_rows, run_context, run_for_reviewer
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
-from signoff.decisions import Decider, DecisionNotAccepted, InvalidDecision
-from signoff.decisions import decide as decide_action
+from signoff.service.decisions import Decider, DecisionNotAccepted, InvalidDecision
+from signoff.service.decisions import decide as decide_action
 from workflows.actions import REFUND_APPROVER_ROLE, Verdict
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])

@@ -15,7 +15,8 @@ from typing import Annotated
 import typer
 
 from activities.store import get_reviewer, make_engine, verify_password
-from signoff.cli_support import (
+from signoff.cli.commands_runs import describe_or_fail
+from signoff.cli.support import (
     EXIT_RUN_FAILED,
     JsonOption,
     client_for,
@@ -25,19 +26,18 @@ from signoff.cli_support import (
     say,
     settings,
 )
-from signoff.commands_runs import describe_or_fail
-from signoff.decision_key import load_decision_key
-from signoff.decisions import (
+from signoff.config.decision_key import load_decision_key
+from signoff.config.secret_files import WeakSecret
+from signoff.config.settings import Settings
+from signoff.config.temporal_client import connect
+from signoff.service.decisions import (
     Decider,
     DecisionNotAccepted,
     DecisionUnavailable,
     InvalidDecision,
     decide,
 )
-from signoff.pending import list_pending
-from signoff.secret_files import WeakSecret
-from signoff.settings import Settings
-from signoff.temporal_client import connect
+from signoff.service.pending import list_pending
 from workflows.actions import Verdict
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN

@@ -15,7 +15,8 @@ from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.store import get_ticket, make_engine, tenant_exists
-from signoff.cli_support import (
+from signoff.cli.render import event_line, outcome_lines, state_lines
+from signoff.cli.support import (
     EXIT_RUN_FAILED,
     ActorOption,
     JsonOption,
@@ -31,11 +32,10 @@ from signoff.cli_support import (
     settings,
     validation_message,
 )
-from signoff.render import event_line, outcome_lines, state_lines
-from signoff.retries import Retry, retries_of
-from signoff.run_listing import try_state
-from signoff.runs import STATUS_KEY, TENANT_KEY, RunRequestRejected, start_run
-from signoff.settings import ModelChoiceError, Settings, parse_model
+from signoff.config.settings import ModelChoiceError, Settings, parse_model
+from signoff.service.retries import Retry, retries_of
+from signoff.service.run_listing import try_state
+from signoff.service.runs import STATUS_KEY, TENANT_KEY, RunRequestRejected, start_run
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import (

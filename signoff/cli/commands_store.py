@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from activities.store import StoreError, add_ticket, make_engine, seed_demo
-from signoff.cli_support import emit_json, fail, say, settings
+from signoff.cli.support import emit_json, fail, say, settings
 
 tickets = typer.Typer(help="Tickets: how a ticket from a helpdesk export enters the store.")
 

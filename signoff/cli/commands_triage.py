@@ -9,7 +9,8 @@ from pydantic import ValidationError
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from signoff.cli_support import (
+from signoff.cli.commands_runs import check_ticket_exists
+from signoff.cli.support import (
     EXIT_RUN_FAILED,
     ActorOption,
     JsonOption,
@@ -25,8 +26,7 @@ from signoff.cli_support import (
     settings,
     validation_message,
 )
-from signoff.commands_runs import check_ticket_exists
-from signoff.settings import ModelChoiceError, Settings, parse_model
+from signoff.config.settings import ModelChoiceError, Settings, parse_model
 from workflows.contracts import ModelRef
 from workflows.triage import TriageTicket
 from workflows.triage_contracts import TriageOutcome, TriageRequest

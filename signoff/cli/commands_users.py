@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from activities.store import StoreError, WeakPassword, add_reviewer, make_engine, set_password
-from signoff.cli_support import emit_json, fail, say, settings
+from signoff.cli.support import emit_json, fail, say, settings
 from workflows.contract_base import IDENTIFIER_PATTERN
 
 users = typer.Typer(help="Reviewer accounts: who signs in to the reviewer UI.")

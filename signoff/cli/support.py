@@ -16,8 +16,8 @@ import typer
 from pydantic import BaseModel, ValidationError
 from temporalio.client import Client
 
-from signoff.settings import Settings, get_settings
-from signoff.temporal_client import connect
+from signoff.config.settings import Settings, get_settings
+from signoff.config.temporal_client import connect
 
 # Options several commands share: one definition, one help text.
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from signoff.secret_files import load_secret
-from signoff.settings import Settings
+from signoff.config.secret_files import load_secret
+from signoff.config.settings import Settings
 
 DECISION_KEY_FILE = "decision-key"
 

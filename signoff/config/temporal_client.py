@@ -5,7 +5,7 @@ from __future__ import annotations
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 
 
 async def connect(settings: Settings) -> Client:

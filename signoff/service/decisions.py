@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from signoff.pending import DecisionNotAccepted, send_decision
+from signoff.service.pending import DecisionNotAccepted, send_decision
 from workflows.actions import Decision, DecisionResult, Verdict
 from workflows.decision_proof import NONCE_BYTES, sign
 

@@ -14,7 +14,7 @@ from typing import Any
 from temporalio.client import Client, WorkflowExecution, WorkflowHandle
 from temporalio.service import RPCError
 
-from signoff.runs import TENANT_KEY
+from signoff.service.runs import TENANT_KEY
 from workflows.actions import DecisionRecord, PendingAction
 from workflows.agent_run import AgentRun
 from workflows.contracts import RUN_MEMO_KEY, RunMemo, RunState

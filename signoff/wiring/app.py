@@ -10,15 +10,15 @@ from typing import Annotated
 
 import typer
 
-from signoff import (
+from signoff.cli import (
     commands_approvals,
     commands_runs,
     commands_store,
     commands_triage,
     commands_users,
 )
-from signoff.cli_support import client_for, run_async, say, settings
-from signoff.worker import run_worker
+from signoff.cli.support import client_for, run_async, say, settings
+from signoff.wiring.worker import run_worker
 
 app = typer.Typer(
     name="signoff",
@@ -57,7 +57,7 @@ def ui_command(
     port: Annotated[int | None, typer.Option(help="Port to listen on.")] = None,
 ) -> None:
     """Serve the reviewer web UI (sign in, inbox, decisions) until Ctrl-C."""
-    from signoff.ui_server import serve_ui
+    from signoff.wiring.ui_server import serve_ui
 
     current = settings()
     host = host or current.ui_host
@@ -73,7 +73,7 @@ def dev_command(
     ] = None,
 ) -> None:
     """Start everything locally: Temporal dev server, demo data, worker. Ctrl-C stops it all."""
-    from signoff.dev import run_dev
+    from signoff.wiring.dev import run_dev
 
     current = settings()
     if temporal_ui_port is not None:

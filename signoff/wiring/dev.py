@@ -21,12 +21,12 @@ from pathlib import Path
 from temporalio.client import Client
 
 from activities.store import demo_password, make_engine, seed_demo
-from signoff.cli_support import fail, say
-from signoff.search_attributes import ensure_search_attributes
-from signoff.settings import Settings
-from signoff.temporal_client import connect
-from signoff.ui_server import EmbeddedServer, ui_config
-from signoff.worker import run_worker
+from signoff.cli.support import fail, say
+from signoff.config.settings import Settings
+from signoff.config.temporal_client import connect
+from signoff.wiring.search_attributes import ensure_search_attributes
+from signoff.wiring.ui_server import EmbeddedServer, ui_config
+from signoff.wiring.worker import run_worker
 
 SERVER_START_SECONDS = 60.0
 SERVER_STOP_SECONDS = 10.0

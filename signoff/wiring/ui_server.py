@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import uvicorn
 
 from approvals_ui.main import create_app
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 
 
 class EmbeddedServer(uvicorn.Server):

@@ -14,8 +14,8 @@ from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
-from signoff.decision_key import load_decision_key
-from signoff.settings import Settings
+from signoff.config.decision_key import load_decision_key
+from signoff.config.settings import Settings
 from workflows.agent_run import AgentRun
 from workflows.triage import TriageTicket
 

@@ -15,8 +15,8 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from activities.model_turn import ModelTurns
-from signoff.commands_runs import _status_of
-from signoff.retries import Retry, retries_of
+from signoff.cli.commands_runs import _status_of
+from signoff.service.retries import Retry, retries_of
 from tests.anthropic.wire import CLAUDE, first_model_turn_span, model_turn_attempts, run_claude
 from tests.anthropic_server import TEST_API_KEY, FakeMessagesApi, error, message, text
 from tests.workflow.fakes import FakeTools, new_task_queue, run_request, start, worker

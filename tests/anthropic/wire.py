@@ -18,7 +18,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.model_turn import ModelTurns
 from activities.tool_gateway import ToolGateway
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from tests.workflow.fakes import (
     ToolActivities,
     new_task_queue,

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from signoff.cli import app
-from signoff.decisions import UNAVAILABLE
-from signoff.settings import get_settings
-from tests.dev_stack import free_port
+from signoff.config.settings import get_settings
+from signoff.service.decisions import UNAVAILABLE
+from signoff.wiring.app import app
+from signoff.wiring.local_stack import free_port
 
 HASH = "ab" * 32
 

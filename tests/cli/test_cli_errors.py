@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from signoff.cli import app
-from signoff.settings import get_settings
-from tests.dev_stack import free_port
+from signoff.config.settings import get_settings
+from signoff.wiring.app import app
+from signoff.wiring.local_stack import free_port
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from tests.dev_stack import SIGNOFF
+from signoff.wiring.local_stack import SIGNOFF
 
 COMMAND_SECONDS = 120
 VISIBILITY_SECONDS = 20

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.dev_stack import signoff_dev_stack
+from signoff.wiring.local_stack import signoff_dev_stack
 
 
 @pytest.fixture(scope="package")

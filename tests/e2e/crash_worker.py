@@ -29,7 +29,7 @@ from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from tests.workflow.approvals import SKIPPING_MAX_AGE, TEST_DECISION_KEY
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
 from workflows.agent_run import AgentRun

@@ -27,9 +27,9 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import list_refunds, make_engine, seed_demo
-from signoff.search_attributes import ensure_search_attributes
-from signoff.settings import Settings
-from signoff.worker import build_worker
+from signoff.config.settings import Settings
+from signoff.wiring.search_attributes import ensure_search_attributes
+from signoff.wiring.worker import build_worker
 from tests.conftest import venv_binary
 from tests.workflow.approvals import APPROVAL_RUN_DEADLINE, decide, decision, pending_actions
 from tests.workflow.fakes import new_task_queue, replay, run_request, start

@@ -23,9 +23,9 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import make_engine, seed_demo
-from signoff.search_attributes import ensure_search_attributes
-from signoff.settings import Settings
-from signoff.worker import build_worker
+from signoff.config.settings import Settings
+from signoff.wiring.search_attributes import ensure_search_attributes
+from signoff.wiring.worker import build_worker
 from tests.workflow.approvals import signed
 from workflows.actions import Decision
 from workflows.agent_run import AgentRun

@@ -29,10 +29,10 @@ from sqlalchemy import Engine
 from activities.store import make_engine, write_transaction
 from activities.store.schema import Order, Refund, Ticket
 from approvals_ui.main import create_app
-from signoff.pending import list_pending
-from signoff.settings import Settings
-from signoff.temporal_client import connect
-from tests.dev_stack import SIGNOFF, signoff_dev_stack
+from signoff.config.settings import Settings
+from signoff.config.temporal_client import connect
+from signoff.service.pending import list_pending
+from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
 
 PENDING_SECONDS = 30
 CSRF_PATTERN = re.compile(r'name="csrf_token" value="([^"]+)"')

@@ -31,8 +31,8 @@ from schemathesis.specs.openapi.checks import (
 
 from activities.store import make_engine, seed_demo
 from approvals_ui.main import create_app
-from signoff.settings import Settings
-from tests.dev_stack import free_port
+from signoff.config.settings import Settings
+from signoff.wiring.local_stack import free_port
 
 pytestmark = pytest.mark.devserver
 MAX_EXAMPLES = 12

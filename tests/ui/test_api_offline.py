@@ -15,7 +15,7 @@ from activities.store import make_engine, seed_demo
 from approvals_ui.audit import InvalidFilter, parse_filter
 from approvals_ui.main import create_app
 from approvals_ui.routers.audit import safe_cell
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 
 HASH = "ab" * 32
 

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from approvals_ui.main import create_app
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from tests.ui.conftest import (
     DevStack,
     RefundCase,

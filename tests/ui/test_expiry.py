@@ -27,7 +27,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.store import list_refunds
 from approvals_ui.main import create_app
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from tests.ui.conftest import CSRF_PATTERN
 from tests.workflow.approvals import WAIT_SECONDS, gate_run, pending_actions, state_when
 from tests.workflow.fakes import FakeModel, text_reply, tool_reply

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from approvals_ui.main import create_app
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from tests.ui.conftest import DevStack, RefundCase, add_case, csrf_of, sign_in, start_run
 from tests.ui.conftest import wait_until_pending as wait_pending
 

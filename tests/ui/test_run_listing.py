@@ -8,11 +8,11 @@ import asyncio
 import pytest
 
 from approvals_ui.audit import tenant_runs_query
-from signoff.decision_key import load_decision_key
-from signoff.decisions import Decider, signed_decision
-from signoff.pending import list_pending, send_decision
-from signoff.run_listing import RunSummary, read_runs
-from signoff.temporal_client import connect
+from signoff.config.decision_key import load_decision_key
+from signoff.config.temporal_client import connect
+from signoff.service.decisions import Decider, signed_decision
+from signoff.service.pending import list_pending, send_decision
+from signoff.service.run_listing import RunSummary, read_runs
 from tests.ui.conftest import DevStack, RefundCase
 
 pytestmark = pytest.mark.devserver

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from activities.store import get_reviewer, make_engine, seed_demo, verify_password
 from approvals_ui.main import create_app
 from approvals_ui.security import SignInRateLimiter
-from signoff.cli import app as cli_app
-from signoff.settings import Settings, get_settings
+from signoff.config.settings import Settings, get_settings
+from signoff.wiring.app import app as cli_app
 
 
 @pytest.fixture

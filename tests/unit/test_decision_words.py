@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from signoff.pending import ended_run_message, time_left
+from signoff.service.pending import ended_run_message, time_left
 from workflows.actions import DecisionKind, DecisionRecord
 from workflows.contracts import ModelRef, RunState, Usage
 

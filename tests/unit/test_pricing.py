@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from workflows.contracts import ModelPrice, ModelRef, Usage
 
 

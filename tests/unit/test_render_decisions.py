@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from signoff.render import decision_lines
+from signoff.cli.render import decision_lines
 from workflows.actions import DecisionRecord
 
 AT = datetime(2026, 11, 29, 9, 30, tzinfo=UTC)

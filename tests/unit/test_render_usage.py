@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from signoff.render import outcome_lines, state_lines
+from signoff.cli.render import outcome_lines, state_lines
 from workflows.contracts import ModelRef, RunOutcome, RunState, TurnUsage, Usage
 
 CLAUDE = ModelRef(provider="anthropic", model_id="claude-sonnet-4-6")

@@ -14,7 +14,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.model_turn import SCRIPTS_DIR, ModelTurns, build_model_turns
 from activities.models.scripted import ScriptedModel
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from workflows.contracts import (
     Message,
     ModelRef,

@@ -26,7 +26,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer, Worker
 
-from signoff.runs import STATUS_KEY, TENANT_KEY
+from signoff.service.runs import STATUS_KEY, TENANT_KEY
 from workflows import policy
 from workflows.agent_run import AgentRun
 from workflows.contracts import (

@@ -12,7 +12,7 @@ from typing import Any
 from temporalio.client import WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
-from signoff.runs import STATUS_KEY
+from signoff.service.runs import STATUS_KEY
 from tests.workflow.fakes import (
     HANG,
     FakeModel,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from temporalio.testing import WorkflowEnvironment
 
-from signoff.runs import run_id_for, start_run
+from signoff.service.runs import run_id_for, start_run
 from tests.workflow.fakes import (
     FakeModel,
     Gate,

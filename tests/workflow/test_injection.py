@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from temporalio.testing import WorkflowEnvironment
 
 from activities.model_turn import build_model_turns
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from tests.workflow.approvals import (
     decide,
     decision,

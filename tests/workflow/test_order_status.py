@@ -16,7 +16,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.model_turn import ModelTurns, build_model_turns
 from activities.tool_gateway import ToolGateway
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from tests.workflow.fakes import run_to_end
 from workflows.contracts import RUN_TOOL_ACTIVITY, ModelRef, ToolCallInput, ToolResult
 

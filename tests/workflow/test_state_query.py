@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from temporalio.testing import WorkflowEnvironment
 
-from signoff.runs import STATUS_KEY
+from signoff.service.runs import STATUS_KEY
 from tests.workflow.fakes import (
     FakeModel,
     FakeTools,

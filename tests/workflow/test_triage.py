@@ -17,7 +17,7 @@ from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import add_ticket
 from activities.tool_gateway import ToolGateway
-from signoff.settings import Settings
+from signoff.config.settings import Settings
 from tests.workflow.fakes import FakeModel, new_task_queue
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, ModelReply, ToolUseBlock, Usage

@@ -1,0 +1,41 @@
+"""The layers hold (import-linter), and the check does catch an import that runs upward."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+LINT_IMPORTS = str(Path(sys.executable).parent / "lint-imports")
+PACKAGES = ("workflows", "activities", "signoff", "approvals_ui", "bench", "tests")
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run(
+        [LINT_IMPORTS, "--no-cache"], cwd=root, env=env, capture_output=True, text=True
+    )
+
+
+def test_every_layer_imports_only_layers_below_it() -> None:
+    result = lint_imports(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BROKEN" not in result.stdout
+
+
+def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
+    for package in PACKAGES:
+        shutil.copytree(
+            REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("histories")
+        )
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    adapter = tmp_path / "activities" / "model_turn.py"
+    # The adapter layer reaching up into the service: what the contract exists to stop.
+    adapter.write_text(adapter.read_text() + "\nimport signoff.service.pending  # noqa\n")
+
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "activities.model_turn -> signoff.service.pending" in result.stdout
