@@ -15,7 +15,9 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contracts import TASK_QUEUE, ModelPrice, ModelRef
+from workflows.policy import POLICY_VERSION
 
 # US dollars per million tokens (cache write: 5-minute cache, 1.25 times input; cache
 # read: 0.1 times input). claude-sonnet-4-5 stays priced for runs that still name it:
@@ -80,9 +82,9 @@ class Settings(BaseSettings):
     token_budget: int = Field(default=200_000, ge=1)
     # Long enough for a reviewer to decide: a pending approval never outlives the deadline.
     deadline_minutes: float = Field(default=48 * 60.0, gt=0)
-    approval_ttl_hours: float = Field(default=24.0, gt=0)
+    approval_ttl_hours: float = Field(default=DEFAULT_APPROVAL_TTL.total_seconds() / 3600, gt=0)
     max_tokens: int = Field(default=1024, ge=16)
-    policy_version: str = "2026-11-29"
+    policy_version: str = POLICY_VERSION
     # US dollars per run; scripted runs cost nothing.
     cost_budget_usd: Decimal | None = Field(default=Decimal("2.00"), gt=0)
     # US dollars per million tokens; SIGNOFF_MODEL_PRICES takes JSON of the same shape.
