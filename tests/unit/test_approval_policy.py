@@ -8,7 +8,7 @@ import pytest
 
 from workflows.actions import ActionState, Decision, DecisionRecord, PendingAction
 from workflows.approval_gate import as_sentence, describe
-from workflows.approval_policy import DecisionRefused, check_decision, expired_message
+from workflows.approval_policy import DecisionRefused, check_decision, expired_message, person_key
 
 REQUESTED = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 EXPIRES = REQUESTED + timedelta(hours=24)
@@ -123,3 +123,18 @@ def test_describe_an_action_on_a_ticket_without_an_order() -> None:
 )
 def test_a_reviewer_reason_reaches_the_model_as_one_sentence(reason: str, sentence: str) -> None:
     assert as_sentence(reason) == sentence
+
+
+@pytest.mark.parametrize("spelling", ["Alice", "ALICE", "aLiCe"])
+def test_one_person_under_any_spelling_gives_one_approval(spelling: str) -> None:
+    now = REQUESTED + timedelta(hours=1)
+    first = DecisionRecord(action_hash=HASH, kind="approved", reviewer_id="alice", at=now)
+    assert "needs a second, different reviewer" in refusal(
+        pending([first]), decision(spelling), now
+    )
+    # The run's actor ("ops") spelled otherwise is still the actor.
+    assert "another reviewer must decide" in refusal(pending(), decision("OPS"), now)
+
+
+def test_person_keys_fold_case_and_unicode_width() -> None:
+    assert person_key("ａｌｉｃｅ") == person_key("ALICE") == "alice"
