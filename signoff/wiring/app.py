@@ -18,7 +18,6 @@ from signoff.cli import (
     commands_users,
 )
 from signoff.cli.support import client_for, run_async, say, settings
-from signoff.wiring.worker import run_worker
 
 app = typer.Typer(
     name="signoff",
@@ -37,6 +36,8 @@ commands_triage.register(app)
 @app.command("worker")
 def worker_command() -> None:
     """Run a worker: executes runs' workflow tasks and activities until Ctrl-C."""
+    from signoff.wiring.worker import run_worker  # the SDKs load only for this command
+
     current = settings()
 
     async def serve() -> None:
