@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     DateTime,
     ForeignKey,
     ForeignKeyConstraint,
@@ -166,10 +167,36 @@ class Reviewer(Base):
     roles: Mapped[str] = mapped_column(Text, default="")
     # Set when the reviewer can sign in to the web UI; the CLI does not need it.
     password_hash: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # A disabled reviewer cannot sign in, and their sessions and API token stop working.
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
 
     @property
     def role_list(self) -> list[str]:
         return split_list(self.roles)
+
+
+class PendingRefund(Base):
+    """A refund that waits for a decision: part of its order's exposure until released.
+
+    Written when the action starts waiting and deleted when it is decided, voided,
+    replaced or executed (see `pending_refunds.py`). A run that dies leaves its row
+    behind; the row stops counting at `expires_at`, when its approval could no longer
+    be given anyway.
+    """
+
+    __tablename__ = "pending_refunds"
+    __table_args__ = (
+        ForeignKeyConstraint(["tenant_id", "order_id"], ["orders.tenant_id", "orders.id"]),
+        Index("ix_pending_refunds_order", "tenant_id", "order_id"),
+    )
+
+    action_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), primary_key=True)
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    order_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    amount_minor: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 def split_list(text: str) -> list[str]:
