@@ -31,6 +31,8 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            refunds.hold_pending_refund,
+            refunds.release_pending_refund,
         ],
     )
 

@@ -59,6 +59,8 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            refunds.hold_pending_refund,
+            refunds.release_pending_refund,
         ],
         max_cached_workflows=0,
     )

@@ -55,7 +55,12 @@ async def gate_run(
         task_queue,
         model,
         ToolGateway(engine),
-        extra_activities=[refunds.read_action_state, refunds.execute_refund],
+        extra_activities=[
+            refunds.read_action_state,
+            refunds.execute_refund,
+            refunds.hold_pending_refund,
+            refunds.release_pending_refund,
+        ],
     ):
         yield await start(env.client, request, task_queue)
 
