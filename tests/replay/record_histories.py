@@ -157,6 +157,10 @@ SCENARIOS: dict[str, Scenario] = {
     # Once runs publish their memo at start and on a policy denial (RUN_MEMO_PATCH).
     "agent_run_injection_run_memo": injection_rejected,
     "triage_tracking": triage_tracking,
+    # Once four eyes is judged on the order's exposure (FOUR_EYES_EXPOSURE_PATCH): the
+    # action is held in the store, then made (its hold goes with it) or released.
+    "agent_run_four_eyes_exposure": four_eyes,
+    "agent_run_refund_rejected_exposure": refund_rejected,
 }
 
 
