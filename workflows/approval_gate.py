@@ -187,7 +187,14 @@ class ApprovalGate:
                 )
             # The approvals recorded while it waited travel on: the ledger row and the
             # result name the reviewers.
-            action, resolution = await self._await_decision(action)
+            try:
+                action, resolution = await self._await_decision(action)
+            except asyncio.CancelledError:
+                # The run ends (cancelled, or its deadline): its hold would otherwise
+                # count until it expired.
+                if on_exposure:
+                    await release(action.action_hash)
+                raise
             held: str | None = action.action_hash
             if resolution == "rejected":
                 return await self._released(self._rejected(action), held, on_exposure)

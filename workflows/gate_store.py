@@ -7,8 +7,9 @@ this run and of other runs), plus the call. The pending part lives in the store
 (`pending_refunds`): `hold` writes the action's row and sums the others' in one write
 transaction that serializes per order, so of two runs asking at once the second sees
 the first. Holds leave when the action is decided, voided (the new action's hold
-replaces it), denied, or executed (in the refund's own transaction); a run that dies
-leaves its row, which stops counting at its `expires_at`. The pending sum is not part of
+replaces it), denied, executed (in the refund's own transaction) or when the run ends
+while it waits; a run that dies leaves its row, which stops counting at its
+`expires_at`. The pending sum is not part of
 the state hash: others' holds come and go without changing what this refund does to the
 order, and counting them there would void approvals whenever anyone else asked. The
 refunded total is in the hash, so an approval judged before another refund landed is

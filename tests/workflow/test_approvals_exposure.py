@@ -204,3 +204,20 @@ async def test_concurrent_runs_on_one_order_cannot_split_four_eyes(
     assert_second_reviewer_awaited(waiting, seeded_engine)
     assert refunded(seeded_engine, "C-3107") == refunded_then
     assert sum(len(outcome.effects_performed) for outcome in outcomes) == len(refunded_then)
+
+
+async def test_a_cancelled_run_releases_its_hold(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    model = FakeModel().enqueue(tool_reply(refund("155.00")), text_reply("Never asked."))
+    async with gate_run(time_skipping_env, model, seeded_engine, ticket_id="T-3107") as handle:
+        (action,) = await pending_actions(handle)
+        held_then = list_pending_refunds(seeded_engine, "demo", "C-3107")
+        await handle.cancel()
+        outcome = await handle.result()
+    await replay(handle)
+
+    assert held_then == [action.action_hash]
+    assert list_pending_refunds(seeded_engine, "demo", "C-3107") == []
+    assert isinstance(outcome, RunOutcome)
+    assert (outcome.status, [d.kind for d in outcome.decisions]) == ("cancelled", ["cancelled"])
