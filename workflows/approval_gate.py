@@ -22,7 +22,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from decimal import Decimal
 from typing import Literal
 
 from temporalio import workflow
@@ -48,6 +47,7 @@ with workflow.unsafe.imports_passed_through():
         exposure_note,
         money,
         refund_mode,
+        second_reviewer_message,
         state_hash,
         to_minor,
     )
@@ -368,16 +368,6 @@ class ApprovalGate:
             f"The refund did not happen: {result.message}. Do not retry it.",
             True,
         )
-
-
-def second_reviewer_message(action: PendingAction) -> str:
-    threshold = money(action.state.review_threshold_minor)
-    if to_minor(Decimal(action.arguments["amount"])) > action.state.review_threshold_minor:
-        return f"Amounts above {threshold} need a second reviewer; your approval is recorded."
-    return (
-        f"Refunds on order {action.targets['order_id']} would come to more than {threshold} "
-        "in total; they need a second reviewer, and your approval is recorded."
-    )
 
 
 def describe(action: PendingAction) -> str:

@@ -145,6 +145,16 @@ def exposure_note(amount_minor: int, state: ActionState, pending_minor: int) -> 
     )
 
 
+def second_reviewer_message(action: PendingAction) -> str:
+    threshold = money(action.state.review_threshold_minor)
+    if to_minor(Decimal(action.arguments["amount"])) > action.state.review_threshold_minor:
+        return f"Amounts above {threshold} need a second reviewer; your approval is recorded."
+    return (
+        f"Refunds on order {action.targets['order_id']} would come to more than {threshold} "
+        "in total; they need a second reviewer, and your approval is recorded."
+    )
+
+
 def expired_message(expires_at: datetime, now: datetime) -> str:
     """`Expired 3 minutes ago; ...`: what a reviewer reads who decides too late."""
     minutes = int((now - expires_at).total_seconds() // 60)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.unit.test_approval_policy import pending
 from workflows.actions import ActionState
-from workflows.approval_policy import exposure_note, refund_mode
+from workflows.approval_policy import exposure_note, refund_mode, second_reviewer_message
 
 
 def order(refunded_minor: int = 0) -> ActionState:
@@ -56,3 +57,15 @@ def test_the_note_says_why_a_small_refund_needs_four_eyes() -> None:
     )
     assert exposure_note(15_500, order(), 0) == ""  # one reviewer suffices
     assert exposure_note(31_000, order(), 0) == ""  # above the threshold on its own
+
+
+def test_the_first_of_two_approvers_reads_why_a_second_is_needed() -> None:
+    small = pending().model_copy(update={"arguments": {"amount": "155.00", "currency": "EUR"}})
+    large = pending().model_copy(update={"arguments": {"amount": "310.00", "currency": "EUR"}})
+    assert second_reviewer_message(small) == (
+        "Refunds on order C-1042 would come to more than 200.00 in total; they need a "
+        "second reviewer, and your approval is recorded."
+    )
+    assert second_reviewer_message(large) == (
+        "Amounts above 200.00 need a second reviewer; your approval is recorded."
+    )
