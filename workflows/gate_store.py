@@ -54,6 +54,9 @@ STORE_CALL_TIMEOUT = timedelta(seconds=30)
 # only when this runs out; the retry is safe, it finds the ledger row by its key.
 REFUND_CALL_TIMEOUT = timedelta(seconds=10)
 STORE_CALL_ATTEMPTS = 10
+# Few: a run that ends at its deadline waits for its releases, and a hold left behind
+# stops counting at its expiry anyway.
+RELEASE_ATTEMPTS = 3
 # A refund the store refused for a reason that will not change on retry.
 REFUND_FATAL_ERROR_TYPES = ["UnknownTenant", "UnknownOrder", "StoreError"]
 
@@ -107,7 +110,7 @@ async def release(action_hash: str) -> None:
             RELEASE_PENDING_REFUND_ACTIVITY,
             PendingRefundRelease(run_id=workflow.info().workflow_id, action_hash=action_hash),
             start_to_close_timeout=STORE_CALL_TIMEOUT,
-            retry_policy=store_retries(),
+            retry_policy=RetryPolicy(maximum_attempts=RELEASE_ATTEMPTS),
         )
     except ActivityError as error:
         reraise_cancellation(error)
