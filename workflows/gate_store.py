@@ -13,7 +13,10 @@ while it waits; a run that dies leaves its row, which stops counting at its
 the state hash: others' holds come and go without changing what this refund does to the
 order, and counting them there would void approvals whenever anyone else asked. The
 refunded total is in the hash, so an approval judged before another refund landed is
-void and judged again with it.
+void and judged again with it. At execution the ledger re-checks the mode on committed
+facts only (refunded + amount, `activities/store/approvers.py`): counting holds there
+too would void a confirmed refund whenever a later request arrived, and that later
+request, having counted this one, already needs two reviewers.
 
 This is workflow code: activities by name, explicit timeouts, bounded retries.
 """
