@@ -16,13 +16,19 @@ from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.store import pending_refunds
 from activities.store import refunds as ledger
 from activities.store.errors import StoreError
 from workflows.actions import (
     EXECUTE_REFUND_ACTIVITY,
+    HOLD_PENDING_REFUND_ACTIVITY,
     READ_ACTION_STATE_ACTIVITY,
+    RELEASE_PENDING_REFUND_ACTIVITY,
     ActionState,
     ActionStateRequest,
+    PendingRefundHeld,
+    PendingRefundHold,
+    PendingRefundRelease,
     RefundCommand,
     RefundResult,
 )
@@ -51,6 +57,17 @@ class RefundActivities:
             "refund %s for run %s: %s", result.status, command.run_id, result.refund_id or "-"
         )
         return result
+
+    @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)
+    async def hold_pending_refund(self, hold: PendingRefundHold) -> PendingRefundHeld:
+        try:
+            return await asyncio.to_thread(pending_refunds.hold_pending_refund, self._engine, hold)
+        except StoreError as error:
+            raise _non_retryable(error) from None
+
+    @activity.defn(name=RELEASE_PENDING_REFUND_ACTIVITY)
+    async def release_pending_refund(self, release: PendingRefundRelease) -> None:
+        await asyncio.to_thread(pending_refunds.release_pending_refund, self._engine, release)
 
 
 def _non_retryable(error: StoreError) -> ApplicationError:

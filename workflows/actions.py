@@ -20,6 +20,8 @@ from workflows.decision_proof import signed_document
 
 READ_ACTION_STATE_ACTIVITY = "read_action_state"
 EXECUTE_REFUND_ACTIVITY = "execute_refund"
+HOLD_PENDING_REFUND_ACTIVITY = "hold_pending_refund"
+RELEASE_PENDING_REFUND_ACTIVITY = "release_pending_refund"
 REFUND_APPROVER_ROLE = "refund_approver"
 
 ApprovalMode = Literal["auto", "confirm", "review", "deny"]
@@ -87,6 +89,9 @@ class PendingAction(Contract):
     # Set when this action replaces one whose approval went void (the state changed).
     supersedes: str | None = None
     note: str = ""
+    # The other refunds still pending on the order (of this run and of other runs) when
+    # the mode was judged; 0 on actions judged per call, before exposure counted.
+    pending_minor: int = 0
 
 
 class Decision(Contract):
@@ -144,11 +149,42 @@ class RefundCommand(Contract):
     expected_state_hash: str
     approvers: list[str]
     reason: str = ""
+    # Who asked for the run: never one of its approvers. None in commands recorded
+    # before it was added; the ledger still checks everything else about each approver.
+    actor_id: str | None = None
 
 
 class RefundResult(Contract):
-    status: Literal["refunded", "state_changed", "refused"]
+    # `approver_invalid`: an approver no longer counts (disabled, role or tenant gone,
+    # the run's actor), or too few count for the order's total; nothing was refunded.
+    status: Literal["refunded", "state_changed", "approver_invalid", "refused"]
     message: str
     refund_id: str | None = None
-    # The state the store holds now, when it no longer matches the approved one.
+    # The state the store holds now, with `state_changed` (it no longer matches the
+    # approved one) and `approver_invalid`.
     state: ActionState | None = None
+
+
+class PendingRefundHold(Contract):
+    """Counts an action that starts waiting in its order's exposure (see
+    `activities/store/pending_refunds.py`); `supersedes` names the voided action it
+    replaces, whose hold goes in the same transaction."""
+
+    run_id: str
+    tenant_id: str
+    order_id: str
+    action_hash: str
+    amount_minor: int
+    expires_at: datetime
+    supersedes: str | None = None
+
+
+class PendingRefundHeld(Contract):
+    # What the other live holds on the order add up to, read in the transaction that
+    # wrote this one.
+    pending_minor: int
+
+
+class PendingRefundRelease(Contract):
+    run_id: str
+    action_hash: str

@@ -7,7 +7,9 @@ history, a hash that is not pending, an expired action, a reviewer without the r
 another tenant, the run's own actor, or the same reviewer twice. After approval the
 refund activity re-checks the state hash inside its transaction; if another refund
 landed meanwhile the approval is void and a new pending action (new hash) is raised,
-saying why. Expiry is a durable timer. Every outcome of the gate is one tool result:
+saying why; so does an approver the ledger finds no longer counts (disabled, role or
+tenant gone). Four eyes is judged on the order's exposure (see `gate_store.py`). Expiry
+is a durable timer. Every outcome of the gate is one tool result:
 an error result says the refund did not happen and must not be retried.
 
 This is workflow code: no I/O, and time only through `workflow.now()` and timers.
@@ -20,50 +22,46 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from decimal import Decimal
 from typing import Literal
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.actions import (
-        EXECUTE_REFUND_ACTIVITY,
-        READ_ACTION_STATE_ACTIVITY,
         ActionState,
-        ActionStateRequest,
         Decision,
         DecisionKind,
         DecisionRecord,
         DecisionResult,
         PendingAction,
-        RefundCommand,
         RefundResult,
     )
     from workflows.approval_policy import (
         APPROVAL_POLICY_VERSION,
+        PER_CALL_POLICY_VERSION,
         DecisionRefused,
         action_hash,
         check_decision,
         expired_message,
+        exposure_note,
         money,
         refund_mode,
+        second_reviewer_message,
         state_hash,
         to_minor,
     )
-    from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest, ToolUseBlock
+    from workflows.gate_store import (
+        FOUR_EYES_EXPOSURE_PATCH,
+        execute,
+        hold,
+        read_state,
+        release,
+    )
     from workflows.tool_catalog import RefundArguments
 
 Resolution = Literal["approved", "rejected", "expired"]
-STORE_CALL_TIMEOUT = timedelta(seconds=30)
-# One short transaction. A worker that dies mid-refund (after the commit, say) is noticed
-# only when this runs out; the retry is safe, it finds the ledger row by its key.
-REFUND_CALL_TIMEOUT = timedelta(seconds=10)
-STORE_CALL_ATTEMPTS = 10
-# A refund the store refused for a reason that will not change on retry.
-REFUND_FATAL_ERROR_TYPES = ["UnknownTenant", "UnknownOrder", "StoreError"]
 
 
 @dataclass
@@ -146,10 +144,7 @@ class ApprovalGate:
             return DecisionResult(
                 action_hash=action.action_hash,
                 status="approval_recorded",
-                message=(
-                    f"Amounts above {money(action.state.review_threshold_minor)} need a second "
-                    "reviewer; your approval is recorded."
-                ),
+                message=second_reviewer_message(action),
             )
         self.resolutions[action.action_hash] = "approved"
         return DecisionResult(
@@ -186,36 +181,78 @@ class ApprovalGate:
     # --- the gate ------------------------------------------------------------------
 
     async def refund(self, call: ToolUseBlock, arguments: RefundArguments) -> GateResult:
+        # Memoized for the run: all its refunds judge four eyes the same way.
+        on_exposure = workflow.patched(FOUR_EYES_EXPOSURE_PATCH)
         amount_minor = to_minor(arguments.amount)
-        state = await self._read_state()
+        state = await read_state(self.request)
         supersedes: str | None = None
         note = ""
         while True:
-            action = self._pending_action(call, arguments, amount_minor, state, supersedes, note)
+            action = self._pending_action(
+                call, arguments, amount_minor, state, supersedes, note, on_exposure
+            )
             mode, why = refund_mode(amount_minor, state)
             if mode == "deny":
-                return self._denied(action, why)
-            action = action.model_copy(
-                update={"mode": mode, "required_approvals": 2 if mode == "review" else 1}
-            )
+                return await self._released(self._denied(action, why), supersedes, on_exposure)
+            if on_exposure:
+                action = await self._judged_on_exposure(action, amount_minor, state)
+            else:
+                action = action.model_copy(
+                    update={"mode": mode, "required_approvals": 2 if mode == "review" else 1}
+                )
             # The approvals recorded while it waited travel on: the ledger row and the
             # result name the reviewers.
-            action, resolution = await self._await_decision(action)
+            try:
+                action, resolution = await self._await_decision(action)
+            except asyncio.CancelledError:
+                # The run ends (cancelled, or its deadline): its hold would otherwise
+                # count until it expired.
+                if on_exposure:
+                    await release(action.action_hash)
+                raise
+            held: str | None = action.action_hash
             if resolution == "rejected":
-                return self._rejected(action)
+                return await self._released(self._rejected(action), held, on_exposure)
             if resolution == "expired":
-                return self._expired(action)
+                return await self._released(self._expired(action), held, on_exposure)
             spent = self.over_budget()
             if spent is not None:
-                return self._executed(
-                    action, RefundResult(status="refused", message=f"the run {spent}")
-                )
-            result = await self._execute(action)
-            if result.status != "state_changed" or result.state is None:
-                return self._executed(action, result)
+                refused = RefundResult(status="refused", message=f"the run {spent}")
+                return await self._released(self._executed(action, refused), held, on_exposure)
+            result = await execute(action, self.request)
+            # An approver who no longer counts voids the approval like a changed state;
+            # runs judged per call never got that status before, and keep it final.
+            voiding = ("state_changed", "approver_invalid") if on_exposure else ("state_changed",)
+            if result.status not in voiding or result.state is None:
+                if result.status == "refunded":
+                    held = None  # its hold went in the refund's own transaction
+                return await self._released(self._executed(action, result), held, on_exposure)
             self.voided.add(action.action_hash)
             self.decisions.append(trail_record(action, "voided", reason=result.message))
             supersedes, note, state = action.action_hash, result.message, result.state
+
+    async def _judged_on_exposure(
+        self, action: PendingAction, amount_minor: int, state: ActionState
+    ) -> PendingAction:
+        """The mode on the order's exposure, with this action's hold in the store."""
+        pending_minor = await hold(action, self.request)
+        mode, _ = refund_mode(amount_minor, state, pending_minor)
+        why = exposure_note(amount_minor, state, pending_minor)
+        return action.model_copy(
+            update={
+                "mode": "review" if mode == "review" else "confirm",
+                "required_approvals": 2 if mode == "review" else 1,
+                "pending_minor": pending_minor,
+                "note": " ".join(filter(None, (action.note, why))),
+            }
+        )
+
+    async def _released(
+        self, result: GateResult, held: str | None, on_exposure: bool
+    ) -> GateResult:
+        if on_exposure and held is not None:
+            await release(held)
+        return result
 
     def _pending_action(
         self,
@@ -225,7 +262,9 @@ class ApprovalGate:
         state: ActionState,
         supersedes: str | None,
         note: str,
+        on_exposure: bool,
     ) -> PendingAction:
+        version = APPROVAL_POLICY_VERSION if on_exposure else PER_CALL_POLICY_VERSION
         normalized = {"amount": money(amount_minor), "currency": state.currency or ""}
         targets = {"tenant_id": self.request.tenant_id, "order_id": state.order_id or ""}
         digest = state_hash(state)
@@ -239,7 +278,7 @@ class ApprovalGate:
                 arguments=normalized,
                 targets=targets,
                 reason=arguments.reason,
-                policy_version=APPROVAL_POLICY_VERSION,
+                policy_version=version,
                 state_digest=digest,
                 run_id=workflow.info().workflow_id,
                 call_id=call.id if supersedes is None else f"{call.id}/{supersedes}",
@@ -249,7 +288,7 @@ class ApprovalGate:
             arguments=normalized,
             targets=targets,
             reason=arguments.reason,
-            policy_version=APPROVAL_POLICY_VERSION,
+            policy_version=version,
             state=state,
             state_hash=digest,
             mode="confirm",
@@ -289,53 +328,6 @@ class ApprovalGate:
             action = self.pending.pop(digest, action)
             self.notify(f"{describe(action)}: {self.resolutions.get(digest, 'run ended')}")
         return action, self.resolutions[digest]
-
-    async def _read_state(self) -> ActionState:
-        state: ActionState = await workflow.execute_activity(
-            READ_ACTION_STATE_ACTIVITY,
-            ActionStateRequest(tenant_id=self.request.tenant_id, ticket_id=self.request.ticket_id),
-            result_type=ActionState,
-            start_to_close_timeout=STORE_CALL_TIMEOUT,
-            retry_policy=RetryPolicy(
-                maximum_attempts=STORE_CALL_ATTEMPTS, non_retryable_error_types=["UnknownTenant"]
-            ),
-        )
-        return state
-
-    async def _execute(self, action: PendingAction) -> RefundResult:
-        run_id = workflow.info().workflow_id
-        command = RefundCommand(
-            run_id=run_id,
-            tenant_id=self.request.tenant_id,
-            ticket_id=self.request.ticket_id,
-            order_id=action.targets["order_id"],
-            amount_minor=to_minor_from_text(action.arguments["amount"]),
-            currency=action.arguments["currency"],
-            # From the run and the logical action, never from the attempt number.
-            idempotency_key=f"{run_id}:refund:{action.action_hash}",
-            action_hash=action.action_hash,
-            expected_state_hash=action.state_hash,
-            approvers=[a.reviewer_id for a in action.approvals if a.reviewer_id],
-            reason=action.reason,
-        )
-        try:
-            result: RefundResult = await workflow.execute_activity(
-                EXECUTE_REFUND_ACTIVITY,
-                command,
-                result_type=RefundResult,
-                start_to_close_timeout=REFUND_CALL_TIMEOUT,
-                retry_policy=RetryPolicy(
-                    maximum_attempts=STORE_CALL_ATTEMPTS,
-                    non_retryable_error_types=REFUND_FATAL_ERROR_TYPES,
-                ),
-            )
-        except ActivityError as error:
-            reraise_cancellation(error)
-            return RefundResult(
-                status="refused",
-                message="the ledger did not answer after every retry; no refund was confirmed",
-            )
-        return result
 
     # --- results -------------------------------------------------------------------
 
@@ -418,7 +410,3 @@ def trail_record(
         amount=action.arguments.get("amount"),
         currency=action.arguments.get("currency") or None,
     )
-
-
-def to_minor_from_text(amount: str) -> int:
-    return to_minor(Decimal(amount))

@@ -21,7 +21,11 @@ from workflows.actions import (
     PendingAction,
 )
 
-APPROVAL_POLICY_VERSION = "approvals-2026-11-29"
+# Four eyes on the order's cumulative exposure (refunded + pending + this call).
+APPROVAL_POLICY_VERSION = "approvals-2026-11-30"
+# Four eyes per call (amount > threshold): actions of runs recorded before
+# `four-eyes-exposure` keep this version, so that their hashes replay unchanged.
+PER_CALL_POLICY_VERSION = "approvals-2026-11-29"
 DEFAULT_APPROVAL_TTL = timedelta(hours=24)
 CENTS = Decimal("0.01")
 
@@ -46,8 +50,16 @@ def to_minor(amount: Decimal) -> int:
     return int((amount * 100).to_integral_value())
 
 
-def refund_mode(amount_minor: int, state: ActionState) -> tuple[ApprovalMode, str]:
-    """Return the mode of a refund and, for `deny`, why. Rules are on totals."""
+def refund_mode(
+    amount_minor: int, state: ActionState, pending_minor: int | None = None
+) -> tuple[ApprovalMode, str]:
+    """Return the mode of a refund and, for `deny`, why. Rules are on totals.
+
+    Four eyes is judged on the order's exposure: what is refunded already, what other
+    refunds still pending on it would add (`pending_minor`), and this amount. Split into
+    calls, turns or runs, a sum above the threshold still needs two reviewers. Without
+    `pending_minor` (runs recorded before that rule) each call is judged alone.
+    """
     if state.order_id is None or state.currency is None:
         return "deny", "this ticket is linked to no order, so there is nothing to refund"
     if amount_minor <= 0:
@@ -58,7 +70,10 @@ def refund_mode(amount_minor: int, state: ActionState) -> tuple[ApprovalMode, st
             f"order {state.order_id} ({money(state.refundable_minor)} {state.currency} of "
             f"{money(state.paid_minor)} paid)"
         )
-    if amount_minor > state.review_threshold_minor:
+    exposure = amount_minor
+    if pending_minor is not None:
+        exposure += state.refunded_minor + pending_minor
+    if exposure > state.review_threshold_minor:
         return "review", ""
     return "confirm", ""
 
@@ -128,6 +143,29 @@ def person_key(name: str) -> str:
 
 def same_person(first: str, second: str) -> bool:
     return person_key(first) == person_key(second)
+
+
+def exposure_note(amount_minor: int, state: ActionState, pending_minor: int) -> str:
+    """Why a call at or under the threshold still needs two reviewers; "" if it does not."""
+    total = state.refunded_minor + pending_minor + amount_minor
+    if not amount_minor <= state.review_threshold_minor < total:
+        return ""
+    return (
+        f"Four eyes: with {money(state.refunded_minor)} refunded and {money(pending_minor)} "
+        f"pending on order {state.order_id}, this {money(amount_minor)} brings its refunds "
+        f"to {money(total)} {state.currency}, "
+        f"above the threshold of {money(state.review_threshold_minor)}."
+    )
+
+
+def second_reviewer_message(action: PendingAction) -> str:
+    threshold = money(action.state.review_threshold_minor)
+    if to_minor(Decimal(action.arguments["amount"])) > action.state.review_threshold_minor:
+        return f"Amounts above {threshold} need a second reviewer; your approval is recorded."
+    return (
+        f"Refunds on order {action.targets['order_id']} would come to more than {threshold} "
+        "in total; they need a second reviewer, and your approval is recorded."
+    )
 
 
 def expired_message(expires_at: datetime, now: datetime) -> str:

@@ -10,8 +10,10 @@ concurrent refund has either committed (and is seen) or not started. The steps:
    result (a retried activity), other arguments are refused;
 2. the state the approval was judged on must still be the state of the store
    (`state_hash`), or the approval is void (`state_changed`);
-3. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
-4. the ledger row is written and committed.
+3. every approver must still count, and enough of them (`approvers.py`), or the
+   approval is void (`approver_invalid`);
+4. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
+5. the ledger row is written, the action's pending hold deleted, and both committed.
 
 Refusals are results, not exceptions: they are deterministic, and the workflow tells the
 model why. Only an unexpected database failure raises, so that Temporal retries the
@@ -27,8 +29,10 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from activities.store.approvers import why_approvals_do_not_count
 from activities.store.database import use_session, write_transaction
 from activities.store.errors import UnknownTenant
+from activities.store.pending_refunds import release_in
 from activities.store.schema import KEY_LENGTH, Order, Refund, Tenant, join_list
 from activities.store.tickets import get_order_for_ticket, get_ticket
 from workflows.actions import ActionState, RefundCommand, RefundResult
@@ -93,6 +97,9 @@ def _execute(engine: Engine, command: RefundCommand) -> RefundResult:
                 message=_changed_message(session, command.tenant_id, state),
                 state=state,
             )
+        not_counted = why_approvals_do_not_count(session, command, state)
+        if not_counted is not None:
+            return RefundResult(status="approver_invalid", message=not_counted, state=state)
         refusal = _rule_violation(command, state)
         if refusal is not None:
             return _refused(refusal)
@@ -111,6 +118,8 @@ def _execute(engine: Engine, command: RefundCommand) -> RefundResult:
             created_at=datetime.now(UTC),
         )
         session.add(refund)
+        # From pending to refunded in one commit: the amount always counts once.
+        release_in(session, command.run_id, command.action_hash)
     return RefundResult(
         status="refunded",
         refund_id=refund.id,

@@ -168,7 +168,7 @@ class Reviewer(Base):
     roles: Mapped[str] = mapped_column(Text, default="")
     # Set when the reviewer can sign in to the web UI; the CLI does not need it.
     password_hash: Mapped[str | None] = mapped_column(Text, nullable=True)
-    # A disabled reviewer keeps their history but decides nothing, from any face.
+    # A disabled reviewer cannot sign in, decide, or use a session or API token.
     active: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     @property
@@ -190,6 +190,30 @@ class DecisionNonce(Base):
     update_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
     reviewer_id: Mapped[str] = mapped_column(String(ID_LENGTH))
     used_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class PendingRefund(Base):
+    """A refund that waits for a decision: part of its order's exposure until released.
+
+    Written when the action starts waiting and deleted when it is decided, voided,
+    replaced or executed (see `pending_refunds.py`). A run that dies leaves its row
+    behind; the row stops counting at `expires_at`, when its approval could no longer
+    be given anyway.
+    """
+
+    __tablename__ = "pending_refunds"
+    __table_args__ = (
+        ForeignKeyConstraint(["tenant_id", "order_id"], ["orders.tenant_id", "orders.id"]),
+        Index("ix_pending_refunds_order", "tenant_id", "order_id"),
+    )
+
+    action_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), primary_key=True)
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    order_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    amount_minor: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 def split_list(text: str) -> list[str]:

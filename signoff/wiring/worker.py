@@ -40,6 +40,8 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             refunds.read_action_state,
             refunds.execute_refund,
             verifier.verify_decision,
+            refunds.hold_pending_refund,
+            refunds.release_pending_refund,
         ],
     )
 

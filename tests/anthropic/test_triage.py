@@ -50,6 +50,8 @@ async def triage(
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            refunds.hold_pending_refund,
+            refunds.release_pending_refund,
         ],
     ):
         outcome = await env.client.execute_workflow(

@@ -62,6 +62,8 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
             refunds.read_action_state,
             refunds.execute_refund,
             DecisionVerifier(engine, TEST_DECISION_KEY, SKIPPING_MAX_AGE).verify_decision,
+            refunds.hold_pending_refund,
+            refunds.release_pending_refund,
         ],
         max_cached_workflows=0,
     )

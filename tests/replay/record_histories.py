@@ -167,6 +167,10 @@ SCENARIOS: dict[str, Scenario] = {
     "triage_tracking": triage_tracking,
     # Once decisions carry a signed proof, checked by an activity (SIGNED_DECISIONS_PATCH).
     "agent_run_four_eyes_signed_decisions": four_eyes,
+    # Once four eyes is judged on the order's exposure (FOUR_EYES_EXPOSURE_PATCH): the
+    # action is held in the store, then made (its hold goes with it) or released.
+    "agent_run_four_eyes_exposure": four_eyes,
+    "agent_run_refund_rejected_exposure": refund_rejected,
 }
 
 

@@ -70,6 +70,8 @@ async def gate_run(
             refunds.read_action_state,
             refunds.execute_refund,
             verifier.verify_decision,
+            refunds.hold_pending_refund,
+            refunds.release_pending_refund,
         ],
     ):
         yield await start(env.client, request, task_queue)

@@ -52,6 +52,8 @@ def triage_worker(client: Client, queue: str, engine: Engine, model: Any) -> Wor
             ToolGateway(engine).run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            refunds.hold_pending_refund,
+            refunds.release_pending_refund,
         ],
     )
 

@@ -1,0 +1,63 @@
+"""Whether the approvals a refund carries still count, read in the refund's transaction.
+
+Design note. A decision's validator checked the reviewer when the approval was given,
+from what the reviewer's session said then. Hours may pass before the refund executes,
+under four eyes between the first approval and the second: a reviewer can be disabled
+or stripped of the role meanwhile. So the ledger reads every approver again, in the
+same transaction that writes the refund, and counts only those who exist, are active,
+belong to the run's tenant, hold `refund_approver` and are not the run's actor. It also
+counts how many the order's committed total needs (two when refunded + this amount is
+above the tenant's threshold), so that no path around the workflow's judgement can
+refund past the threshold on one signature. Too few count: nothing is refunded, and the
+workflow raises a new pending action with the returned sentence as its note.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from activities.store.schema import Reviewer
+from workflows.actions import REFUND_APPROVER_ROLE, ActionState, RefundCommand
+from workflows.approval_policy import money
+
+
+def why_approvals_do_not_count(
+    session: Session, command: RefundCommand, state: ActionState
+) -> str | None:
+    """None when enough approvers count; otherwise why not, for the reviewers' note."""
+    problems: list[str] = []
+    counted: list[str] = []
+    for reviewer_id in dict.fromkeys(command.approvers):  # each reviewer once, in order
+        problem = _problem(session.get(Reviewer, reviewer_id), reviewer_id, command)
+        if problem is None:
+            counted.append(reviewer_id)
+        else:
+            problems.append(problem)
+    total = state.refunded_minor + command.amount_minor
+    needed = 2 if total > state.review_threshold_minor else 1
+    if problems:
+        lead = "An approval no longer counts: " + "; ".join(problems)
+    elif len(counted) < needed:
+        lead = (
+            f"Too few approvals: order {state.order_id} would have {money(total)} "
+            f"{state.currency} refunded, above the threshold of "
+            f"{money(state.review_threshold_minor)}, which needs {needed} different "
+            f"reviewers; {len(counted)} approved"
+        )
+    else:
+        return None
+    return f"{lead}. The approval is void; it must be given again. Nothing was refunded."
+
+
+def _problem(reviewer: Reviewer | None, reviewer_id: str, command: RefundCommand) -> str | None:
+    if reviewer is None:
+        return f"reviewer '{reviewer_id}' no longer exists"
+    if not reviewer.active:
+        return f"reviewer '{reviewer_id}' has been disabled"
+    if reviewer.tenant_id != command.tenant_id:
+        return f"reviewer '{reviewer_id}' no longer belongs to tenant '{command.tenant_id}'"
+    if REFUND_APPROVER_ROLE not in reviewer.role_list:
+        return f"reviewer '{reviewer_id}' no longer holds the {REFUND_APPROVER_ROLE} role"
+    if reviewer_id == command.actor_id:
+        return f"reviewer '{reviewer_id}' asked for this run and cannot approve it"
+    return None

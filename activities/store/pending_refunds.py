@@ -1,0 +1,115 @@
+"""Pending refunds: the part of an order's exposure that still waits for a decision.
+
+Design note. Four eyes is judged on refunded + pending + the call (see
+`workflows/gate_store.py`), so "pending" must be one answer for every run at once. When
+an action starts waiting, `hold_pending_refund` writes its row and sums the other live
+rows of the order in the same write transaction, after taking the same per-order lock
+as a refund (`BEGIN IMMEDIATE` on SQLite, `SELECT ... FOR UPDATE` on the order row on
+PostgreSQL): of two holds at once, the second waits for the first to commit and counts
+it, so two runs cannot both judge themselves under the threshold. A row leaves when its
+run releases it (decided, denied, replaced by the action that supersedes it) or in the
+refund's own transaction (`release_in`), so that the amount never counts neither as
+pending nor as refunded. A run that dies leaves its row behind: rows whose
+`expires_at` has passed count for nothing (the approval they stood for can no longer be
+given) and are deleted by the next hold on the order. Only the run that wrote a row can
+release it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import Engine, delete, func, select
+from sqlalchemy.orm import Session
+
+from activities.store.database import use_session, write_transaction
+from activities.store.errors import UnknownOrder
+from activities.store.schema import Order, PendingRefund
+from workflows.actions import PendingRefundHeld, PendingRefundHold, PendingRefundRelease
+
+
+def hold_pending_refund(
+    engine: Engine, hold: PendingRefundHold, now: datetime | None = None
+) -> PendingRefundHeld:
+    """Count the action in its order's exposure; return what the other live rows add up
+    to. Idempotent per action hash (a retried activity). Raises UnknownOrder."""
+    now = now or datetime.now(UTC)
+    with write_transaction(engine) as session:
+        locked = session.scalars(
+            select(Order.id)
+            .where(Order.tenant_id == hold.tenant_id, Order.id == hold.order_id)
+            .with_for_update()
+        ).one_or_none()
+        if locked is None:
+            raise UnknownOrder(hold.tenant_id, hold.order_id)
+        if hold.supersedes is not None:
+            release_in(session, hold.run_id, hold.supersedes)
+        session.execute(
+            delete(PendingRefund).where(
+                PendingRefund.tenant_id == hold.tenant_id,
+                PendingRefund.order_id == hold.order_id,
+                PendingRefund.expires_at <= now,
+            )
+        )
+        if session.get(PendingRefund, hold.action_hash) is None:
+            session.add(
+                PendingRefund(
+                    action_hash=hold.action_hash,
+                    run_id=hold.run_id,
+                    tenant_id=hold.tenant_id,
+                    order_id=hold.order_id,
+                    amount_minor=hold.amount_minor,
+                    expires_at=hold.expires_at,
+                    created_at=now,
+                )
+            )
+            session.flush()
+        others = pending_minor(
+            session, hold.tenant_id, hold.order_id, now, excluding=hold.action_hash
+        )
+    return PendingRefundHeld(pending_minor=others)
+
+
+def release_pending_refund(engine: Engine, release: PendingRefundRelease) -> None:
+    """Take the action out of its order's exposure; releasing twice is harmless."""
+    with write_transaction(engine) as session:
+        release_in(session, release.run_id, release.action_hash)
+
+
+def release_in(session: Session, run_id: str, action_hash: str) -> None:
+    session.execute(
+        delete(PendingRefund).where(
+            PendingRefund.action_hash == action_hash, PendingRefund.run_id == run_id
+        )
+    )
+
+
+def pending_minor(
+    source: Session | Engine,
+    tenant_id: str,
+    order_id: str,
+    now: datetime,
+    excluding: str | None = None,
+) -> int:
+    """What the live (unexpired) pending refunds of an order add up to, in minor units."""
+    query = select(func.coalesce(func.sum(PendingRefund.amount_minor), 0)).where(
+        PendingRefund.tenant_id == tenant_id,
+        PendingRefund.order_id == order_id,
+        PendingRefund.expires_at > now,
+    )
+    if excluding is not None:
+        query = query.where(PendingRefund.action_hash != excluding)
+    with use_session(source) as session:
+        return int(session.scalar(query) or 0)
+
+
+def list_pending_refunds(source: Session | Engine, tenant_id: str, order_id: str) -> list[str]:
+    """The action hashes held on an order, expired or not, oldest first."""
+    with use_session(source) as session:
+        return list(
+            session.scalars(
+                select(PendingRefund.action_hash)
+                .where(PendingRefund.tenant_id == tenant_id, PendingRefund.order_id == order_id)
+                .order_by(PendingRefund.created_at, PendingRefund.action_hash)
+            )
+        )

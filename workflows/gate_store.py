@@ -1,0 +1,157 @@
+"""The approval gate's calls to the store: read the state, hold and release an action's
+place in its order's exposure, execute the refund.
+
+Design note, four eyes on exposure. A `review` cannot be split into `confirm`s: the mode
+is judged on what is refunded, plus every other refund still pending on the order (of
+this run and of other runs), plus the call. The pending part lives in the store
+(`pending_refunds`): `hold` writes the action's row and sums the others' in one write
+transaction that serializes per order, so of two runs asking at once the second sees
+the first. Holds leave when the action is decided, voided (the new action's hold
+replaces it), denied, executed (in the refund's own transaction) or when the run ends
+while it waits; a run that dies leaves its row, which stops counting at its
+`expires_at`. The pending sum is not part of
+the state hash: others' holds come and go without changing what this refund does to the
+order, and counting them there would void approvals whenever anyone else asked. The
+refunded total is in the hash, so an approval judged before another refund landed is
+void and judged again with it. At execution the ledger re-checks the mode on committed
+facts only (refunded + amount, `activities/store/approvers.py`): counting holds there
+too would void a confirmed refund whenever a later request arrived, and that later
+request, having counted this one, already needs two reviewers.
+
+This is workflow code: activities by name, explicit timeouts, bounded retries.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.actions import (
+        EXECUTE_REFUND_ACTIVITY,
+        HOLD_PENDING_REFUND_ACTIVITY,
+        READ_ACTION_STATE_ACTIVITY,
+        RELEASE_PENDING_REFUND_ACTIVITY,
+        ActionState,
+        ActionStateRequest,
+        PendingAction,
+        PendingRefundHeld,
+        PendingRefundHold,
+        PendingRefundRelease,
+        RefundCommand,
+        RefundResult,
+    )
+    from workflows.approval_policy import to_minor
+    from workflows.cancellation import reraise_cancellation
+    from workflows.contracts import RunRequest
+
+# Versioning. Runs recorded before "four-eyes-exposure" judge four eyes per call and
+# hold nothing in the store.
+FOUR_EYES_EXPOSURE_PATCH = "four-eyes-exposure"
+STORE_CALL_TIMEOUT = timedelta(seconds=30)
+# One short transaction. A worker that dies mid-refund (after the commit, say) is noticed
+# only when this runs out; the retry is safe, it finds the ledger row by its key.
+REFUND_CALL_TIMEOUT = timedelta(seconds=10)
+STORE_CALL_ATTEMPTS = 10
+# Few: a run that ends at its deadline waits for its releases, and a hold left behind
+# stops counting at its expiry anyway.
+RELEASE_ATTEMPTS = 3
+# A refund the store refused for a reason that will not change on retry.
+REFUND_FATAL_ERROR_TYPES = ["UnknownTenant", "UnknownOrder", "StoreError"]
+
+
+def store_retries(*fatal: str) -> RetryPolicy:
+    return RetryPolicy(maximum_attempts=STORE_CALL_ATTEMPTS, non_retryable_error_types=[*fatal])
+
+
+async def read_state(request: RunRequest) -> ActionState:
+    state: ActionState = await workflow.execute_activity(
+        READ_ACTION_STATE_ACTIVITY,
+        ActionStateRequest(tenant_id=request.tenant_id, ticket_id=request.ticket_id),
+        result_type=ActionState,
+        start_to_close_timeout=STORE_CALL_TIMEOUT,
+        # An unknown tenant stays unknown on every attempt.
+        retry_policy=store_retries("UnknownTenant"),
+    )
+    return state
+
+
+async def hold(action: PendingAction, request: RunRequest) -> int:
+    """Hold the action's place in its order's exposure; return the others' pending sum.
+
+    A store that does not answer fails the call (the gate is inside the tool call, which
+    turns it into an error result); judging without the sum could split four eyes.
+    """
+    held: PendingRefundHeld = await workflow.execute_activity(
+        HOLD_PENDING_REFUND_ACTIVITY,
+        PendingRefundHold(
+            run_id=workflow.info().workflow_id,
+            tenant_id=request.tenant_id,
+            order_id=action.targets["order_id"],
+            action_hash=action.action_hash,
+            amount_minor=to_minor_from_text(action.arguments["amount"]),
+            expires_at=action.expires_at,
+            supersedes=action.supersedes,
+        ),
+        result_type=PendingRefundHeld,
+        start_to_close_timeout=STORE_CALL_TIMEOUT,
+        # The tenant or the order is gone: asking again finds it gone again.
+        retry_policy=store_retries(*REFUND_FATAL_ERROR_TYPES),
+    )
+    return held.pending_minor
+
+
+async def release(action_hash: str) -> None:
+    """Take the action out of its order's exposure. Best effort: a hold the store keeps
+    still stops counting at its expiry, and the run's answer must not wait on it."""
+    try:
+        await workflow.execute_activity(
+            RELEASE_PENDING_REFUND_ACTIVITY,
+            PendingRefundRelease(run_id=workflow.info().workflow_id, action_hash=action_hash),
+            start_to_close_timeout=STORE_CALL_TIMEOUT,
+            retry_policy=RetryPolicy(maximum_attempts=RELEASE_ATTEMPTS),
+        )
+    except ActivityError as error:
+        reraise_cancellation(error)
+
+
+async def execute(action: PendingAction, request: RunRequest) -> RefundResult:
+    run_id = workflow.info().workflow_id
+    command = RefundCommand(
+        run_id=run_id,
+        tenant_id=request.tenant_id,
+        ticket_id=request.ticket_id,
+        order_id=action.targets["order_id"],
+        amount_minor=to_minor_from_text(action.arguments["amount"]),
+        currency=action.arguments["currency"],
+        # From the run and the logical action, never from the attempt number.
+        idempotency_key=f"{run_id}:refund:{action.action_hash}",
+        action_hash=action.action_hash,
+        expected_state_hash=action.state_hash,
+        approvers=[a.reviewer_id for a in action.approvals if a.reviewer_id],
+        reason=action.reason,
+        actor_id=request.actor_id,
+    )
+    try:
+        result: RefundResult = await workflow.execute_activity(
+            EXECUTE_REFUND_ACTIVITY,
+            command,
+            result_type=RefundResult,
+            start_to_close_timeout=REFUND_CALL_TIMEOUT,
+            retry_policy=store_retries(*REFUND_FATAL_ERROR_TYPES),
+        )
+    except ActivityError as error:
+        reraise_cancellation(error)
+        return RefundResult(
+            status="refused",
+            message="the ledger did not answer after every retry; no refund was confirmed",
+        )
+    return result
+
+
+def to_minor_from_text(amount: str) -> int:
+    return to_minor(Decimal(amount))
