@@ -8,6 +8,7 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import make_engine
@@ -31,6 +32,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            DecisionActivities(engine).record_decision,
         ],
     )
 

@@ -19,11 +19,14 @@ from workflows.contract_base import Contract, Identifier
 
 READ_ACTION_STATE_ACTIVITY = "read_action_state"
 EXECUTE_REFUND_ACTIVITY = "execute_refund"
+RECORD_DECISION_ACTIVITY = "record_decision"
 REFUND_APPROVER_ROLE = "refund_approver"
 
 ApprovalMode = Literal["auto", "confirm", "review", "deny"]
 Verdict = Literal["approve", "reject"]
-DecisionKind = Literal["approved", "rejected", "expired", "voided", "denied", "cancelled"]
+DecisionKind = Literal[
+    "approved", "rejected", "expired", "voided", "denied", "cancelled", "refused"
+]
 
 
 class ActionStateRequest(Contract):
@@ -62,6 +65,24 @@ class DecisionRecord(Contract):
     order_id: str | None = None
     amount: str | None = None
     currency: str | None = None
+
+
+class DecisionEvent(Contract):
+    """One decision record on its way to the store's append-only audit table.
+
+    `sequence` is the record's index in the run's trail: with the run id it names the
+    event, so a retried activity finds its own row instead of writing a second one.
+    `approval_number` and `approvals_required` tell a first approval of two apart from
+    the approval that authorizes the action; both are None for other kinds.
+    """
+
+    run_id: str
+    tenant_id: str
+    ticket_id: str
+    sequence: int
+    record: DecisionRecord
+    approval_number: int | None = None
+    approvals_required: int | None = None
 
 
 class PendingAction(Contract):

@@ -52,6 +52,7 @@ with workflow.unsafe.imports_passed_through():
         state_hash,
         to_minor,
     )
+    from workflows.audit_trail import TrailRecorder
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest, ToolUseBlock
     from workflows.tool_catalog import RefundArguments
@@ -101,6 +102,11 @@ class ApprovalGate:
     expiries: dict[str, datetime] = field(default_factory=dict)
     effects: list[str] = field(default_factory=list)
     not_performed: list[str] = field(default_factory=list)
+    # Writes the trail to the store's audit table (behind the "audit-store" patch).
+    recorder: TrailRecorder = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.recorder = TrailRecorder(self.request, self.decisions)
 
     @property
     def waiting(self) -> bool:
@@ -179,7 +185,9 @@ class ApprovalGate:
             action = self._pending_action(call, arguments, amount_minor, state, supersedes, note)
             mode, why = refund_mode(amount_minor, state)
             if mode == "deny":
-                return self._denied(action, why)
+                denied = self._denied(action, why)
+                await self.recorder.flush()
+                return denied
             action = action.model_copy(
                 update={"mode": mode, "required_approvals": 2 if mode == "review" else 1}
             )
@@ -200,6 +208,7 @@ class ApprovalGate:
                 return self._executed(action, result)
             self.voided.add(action.action_hash)
             self.decisions.append(trail_record(action, "voided", reason=result.message))
+            await self.recorder.flush()
             supersedes, note, state = action.action_hash, result.message, result.state
 
     def _pending_action(
@@ -252,9 +261,13 @@ class ApprovalGate:
             f"{describe(action)} waits for {action.required_approvals} approval(s); "
             f"hash {digest}, expires {action.expires_at.isoformat()}"
         )
+        self.recorder.required[digest] = action.required_approvals
         timeout = (action.expires_at - workflow.now()).total_seconds()
         try:
-            await workflow.wait_condition(lambda: digest in self.resolutions, timeout=timeout)
+            if self.recorder.enabled():
+                await self.recorder.wait(lambda: digest in self.resolutions, action.expires_at)
+            else:  # runs from before the audit table: one timer, as they were recorded
+                await workflow.wait_condition(lambda: digest in self.resolutions, timeout=timeout)
         except TimeoutError:  # the expiry timer fired first
             self.resolutions[digest] = "expired"
             self.expiries[digest] = action.expires_at
@@ -268,11 +281,15 @@ class ApprovalGate:
             self.not_performed.append(
                 f"{describe(action)}: the run ended while it waited for a decision"
             )
+            # An activity may start after the cancellation was delivered: the record of
+            # a cancelled wait reaches the audit too.
+            await self.recorder.flush()
             raise
         finally:
             # `decide` replaced the entry with a copy that holds the approvals.
             action = self.pending.pop(digest, action)
             self.notify(f"{describe(action)}: {self.resolutions.get(digest, 'run ended')}")
+        await self.recorder.flush()
         return action, self.resolutions[digest]
 
     async def _read_state(self) -> ActionState:

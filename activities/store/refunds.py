@@ -11,7 +11,8 @@ concurrent refund has either committed (and is seen) or not started. The steps:
 2. the state the approval was judged on must still be the state of the store
    (`state_hash`), or the approval is void (`state_changed`);
 3. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
-4. the ledger row is written and committed.
+4. the ledger row is written, with its `executed` audit event (`decisions.py`), and
+   both are committed together.
 
 Refusals are results, not exceptions: they are deterministic, and the workflow tells the
 model why. Only an unexpected database failure raises, so that Temporal retries the
@@ -28,6 +29,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from activities.store.database import use_session, write_transaction
+from activities.store.decisions import append_executed
 from activities.store.errors import UnknownTenant
 from activities.store.schema import KEY_LENGTH, Order, Refund, Tenant, join_list
 from activities.store.tickets import get_order_for_ticket, get_ticket
@@ -111,6 +113,8 @@ def _execute(engine: Engine, command: RefundCommand) -> RefundResult:
             created_at=datetime.now(UTC),
         )
         session.add(refund)
+        session.flush()  # the ledger row first: the audit row names it
+        append_executed(session, command, refund.id)
     return RefundResult(
         status="refunded",
         refund_id=refund.id,

@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from activities.decisions import DecisionActivities
 from activities.model_turn import ModelTurns
 from activities.refunds import RefundActivities
 from tests.anthropic.wire import CLAUDE, EPHEMERAL, RecordingGateway, tools_param
@@ -50,6 +51,7 @@ async def triage(
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            DecisionActivities(engine).record_decision,
         ],
     ):
         outcome = await env.client.execute_workflow(

@@ -24,6 +24,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
+from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import make_engine
@@ -59,6 +60,7 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            DecisionActivities(engine).record_decision,
         ],
         max_cached_workflows=0,
     )

@@ -25,6 +25,7 @@ from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
+from activities.decisions import DecisionActivities
 from activities.refunds import RefundActivities
 from activities.store import get_reviewer, list_refunds
 from activities.tool_gateway import ToolGateway
@@ -55,7 +56,11 @@ async def gate_run(
         task_queue,
         model,
         ToolGateway(engine),
-        extra_activities=[refunds.read_action_state, refunds.execute_refund],
+        extra_activities=[
+            refunds.read_action_state,
+            refunds.execute_refund,
+            DecisionActivities(engine).record_decision,
+        ],
     ):
         yield await start(env.client, request, task_queue)
 
