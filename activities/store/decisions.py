@@ -39,13 +39,13 @@ EXECUTED = "executed"
 # authorizes), a first approval that still waits for another, and the executed refund.
 AUDIT_KINDS: tuple[str, ...] = (
     "approved",
-    FIRST_APPROVAL,
     "rejected",
     "expired",
     "voided",
     "denied",
     "cancelled",
     "refused",
+    FIRST_APPROVAL,
     EXECUTED,
 )
 # The fields that say which event a row is: the same key with other ones is a bug.
