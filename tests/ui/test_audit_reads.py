@@ -86,3 +86,15 @@ def test_page_and_csv_read_the_table_with_temporal_down(proxied: TestClient) -> 
     [oldest] = [row for row in records if row["reason"] != "no photo"]
     assert oldest["reason"] == "'" + FORMULA  # quoted: a spreadsheet shows text
     assert (oldest["amount"], oldest["currency"], oldest["order"]) == ("60.00", "EUR", "C-1042")
+
+
+def test_the_page_links_to_older_decisions_by_cursor(
+    proxied: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("approvals_ui.routers.audit.PAGE_SIZE", 2)
+    first = proxied.get("/audit?reviewer=bob", headers=BOB).text
+    assert "3 decisions." in first and first.count("<tr data-run-id=") == 2
+    assert 'href="/audit?reviewer=bob&amp;before=2" rel="next"' in first
+    older = proxied.get("/audit?reviewer=bob&before=2", headers=BOB).text
+    assert "3 decisions." in older and older.count("<tr data-run-id=") == 1
+    assert 'rel="next"' not in older and ">Newest</a>" in older
