@@ -82,3 +82,32 @@ class DecisionBody(ApiModel):
     action_hash: str = Field(pattern=r"^[0-9a-f]{64}$")
     verdict: Verdict
     reason: str = Field(default="", max_length=2000, description="Required to reject.")
+
+
+class AuditEntry(ApiModel):
+    """One row of the store's append-only audit."""
+
+    id: int
+    seq: int = Field(description="Place in the tenant's hash chain, from 1.")
+    kind: str = Field(
+        description="approved, rejected, expired, voided, denied, cancelled, refused, "
+        "first_approval (one of two approvals) or executed (the refund, with its id)."
+    )
+    decided_at: datetime
+    recorded_at: datetime
+    reviewer_id: str | None
+    run_id: str
+    ticket_id: str
+    action_hash: str
+    reason: str
+    order_id: str | None
+    amount: Decimal | None
+    currency: str | None
+    refund_id: str | None
+    row_hash: str = Field(description="SHA-256 over the previous row's hash and this row.")
+
+
+class AuditList(ApiModel):
+    total: int = Field(description="How many events match the filter, on every page.")
+    items: list[AuditEntry]
+    next: str | None = Field(description="The path of the next (older) page; null on the last.")

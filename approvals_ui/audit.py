@@ -1,15 +1,12 @@
-"""The tenant's decision trail: every approved, rejected, expired, voided, denied and
-cancelled action, with who, when, why, and the amount and order where they are known.
+"""The tenant's audit: every decision event (approved, first approval of two, rejected,
+expired, voided, denied, cancelled, refused, executed), with who, when, why, and the
+amount and order.
 
-Design note. The runs are the source: Temporal visibility lists the tenant's AgentRun
-workflows (newest first, at most `MAX_AUDIT_RUNS`) with the memo each publishes, which
-holds its decision trail; a run from before it did is read through its `state` query,
-and one that no worker answers for is counted, not guessed at. A decision record
-carries the order, amount and currency of its action. Records written before those
-fields existed name the action by hash only; for them the amount and order come from
-beside it: the ledger row of an executed refund (the same action hash), or the action
-itself while it still waits (a first approval under four eyes); otherwise the order is
-the ticket's own (a refund can target no other) and the amount is not recorded.
+Design note. The source is the store's append-only `decisions` table, not Temporal:
+the events outlive the namespace's retention and a replaced Temporal server, and the
+whole log is listed, paged by a keyset cursor (`before`, a chain sequence number)
+with the true total. Runs decided before the table existed are not in it: their
+trail is still in their run memo and history while Temporal keeps them.
 """
 
 from __future__ import annotations
@@ -17,22 +14,18 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
-from decimal import Decimal
-from typing import get_args
+from datetime import date
 from urllib.parse import urlencode
 
-from sqlalchemy import Engine, select
-from temporalio.client import Client
+from sqlalchemy import Engine
 
-from activities.store import Refund, get_tickets, use_session
-from signoff.service.run_listing import RunSummary, read_runs
-from workflows.actions import DecisionKind
+from activities.store.decision_queries import AuditPage, AuditQuery, audit_page, audit_rows
+from activities.store.decisions import AUDIT_KINDS
 from workflows.contract_base import IDENTIFIER_PATTERN
-from workflows.contracts import TENANT_ATTRIBUTE, WORKFLOW_NAME
 
-VERDICTS: tuple[str, ...] = get_args(DecisionKind)
-MAX_AUDIT_RUNS = 500
+VERDICTS: tuple[str, ...] = AUDIT_KINDS
+# The CSV reads the whole filtered log in batches of this many rows.
+CSV_BATCH_ROWS = 500
 
 
 class InvalidFilter(ValueError):
@@ -46,14 +39,8 @@ class AuditFilter:
     since: date | None = None
     until: date | None = None
 
-    def matches(self, row: AuditRow) -> bool:
-        day = row.at.date()
-        return (
-            (self.reviewer is None or row.reviewer_id == self.reviewer)
-            and (self.verdict is None or row.kind == self.verdict)
-            and (self.since is None or day >= self.since)
-            and (self.until is None or day <= self.until)
-        )
+    def for_tenant(self, tenant_id: str) -> AuditQuery:
+        return AuditQuery(tenant_id, self.reviewer, self.verdict, self.since, self.until)
 
     def query(self, **extra: object) -> str:
         """The filter as a query string, for page links and the CSV link."""
@@ -93,87 +80,28 @@ def _date(name: str, text: str | None) -> date | None:
         raise InvalidFilter(f"The '{name}' date must look like 2026-01-31.") from None
 
 
-@dataclass(frozen=True)
-class AuditRow:
-    at: datetime
-    kind: str
-    reviewer_id: str | None
-    run_id: str
-    action_hash: str
-    reason: str
-    order_id: str | None
-    amount: Decimal | None
-    currency: str | None
+def parse_cursor(text: str | None) -> int | None:
+    """The `before` cursor of a page link: a positive whole number, or absent."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise InvalidFilter(
+            "The 'before' cursor must be a whole number from 1; follow a page link."
+        )
+    return int(text)
 
 
-@dataclass(frozen=True)
-class AuditLog:
-    rows: list[AuditRow]
-    runs_read: int
-    runs_unanswered: int
+async def read_page(
+    engine: Engine, tenant_id: str, chosen: AuditFilter, before: int | None, limit: int
+) -> AuditPage:
+    """One page of the tenant's audit, newest first, with the filtered total."""
+    query = chosen.for_tenant(tenant_id)
+    return await asyncio.to_thread(audit_page, engine, query, before=before, limit=limit)
 
 
-def tenant_runs_query(tenant_id: str) -> str:
-    """`tenant_id` comes from the store and matches IDENTIFIER_PATTERN: no quote in it."""
-    return f"WorkflowType = '{WORKFLOW_NAME}' AND {TENANT_ATTRIBUTE} = '{tenant_id}'"
-
-
-async def audit_log(client: Client, engine: Engine, tenant_id: str) -> AuditLog:
-    """Every decision of the tenant's recent runs, newest first. RPCError propagates."""
-    listing = await read_runs(
-        client, tenant_runs_query(tenant_id), tenant_id=tenant_id, limit=MAX_AUDIT_RUNS
-    )
-    rows = await asyncio.to_thread(_rows, engine, tenant_id, listing.runs)
-    rows.sort(key=lambda row: (row.at, row.run_id), reverse=True)
-    return AuditLog(rows, listing.listed, listing.unanswered)
-
-
-def _rows(engine: Engine, tenant_id: str, states: list[RunSummary]) -> list[AuditRow]:
-    # Only records from before they carried their amount need the ledger and the tickets.
-    older = [state for state in states if any(r.amount is None for r in state.decisions)]
-    run_ids = [state.run_id for state in older]
-    refunds: dict[str, Refund] = {}
-    ticket_orders: dict[str, str | None] = {}
-    if older:
-        with use_session(engine) as session:
-            refunds = {
-                refund.action_hash: refund
-                for refund in session.scalars(
-                    select(Refund).where(Refund.tenant_id == tenant_id, Refund.run_id.in_(run_ids))
-                )
-            }
-            tickets = get_tickets(session, tenant_id, {state.ticket_id for state in older})
-            ticket_orders = {ticket_id: ticket.order_id for ticket_id, ticket in tickets.items()}
-    rows = []
-    for state in states:
-        waiting = {action.action_hash: action for action in state.pending_actions}
-        for record in state.decisions:
-            refund = refunds.get(record.action_hash)
-            action = waiting.get(record.action_hash)
-            order_id, amount, currency = ticket_orders.get(state.ticket_id), None, None
-            if record.amount is not None:
-                order_id, amount, currency = (
-                    record.order_id,
-                    Decimal(record.amount),
-                    record.currency,
-                )
-            elif refund is not None:
-                order_id, amount, currency = refund.order_id, refund.amount, refund.currency
-            elif action is not None:
-                order_id = action.targets.get("order_id", order_id)
-                amount = Decimal(action.arguments.get("amount", "0"))
-                currency = action.arguments.get("currency")
-            rows.append(
-                AuditRow(
-                    at=record.at,
-                    kind=record.kind,
-                    reviewer_id=record.reviewer_id,
-                    run_id=state.run_id,
-                    action_hash=record.action_hash,
-                    reason=record.reason,
-                    order_id=order_id,
-                    amount=amount,
-                    currency=currency,
-                )
-            )
-    return rows
+async def read_all(engine: Engine, tenant_id: str, chosen: AuditFilter) -> AuditPage:
+    """Every matching event, newest first (for the CSV)."""
+    query = chosen.for_tenant(tenant_id)
+    rows = await asyncio.to_thread(audit_rows, engine, query, batch=CSV_BATCH_ROWS)
+    return AuditPage(rows, len(rows), None)

@@ -14,7 +14,7 @@ from activities.store import make_engine
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
 from approvals_ui.inbox_cache import InboxCache
-from approvals_ui.routers import api, approvals, audit, auth, runs
+from approvals_ui.routers import api, api_audit, approvals, audit, auth, runs
 from approvals_ui.security import SecurityHeadersMiddleware, SignInRateLimiter, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
 from signoff.config.decision_key import load_decision_key
@@ -70,6 +70,7 @@ def create_app(
     for router in (auth.router, approvals.router, runs.router, audit.router):
         app.include_router(router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
+    app.include_router(api_audit.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     # Outermost last: headers go on every answer, including errors and static files.
     app.add_middleware(

@@ -22,6 +22,7 @@ READ_ACTION_STATE_ACTIVITY = "read_action_state"
 EXECUTE_REFUND_ACTIVITY = "execute_refund"
 HOLD_PENDING_REFUND_ACTIVITY = "hold_pending_refund"
 RELEASE_PENDING_REFUND_ACTIVITY = "release_pending_refund"
+RECORD_DECISION_ACTIVITY = "record_decision"
 REFUND_APPROVER_ROLE = "refund_approver"
 
 ApprovalMode = Literal["auto", "confirm", "review", "deny"]
@@ -69,6 +70,24 @@ class DecisionRecord(Contract):
     order_id: str | None = None
     amount: str | None = None
     currency: str | None = None
+
+
+class DecisionEvent(Contract):
+    """One decision record on its way to the store's append-only audit table.
+
+    `sequence` is the record's index in the run's trail: with the run id it names the
+    event, so a retried activity finds its own row instead of writing a second one.
+    `approval_number` and `approvals_required` tell a first approval of two apart from
+    the approval that authorizes the action; both are None for other kinds.
+    """
+
+    run_id: str
+    tenant_id: str
+    ticket_id: str
+    sequence: int
+    record: DecisionRecord
+    approval_number: int | None = None
+    approvals_required: int | None = None
 
 
 class PendingAction(Contract):

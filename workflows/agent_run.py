@@ -147,6 +147,9 @@ class AgentRun:
             )
         except asyncio.CancelledError:
             return self._finish("cancelled", "cancelled", "The run was cancelled on request.")
+        finally:
+            # Whatever the trail gained where the gate did not write it yet.
+            await self._gate.recorder.flush()
 
     @workflow.query
     def state(self) -> RunState:

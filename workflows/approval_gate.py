@@ -51,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
         state_hash,
         to_minor,
     )
+    from workflows.audit_trail import TrailRecorder
     from workflows.contracts import RunRequest, ToolUseBlock
     from workflows.gate_store import (
         FOUR_EYES_EXPOSURE_PATCH,
@@ -99,6 +100,11 @@ class ApprovalGate:
     expiries: dict[str, datetime] = field(default_factory=dict)
     effects: list[str] = field(default_factory=list)
     not_performed: list[str] = field(default_factory=list)
+    # Writes the trail to the store's audit table (behind the "audit-store" patch).
+    recorder: TrailRecorder = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.recorder = TrailRecorder(self.request, self.decisions)
 
     @property
     def waiting(self) -> bool:
@@ -193,7 +199,9 @@ class ApprovalGate:
             )
             mode, why = refund_mode(amount_minor, state)
             if mode == "deny":
-                return await self._released(self._denied(action, why), supersedes, on_exposure)
+                denied = self._denied(action, why)
+                await self.recorder.flush()
+                return await self._released(denied, supersedes, on_exposure)
             if on_exposure:
                 action = await self._judged_on_exposure(action, amount_minor, state)
             else:
@@ -229,6 +237,7 @@ class ApprovalGate:
                 return await self._released(self._executed(action, result), held, on_exposure)
             self.voided.add(action.action_hash)
             self.decisions.append(trail_record(action, "voided", reason=result.message))
+            await self.recorder.flush()
             supersedes, note, state = action.action_hash, result.message, result.state
 
     async def _judged_on_exposure(
@@ -306,9 +315,13 @@ class ApprovalGate:
             f"{describe(action)} waits for {action.required_approvals} approval(s); "
             f"hash {digest}, expires {action.expires_at.isoformat()}"
         )
+        self.recorder.required[digest] = action.required_approvals
         timeout = (action.expires_at - workflow.now()).total_seconds()
         try:
-            await workflow.wait_condition(lambda: digest in self.resolutions, timeout=timeout)
+            if self.recorder.enabled():
+                await self.recorder.wait(lambda: digest in self.resolutions, action.expires_at)
+            else:  # runs from before the audit table: one timer, as they were recorded
+                await workflow.wait_condition(lambda: digest in self.resolutions, timeout=timeout)
         except TimeoutError:  # the expiry timer fired first
             self.resolutions[digest] = "expired"
             self.expiries[digest] = action.expires_at
@@ -322,11 +335,15 @@ class ApprovalGate:
             self.not_performed.append(
                 f"{describe(action)}: the run ended while it waited for a decision"
             )
+            # An activity may start after the cancellation was delivered: the record of
+            # a cancelled wait reaches the audit too.
+            await self.recorder.flush()
             raise
         finally:
             # `decide` replaced the entry with a copy that holds the approvals.
             action = self.pending.pop(digest, action)
             self.notify(f"{describe(action)}: {self.resolutions.get(digest, 'run ended')}")
+        await self.recorder.flush()
         return action, self.resolutions[digest]
 
     # --- results -------------------------------------------------------------------

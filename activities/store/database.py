@@ -25,6 +25,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from activities.store import append_only  # noqa: F401  (installs the audit's trigger)
 from activities.store.schema import Base
 
 # The worker's activities and the CLI write the same file; wait rather than fail.

@@ -13,7 +13,8 @@ concurrent refund has either committed (and is seen) or not started. The steps:
 3. every approver must still count, and enough of them (`approvers.py`), or the
    approval is void (`approver_invalid`);
 4. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
-5. the ledger row is written, the action's pending hold deleted, and both committed.
+5. the ledger row is written with its `executed` audit event (`decisions.py`), the
+   action's pending hold deleted, and all of it committed together.
 
 Refusals are results, not exceptions: they are deterministic, and the workflow tells the
 model why. Only an unexpected database failure raises, so that Temporal retries the
@@ -31,6 +32,7 @@ from sqlalchemy.orm import Session
 
 from activities.store.approvers import why_approvals_do_not_count
 from activities.store.database import use_session, write_transaction
+from activities.store.decisions import append_executed
 from activities.store.errors import UnknownTenant
 from activities.store.pending_refunds import release_in
 from activities.store.schema import KEY_LENGTH, Order, Refund, Tenant, join_list
@@ -120,6 +122,8 @@ def _execute(engine: Engine, command: RefundCommand) -> RefundResult:
         session.add(refund)
         # From pending to refunded in one commit: the amount always counts once.
         release_in(session, command.run_id, command.action_hash)
+        session.flush()  # the ledger row first: the audit row names it
+        append_executed(session, command, refund.id)
     return RefundResult(
         status="refunded",
         refund_id=refund.id,

@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
     true,
 )
 from sqlalchemy.engine import Dialect
@@ -154,6 +155,46 @@ class Refund(Base):
     @property
     def approver_list(self) -> list[str]:
         return split_list(self.approvers)
+
+
+class DecisionRow(Base):
+    """One event of the audit: append-only, chained per tenant (see `decision_chain.py`).
+
+    `seq` counts the tenant's events from 1; `(tenant_id, seq)` is unique, so two
+    appends that raced past the lock could not both extend the chain. `event_key` names
+    the event (run, place in its trail, kind, action, reviewer): a retried activity
+    finds its own row. `row_hash` is the SHA-256 of `prev_hash` and the row's fields.
+    """
+
+    __tablename__ = "decisions"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "seq", name="uq_decisions_tenant_seq"),
+        Index("ix_decisions_tenant_time", "tenant_id", "decided_at", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    event_key: Mapped[str] = mapped_column(String(HASH_LENGTH), unique=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    ticket_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    action_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    reviewer_id: Mapped[str | None] = mapped_column(String(ID_LENGTH), nullable=True)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    order_id: Mapped[str | None] = mapped_column(String(ID_LENGTH), nullable=True)
+    amount_minor: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    currency: Mapped[str | None] = mapped_column(String(3), nullable=True)
+    refund_id: Mapped[str | None] = mapped_column(String(ID_LENGTH), nullable=True)
+    # When it was decided (workflow time), and when the store wrote it (wall clock).
+    decided_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    recorded_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    prev_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    row_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+
+    @property
+    def amount(self) -> Decimal | None:
+        return None if self.amount_minor is None else minor_to_decimal(self.amount_minor)
 
 
 class Reviewer(Base):

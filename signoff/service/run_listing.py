@@ -1,4 +1,4 @@
-"""Many runs at once, for the inbox and the audit: one visibility call lists them with
+"""Many runs at once, for the inbox: one visibility call lists them with
 the memo each publishes (RunMemo: its pending actions and decision trail), so that no
 run is asked anything. A run from before runs published the whole memo is read through
 its `state` query instead; one that does not answer (no worker) is counted, not guessed.

@@ -12,6 +12,7 @@ import typer
 
 from signoff.cli import (
     commands_approvals,
+    commands_audit,
     commands_runs,
     commands_store,
     commands_triage,
@@ -31,6 +32,7 @@ commands_store.register(app)
 commands_approvals.register(app)
 commands_users.register(app)
 commands_triage.register(app)
+commands_audit.register(app)
 
 
 @app.command("worker")

@@ -10,6 +10,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.decision_verifier import DecisionVerifier
+from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import make_engine
@@ -42,6 +43,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             verifier.verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
+            DecisionActivities(engine).record_decision,
         ],
     )
 

@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from activities.decisions import DecisionActivities
 from activities.model_turn import ModelTurns
 from activities.refunds import RefundActivities
 from tests.anthropic.wire import CLAUDE, EPHEMERAL, RecordingGateway, tools_param
@@ -52,6 +53,7 @@ async def triage(
             refunds.execute_refund,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
+            DecisionActivities(engine).record_decision,
         ],
     ):
         outcome = await env.client.execute_workflow(

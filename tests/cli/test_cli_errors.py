@@ -34,6 +34,8 @@ def test_every_command_has_help(cli: CliRunner) -> None:
         ["worker"],
         ["dev"],
         ["ticket", "add"],
+        ["audit", "verify"],
+        ["audit", "list"],
     ):
         result = cli.invoke(app, [*command, "--help"])
         assert result.exit_code == 0, command

@@ -25,6 +25,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 from activities.decision_verifier import DecisionVerifier
+from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import make_engine
@@ -64,6 +65,7 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
             DecisionVerifier(engine, TEST_DECISION_KEY, SKIPPING_MAX_AGE).verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
+            DecisionActivities(engine).record_decision,
         ],
         max_cached_workflows=0,
     )

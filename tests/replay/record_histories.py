@@ -164,6 +164,10 @@ SCENARIOS: dict[str, Scenario] = {
     "agent_run_four_eyes_inbox_memo": four_eyes,
     # Once runs publish their memo at start and on a policy denial (RUN_MEMO_PATCH).
     "agent_run_injection_run_memo": injection_rejected,
+    # Once decisions go to the store's audit table (AUDIT_STORE_PATCH): a first approval
+    # written while the run waits, then the final one; and policy denials.
+    "agent_run_four_eyes_audit_store": four_eyes,
+    "agent_run_injection_audit_store": injection_rejected,
     "triage_tracking": triage_tracking,
     # Once decisions carry a signed proof, checked by an activity (SIGNED_DECISIONS_PATCH).
     "agent_run_four_eyes_signed_decisions": four_eyes,

@@ -1,5 +1,5 @@
-"""The inbox and the audit list runs from their memo; a run from before runs published
-one is read through its query. Both readings of the same real runs must agree."""
+"""The inbox lists runs from their memo; a run from before runs published one is read
+through its query. Both readings of the same real runs must agree."""
 
 from __future__ import annotations
 
@@ -7,15 +7,19 @@ import asyncio
 
 import pytest
 
-from approvals_ui.audit import tenant_runs_query
 from signoff.config.decision_key import load_decision_key
 from signoff.config.temporal_client import connect
 from signoff.service.decisions import Decider, signed_decision
 from signoff.service.pending import list_pending, send_decision
 from signoff.service.run_listing import RunSummary, read_runs
 from tests.ui.conftest import DevStack, RefundCase
+from workflows.contracts import TENANT_ATTRIBUTE, WORKFLOW_NAME
 
 pytestmark = pytest.mark.devserver
+
+
+def tenant_runs_query(tenant_id: str) -> str:
+    return f"WorkflowType = '{WORKFLOW_NAME}' AND {TENANT_ATTRIBUTE} = '{tenant_id}'"
 
 
 def by_run(runs: list[RunSummary], run_id: str) -> RunSummary:

@@ -27,6 +27,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
 from activities.decision_verifier import DecisionVerifier
+from activities.decisions import DecisionActivities
 from activities.refunds import RefundActivities
 from activities.store import get_reviewer, list_refunds
 from activities.tool_gateway import ToolGateway
@@ -72,6 +73,7 @@ async def gate_run(
             verifier.verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
+            DecisionActivities(engine).record_decision,
         ],
     ):
         yield await start(env.client, request, task_queue)

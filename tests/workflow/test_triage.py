@@ -13,6 +13,7 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import add_ticket
@@ -54,6 +55,7 @@ def triage_worker(client: Client, queue: str, engine: Engine, model: Any) -> Wor
             refunds.execute_refund,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
+            DecisionActivities(engine).record_decision,
         ],
     )
 

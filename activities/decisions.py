@@ -1,0 +1,37 @@
+"""The `record_decision` activity: a decision of the run's trail, into the audit table.
+
+Retries are safe: the event is named by the run and its place in the trail, and a
+retried attempt finds the row its earlier attempt wrote (`store/decisions.py`). An
+unknown tenant or an event key already taken by other contents will answer the same
+on every attempt, so they are non-retryable; a locked or unreachable database is
+retried by Temporal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import Engine
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.store import decisions as audit
+from activities.store.errors import StoreError
+from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent
+
+
+class DecisionActivities:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    @activity.defn(name=RECORD_DECISION_ACTIVITY)
+    async def record_decision(self, event: DecisionEvent) -> int:
+        """Append the event; return its row id (the same id on a retry)."""
+        try:
+            row = await asyncio.to_thread(audit.append_decision, self._engine, event)
+        except StoreError as error:
+            # The store answered; it will answer the same on every attempt.
+            raise ApplicationError(
+                str(error), type=type(error).__name__, non_retryable=True
+            ) from None
+        return row.id

@@ -1,0 +1,38 @@
+"""PostgreSQL refuses to change or remove an audit row: a trigger, made with the table.
+
+The application never updates or deletes a `decisions` row; this makes the database
+say so too, to anyone connected as the application's role: UPDATE, DELETE and
+TRUNCATE on the table raise. A superuser can still drop the trigger; the hash chain
+(`decision_chain.py`) is what shows that a row was changed anyway. The trigger is
+installed by the table's `after_create` event, so it exists wherever the table does.
+(DDL text is %-formatted by SQLAlchemy: a literal % is written %%.)
+SQLite has no roles to keep apart, so there the chain alone is the guard.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import DDL, event
+
+from activities.store.schema import DecisionRow
+
+REFUSE_FUNCTION = DDL(  # type: ignore[no-untyped-call]
+    """
+CREATE OR REPLACE FUNCTION signoff_decisions_append_only() RETURNS trigger AS $$
+BEGIN
+    RAISE EXCEPTION 'the decisions table is append-only: %% refused', TG_OP
+        USING ERRCODE = 'insufficient_privilege';
+END;
+$$ LANGUAGE plpgsql
+"""
+)
+REFUSE_ROW_CHANGES = DDL(  # type: ignore[no-untyped-call]
+    "CREATE TRIGGER decisions_append_only BEFORE UPDATE OR DELETE ON decisions "
+    "FOR EACH ROW EXECUTE FUNCTION signoff_decisions_append_only()"
+)
+REFUSE_TRUNCATE = DDL(  # type: ignore[no-untyped-call]
+    "CREATE TRIGGER decisions_no_truncate BEFORE TRUNCATE ON decisions "
+    "FOR EACH STATEMENT EXECUTE FUNCTION signoff_decisions_append_only()"
+)
+
+for statement in (REFUSE_FUNCTION, REFUSE_ROW_CHANGES, REFUSE_TRUNCATE):
+    event.listen(DecisionRow.__table__, "after_create", statement.execute_if(dialect="postgresql"))

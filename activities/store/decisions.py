@@ -1,0 +1,178 @@
+"""The audit table: every decision event, appended once, chained per tenant.
+
+Design note. `append_event` is the only writer. It runs inside a write transaction
+and first takes the tenant's chain lock: on SQLite the transaction is already
+`BEGIN IMMEDIATE` (one writer at a time); on PostgreSQL it locks the tenant row with
+`FOR NO KEY UPDATE`, which serializes appends of one tenant but, unlike `FOR UPDATE`,
+does not conflict with the key-share locks that inserts referencing the tenant take
+(a refund transaction inserts its ledger row before it appends). Under the lock it
+looks for the event's key: a retried activity finds its own row and writes nothing.
+Then it reads the chain's head and inserts the row with the next `seq` and its hash.
+
+Events of a run come from the workflow's decision trail (`append_decision`, through
+the `record_decision` activity). The `executed` event comes from `execute_refund`,
+in the refund's own transaction: the ledger row and its audit row commit together
+or not at all (`append_executed`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from activities.store.database import write_transaction
+from activities.store.decision_chain import GENESIS, row_hash
+from activities.store.errors import StoreError, UnknownTenant
+from activities.store.schema import DecisionRow, Tenant, decimal_to_minor
+from workflows.actions import DecisionEvent, RefundCommand
+
+FIRST_APPROVAL = "first_approval"
+EXECUTED = "executed"
+# Every kind a row can have: the trail's kinds (approved is the approval that
+# authorizes), a first approval that still waits for another, and the executed refund.
+AUDIT_KINDS: tuple[str, ...] = (
+    "approved",
+    "rejected",
+    "expired",
+    "voided",
+    "denied",
+    "cancelled",
+    "refused",
+    FIRST_APPROVAL,
+    EXECUTED,
+)
+# The fields that say which event a row is: the same key with other ones is a bug.
+IDENTITY_FIELDS = ("tenant_id", "kind", "run_id", "action_hash", "reviewer_id", "decided_at")
+
+
+class AuditConflict(StoreError):
+    def __init__(self, event_key: str) -> None:
+        super().__init__(
+            f"Audit event {event_key} is already recorded with other contents; the audit "
+            "keeps the first. Check the run's decision trail against the audit table."
+        )
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """A row to append, before the chain gives it its `seq` and hashes."""
+
+    event_key: str
+    tenant_id: str
+    kind: str
+    run_id: str
+    ticket_id: str
+    action_hash: str
+    decided_at: datetime
+    reviewer_id: str | None = None
+    reason: str = ""
+    order_id: str | None = None
+    amount_minor: int | None = None
+    currency: str | None = None
+    refund_id: str | None = None
+
+
+def event_key(*parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, separators=(",", ":")).encode()).hexdigest()
+
+
+def audit_kind(event: DecisionEvent) -> str:
+    """A trail kind as the audit names it: an approval that still waits for another is
+    a first approval; any other kind is itself (new kinds need no change here)."""
+    number, required = event.approval_number, event.approvals_required
+    if event.record.kind == "approved" and number is not None and required is not None:
+        return FIRST_APPROVAL if number < required else "approved"
+    return event.record.kind
+
+
+def from_trail(event: DecisionEvent) -> NewEvent:
+    record = event.record
+    kind = audit_kind(event)
+    return NewEvent(
+        event_key=event_key(
+            event.run_id, event.sequence, record.kind, record.action_hash, record.reviewer_id
+        ),
+        tenant_id=event.tenant_id,
+        kind=kind,
+        run_id=event.run_id,
+        ticket_id=event.ticket_id,
+        action_hash=record.action_hash,
+        decided_at=record.at,
+        reviewer_id=record.reviewer_id,
+        reason=record.reason,
+        order_id=record.order_id,
+        amount_minor=None if record.amount is None else decimal_to_minor(Decimal(record.amount)),
+        currency=record.currency,
+    )
+
+
+def append_decision(engine: Engine, event: DecisionEvent) -> DecisionRow:
+    """Append one trail record; a retry of the same event returns the stored row."""
+    new = from_trail(event)
+    try:
+        with write_transaction(engine) as session:
+            return append_event(session, new)
+    except IntegrityError:
+        # Two attempts raced past each other's lock (a timed-out attempt still running):
+        # the unique key let one commit. Answer as the retry would.
+        with write_transaction(engine) as session:
+            return append_event(session, new)
+
+
+def append_executed(session: Session, command: RefundCommand, refund_id: str) -> DecisionRow:
+    """The executed refund's event, in the caller's (the refund's) transaction."""
+    return append_event(
+        session,
+        NewEvent(
+            event_key=event_key(EXECUTED, command.idempotency_key),
+            tenant_id=command.tenant_id,
+            kind=EXECUTED,
+            run_id=command.run_id,
+            ticket_id=command.ticket_id,
+            action_hash=command.action_hash,
+            decided_at=datetime.now(UTC),
+            reason="approved by " + ", ".join(command.approvers),
+            order_id=command.order_id,
+            amount_minor=command.amount_minor,
+            currency=command.currency,
+            refund_id=refund_id,
+        ),
+    )
+
+
+def append_event(session: Session, new: NewEvent) -> DecisionRow:
+    """Append under the tenant's chain lock (see the module note). Raises UnknownTenant,
+    or AuditConflict when the key is taken by another event."""
+    locked = session.scalars(
+        select(Tenant.id).where(Tenant.id == new.tenant_id).with_for_update(key_share=True)
+    ).one_or_none()
+    if locked is None:
+        raise UnknownTenant(new.tenant_id)
+    stored = session.scalars(
+        select(DecisionRow).where(DecisionRow.event_key == new.event_key)
+    ).one_or_none()
+    if stored is not None:
+        if any(getattr(stored, name) != getattr(new, name) for name in IDENTITY_FIELDS):
+            raise AuditConflict(new.event_key)
+        return stored
+    head = session.execute(
+        select(DecisionRow.seq, DecisionRow.row_hash)
+        .where(DecisionRow.tenant_id == new.tenant_id)
+        .order_by(DecisionRow.seq.desc())
+        .limit(1)
+    ).one_or_none()
+    seq, prev = (head[0] + 1, head[1]) if head is not None else (1, GENESIS)
+    row = DecisionRow(
+        **new.__dict__, seq=seq, recorded_at=datetime.now(UTC), prev_hash=prev, row_hash=""
+    )
+    row.row_hash = row_hash(prev, row)
+    session.add(row)
+    session.flush()
+    return row

@@ -1,0 +1,114 @@
+"""The run's decision trail, written record by record to the store's audit table.
+
+Design note. The gate appends `DecisionRecord`s to its trail; `TrailRecorder.flush`
+writes the ones not yet written, in order, through the `record_decision` activity.
+A record's index in the trail is its sequence number: with the run id it names the
+event, so an activity retry, or a flush repeated after a cancelled one, never writes
+it twice. The gate flushes at each point where it appends (a decision while it waits,
+expiry, void, denial, cancellation) and the run once more at its end, so a record
+added anywhere else (a refused attempt, say) reaches the store too.
+
+If the store stays down through every retry, the run goes on (the decision is in its
+history and memo); the record is tried again at the next flush. Runs recorded before
+the "audit-store" patch never call the activity, so their histories replay unchanged.
+
+This is workflow code: no I/O; the activity does the writing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent, DecisionRecord
+    from workflows.cancellation import reraise_cancellation
+    from workflows.contracts import RunRequest
+
+AUDIT_STORE_PATCH = "audit-store"
+RECORD_CALL_TIMEOUT = timedelta(seconds=30)
+RECORD_CALL_ATTEMPTS = 10
+# The store answered and will answer the same: no such tenant, or the event's key is
+# taken by other contents (a bug to look at, not to retry).
+RECORD_FATAL_ERROR_TYPES = ["UnknownTenant", "AuditConflict"]
+
+
+@dataclass
+class TrailRecorder:
+    request: RunRequest
+    # The gate's own list: the recorder reads it, never changes it.
+    trail: list[DecisionRecord]
+    # How many approvals each action needs, to tell a first approval of two apart.
+    required: dict[str, int] = field(default_factory=dict)
+    recorded: int = 0  # trail[:recorded] is in the store
+    attempted: int = 0  # trail[:attempted] was tried; a new record wakes the waiter
+
+    @property
+    def behind(self) -> bool:
+        """A record arrived since the last flush."""
+        return len(self.trail) > self.attempted
+
+    def enabled(self) -> bool:
+        return workflow.patched(AUDIT_STORE_PATCH)
+
+    async def wait(self, resolved: Callable[[], bool], expires_at: datetime) -> None:
+        """Wait until `resolved()` or expiry (TimeoutError), writing each record to the
+        audit as it arrives: a first approval of two is in the audit at once."""
+        while True:
+            timeout = (expires_at - workflow.now()).total_seconds()
+            if not resolved() and timeout <= 0:
+                raise TimeoutError()
+            await workflow.wait_condition(lambda: resolved() or self.behind, timeout=timeout)
+            if resolved():
+                return
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Write every record not yet in the store, oldest first."""
+        if self.recorded >= len(self.trail) or not self.enabled():
+            return
+        self.attempted = len(self.trail)
+        while self.recorded < len(self.trail):
+            index = self.recorded
+            try:
+                await workflow.execute_activity(
+                    RECORD_DECISION_ACTIVITY,
+                    self._event(index),
+                    result_type=int,
+                    start_to_close_timeout=RECORD_CALL_TIMEOUT,
+                    retry_policy=RetryPolicy(
+                        maximum_attempts=RECORD_CALL_ATTEMPTS,
+                        non_retryable_error_types=RECORD_FATAL_ERROR_TYPES,
+                    ),
+                )
+            except ActivityError as error:
+                reraise_cancellation(error)
+                workflow.logger.warning("decision %d not in the audit yet: %s", index, error)
+                return
+            self.recorded = index + 1
+
+    def _event(self, index: int) -> DecisionEvent:
+        record = self.trail[index]
+        number: int | None = None
+        required: int | None = None
+        if record.kind == "approved":
+            number = sum(
+                1
+                for earlier in self.trail[: index + 1]
+                if earlier.kind == "approved" and earlier.action_hash == record.action_hash
+            )
+            required = self.required.get(record.action_hash)
+        return DecisionEvent(
+            run_id=workflow.info().workflow_id,
+            tenant_id=self.request.tenant_id,
+            ticket_id=self.request.ticket_id,
+            sequence=index,
+            record=record,
+            approval_number=number,
+            approvals_required=required,
+        )
