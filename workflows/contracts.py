@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from workflows.actions import DecisionRecord, PendingAction
-from workflows.contract_base import Contract, Identifier
+from workflows.contract_base import Contract, Identifier, TenantId
 
 TASK_QUEUE = "signoff"
 WORKFLOW_NAME = "AgentRun"
@@ -61,7 +61,10 @@ OutcomeReason = Literal[
 
 
 def run_id_for(tenant_id: str, request_id: str) -> str:
-    """A run's workflow id: the same tenant and request id always name the same run."""
+    """A run's workflow id: the same tenant and request id always name the same run.
+
+    Unambiguous because a tenant id holds no '-' (TenantId): two tenants never share one.
+    """
     return f"run-{tenant_id}-{request_id}"
 
 
@@ -103,7 +106,7 @@ MILLION = Decimal(1_000_000)
 class RunRequest(Contract):
     """The envelope of one agent run. Validated at the edge, before anything starts."""
 
-    tenant_id: Identifier
+    tenant_id: TenantId
     actor_id: Identifier
     request_id: Identifier
     trace_id: Identifier

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from workflows.contract_base import Contract, Identifier
+from workflows.contract_base import Contract, Identifier, TenantId
 from workflows.contracts import ModelRef, Usage
 
 TRIAGE_WORKFLOW_NAME = "TriageTicket"
@@ -32,7 +32,7 @@ class TriageClassification(BaseModel):
 
 
 class TriageRequest(Contract):
-    tenant_id: Identifier
+    tenant_id: TenantId
     actor_id: Identifier
     request_id: Identifier
     trace_id: Identifier

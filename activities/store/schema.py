@@ -24,7 +24,9 @@ from sqlalchemy import (
     TypeDecorator,
 )
 from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
+
+from workflows.contract_base import tenant_id_problem
 
 ID_LENGTH = 128  # matches IDENTIFIER_PATTERN in workflows.contracts
 # Run ids and idempotency keys are built by the workflow from several identifiers.
@@ -80,6 +82,14 @@ class Tenant(Base):
     refund_review_threshold_minor: Mapped[int] = mapped_column(
         Integer, default=DEFAULT_REFUND_REVIEW_THRESHOLD_MINOR
     )
+
+    @validates("id")
+    def _valid_id(self, _key: str, value: str) -> str:
+        # Checked wherever a tenant is created: a '-' would make run ids ambiguous.
+        problem = tenant_id_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @property
     def refund_review_threshold(self) -> Decimal:
