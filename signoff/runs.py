@@ -32,19 +32,25 @@ class RunRequestRejected(ValueError):
     """A request that must not start: the message says what is wrong."""
 
 
-async def tenant_of_run(client: Client, run_id: str) -> str | None:
-    """The tenant in the run's own request (its start event), or None if unreadable."""
+async def request_of_run(client: Client, run_id: str) -> RunRequest | None:
+    """The run's own request, from its start event; None if it is not a RunRequest."""
     handle = client.get_workflow_handle(run_id)
     async for event in handle.fetch_history_events():
-        attributes = event.workflow_execution_started_event_attributes
-        if not attributes.input.payloads:
+        payloads = event.workflow_execution_started_event_attributes.input.payloads
+        if not payloads:
             return None
         try:
-            [started] = await client.data_converter.decode(attributes.input.payloads, [RunRequest])
+            [started] = await client.data_converter.decode(payloads, [RunRequest])
         except Exception:  # not a RunRequest at all: certainly not this tenant's run
             return None
-        return started.tenant_id if isinstance(started, RunRequest) else None
+        return started if isinstance(started, RunRequest) else None
     return None
+
+
+async def tenant_of_run(client: Client, run_id: str) -> str | None:
+    """The tenant in the run's own request, or None if unreadable."""
+    request = await request_of_run(client, run_id)
+    return request.tenant_id if request is not None else None
 
 
 async def _same_tenant(

@@ -10,6 +10,7 @@ from temporalio.worker import Worker
 
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
+from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.settings import Settings
@@ -22,6 +23,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
     models = build_model_turns(settings)
     gateway = ToolGateway(engine)
     refunds = RefundActivities(engine)
+    limits = RunLimitsActivity(settings)
     return Worker(
         client,
         task_queue=settings.task_queue,
@@ -31,6 +33,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            limits.run_limits,
         ],
     )
 

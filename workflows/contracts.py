@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 
 from workflows.actions import DecisionRecord, PendingAction
 from workflows.contract_base import Contract, Identifier, TenantId
+from workflows.unknown_effects import UnknownEffect
 
 TASK_QUEUE = "signoff"
 WORKFLOW_NAME = "AgentRun"
@@ -57,6 +58,8 @@ OutcomeReason = Literal[
     "repeated_failing_call",
     "model_error",
     "cancelled",
+    # The worker's own limits (workflows/run_limits.py) could not be read.
+    "worker_limits_unavailable",
 ]
 
 
@@ -306,6 +309,8 @@ class RunOutcome(Contract):
     tool_calls: list[ToolCallRecord]
     effects_performed: list[str] = []
     not_performed: list[str] = []
+    # Actions whose outcome is unknown (workflows/unknown_effects.py): `signoff reconcile`.
+    effects_unknown: list[UnknownEffect] = []
     decisions: list[DecisionRecord] = []
     cost_usd: Decimal = Decimal(0)
     turn_usage: list[TurnUsage] = []
@@ -338,6 +343,7 @@ class RunState(Contract):
     # Who asked for the run: they may not decide on its actions.
     actor_id: str | None = None
     turn_usage: list[TurnUsage] = []
+    effects_unknown: list[UnknownEffect] = []
     outcome: RunOutcome | None = None
 
 

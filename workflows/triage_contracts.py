@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from workflows.contract_base import Contract, Identifier, TenantId
 from workflows.contracts import ModelRef, Usage
+from workflows.run_limits import RunLimits
 
 TRIAGE_WORKFLOW_NAME = "TriageTicket"
 CLASSIFY_TOOL_NAME = "classify_ticket"
@@ -43,6 +44,10 @@ class TriageRequest(Contract):
     # script classifies; it cannot act as an agent).
     agent_model: ModelRef
     max_tokens: Annotated[int, Field(ge=16, le=64_000)] = 1024
+    # The budgets, expiry and price of the agent run, from the same settings as
+    # `signoff run` (the run is held to the worker's own limits anyway). None in
+    # requests from before it was added: the run then starts on RunRequest's defaults.
+    agent_limits: RunLimits | None = None
 
 
 class TriageOutcome(Contract):

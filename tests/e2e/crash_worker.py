@@ -26,6 +26,7 @@ from temporalio.worker import Worker
 
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
+from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.settings import Settings
@@ -59,6 +60,7 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
+            RunLimitsActivity(settings).run_limits,
         ],
         max_cached_workflows=0,
     )

@@ -28,7 +28,14 @@ from temporalio.testing import WorkflowEnvironment
 from activities.refunds import RefundActivities
 from activities.store import get_reviewer, list_refunds
 from activities.tool_gateway import ToolGateway
-from tests.workflow.fakes import ModelActivities, new_task_queue, run_request, start, worker
+from tests.workflow.fakes import (
+    ModelActivities,
+    generous_limits,
+    new_task_queue,
+    run_request,
+    start,
+    worker,
+)
 from workflows.actions import Decision, DecisionResult, PendingAction, Verdict
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRequest, RunState, ToolResultBlock
@@ -42,7 +49,12 @@ ORDERS = ("C-1042", "C-2210", "C-3107")
 
 @asynccontextmanager
 async def gate_run(
-    env: WorkflowEnvironment, model: ModelActivities, engine: Engine, /, **overrides: Any
+    env: WorkflowEnvironment,
+    model: ModelActivities,
+    engine: Engine,
+    /,
+    run_limits: Callable[..., Any] = generous_limits,
+    **overrides: Any,
 ) -> AsyncIterator[WorkflowHandle[Any, Any]]:
     """Start one run on a fresh task queue, with the real gateway and refund activities."""
     refunds = RefundActivities(engine)
@@ -56,6 +68,7 @@ async def gate_run(
         model,
         ToolGateway(engine),
         extra_activities=[refunds.read_action_state, refunds.execute_refund],
+        run_limits=run_limits,
     ):
         yield await start(env.client, request, task_queue)
 
