@@ -12,6 +12,7 @@ import typer
 
 from signoff import (
     commands_approvals,
+    commands_reconcile,
     commands_runs,
     commands_store,
     commands_triage,
@@ -32,6 +33,7 @@ commands_store.register(app)
 commands_approvals.register(app)
 commands_users.register(app)
 commands_triage.register(app)
+commands_reconcile.register(app)
 
 
 @app.command("worker")

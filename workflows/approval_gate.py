@@ -55,6 +55,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest, ToolUseBlock
     from workflows.tool_catalog import RefundArguments
+    from workflows.unknown_effects import UNKNOWN_OUTCOME_TEXT, UnknownEffect
 
 Resolution = Literal["approved", "rejected", "expired"]
 STORE_CALL_TIMEOUT = timedelta(seconds=30)
@@ -64,6 +65,9 @@ REFUND_CALL_TIMEOUT = timedelta(seconds=10)
 STORE_CALL_ATTEMPTS = 10
 # A refund the store refused for a reason that will not change on retry.
 REFUND_FATAL_ERROR_TYPES = ["UnknownTenant", "UnknownOrder", "StoreError"]
+# Versioning: before "refund-outcome-unknown", a refund activity that failed after every
+# retry was reported as refused, though it may have committed.
+UNKNOWN_OUTCOME_PATCH = "refund-outcome-unknown"
 
 
 @dataclass
@@ -101,6 +105,7 @@ class ApprovalGate:
     expiries: dict[str, datetime] = field(default_factory=dict)
     effects: list[str] = field(default_factory=list)
     not_performed: list[str] = field(default_factory=list)
+    unknown: list[UnknownEffect] = field(default_factory=list)
 
     @property
     def waiting(self) -> bool:
@@ -196,6 +201,8 @@ class ApprovalGate:
                     action, RefundResult(status="refused", message=f"the run {spent}")
                 )
             result = await self._execute(action)
+            if result is None:
+                return self._unknown(action)
             if result.status != "state_changed" or result.state is None:
                 return self._executed(action, result)
             self.voided.add(action.action_hash)
@@ -287,7 +294,8 @@ class ApprovalGate:
         )
         return state
 
-    async def _execute(self, action: PendingAction) -> RefundResult:
+    async def _execute(self, action: PendingAction) -> RefundResult | None:
+        """The ledger's answer; None when it never gave one (the outcome is unknown)."""
         run_id = workflow.info().workflow_id
         command = RefundCommand(
             run_id=run_id,
@@ -296,8 +304,7 @@ class ApprovalGate:
             order_id=action.targets["order_id"],
             amount_minor=to_minor_from_text(action.arguments["amount"]),
             currency=action.arguments["currency"],
-            # From the run and the logical action, never from the attempt number.
-            idempotency_key=f"{run_id}:refund:{action.action_hash}",
+            idempotency_key=refund_key(action),
             action_hash=action.action_hash,
             expected_state_hash=action.state_hash,
             approvers=[a.reviewer_id for a in action.approvals if a.reviewer_id],
@@ -316,6 +323,12 @@ class ApprovalGate:
             )
         except ActivityError as error:
             reraise_cancellation(error)
+            if workflow.patched(UNKNOWN_OUTCOME_PATCH):
+                refusal = store_refusal(error)
+                if refusal is None:
+                    return None  # every attempt failed, perhaps after its commit
+                # The store answered with an error that rolled the transaction back.
+                return RefundResult(status="refused", message=f"the store refused it: {refusal}")
             return RefundResult(
                 status="refused",
                 message="the ledger did not answer after every retry; no refund was confirmed",
@@ -355,6 +368,25 @@ class ApprovalGate:
             True,
         )
 
+    def _unknown(self, action: PendingAction) -> GateResult:
+        self.unknown.append(
+            UnknownEffect(
+                action_hash=action.action_hash,
+                tool=action.tool,
+                idempotency_key=refund_key(action),
+                order_id=action.targets.get("order_id") or None,
+                amount=action.arguments.get("amount"),
+                currency=action.arguments.get("currency") or None,
+                description=describe(action),
+            )
+        )
+        return GateResult(
+            f"Refund {UNKNOWN_OUTCOME_TEXT}. The ledger did not answer after every "
+            "retry, so it may or may not have happened. Do not retry it; tell the customer "
+            "a colleague will confirm whether the refund was made.",
+            True,
+        )
+
     def _executed(self, action: PendingAction, result: RefundResult) -> GateResult:
         if result.status == "refunded":
             self.effects.append(f"{describe(action)} (refund {result.refund_id})")
@@ -376,6 +408,24 @@ class ApprovalGate:
             f"The refund did not happen: {result.message}. Do not retry it.",
             True,
         )
+
+
+def refund_key(action: PendingAction) -> str:
+    """From the run and the logical action, never from the attempt number."""
+    return f"{workflow.info().workflow_id}:refund:{action.action_hash}"
+
+
+def store_refusal(error: ActivityError) -> str | None:
+    """The store's message when it refused the refund outright (nothing was written);
+    None when the activity failed in a way that may have followed a commit."""
+    cause = error.cause
+    if (
+        isinstance(cause, ApplicationError)
+        and cause.non_retryable
+        and cause.type in REFUND_FATAL_ERROR_TYPES
+    ):
+        return cause.message
+    return None
 
 
 def describe(action: PendingAction) -> str:

@@ -163,6 +163,11 @@ def _state(session: Session, tenant: Tenant, order: Order | None) -> ActionState
     )
 
 
+def refund_by_key(source: Session | Engine, idempotency_key: str) -> Refund | None:
+    """The ledger row written under this idempotency key, if any: what reconcile reads."""
+    return _find_by_key(source, idempotency_key)
+
+
 def _find_by_key(source: Session | Engine, idempotency_key: str) -> Refund | None:
     with use_session(source) as session:
         return session.scalars(

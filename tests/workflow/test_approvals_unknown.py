@@ -1,0 +1,144 @@
+"""A refund whose ledger never answered: the model is told the outcome is unknown, the
+run's outcome lists the action as unknown, and reconcile says from the ledger whether
+it happened. A store that refused outright is still a clean refusal."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+from temporalio import activity
+from temporalio.client import WorkflowHandle
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
+
+from activities.refunds import RefundActivities
+from activities.tool_gateway import ToolGateway
+from signoff.reconcile import settle, unknown_effects_of
+from tests.workflow.approvals import (
+    APPROVAL_RUN_DEADLINE,
+    decide,
+    decision,
+    pending_actions,
+    refunded,
+    results_of_turn,
+)
+from tests.workflow.fakes import (
+    FakeModel,
+    ModelActivities,
+    new_task_queue,
+    replay,
+    run_request,
+    start,
+    text_reply,
+    tool_reply,
+    worker,
+)
+from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
+from workflows.contracts import RunOutcome
+
+REFUND = ("refund", {"amount": "10.00", "reason": "The vase arrived broken."})
+
+
+class LedgerThatNeverAnswers(RefundActivities):
+    """Every attempt fails like a dropped connection, after its commit or before it."""
+
+    def __init__(self, engine: Engine, commit_first: bool) -> None:
+        super().__init__(engine)
+        self.commit_first = commit_first
+        self.attempts = 0
+
+    @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
+    async def execute_refund(self, command: RefundCommand) -> RefundResult:
+        self.attempts += 1
+        if self.commit_first:
+            await super().execute_refund(command)  # commits, or finds its own row
+        raise ConnectionError("server closed the connection unexpectedly")
+
+
+class StoreThatRefuses(RefundActivities):
+    @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
+    async def execute_refund(self, command: RefundCommand) -> RefundResult:
+        raise ApplicationError(
+            "Tenant 'demo' does not exist.", type="UnknownTenant", non_retryable=True
+        )
+
+
+@asynccontextmanager
+async def run_with(
+    env: WorkflowEnvironment, model: ModelActivities, engine: Engine, refunds: RefundActivities
+) -> AsyncIterator[WorkflowHandle[Any, Any]]:
+    task_queue = new_task_queue()
+    request = run_request(
+        await env.get_current_time(), ticket_id="T-1042", deadline=APPROVAL_RUN_DEADLINE
+    )
+    async with worker(
+        env.client,
+        task_queue,
+        model,
+        ToolGateway(engine),
+        extra_activities=[refunds.read_action_state, refunds.execute_refund],
+    ):
+        yield await start(env.client, request, task_queue)
+
+
+@pytest.mark.parametrize("commit_first", [True, False], ids=["after-commit", "before-commit"])
+async def test_a_ledger_that_never_answered_is_an_unknown_outcome(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, commit_first: bool
+) -> None:
+    env = time_skipping_env
+    model = FakeModel().enqueue(tool_reply(REFUND), text_reply("A colleague will confirm."))
+    ledger = LedgerThatNeverAnswers(seeded_engine, commit_first)
+    async with run_with(env, model, seeded_engine, ledger) as handle:
+        (action,) = await pending_actions(handle)
+        await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+        outcome = await handle.result()
+        tenant, effects = await unknown_effects_of(env.client, handle.id)
+    await replay(handle)
+
+    assert ledger.attempts > 1  # Temporal retried until its attempts ran out
+    (result,) = results_of_turn(model.history[1])
+    assert result.is_error
+    assert "outcome unknown: a person will check" in result.content
+    assert "did not happen" not in result.content
+    assert isinstance(outcome, RunOutcome)
+    (unknown,) = outcome.effects_unknown
+    assert (unknown.action_hash, unknown.order_id, unknown.amount) == (
+        action.action_hash,
+        "C-1042",
+        "10.00",
+    )
+    assert unknown.idempotency_key == f"{handle.id}:refund:{action.action_hash}"
+    assert outcome.effects_performed == [] and outcome.not_performed == []
+
+    # Reconcile tells the truth from the ledger, whichever way it went.
+    assert (tenant, effects) == ("demo", [unknown])
+    (settlement,) = settle(seeded_engine, tenant, effects)
+    assert settlement.happened is commit_first
+    assert refunded(seeded_engine, "C-1042") == ([Decimal("10.00")] if commit_first else [])
+    if commit_first:
+        assert settlement.refund_id is not None and settlement.approvers == ("alice",)
+        assert "HAPPENED" in settlement.line()
+    else:
+        assert "DID NOT HAPPEN" in settlement.line()
+
+
+async def test_a_store_that_refused_is_a_clean_refusal(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    env = time_skipping_env
+    model = FakeModel().enqueue(tool_reply(REFUND), text_reply("Sorry."))
+    async with run_with(env, model, seeded_engine, StoreThatRefuses(seeded_engine)) as handle:
+        (action,) = await pending_actions(handle)
+        await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+        outcome = await handle.result()
+
+    (result,) = results_of_turn(model.history[1])
+    assert result.is_error
+    assert result.content.startswith("The refund did not happen: the store refused it:")
+    assert outcome.effects_unknown == []
+    assert len(outcome.not_performed) == 1
