@@ -4,6 +4,8 @@ it happened. A store that refused outright is still a clean refusal."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from decimal import Decimal
@@ -15,10 +17,13 @@ from temporalio import activity
 from temporalio.client import WorkflowHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
+from typer.testing import CliRunner, Result
 
 from activities.refunds import RefundActivities
 from activities.tool_gateway import ToolGateway
+from signoff.cli import app
 from signoff.reconcile import settle, unknown_effects_of
+from signoff.settings import get_settings
 from tests.workflow.approvals import (
     APPROVAL_RUN_DEADLINE,
     decide,
@@ -86,9 +91,25 @@ async def run_with(
         yield await start(env.client, request, task_queue)
 
 
+def reconcile_cli(
+    env: WorkflowEnvironment, engine: Engine, monkeypatch: pytest.MonkeyPatch, *arguments: str
+) -> Result:
+    """`signoff reconcile` as a user types it, against this test server and store."""
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_ADDRESS", env.client.service_client.config.target_host)
+    monkeypatch.setenv("SIGNOFF_DATABASE_URL", engine.url.render_as_string(hide_password=False))
+    get_settings.cache_clear()
+    try:
+        return CliRunner().invoke(app, ["reconcile", *arguments])
+    finally:
+        get_settings.cache_clear()
+
+
 @pytest.mark.parametrize("commit_first", [True, False], ids=["after-commit", "before-commit"])
 async def test_a_ledger_that_never_answered_is_an_unknown_outcome(
-    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, commit_first: bool
+    time_skipping_env: WorkflowEnvironment,
+    seeded_engine: Engine,
+    commit_first: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     env = time_skipping_env
     model = FakeModel().enqueue(tool_reply(REFUND), text_reply("A colleague will confirm."))
@@ -126,6 +147,16 @@ async def test_a_ledger_that_never_answered_is_an_unknown_outcome(
     else:
         assert "DID NOT HAPPEN" in settlement.line()
 
+    # The command (in a thread: it runs its own event loop).
+    text = await asyncio.to_thread(reconcile_cli, env, seeded_engine, monkeypatch, handle.id)
+    assert text.exit_code == 0, text.stderr
+    assert ("HAPPENED" if commit_first else "DID NOT HAPPEN") in text.stdout
+    as_json = await asyncio.to_thread(
+        reconcile_cli, env, seeded_engine, monkeypatch, handle.id, "--json"
+    )
+    (row,) = json.loads(as_json.stdout)["actions"]
+    assert (row["idempotency_key"], row["happened"]) == (unknown.idempotency_key, commit_first)
+
 
 async def test_a_store_that_refused_is_a_clean_refusal(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
@@ -142,3 +173,13 @@ async def test_a_store_that_refused_is_a_clean_refusal(
     assert result.content.startswith("The refund did not happen: the store refused it:")
     assert outcome.effects_unknown == []
     assert len(outcome.not_performed) == 1
+
+
+async def test_reconcile_of_a_run_that_does_not_exist_is_bad_input(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = await asyncio.to_thread(
+        reconcile_cli, time_skipping_env, seeded_engine, monkeypatch, "run-demo-nope"
+    )
+    assert result.exit_code == 2
+    assert "No run with id 'run-demo-nope'" in result.stderr
