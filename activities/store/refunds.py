@@ -13,6 +13,15 @@ concurrent refund has either committed (and is seen) or not started. The steps:
 3. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
 4. the ledger row is written and committed.
 
+Isolation. On PostgreSQL the transaction sets READ COMMITTED itself, whatever the
+server's default: the order row lock only serializes the refunds, and each statement
+after it must read what the refund before it committed. Under REPEATABLE READ the
+snapshot is taken at the first statement, before the lock is granted; a locked row
+that nobody updated raises no serialization error, so the totals would be read from
+before the other refund and both would land (tests/store/test_refund_race.py shows it).
+SERIALIZABLE would be correct too, but its losers fail with serialization errors that
+need a retry loop; READ COMMITTED with the lock gives each its answer at once.
+
 Refusals are results, not exceptions: they are deterministic, and the workflow tells the
 model why. Only an unexpected database failure raises, so that Temporal retries the
 activity; the idempotency key makes that retry safe.
@@ -35,6 +44,8 @@ from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money, state_hash
 
 NOTHING_REFUNDED = "Nothing was refunded."
+# See the module note: the order row lock relies on it.
+REFUND_ISOLATION_LEVEL = "READ COMMITTED"
 
 
 def new_refund_id() -> str:
@@ -75,7 +86,7 @@ def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
 
 
 def _execute(engine: Engine, command: RefundCommand) -> RefundResult:
-    with write_transaction(engine) as session:
+    with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
         tenant = _tenant(session, command.tenant_id)
         order = _locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
         stored = _find_by_key(session, command.idempotency_key)
