@@ -20,7 +20,10 @@ def reconcile_command(
     run_id: Annotated[str, typer.Argument(help="The run whose unknown outcomes to check.")],
     json_output: JsonOption = False,
 ) -> None:
-    """Look each action with an unknown outcome up in the ledger: did the refund happen?"""
+    """Settle each action with an unknown outcome from the ledger: did the refund happen?
+
+    The answer is recorded: a refund settled as not made can no longer happen.
+    """
     current = settings()
     try:
         settlements = run_async(_reconcile(current, run_id))
@@ -41,6 +44,6 @@ async def _reconcile(current: Settings, run_id: str) -> list[Settlement]:
     tenant_id, effects = await unknown_effects_of(client, run_id)
     engine = make_engine(current.resolved_database_url)
     try:
-        return settle(engine, tenant_id, effects)
+        return settle(engine, run_id, tenant_id, effects)
     finally:
         engine.dispose()

@@ -3,24 +3,21 @@
 A run lists such actions when the refund activity failed after every retry (see
 workflows/unknown_effects.py). The ledger is the truth: the refund happened exactly
 when a ledger row carries the action's idempotency key. This reads the run's list (its
-outcome, or its live state) and looks each key up.
-
-A "did not happen" is true as of the check: the run has stopped retrying, but a worker
-stuck inside an old attempt could in principle still commit it later. The answer says
-when it was checked, and a second reconcile checks again.
+outcome, or its live state), looks each key up and records the answer
+(activities/store/settlements.py): "did not happen" is then final, the key can no
+longer refund, so an attempt still stuck in some worker cannot make it false later.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.store import refund_by_key
+from activities.store.settlements import SettledRefund, settle_refund
 from signoff.run_listing import try_state
 from signoff.runs import request_of_run
 from workflows.agent_run import AgentRun
@@ -35,37 +32,39 @@ class ReconcileRefused(Exception):
 @dataclass(frozen=True)
 class Settlement:
     effect: UnknownEffect
-    happened: bool
-    checked_at: datetime
-    refund_id: str | None = None
-    refunded_at: datetime | None = None
-    approvers: tuple[str, ...] = ()
+    settled: SettledRefund
+
+    @property
+    def happened(self) -> bool:
+        return self.settled.happened
 
     def line(self) -> str:
-        effect = self.effect
-        if self.happened:
-            when = f" at {self.refunded_at:%Y-%m-%d %H:%M:%S} UTC" if self.refunded_at else ""
+        effect, settled = self.effect, self.settled
+        since = f"settled {settled.settled_at:%Y-%m-%d %H:%M:%S} UTC"
+        if settled.happened:
+            when = f" at {settled.refunded_at:%Y-%m-%d %H:%M:%S} UTC" if settled.refunded_at else ""
             return (
-                f"{effect.description}: HAPPENED, refund {self.refund_id}{when} "
-                f"(approved by {', '.join(self.approvers) or 'nobody recorded'})"
+                f"{effect.description}: HAPPENED, refund {settled.refund_id}{when} "
+                f"(approved by {', '.join(settled.approvers) or 'nobody recorded'}; {since})"
             )
         return (
-            f"{effect.description}: DID NOT HAPPEN, no ledger row carries its key "
-            f"(checked {self.checked_at:%Y-%m-%d %H:%M:%S} UTC)"
+            f"{effect.description}: DID NOT HAPPEN, no ledger row carries its key; its key "
+            f"can no longer refund ({since})"
         )
 
     def as_json(self) -> dict[str, Any]:
+        settled = self.settled
         return {
             "action_hash": self.effect.action_hash,
             "idempotency_key": self.effect.idempotency_key,
             "order_id": self.effect.order_id,
             "amount": self.effect.amount,
             "currency": self.effect.currency,
-            "happened": self.happened,
-            "refund_id": self.refund_id,
-            "refunded_at": self.refunded_at.isoformat() if self.refunded_at else None,
-            "approvers": list(self.approvers),
-            "checked_at": self.checked_at.isoformat(),
+            "happened": settled.happened,
+            "refund_id": settled.refund_id,
+            "refunded_at": settled.refunded_at.isoformat() if settled.refunded_at else None,
+            "approvers": list(settled.approvers),
+            "settled_at": settled.settled_at.isoformat(),
         }
 
 
@@ -100,23 +99,21 @@ async def unknown_effects_of(client: Client, run_id: str) -> tuple[str, list[Unk
     )
 
 
-def settle(engine: Engine, tenant_id: str, effects: list[UnknownEffect]) -> list[Settlement]:
-    """Each unknown action, looked up in the ledger by its idempotency key."""
-    settlements = []
-    for effect in effects:
-        checked_at = datetime.now(UTC)
-        row = refund_by_key(engine, effect.idempotency_key)
-        if row is None or row.tenant_id != tenant_id:
-            settlements.append(Settlement(effect, happened=False, checked_at=checked_at))
-            continue
-        settlements.append(
-            Settlement(
-                effect,
-                happened=True,
-                checked_at=checked_at,
-                refund_id=row.id,
-                refunded_at=row.created_at,
-                approvers=tuple(row.approver_list),
-            )
+def settle(
+    engine: Engine, run_id: str, tenant_id: str, effects: list[UnknownEffect]
+) -> list[Settlement]:
+    """Each unknown action, looked up in the ledger by its key, and the answer recorded."""
+    return [
+        Settlement(
+            effect,
+            settle_refund(
+                engine,
+                tenant_id=tenant_id,
+                run_id=run_id,
+                order_id=effect.order_id,
+                action_hash=effect.action_hash,
+                idempotency_key=effect.idempotency_key,
+            ),
         )
-    return settlements
+        for effect in effects
+    ]

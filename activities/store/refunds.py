@@ -8,6 +8,7 @@ concurrent refund has either committed (and is seen) or not started. The steps:
 
 1. a ledger row with the same idempotency key: the same arguments get the stored
    result (a retried activity), other arguments are refused;
+   a key that `signoff reconcile` settled as not refunded is refused;
 2. the state the approval was judged on must still be the state of the store
    (`state_hash`), or the approval is void (`state_changed`);
 3. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
@@ -38,7 +39,14 @@ from sqlalchemy.orm import Session
 
 from activities.store.database import use_session, write_transaction
 from activities.store.errors import UnknownTenant
-from activities.store.schema import KEY_LENGTH, Order, Refund, Tenant, join_list
+from activities.store.schema import (
+    KEY_LENGTH,
+    Order,
+    Refund,
+    RefundSettlement,
+    Tenant,
+    join_list,
+)
 from activities.store.tickets import get_order_for_ticket, get_ticket
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money, state_hash
@@ -92,6 +100,12 @@ def _execute(engine: Engine, command: RefundCommand) -> RefundResult:
         stored = _find_by_key(session, command.idempotency_key)
         if stored is not None:
             return _replay(stored, command)
+        if session.get(RefundSettlement, command.idempotency_key) is not None:
+            # A person was told this refund did not happen (activities/store/settlements.py).
+            return _refused(
+                "This refund was settled as not made by `signoff reconcile`; its key can no "
+                f"longer refund. {NOTHING_REFUNDED}"
+            )
         if order is None or order.id != command.order_id:
             return _refused(
                 f"Order {command.order_id} is not the order of ticket {command.ticket_id}; "

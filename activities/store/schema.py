@@ -164,6 +164,26 @@ class Refund(Base):
         return split_list(self.approvers)
 
 
+class RefundSettlement(Base):
+    """How `signoff reconcile` settled a refund whose outcome the run never learned.
+
+    `not_refunded` is final: the refund path refuses the key from then on, so an old
+    attempt still stuck in a worker cannot commit after a person was told it did not
+    happen. Settling and refunding lock the same order row, so one of them sees the other.
+    """
+
+    __tablename__ = "refund_settlements"
+
+    idempotency_key: Mapped[str] = mapped_column(String(KEY_LENGTH), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    action_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    # "refunded" or "not_refunded"
+    outcome: Mapped[str] = mapped_column(String(16))
+    refund_id: Mapped[str | None] = mapped_column(String(ID_LENGTH), nullable=True)
+    settled_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
 class Reviewer(Base):
     """A person who may decide on pending actions of one tenant, with named roles."""
 

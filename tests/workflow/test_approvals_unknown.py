@@ -138,11 +138,12 @@ async def test_a_ledger_that_never_answered_is_an_unknown_outcome(
 
     # Reconcile tells the truth from the ledger, whichever way it went.
     assert (tenant, effects) == ("demo", [unknown])
-    (settlement,) = settle(seeded_engine, tenant, effects)
+    (settlement,) = settle(seeded_engine, handle.id, tenant, effects)
     assert settlement.happened is commit_first
     assert refunded(seeded_engine, "C-1042") == ([Decimal("10.00")] if commit_first else [])
     if commit_first:
-        assert settlement.refund_id is not None and settlement.approvers == ("alice",)
+        assert settlement.settled.refund_id is not None
+        assert settlement.settled.approvers == ("alice",)
         assert "HAPPENED" in settlement.line()
     else:
         assert "DID NOT HAPPEN" in settlement.line()
