@@ -128,6 +128,15 @@ async def test_demo_reports_a_refused_refund_as_not_made() -> None:
     assert final.stop_reason == "end_turn"
 
 
+async def test_demo_does_not_claim_an_unknown_refund_was_refused() -> None:
+    (*_, proposal), messages = await run_demo("It arrived damaged.", ORDER)
+    unknown = RuntimeError("Refund outcome unknown: a person will check. Do not retry it.")
+    messages = answered(messages, proposal, unknown)
+    final = await ScriptedModel(SCRIPTS_DIR).complete(request(messages))
+    assert "could not confirm whether your refund went through" in text_of(final)
+    assert "no refund was made" not in text_of(final)
+
+
 async def test_demo_reports_an_issued_refund_with_its_reference() -> None:
     (*_, proposal), messages = await run_demo("It arrived damaged.", ORDER)
     issued = {
