@@ -219,7 +219,7 @@ class TriageTicket:
                     "cost_budget_usd": limits.cost_budget_usd,
                     "deadline": workflow.now() + timedelta(seconds=limits.deadline_seconds),
                     "approval_ttl_seconds": limits.approval_ttl_seconds,
-                    "price": limits.price or ModelPrice(),
+                    "price": limits.price if limits.price is not None else ModelPrice(),
                 }
             )
         run_id = run_id_for(request.tenant_id, agent_request.request_id)
