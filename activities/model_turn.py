@@ -76,7 +76,7 @@ class ModelTurns:
         return self._anthropic
 
 
-def build_model_turns(settings: Settings, scripts_dir: Path = SCRIPTS_DIR) -> ModelTurns:
+def build_model_turns(settings: Settings, scripts_dir: Path | None = None) -> ModelTurns:
     key = settings.anthropic_api_key
     anthropic_factory: Callable[[], ModelAdapter] | None = None
     if key is not None:
@@ -86,4 +86,5 @@ def build_model_turns(settings: Settings, scripts_dir: Path = SCRIPTS_DIR) -> Mo
             api_key=key.get_secret_value(),
             timeout_seconds=settings.anthropic_timeout_seconds,
         )
-    return ModelTurns(scripted=ScriptedModel(scripts_dir), anthropic_factory=anthropic_factory)
+    scripts = scripts_dir or settings.scripts_dir or SCRIPTS_DIR
+    return ModelTurns(scripted=ScriptedModel(scripts), anthropic_factory=anthropic_factory)

@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
         RUN_MEMO_KEY,
         RUN_TOOL_ACTIVITY,
         STATUS_ATTRIBUTE,
+        TENANT_ATTRIBUTE,
         WORKFLOW_NAME,
         EventKind,
         FinalStatus,
@@ -64,14 +65,26 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.decision_check import SIGNED_DECISIONS_PATCH, DecisionCheck, verify
     from workflows.replies import classify
+    from workflows.run_limits import (
+        RUN_LIMITS_ACTIVITY,
+        RUN_LIMITS_ATTEMPTS,
+        RUN_LIMITS_TIMEOUT,
+        RunLimits,
+        RunLimitsRequest,
+        clamp,
+    )
     from workflows.tool_catalog import RefundArguments, ToolCallRejected, offered_tools, parse_call
 
 STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
+TENANT_KEY = SearchAttributeKey.for_keyword(TENANT_ATTRIBUTE)
 # Versioning. Runs recorded before "inbox-memo" publish no memo; before "run-memo", a
 # run published it only when its pending actions changed, not at its start nor on a
-# policy denial.
+# policy denial. Before "tenant-attribute" a run kept the tenant attribute its starter
+# set; before "worker-limits" it used the budgets, expiry and price its request named.
 INBOX_MEMO_PATCH = "inbox-memo"
 RUN_MEMO_PATCH = "run-memo"
+TENANT_ATTRIBUTE_PATCH = "tenant-attribute"
+WORKER_LIMITS_PATCH = "worker-limits"
 COST_QUANTUM = Decimal("0.000001")
 UNSIGNED_DECISION = (
     "This decision carries no proof of who made it. Decide in the reviewer UI, or with "
@@ -130,9 +143,14 @@ class AgentRun:
     @workflow.run
     async def run(self, request: RunRequest) -> RunOutcome:
         self._set_status("running")
+        if workflow.patched(TENANT_ATTRIBUTE_PATCH):
+            # Its own tenant, from its request: not whatever the starter put beside it.
+            workflow.upsert_search_attributes([TENANT_KEY.value_set(request.tenant_id)])
         self._publish_memo(RUN_MEMO_PATCH)  # every run has a trail the audit can list
-        remaining = (request.deadline - workflow.now()).total_seconds()
         try:
+            if workflow.patched(WORKER_LIMITS_PATCH):
+                request = await self._hold_to_worker_limits()
+            remaining = (request.deadline - workflow.now()).total_seconds()
             if remaining <= 0:
                 raise _RunEnded("failed", "deadline_exceeded", "The deadline had passed.")
             final_text = await asyncio.wait_for(self._loop(), timeout=remaining)
@@ -172,6 +190,7 @@ class AgentRun:
             events=list(self._events),
             pending_actions=list(self._gate.pending.values()),
             decisions=list(self._gate.decisions),
+            effects_unknown=list(self._gate.unknown),
             outcome=self._outcome,
         )
 
@@ -222,6 +241,29 @@ class AgentRun:
         # The run may have moved while the activity ran (another decision, an expiry).
         self._gate.validate(verified)
         return verified
+
+    async def _hold_to_worker_limits(self) -> RunRequest:
+        """The request with the worker's limits applied (workflows/run_limits.py)."""
+        started_at = workflow.now()
+        try:
+            limits: RunLimits = await workflow.execute_activity(
+                RUN_LIMITS_ACTIVITY,
+                RunLimitsRequest(model=self._request.model),
+                result_type=RunLimits,
+                start_to_close_timeout=RUN_LIMITS_TIMEOUT,
+                retry_policy=RetryPolicy(maximum_attempts=RUN_LIMITS_ATTEMPTS),
+            )
+        except ActivityError as error:
+            reraise_cancellation(error)
+            # Without the worker's limits the run would trust its starter's: fail closed.
+            raise _RunEnded(
+                "failed",
+                "worker_limits_unavailable",
+                "The worker's run limits could not be read; the run did not start.",
+            ) from None
+        self._request = clamp(self._request, limits, started_at)
+        self._gate.request = self._request
+        return self._request
 
     # --- the loop ------------------------------------------------------------------
 
@@ -412,6 +454,7 @@ class AgentRun:
             tool_calls=list(self._tool_calls),
             effects_performed=list(self._gate.effects),
             not_performed=list(self._gate.not_performed),
+            effects_unknown=list(self._gate.unknown),
             decisions=list(self._gate.decisions),
             cost_usd=self._rounded_cost(),
             turn_usage=list(self._turn_usage),

@@ -58,9 +58,11 @@ with workflow.unsafe.imports_passed_through():
         execute,
         hold,
         read_state,
+        refund_key,
         release,
     )
     from workflows.tool_catalog import RefundArguments
+    from workflows.unknown_effects import UNKNOWN_OUTCOME_TEXT, UnknownEffect
 
 Resolution = Literal["approved", "rejected", "expired"]
 
@@ -105,6 +107,8 @@ class ApprovalGate:
 
     def __post_init__(self) -> None:
         self.recorder = TrailRecorder(self.request, self.decisions)
+
+    unknown: list[UnknownEffect] = field(default_factory=list)
 
     @property
     def waiting(self) -> bool:
@@ -228,6 +232,8 @@ class ApprovalGate:
                 refused = RefundResult(status="refused", message=f"the run {spent}")
                 return await self._released(self._executed(action, refused), held, on_exposure)
             result = await execute(action, self.request)
+            if result is None:  # the ledger never answered: a person must check
+                return await self._released(self._unknown(action), held, on_exposure)
             # An approver who no longer counts voids the approval like a changed state;
             # runs judged per call never got that status before, and keep it final.
             voiding = ("state_changed", "approver_invalid") if on_exposure else ("state_changed",)
@@ -376,6 +382,25 @@ class ApprovalGate:
             f"The refund request expired at {action.expires_at.isoformat()} without a decision. "
             "The refund did not happen. Do not retry it; tell the customer a colleague will "
             "follow up.",
+            True,
+        )
+
+    def _unknown(self, action: PendingAction) -> GateResult:
+        self.unknown.append(
+            UnknownEffect(
+                action_hash=action.action_hash,
+                tool=action.tool,
+                idempotency_key=refund_key(action),
+                order_id=action.targets.get("order_id") or None,
+                amount=action.arguments.get("amount"),
+                currency=action.arguments.get("currency") or None,
+                description=describe(action),
+            )
+        )
+        return GateResult(
+            f"Refund {UNKNOWN_OUTCOME_TEXT}. The ledger did not answer after every "
+            "retry, so it may or may not have happened. Do not retry it; tell the customer "
+            "a colleague will confirm whether the refund was made.",
             True,
         )
 

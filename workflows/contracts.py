@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from workflows.actions import DecisionRecord, PendingAction
-from workflows.contract_base import Contract, Identifier
+from workflows.contract_base import Contract, Identifier, TenantId
+from workflows.unknown_effects import UnknownEffect
 
 TASK_QUEUE = "signoff"
 WORKFLOW_NAME = "AgentRun"
@@ -57,11 +58,16 @@ OutcomeReason = Literal[
     "repeated_failing_call",
     "model_error",
     "cancelled",
+    # The worker's own limits (workflows/run_limits.py) could not be read.
+    "worker_limits_unavailable",
 ]
 
 
 def run_id_for(tenant_id: str, request_id: str) -> str:
-    """A run's workflow id: the same tenant and request id always name the same run."""
+    """A run's workflow id: the same tenant and request id always name the same run.
+
+    Unambiguous because a tenant id holds no '-' (TenantId): two tenants never share one.
+    """
     return f"run-{tenant_id}-{request_id}"
 
 
@@ -103,7 +109,7 @@ MILLION = Decimal(1_000_000)
 class RunRequest(Contract):
     """The envelope of one agent run. Validated at the edge, before anything starts."""
 
-    tenant_id: Identifier
+    tenant_id: TenantId
     actor_id: Identifier
     request_id: Identifier
     trace_id: Identifier
@@ -303,6 +309,8 @@ class RunOutcome(Contract):
     tool_calls: list[ToolCallRecord]
     effects_performed: list[str] = []
     not_performed: list[str] = []
+    # Actions whose outcome is unknown (workflows/unknown_effects.py): `signoff reconcile`.
+    effects_unknown: list[UnknownEffect] = []
     decisions: list[DecisionRecord] = []
     cost_usd: Decimal = Decimal(0)
     turn_usage: list[TurnUsage] = []
@@ -335,6 +343,7 @@ class RunState(Contract):
     # Who asked for the run: they may not decide on its actions.
     actor_id: str | None = None
     turn_usage: list[TurnUsage] = []
+    effects_unknown: list[UnknownEffect] = []
     outcome: RunOutcome | None = None
 
 

@@ -28,7 +28,7 @@ from decimal import Decimal
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.actions import (
@@ -62,6 +62,9 @@ STORE_CALL_ATTEMPTS = 10
 RELEASE_ATTEMPTS = 3
 # A refund the store refused for a reason that will not change on retry.
 REFUND_FATAL_ERROR_TYPES = ["UnknownTenant", "UnknownOrder", "StoreError"]
+# Versioning: before "refund-outcome-unknown", a refund activity that failed after every
+# retry was reported as refused, though it may have committed.
+UNKNOWN_OUTCOME_PATCH = "refund-outcome-unknown"
 
 
 def store_retries(*fatal: str) -> RetryPolicy:
@@ -119,7 +122,8 @@ async def release(action_hash: str) -> None:
         reraise_cancellation(error)
 
 
-async def execute(action: PendingAction, request: RunRequest) -> RefundResult:
+async def execute(action: PendingAction, request: RunRequest) -> RefundResult | None:
+    """The ledger's answer; None when it never gave one (the outcome is unknown)."""
     run_id = workflow.info().workflow_id
     command = RefundCommand(
         run_id=run_id,
@@ -128,8 +132,7 @@ async def execute(action: PendingAction, request: RunRequest) -> RefundResult:
         order_id=action.targets["order_id"],
         amount_minor=to_minor_from_text(action.arguments["amount"]),
         currency=action.arguments["currency"],
-        # From the run and the logical action, never from the attempt number.
-        idempotency_key=f"{run_id}:refund:{action.action_hash}",
+        idempotency_key=refund_key(action),
         action_hash=action.action_hash,
         expected_state_hash=action.state_hash,
         approvers=[a.reviewer_id for a in action.approvals if a.reviewer_id],
@@ -146,11 +149,35 @@ async def execute(action: PendingAction, request: RunRequest) -> RefundResult:
         )
     except ActivityError as error:
         reraise_cancellation(error)
+        if workflow.patched(UNKNOWN_OUTCOME_PATCH):
+            refusal = store_refusal(error)
+            if refusal is None:
+                return None  # every attempt failed, perhaps after its commit
+            # The store answered with an error that rolled the transaction back.
+            return RefundResult(status="refused", message=f"the store refused it: {refusal}")
         return RefundResult(
             status="refused",
             message="the ledger did not answer after every retry; no refund was confirmed",
         )
     return result
+
+
+def refund_key(action: PendingAction) -> str:
+    """From the run and the logical action, never from the attempt number."""
+    return f"{workflow.info().workflow_id}:refund:{action.action_hash}"
+
+
+def store_refusal(error: ActivityError) -> str | None:
+    """The store's message when it refused the refund outright (nothing was written);
+    None when the activity failed in a way that may have followed a commit."""
+    cause = error.cause
+    if (
+        isinstance(cause, ApplicationError)
+        and cause.non_retryable
+        and cause.type in REFUND_FATAL_ERROR_TYPES
+    ):
+        return cause.message
+    return None
 
 
 def to_minor_from_text(amount: str) -> int:

@@ -37,6 +37,7 @@ with workflow.unsafe.imports_passed_through():
         STATUS_ATTRIBUTE,
         TENANT_ATTRIBUTE,
         Message,
+        ModelPrice,
         ModelReply,
         ModelRequest,
         RunRequest,
@@ -72,6 +73,8 @@ REFUND_AGENT_GOAL = (
     "propose a refund only if the records justify it."
 )
 AGENT_DEADLINE = timedelta(hours=48)
+# Versioning: before "triage-run-limits" the agent run got RunRequest's defaults.
+TRIAGE_LIMITS_PATCH = "triage-run-limits"
 TOOL_RETRY = RetryPolicy(maximum_attempts=policy.TOOL_CALL_MAX_ATTEMPTS)
 
 
@@ -206,6 +209,19 @@ class TriageTicket:
             deadline=workflow.now() + AGENT_DEADLINE,
             max_tokens=request.max_tokens,
         )
+        limits = request.agent_limits
+        if limits is not None and workflow.patched(TRIAGE_LIMITS_PATCH):
+            agent_request = agent_request.model_copy(
+                update={
+                    "step_budget": limits.step_budget,
+                    "token_budget": limits.token_budget,
+                    "max_tokens": min(request.max_tokens, limits.max_tokens),
+                    "cost_budget_usd": limits.cost_budget_usd,
+                    "deadline": workflow.now() + timedelta(seconds=limits.deadline_seconds),
+                    "approval_ttl_seconds": limits.approval_ttl_seconds,
+                    "price": limits.price if limits.price is not None else ModelPrice(),
+                }
+            )
         run_id = run_id_for(request.tenant_id, agent_request.request_id)
         await workflow.start_child_workflow(
             AgentRun.run,

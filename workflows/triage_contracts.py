@@ -6,8 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from workflows.contract_base import Contract, Identifier
+from workflows.contract_base import Contract, Identifier, TenantId
 from workflows.contracts import ModelRef, Usage
+from workflows.run_limits import RunLimits
 
 TRIAGE_WORKFLOW_NAME = "TriageTicket"
 CLASSIFY_TOOL_NAME = "classify_ticket"
@@ -32,7 +33,7 @@ class TriageClassification(BaseModel):
 
 
 class TriageRequest(Contract):
-    tenant_id: Identifier
+    tenant_id: TenantId
     actor_id: Identifier
     request_id: Identifier
     trace_id: Identifier
@@ -43,6 +44,10 @@ class TriageRequest(Contract):
     # script classifies; it cannot act as an agent).
     agent_model: ModelRef
     max_tokens: Annotated[int, Field(ge=16, le=64_000)] = 1024
+    # The budgets, expiry and price of the agent run, from the same settings as
+    # `signoff run` (the run is held to the worker's own limits anyway). None in
+    # requests from before it was added: the run then starts on RunRequest's defaults.
+    agent_limits: RunLimits | None = None
 
 
 class TriageOutcome(Contract):

@@ -1,6 +1,7 @@
 """A deterministic model that replays declared turns: the demo and the tests, no network.
 
-`scripted:NAME` reads `<scripts_dir>/NAME.json`, `scripted:PATH.json` that file::
+`scripted:NAME` reads `<scripts_dir>/NAME.json`, `scripted:PATH.json` that file, a path
+relative to the scripts directory and inside it (see `signoff/script_names.py`)::
 
     {"description": "what this script shows",
      "turns": [                               # turn N answers a conversation that already
@@ -41,6 +42,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import Field, ValidationError
 from temporalio.exceptions import ApplicationError
 
+from signoff.config.script_names import script_name_problem
 from workflows.contract_base import Contract
 from workflows.contracts import (
     Message,
@@ -229,12 +231,20 @@ class ScriptedModel:
             ) from None
 
     def path_of(self, name: str) -> Path:
-        if name.endswith(".json"):
-            return Path(name).expanduser()
-        # A name, not a path: keeps `../` out of the scripts folder.
-        if not SCRIPT_NAME.match(name):
-            raise script_error(f"'{name}' is neither a script name nor a path ending in .json.")
-        return self._scripts_dir / f"{name}.json"
+        # The name comes from whoever started the run: only files inside the scripts
+        # directory may be read, symlinks resolved.
+        problem = script_name_problem(name)
+        if problem is not None:
+            raise script_error(problem)
+        if not name.endswith(".json"):
+            if not SCRIPT_NAME.match(name):
+                raise script_error(f"'{name}' is neither a script name nor a path ending in .json.")
+            name = f"{name}.json"
+        root = self._scripts_dir.resolve()
+        path = (root / name).resolve()
+        if not path.is_relative_to(root):
+            raise script_error(f"'{name}' leads outside the scripts directory; it is refused.")
+        return path
 
 
 def build_content(

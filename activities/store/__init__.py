@@ -17,7 +17,12 @@ from activities.store.errors import (
     UnknownTenant,
 )
 from activities.store.passwords import WeakPassword, hash_password, verify_password
-from activities.store.refunds import execute_refund, list_refunds, read_action_state
+from activities.store.refunds import (
+    execute_refund,
+    list_refunds,
+    read_action_state,
+    refund_by_key,
+)
 from activities.store.reviewers import (
     ReviewerExists,
     UnknownReviewer,
@@ -64,6 +69,7 @@ __all__ = [
     "list_refunds",
     "make_engine",
     "read_action_state",
+    "refund_by_key",
     "seed_demo",
     "session_factory",
     "set_password",

@@ -71,9 +71,16 @@ def writer(engine: Engine) -> Engine:
 
 
 @contextmanager
-def write_transaction(engine: Engine) -> Iterator[Session]:
-    """One transaction that writes: committed on success, rolled back on an exception."""
-    with Session(writer(engine), expire_on_commit=False) as session, session.begin():
+def write_transaction(engine: Engine, isolation_level: str | None = None) -> Iterator[Session]:
+    """One transaction that writes: committed on success, rolled back on an exception.
+
+    `isolation_level` applies on PostgreSQL (and any server database); SQLite's
+    `BEGIN IMMEDIATE` transaction is serializable already and takes no other level.
+    """
+    bound = writer(engine)
+    if isolation_level is not None and engine.dialect.name != "sqlite":
+        bound = bound.execution_options(isolation_level=isolation_level)
+    with Session(bound, expire_on_commit=False) as session, session.begin():
         yield session
 
 

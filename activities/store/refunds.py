@@ -8,6 +8,7 @@ concurrent refund has either committed (and is seen) or not started. The steps:
 
 1. a ledger row with the same idempotency key: the same arguments get the stored
    result (a retried activity), other arguments are refused;
+   a key that `signoff reconcile` settled as not refunded is refused;
 2. the state the approval was judged on must still be the state of the store
    (`state_hash`), or the approval is void (`state_changed`);
 3. every approver must still count, and enough of them (`approvers.py`), or the
@@ -15,6 +16,15 @@ concurrent refund has either committed (and is seen) or not started. The steps:
 4. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
 5. the ledger row is written with its `executed` audit event (`decisions.py`), the
    action's pending hold deleted, and all of it committed together.
+
+Isolation. On PostgreSQL the transaction sets READ COMMITTED itself, whatever the
+server's default: the order row lock only serializes the refunds, and each statement
+after it must read what the refund before it committed. Under REPEATABLE READ the
+snapshot is taken at the first statement, before the lock is granted; a locked row
+that nobody updated raises no serialization error, so the totals would be read from
+before the other refund and both would land (tests/store/test_refund_race.py shows it).
+SERIALIZABLE would be correct too, but its losers fail with serialization errors that
+need a retry loop; READ COMMITTED with the lock gives each its answer at once.
 
 Refusals are results, not exceptions: they are deterministic, and the workflow tells the
 model why. Only an unexpected database failure raises, so that Temporal retries the
@@ -35,12 +45,21 @@ from activities.store.database import use_session, write_transaction
 from activities.store.decisions import append_executed
 from activities.store.errors import UnknownTenant
 from activities.store.pending_refunds import release_in
-from activities.store.schema import KEY_LENGTH, Order, Refund, Tenant, join_list
+from activities.store.schema import (
+    KEY_LENGTH,
+    Order,
+    Refund,
+    RefundSettlement,
+    Tenant,
+    join_list,
+)
 from activities.store.tickets import get_order_for_ticket, get_ticket
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money, state_hash
 
 NOTHING_REFUNDED = "Nothing was refunded."
+# See the module note: the order row lock relies on it.
+REFUND_ISOLATION_LEVEL = "READ COMMITTED"
 
 
 def new_refund_id() -> str:
@@ -81,12 +100,18 @@ def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
 
 
 def _execute(engine: Engine, command: RefundCommand) -> RefundResult:
-    with write_transaction(engine) as session:
+    with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
         tenant = _tenant(session, command.tenant_id)
         order = _locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
         stored = _find_by_key(session, command.idempotency_key)
         if stored is not None:
             return _replay(stored, command)
+        if session.get(RefundSettlement, command.idempotency_key) is not None:
+            # A person was told this refund did not happen (activities/store/settlements.py).
+            return _refused(
+                "This refund was settled as not made by `signoff reconcile`; its key can no "
+                f"longer refund. {NOTHING_REFUNDED}"
+            )
         if order is None or order.id != command.order_id:
             return _refused(
                 f"Order {command.order_id} is not the order of ticket {command.ticket_id}; "
@@ -174,6 +199,11 @@ def _state(session: Session, tenant: Tenant, order: Order | None) -> ActionState
         order_status=order.status,
         review_threshold_minor=tenant.refund_review_threshold_minor,
     )
+
+
+def refund_by_key(source: Session | Engine, idempotency_key: str) -> Refund | None:
+    """The ledger row written under this idempotency key, if any: what reconcile reads."""
+    return _find_by_key(source, idempotency_key)
 
 
 def _find_by_key(source: Session | Engine, idempotency_key: str) -> Refund | None:

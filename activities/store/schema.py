@@ -27,7 +27,9 @@ from sqlalchemy import (
     true,
 )
 from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
+
+from workflows.contract_base import tenant_id_problem
 
 ID_LENGTH = 128  # matches IDENTIFIER_PATTERN in workflows.contracts
 # Run ids and idempotency keys are built by the workflow from several identifiers.
@@ -83,6 +85,14 @@ class Tenant(Base):
     refund_review_threshold_minor: Mapped[int] = mapped_column(
         Integer, default=DEFAULT_REFUND_REVIEW_THRESHOLD_MINOR
     )
+
+    @validates("id")
+    def _valid_id(self, _key: str, value: str) -> str:
+        # Checked wherever a tenant is created: a '-' would make run ids ambiguous.
+        problem = tenant_id_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @property
     def refund_review_threshold(self) -> Decimal:
@@ -195,6 +205,26 @@ class DecisionRow(Base):
     @property
     def amount(self) -> Decimal | None:
         return None if self.amount_minor is None else minor_to_decimal(self.amount_minor)
+
+
+class RefundSettlement(Base):
+    """How `signoff reconcile` settled a refund whose outcome the run never learned.
+
+    `not_refunded` is final: the refund path refuses the key from then on, so an old
+    attempt still stuck in a worker cannot commit after a person was told it did not
+    happen. Settling and refunding lock the same order row, so one of them sees the other.
+    """
+
+    __tablename__ = "refund_settlements"
+
+    idempotency_key: Mapped[str] = mapped_column(String(KEY_LENGTH), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    action_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    # "refunded" or "not_refunded"
+    outcome: Mapped[str] = mapped_column(String(16))
+    refund_id: Mapped[str | None] = mapped_column(String(ID_LENGTH), nullable=True)
+    settled_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 class Reviewer(Base):

@@ -10,6 +10,7 @@ import typer
 
 from activities.store import StoreError, add_ticket, make_engine, seed_demo
 from signoff.cli.support import emit_json, fail, say, settings
+from workflows.contract_base import tenant_id_problem
 
 tickets = typer.Typer(help="Tickets: how a ticket from a helpdesk export enters the store.")
 
@@ -48,6 +49,9 @@ def add_ticket_command(
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
     """Add a customer ticket to the store and print its new id."""
+    problem = tenant_id_problem(tenant)
+    if problem is not None:
+        fail(problem)
     text = _read_text(text_file)
     current = settings()
     engine = make_engine(current.resolved_database_url)

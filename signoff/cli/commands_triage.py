@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from activities.run_limits import limits_from_settings
 from signoff.cli.commands_runs import check_ticket_exists
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
@@ -65,6 +66,8 @@ def triage_command(
             model=model_ref,
             agent_model=agent_model,
             max_tokens=current.max_tokens,
+            # The agent run a refund ticket starts gets what `signoff run` would give it.
+            agent_limits=limits_from_settings(current, agent_model),
         )
     except ModelChoiceError as error:
         fail(str(error))

@@ -28,6 +28,9 @@ def outcome_lines(outcome: RunOutcome) -> list[str]:
     lines.append(f"effects:  {', '.join(outcome.effects_performed) or 'none'}")
     if outcome.not_performed:
         lines.append(f"not done: {', '.join(outcome.not_performed)}")
+    if outcome.effects_unknown:
+        unknown = ", ".join(effect.description for effect in outcome.effects_unknown)
+        lines.append(f"unknown:  {unknown} (check with `signoff reconcile {outcome.run_id}`)")
     lines.extend(decision_lines(outcome.decisions))
     model = outcome.model.label()
     if outcome.scripted:

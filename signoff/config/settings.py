@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from signoff.config.script_names import script_name_problem
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contracts import TASK_QUEUE, ModelPrice, ModelRef
 from workflows.policy import POLICY_VERSION
@@ -76,6 +77,9 @@ class Settings(BaseSettings):
     # max_tokens), or None for none.
     anthropic_thinking_budget: int | None = Field(default=None, ge=1024)
     scripted_default_script: str = "demo"
+    # Where `scripted:NAME` scripts live; default: the ones shipped in activities/scripts.
+    # The worker reads no script outside it.
+    scripts_dir: Path | None = None
 
     # Budgets and limits of one run.
     step_budget: int = Field(default=8, ge=1, le=100)
@@ -150,7 +154,11 @@ def parse_model(text: str, settings: Settings) -> ModelRef:
             return ModelRef(provider="anthropic", model_id=settings.anthropic_model)
         return ModelRef(provider="scripted", model_id=settings.scripted_default_script)
     if provider == "scripted":
-        return ModelRef(provider="scripted", model_id=model_id or settings.scripted_default_script)
+        script = model_id or settings.scripted_default_script
+        problem = script_name_problem(script)
+        if problem is not None:
+            raise ModelChoiceError(problem)
+        return ModelRef(provider="scripted", model_id=script)
     if provider == "anthropic":
         return ModelRef(provider="anthropic", model_id=model_id or settings.anthropic_model)
     raise ModelChoiceError(

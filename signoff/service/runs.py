@@ -1,7 +1,9 @@
 """Starting and reading runs: the one place that knows how a run id is made.
 
 A run's workflow id derives from its tenant and request id, and a second start with
-the same pair returns the run that exists (running or finished) instead of a new one.
+the same pair returns the run that exists (running or finished) instead of a new one,
+but only when that run belongs to the same tenant. The tenant is read from the run's
+own input (its first history event), not from a search attribute a client chose.
 """
 
 from __future__ import annotations
@@ -30,6 +32,40 @@ class RunRequestRejected(ValueError):
     """A request that must not start: the message says what is wrong."""
 
 
+async def request_of_run(client: Client, run_id: str) -> RunRequest | None:
+    """The run's own request, from its start event; None if it is not a RunRequest."""
+    handle = client.get_workflow_handle(run_id)
+    async for event in handle.fetch_history_events():
+        payloads = event.workflow_execution_started_event_attributes.input.payloads
+        if not payloads:
+            return None
+        try:
+            [started] = await client.data_converter.decode(payloads, [RunRequest])
+        except Exception:  # not a RunRequest at all: certainly not this tenant's run
+            return None
+        return started if isinstance(started, RunRequest) else None
+    return None
+
+
+async def tenant_of_run(client: Client, run_id: str) -> str | None:
+    """The tenant in the run's own request, or None if unreadable."""
+    request = await request_of_run(client, run_id)
+    return request.tenant_id if request is not None else None
+
+
+async def _same_tenant(
+    client: Client, handle: WorkflowHandle[Any, Any], request: RunRequest
+) -> WorkflowHandle[Any, Any]:
+    tenant = await tenant_of_run(client, handle.id)
+    if tenant != request.tenant_id:
+        # Never hand one tenant another's run, not even its id's existence in detail.
+        raise RunRequestRejected(
+            f"Run id {handle.id} is taken by a run that is not tenant "
+            f"'{request.tenant_id}'s. Use another --request-id."
+        )
+    return handle
+
+
 def check_startable(request: RunRequest, now: datetime | None = None) -> None:
     """Edge checks that need a clock, which the workflow must not read."""
     now = now or datetime.now(UTC)
@@ -49,7 +85,8 @@ async def start_run(
     existing = client.get_workflow_handle_for(AgentRun.run, run_id)
     try:
         await existing.describe()
-        return existing, False  # even when its deadline has passed since: it is the one run
+        # Even when its deadline has passed since: it is the one run.
+        return await _same_tenant(client, existing, request), False
     except RPCError as error:
         if error.status != RPCStatusCode.NOT_FOUND:
             raise
@@ -70,4 +107,5 @@ async def start_run(
         )
         return handle, True
     except WorkflowAlreadyStartedError:
-        return client.get_workflow_handle_for(AgentRun.run, run_id), False
+        raced = client.get_workflow_handle_for(AgentRun.run, run_id)
+        return await _same_tenant(client, raced, request), False

@@ -13,6 +13,7 @@ import typer
 from signoff.cli import (
     commands_approvals,
     commands_audit,
+    commands_reconcile,
     commands_runs,
     commands_store,
     commands_triage,
@@ -33,6 +34,7 @@ commands_approvals.register(app)
 commands_users.register(app)
 commands_triage.register(app)
 commands_audit.register(app)
+commands_reconcile.register(app)
 
 
 @app.command("worker")

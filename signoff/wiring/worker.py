@@ -13,6 +13,7 @@ from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
+from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.config.decision_key import load_decision_key
@@ -31,6 +32,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
         load_decision_key(settings),
         timedelta(seconds=settings.decision_max_age_seconds),
     )
+    limits = RunLimitsActivity(settings)
     return Worker(
         client,
         task_queue=settings.task_queue,
@@ -44,6 +46,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
             DecisionActivities(engine).record_decision,
+            limits.run_limits,
         ],
     )
 

@@ -14,7 +14,7 @@ from activities.model_turn import ModelTurns
 from activities.refunds import RefundActivities
 from tests.anthropic.wire import CLAUDE, EPHEMERAL, RecordingGateway, tools_param
 from tests.anthropic_server import FakeMessagesApi, message, tool_use
-from tests.workflow.fakes import new_task_queue
+from tests.workflow.fakes import generous_limits, new_task_queue
 from workflows.agent_run import AgentRun, actor_hash
 from workflows.contracts import ModelRef, RunOutcome
 from workflows.tool_catalog import READ_TICKET
@@ -54,6 +54,7 @@ async def triage(
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
             DecisionActivities(engine).record_decision,
+            generous_limits,
         ],
     ):
         outcome = await env.client.execute_workflow(

@@ -136,3 +136,11 @@ def test_a_thinking_budget_that_cannot_fit_is_refused_in_words(
         "error: Invalid run request: the thinking budget (2048 tokens) must be below "
         "max_tokens (1024): raise SIGNOFF_MAX_TOKENS or lower the budget"
     )
+
+
+@pytest.mark.parametrize("script", ["/etc/passwd.json", "../../secrets.json", "~/x.json"])
+def test_a_script_outside_the_scripts_directory_is_refused(cli: CliRunner, script: str) -> None:
+    cli.invoke(app, ["seed"])
+    result = cli.invoke(app, ["run", "--ticket", "T-4512", "--model", f"scripted:{script}"])
+    assert result.exit_code == 2
+    assert "is not a script name" in result.stderr

@@ -28,6 +28,7 @@ from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
+from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.config.settings import Settings
@@ -66,6 +67,7 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
             DecisionActivities(engine).record_decision,
+            RunLimitsActivity(settings).run_limits,
         ],
         max_cached_workflows=0,
     )

@@ -18,16 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr
+from sqlalchemy import Engine
+from temporalio import activity
 from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
 
+from activities.model_turn import build_model_turns
+from activities.refunds import RefundActivities
+from activities.run_limits import RunLimitsActivity, limits_from_settings
 from activities.store import make_engine, seed_demo
+from activities.tool_gateway import ToolGateway
 from signoff.config.settings import Settings
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
 from tests.workflow.approvals import signed
-from workflows.actions import Decision
+from workflows.actions import EXECUTE_REFUND_ACTIVITY, Decision, RefundCommand, RefundResult
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, RunRequest, run_id_for
 from workflows.triage import TriageTicket
@@ -153,6 +160,58 @@ async def triage_tracking(client: Client, queue: str, now: datetime) -> Workflow
     return handle
 
 
+async def triage_refund(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    """A refund ticket: triage starts an agent run carrying the settings' limits."""
+    request = TriageRequest(
+        tenant_id="demo",
+        actor_id="ops",
+        request_id=uuid.uuid4().hex[:12],
+        trace_id=uuid.uuid4().hex,
+        ticket_id="T-1042",
+        policy_version="recorded",
+        model=TRIAGE,
+        agent_model=DEMO,
+        agent_limits=limits_from_settings(Settings(), DEMO),
+    )
+    handle = await client.start_workflow(
+        TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
+    )
+    outcome = await handle.result()
+    # The agent run outlives triage; end it here, or it would hold the test server's clock.
+    agent = client.get_workflow_handle_for(AgentRun.run, outcome.agent_run_id)
+    await wait_for_pending(agent)
+    await agent.cancel()
+    await agent.result()
+    return handle
+
+
+class LedgerThatNeverAnswers(RefundActivities):
+    """Commits, then fails every attempt like a dropped connection: an unknown outcome."""
+
+    @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
+    async def execute_refund(self, command: RefundCommand) -> RefundResult:
+        await super().execute_refund(command)
+        raise ConnectionError("server closed the connection unexpectedly")
+
+
+def worker_with_failing_ledger(client: Client, settings: Settings, engine: Engine) -> Worker:
+    """build_worker's worker, with a refund activity whose outcome is never known."""
+    models = build_model_turns(settings)
+    refunds = LedgerThatNeverAnswers(engine)
+    return Worker(
+        client,
+        task_queue=settings.task_queue,
+        workflows=[AgentRun, TriageTicket],
+        activities=[
+            models.model_turn,
+            ToolGateway(engine).run_tool,
+            refunds.read_action_state,
+            refunds.execute_refund,
+            RunLimitsActivity(settings).run_limits,
+        ],
+    )
+
+
 Scenario = Callable[[Client, str, datetime], Awaitable[WorkflowHandle[Any, Any]]]
 SCENARIOS: dict[str, Scenario] = {
     "agent_run_order_status": order_status,
@@ -175,6 +234,17 @@ SCENARIOS: dict[str, Scenario] = {
     # action is held in the store, then made (its hold goes with it) or released.
     "agent_run_four_eyes_exposure": four_eyes,
     "agent_run_refund_rejected_exposure": refund_rejected,
+    # Once a run asks the worker for its limits (WORKER_LIMITS_PATCH) and sets its own
+    # tenant attribute (TENANT_ATTRIBUTE_PATCH).
+    "agent_run_refund_approved_worker_limits": refund_approved,
+    # Once triage gives its agent run the settings' limits (TRIAGE_LIMITS_PATCH).
+    "triage_refund_run_limits": triage_refund,
+    # A ledger that never answered: the outcome is unknown (UNKNOWN_OUTCOME_PATCH).
+    "agent_run_refund_outcome_unknown": refund_approved,
+}
+# Scenarios whose worker differs from `signoff worker`'s.
+WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
+    "agent_run_refund_outcome_unknown": worker_with_failing_ledger,
 }
 
 
@@ -196,7 +266,8 @@ async def record(names: list[str]) -> None:
                 )
                 engine = make_engine(settings.resolved_database_url)
                 seed_demo(engine)
-                async with build_worker(env.client, settings, engine):
+                make_worker = WORKERS.get(name, build_worker)
+                async with make_worker(env.client, settings, engine):
                     handle = await SCENARIOS[name](
                         env.client, settings.task_queue, datetime.now(UTC)
                     )

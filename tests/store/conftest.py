@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
 
 from activities.store.database import make_engine
 from activities.store.schema import Base
@@ -28,6 +30,22 @@ def postgres_url() -> Iterator[str]:
     except PostgresUnavailable as error:
         # Not a skip: `make test` must really test PostgreSQL.
         pytest.fail(str(error), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_repeatable_read_url(postgres_url: str) -> str:
+    """A second database on the same cluster whose default isolation is REPEATABLE READ:
+    code that silently relied on READ COMMITTED behaves differently here."""
+    url = make_url(postgres_url)
+    name = f"{url.database}_repeatable_read"
+    with psycopg.connect(
+        host=url.host, port=url.port, user=url.username, dbname="postgres", autocommit=True
+    ) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+        admin.execute(
+            f"ALTER DATABASE {name} SET default_transaction_isolation = 'repeatable read'"
+        )
+    return url.set(database=name).render_as_string(hide_password=False)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -82,7 +82,7 @@ async def run_demo(ticket_text: str, order: Any) -> tuple[list[ModelReply], list
 
 def write_script(folder: Path, turns: list[dict[str, Any]], name: str = "custom") -> str:
     (folder / f"{name}.json").write_text(json.dumps({"turns": turns}), encoding="utf-8")
-    return str(folder / f"{name}.json")
+    return f"{name}.json"  # relative to the scripts directory, the only place read
 
 
 def fails_with_script_error(error: pytest.ExceptionInfo[ApplicationError]) -> None:
@@ -126,6 +126,15 @@ async def test_demo_reports_a_refused_refund_as_not_made() -> None:
     final = await ScriptedModel(SCRIPTS_DIR).complete(request(messages))
     assert "no refund was made" in text_of(final)
     assert final.stop_reason == "end_turn"
+
+
+async def test_demo_does_not_claim_an_unknown_refund_was_refused() -> None:
+    (*_, proposal), messages = await run_demo("It arrived damaged.", ORDER)
+    unknown = RuntimeError("Refund outcome unknown: a person will check. Do not retry it.")
+    messages = answered(messages, proposal, unknown)
+    final = await ScriptedModel(SCRIPTS_DIR).complete(request(messages))
+    assert "could not confirm whether your refund went through" in text_of(final)
+    assert "no refund was made" not in text_of(final)
 
 
 async def test_demo_reports_an_issued_refund_with_its_reference() -> None:
@@ -236,7 +245,10 @@ async def test_no_matching_reply_is_a_script_error(tmp_path: Path) -> None:
     ("script", "contents", "message"),
     [
         ("missing", None, "no script 'missing'.*Scripts shipped: answer-only, demo"),
-        ("../etc/passwd", None, "neither a script name"),
+        ("../etc/passwd", None, "not a script name"),
+        ("../../pyproject.json", None, "'..' are refused"),
+        ("/etc/hosts.json", None, "absolute paths"),
+        ("~/secrets.json", None, "not a script name"),
         ("broken", "{not json", "not a valid script"),
         ("wrong", '{"turns": [{"replies": [{"content": [{"type": "image"}]}]}]}', "turns.0"),
     ],
@@ -316,3 +328,25 @@ async def test_model_turn_heartbeats_and_cancels_the_pending_call() -> None:
     with pytest.raises(asyncio.CancelledError):
         await running
     assert model.cancelled.is_set()
+
+
+async def test_a_symlink_out_of_the_scripts_directory_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    write_script(outside, [{"replies": [{"content": [{"type": "text", "text": "secret"}]}]}])
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "link.json").symlink_to(outside / "custom.json")
+    with pytest.raises(ApplicationError, match="outside the scripts directory") as error:
+        await ScriptedModel(scripts).complete(request(opening(), "link.json"))
+    fails_with_script_error(error)
+
+
+async def test_the_worker_reads_scripts_from_its_scripts_dir_setting(tmp_path: Path) -> None:
+    reply = {"content": [{"type": "text", "text": "from my folder"}]}
+    write_script(tmp_path, [{"replies": [reply]}], name="mine")
+    turns = build_model_turns(Settings(anthropic_api_key=None, scripts_dir=tmp_path))
+    answer = await ActivityEnvironment().run(turns.model_turn, request(opening(), "mine"))
+    assert text_of(answer) == "from my folder"
+    with pytest.raises(ApplicationError, match="no script 'demo'"):
+        await ActivityEnvironment().run(turns.model_turn, request(opening(), "demo"))

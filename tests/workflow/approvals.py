@@ -31,7 +31,14 @@ from activities.decisions import DecisionActivities
 from activities.refunds import RefundActivities
 from activities.store import get_reviewer, list_refunds
 from activities.tool_gateway import ToolGateway
-from tests.workflow.fakes import ModelActivities, new_task_queue, run_request, start, worker
+from tests.workflow.fakes import (
+    ModelActivities,
+    generous_limits,
+    new_task_queue,
+    run_request,
+    start,
+    worker,
+)
 from workflows.actions import Decision, DecisionResult, PendingAction, Verdict
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRequest, RunState, ToolResultBlock
@@ -52,10 +59,17 @@ ORDERS = ("C-1042", "C-2210", "C-3107")
 
 @asynccontextmanager
 async def gate_run(
-    env: WorkflowEnvironment, model: ModelActivities, engine: Engine, /, **overrides: Any
+    env: WorkflowEnvironment,
+    model: ModelActivities,
+    engine: Engine,
+    /,
+    run_limits: Callable[..., Any] = generous_limits,
+    refunds: RefundActivities | None = None,
+    **overrides: Any,
 ) -> AsyncIterator[WorkflowHandle[Any, Any]]:
-    """Start one run on a fresh task queue, with the real gateway and refund activities."""
-    refunds = RefundActivities(engine)
+    """Start one run on a fresh task queue, with the real gateway and refund activities
+    (`refunds` replaces the refund activities, e.g. by a ledger that fails)."""
+    refunds = refunds or RefundActivities(engine)
     max_age = overrides.pop("decision_max_age", SKIPPING_MAX_AGE)
     verifier = DecisionVerifier(engine, TEST_DECISION_KEY, max_age)
     task_queue = new_task_queue()
@@ -75,6 +89,7 @@ async def gate_run(
             refunds.release_pending_refund,
             DecisionActivities(engine).record_decision,
         ],
+        run_limits=run_limits,
     ):
         yield await start(env.client, request, task_queue)
 

@@ -45,6 +45,7 @@ from workflows.contracts import (
     Usage,
     run_id_for,
 )
+from workflows.run_limits import RUN_LIMITS_ACTIVITY, RunLimits, RunLimitsRequest
 
 # A model or tool that never answers. It stays at the head of the queue, so every
 # retry of the activity hangs too.
@@ -179,6 +180,22 @@ class FakeTools:
         return ToolResult(tool_use_id=call.tool_use_id, content=entry)
 
 
+# Limits no test request reaches: a test's run keeps the budgets and price it asks for.
+# Tests of the clamp itself register the real activity (activities/run_limits.py).
+GENEROUS_LIMITS = RunLimits(
+    step_budget=1000,
+    token_budget=10**12,
+    max_tokens=64_000,
+    deadline_seconds=10 * 365 * 24 * 3600,
+    approval_ttl_seconds=10 * 365 * 24 * 3600,
+)
+
+
+@activity.defn(name=RUN_LIMITS_ACTIVITY)
+async def generous_limits(request: RunLimitsRequest) -> RunLimits:
+    return GENEROUS_LIMITS
+
+
 class ModelActivities(Protocol):
     async def model_turn(self, request: ModelRequest) -> ModelReply: ...
 
@@ -219,13 +236,14 @@ def worker(
     model: ModelActivities,
     tools: ToolActivities | None = None,
     extra_activities: Sequence[Callable[..., Any]] = (),
+    run_limits: Callable[..., Any] = generous_limits,
 ) -> Worker:
     tools = tools or FakeTools()
     return Worker(
         client,
         task_queue=task_queue,
         workflows=[AgentRun],
-        activities=[model.model_turn, tools.run_tool, *extra_activities],
+        activities=[model.model_turn, tools.run_tool, run_limits, *extra_activities],
         # The SDK holds heartbeats back for most of the heartbeat timeout, in real
         # time; under time skipping that is long enough for the timeout to fire.
         max_heartbeat_throttle_interval=timedelta(milliseconds=1),

@@ -16,9 +16,11 @@ from temporalio.worker import Worker
 from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
+from activities.run_limits import RunLimitsActivity, limits_from_settings
 from activities.store import add_ticket
 from activities.tool_gateway import ToolGateway
 from signoff.config.settings import Settings
+from signoff.service.runs import request_of_run
 from tests.workflow.fakes import FakeModel, new_task_queue
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, ModelReply, ToolUseBlock, Usage
@@ -56,6 +58,8 @@ def triage_worker(client: Client, queue: str, engine: Engine, model: Any) -> Wor
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
             DecisionActivities(engine).record_decision,
+            # The worker's own limits, from default settings, as `signoff worker` has.
+            RunLimitsActivity(Settings()).run_limits,
         ],
     )
 
@@ -125,6 +129,39 @@ async def test_refund_starts_an_agent_run_on_the_same_ticket(
         assert [a.targets["order_id"] for a in state.pending_actions] == ["C-1042"]
         await agent.cancel()
         await agent.result()
+
+
+async def test_a_triage_started_run_gets_the_budgets_and_price_of_signoff_run(
+    isolated_env: WorkflowEnvironment, seeded_engine: Engine, scripted: Any, tmp_path: Path
+) -> None:
+    # A priced agent model: the run must carry a cost budget and a price, not zero.
+    env = isolated_env
+    haiku = ModelRef(provider="anthropic", model_id="claude-haiku-4-5")
+    settings = Settings(home=tmp_path)
+    limits = limits_from_settings(settings, haiku)
+    request = triage_request("T-1042").model_copy(
+        update={"agent_model": haiku, "agent_limits": limits}
+    )
+    queue = new_task_queue()
+    async with triage_worker(env.client, queue, seeded_engine, scripted):
+        outcome = await env.client.execute_workflow(
+            TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
+        )
+        assert outcome.agent_run_id is not None
+        agent = env.client.get_workflow_handle_for(AgentRun.run, outcome.agent_run_id)
+        # No key on this worker: the agent fails on its first model turn, which is fine.
+        await agent.result()
+    agent_request = await request_of_run(env.client, outcome.agent_run_id)
+
+    assert agent_request is not None
+    assert agent_request.cost_budget_usd == settings.cost_budget_usd is not None
+    assert agent_request.price == settings.model_prices[haiku.model_id]
+    assert agent_request.price.input > 0
+    assert (agent_request.step_budget, agent_request.token_budget) == (
+        settings.step_budget,
+        settings.token_budget,
+    )
+    assert agent_request.approval_ttl_seconds == limits.approval_ttl_seconds
 
 
 async def test_other_requests_go_to_a_person(

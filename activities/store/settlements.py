@@ -1,0 +1,90 @@
+"""Settling a refund whose outcome is unknown: the ledger says, and the answer is kept.
+
+The refund either has a ledger row under its idempotency key or it has not. Settling
+records which, under the same lock as a refund of that order (see refunds.py), and a
+`not_refunded` settlement makes the key unusable: `execute_refund` refuses it. So the
+answer a person reads stays true, even if an attempt of the old activity is still
+stuck somewhere and tries to commit later. Settling twice returns the first answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
+
+from activities.store.database import use_session, write_transaction
+from activities.store.refunds import REFUND_ISOLATION_LEVEL, refund_by_key
+from activities.store.schema import Order, RefundSettlement, split_list
+
+SettlementOutcome = Literal["refunded", "not_refunded"]
+
+
+@dataclass(frozen=True)
+class SettledRefund:
+    idempotency_key: str
+    outcome: SettlementOutcome
+    settled_at: datetime
+    refund_id: str | None = None
+    refunded_at: datetime | None = None
+    approvers: tuple[str, ...] = ()
+
+    @property
+    def happened(self) -> bool:
+        return self.outcome == "refunded"
+
+
+def settle_refund(
+    engine: Engine,
+    *,
+    tenant_id: str,
+    run_id: str,
+    order_id: str | None,
+    action_hash: str,
+    idempotency_key: str,
+) -> SettledRefund:
+    """Look the key up in the ledger and record the answer (see the module note)."""
+    with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
+        if order_id is not None:
+            # The lock a refund of this order takes: a refund commits before or after.
+            session.scalars(
+                select(Order)
+                .where(Order.tenant_id == tenant_id, Order.id == order_id)
+                .with_for_update()
+            ).one_or_none()
+        settled = session.get(RefundSettlement, idempotency_key)
+        if settled is None:
+            row = refund_by_key(session, idempotency_key)
+            refunded = row is not None and row.tenant_id == tenant_id
+            settled = RefundSettlement(
+                idempotency_key=idempotency_key,
+                tenant_id=tenant_id,
+                run_id=run_id,
+                action_hash=action_hash,
+                outcome="refunded" if refunded else "not_refunded",
+                refund_id=row.id if refunded and row is not None else None,
+                settled_at=datetime.now(UTC),
+            )
+            session.add(settled)
+        return _settled(session, settled)
+
+
+def settlement_of(source: Session | Engine, idempotency_key: str) -> RefundSettlement | None:
+    with use_session(source) as session:
+        return session.get(RefundSettlement, idempotency_key)
+
+
+def _settled(session: Session, settled: RefundSettlement) -> SettledRefund:
+    row = refund_by_key(session, settled.idempotency_key) if settled.refund_id else None
+    outcome: SettlementOutcome = "refunded" if settled.outcome == "refunded" else "not_refunded"
+    return SettledRefund(
+        idempotency_key=settled.idempotency_key,
+        outcome=outcome,
+        settled_at=settled.settled_at,
+        refund_id=settled.refund_id,
+        refunded_at=row.created_at if row is not None else None,
+        approvers=tuple(split_list(row.approvers)) if row is not None else (),
+    )

@@ -1,0 +1,49 @@
+"""`signoff reconcile RUN`: for each action whose outcome is unknown, did it happen?"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from activities.store import make_engine
+from signoff.cli.support import JsonOption, client_for, emit_json, fail, run_async, say, settings
+from signoff.config.settings import Settings
+from signoff.service.reconcile import ReconcileRefused, Settlement, settle, unknown_effects_of
+
+
+def register(app: typer.Typer) -> None:
+    app.command("reconcile")(reconcile_command)
+
+
+def reconcile_command(
+    run_id: Annotated[str, typer.Argument(help="The run whose unknown outcomes to check.")],
+    json_output: JsonOption = False,
+) -> None:
+    """Settle each action with an unknown outcome from the ledger: did the refund happen?
+
+    The answer is recorded: a refund settled as not made can no longer happen.
+    """
+    current = settings()
+    try:
+        settlements = run_async(_reconcile(current, run_id))
+    except ReconcileRefused as error:
+        fail(str(error))
+    if json_output:
+        emit_json({"run_id": run_id, "actions": [s.as_json() for s in settlements]})
+    elif not settlements:
+        say(f"run {run_id}: no action has an unknown outcome; nothing to reconcile.")
+    else:
+        say(f"run {run_id}:")
+        for settlement in settlements:
+            say(f"  {settlement.line()}")
+
+
+async def _reconcile(current: Settings, run_id: str) -> list[Settlement]:
+    client = await client_for(current)
+    tenant_id, effects = await unknown_effects_of(client, run_id)
+    engine = make_engine(current.resolved_database_url)
+    try:
+        return settle(engine, run_id, tenant_id, effects)
+    finally:
+        engine.dispose()

@@ -1,0 +1,74 @@
+"""The worker's limits on a run, and how a request is held to them.
+
+Design note. A run's budgets, deadline, approval expiry and price travel in its
+`RunRequest`, which whoever starts the run writes. The worker is the one party whose
+settings an operator controls, so at its start a run asks the worker for its limits
+(the `run_limits` activity: the workflow itself cannot read settings) and keeps the
+smaller of each: a client may ask for less, never more. The price is the worker's when
+the worker knows one for the model: a client must not make a run look free. A request
+without a cost budget gets the worker's.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Annotated
+
+from pydantic import Field
+
+from workflows.contract_base import Contract
+from workflows.contracts import ModelPrice, ModelRef, RunRequest
+
+RUN_LIMITS_ACTIVITY = "run_limits"
+# The activity only reads the worker's settings: short, and a few attempts are plenty.
+RUN_LIMITS_TIMEOUT = timedelta(seconds=10)
+RUN_LIMITS_ATTEMPTS = 5
+
+
+class RunLimitsRequest(Contract):
+    model: ModelRef
+
+
+class RunLimits(Contract):
+    """The most a run may use, from the worker's settings (see the module note)."""
+
+    step_budget: Annotated[int, Field(ge=1)]
+    token_budget: Annotated[int, Field(ge=1)]
+    max_tokens: Annotated[int, Field(ge=16)]
+    cost_budget_usd: Decimal | None = None
+    deadline_seconds: Annotated[int, Field(ge=1)]
+    approval_ttl_seconds: Annotated[int, Field(ge=1)]
+    # None: the worker knows no price for this model; the request's stands.
+    price: ModelPrice | None = None
+
+
+def clamp(request: RunRequest, limits: RunLimits, started_at: datetime) -> RunRequest:
+    """The request held to the worker's limits: the smaller of each, the worker's price."""
+    max_tokens = min(request.max_tokens, limits.max_tokens)
+    thinking = request.thinking_budget_tokens
+    if thinking is not None and thinking >= max_tokens:
+        thinking = None  # no longer fits below the clamped reply size: think not at all
+    return request.model_copy(
+        update={
+            "step_budget": min(request.step_budget, limits.step_budget),
+            "token_budget": min(request.token_budget, limits.token_budget),
+            "max_tokens": max_tokens,
+            "thinking_budget_tokens": thinking,
+            "cost_budget_usd": _smaller(request.cost_budget_usd, limits.cost_budget_usd),
+            "deadline": min(
+                request.deadline, started_at + timedelta(seconds=limits.deadline_seconds)
+            ),
+            "approval_ttl_seconds": min(request.approval_ttl_seconds, limits.approval_ttl_seconds),
+            "price": limits.price if limits.price is not None else request.price,
+        }
+    )
+
+
+def _smaller(requested: Decimal | None, allowed: Decimal | None) -> Decimal | None:
+    """None is no budget at all: the larger, so the other one wins."""
+    if requested is None:
+        return allowed
+    if allowed is None:
+        return requested
+    return min(requested, allowed)
