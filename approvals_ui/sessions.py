@@ -1,18 +1,24 @@
-"""The signed session cookie: who is signed in, the CSRF token, a one-time notice.
+"""The signed session cookie: the server-side session's id, the CSRF token, a notice.
 
-Design note. The cookie holds a small JSON document signed with itsdangerous (HMAC,
-with a timestamp checked against `SIGNOFF_UI_SESSION_HOURS`); nothing secret is in
-it, and a cookie that fails the signature is an empty session. It is HttpOnly,
-SameSite=Lax, and Secure whenever the request came over https. The session also keeps a
-fingerprint of the reviewer's password hash: changing the password ends every session.
+Design note. The cookie holds a small JSON document signed with itsdangerous (HMAC);
+a cookie that fails the signature is an empty session. It is HttpOnly, SameSite=Lax,
+and Secure whenever the request came over https. Who is signed in is not decided by
+the cookie: it carries the id of a row in `ui_sessions` (activities/store/ui_sessions.py)
+and the reviewer counts only while that row is open, unexpired and the reviewer active.
+So sign-out, a password change and `signoff user disable` end a session at once, even
+in a copy of the cookie saved before, and the lifetime is absolute.
+
+The signing secret must be at least 32 bytes, and its file readable by its owner alone:
+anyone who has it can forge the cookie (and its CSRF token). A weaker one is refused
+when the app is made, so the server does not start.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -25,26 +31,55 @@ from signoff.settings import Settings
 COOKIE_NAME = "signoff_session"
 SECRET_FILE = "ui-secret"
 SESSION_SCOPE_KEY = "signoff.session"
+SESSION_ID_KEY = "sid"
+MIN_SECRET_BYTES = 32
+GENERATE_HINT = "python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"
+
+
+class UnsafeSecret(ValueError):
+    """The cookie-signing secret is too short or readable by others; the message says
+    what to do."""
 
 
 def load_secret(settings: Settings) -> str:
-    """SIGNOFF_UI_SECRET, or a random secret kept in SIGNOFF_HOME (created on first use)."""
+    """SIGNOFF_UI_SECRET, or a random secret kept in SIGNOFF_HOME (created on first use).
+
+    Raises UnsafeSecret for a secret under 32 bytes or a file others can read."""
     if settings.ui_secret is not None:
-        return settings.ui_secret.get_secret_value()
+        secret = settings.ui_secret.get_secret_value()
+        if len(secret.encode()) < MIN_SECRET_BYTES:
+            raise UnsafeSecret(
+                f"SIGNOFF_UI_SECRET has {len(secret.encode())} bytes; it needs at least "
+                f"{MIN_SECRET_BYTES}. Make one with `{GENERATE_HINT}`, or unset it to use "
+                f"a generated {settings.home / SECRET_FILE}."
+            )
+        return secret
     path = settings.home / SECRET_FILE
     settings.home.mkdir(parents=True, exist_ok=True)
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return Path(path).read_text().strip()
+        return _read_secret_file(Path(path))
     with os.fdopen(descriptor, "w") as handle:
         secret = secrets.token_urlsafe(48)
         handle.write(secret)
     return secret
 
 
-def password_fingerprint(password_hash: str | None) -> str:
-    return hashlib.sha256((password_hash or "").encode()).hexdigest()[:16]
+def _read_secret_file(path: Path) -> str:
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise UnsafeSecret(
+            f"{path} can be read or written by other users (mode {mode:o}). Run "
+            f"`chmod 600 {path}`, and replace the secret if someone may have read it."
+        )
+    secret = path.read_text().strip()
+    if len(secret.encode()) < MIN_SECRET_BYTES:
+        raise UnsafeSecret(
+            f"{path} holds {len(secret.encode())} bytes; it needs at least "
+            f"{MIN_SECRET_BYTES}. Delete it to have a new one generated."
+        )
+    return secret
 
 
 def session_of(request: Request) -> dict[str, Any]:
