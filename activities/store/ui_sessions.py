@@ -28,12 +28,24 @@ def _hash(session_id: str) -> str:
 
 
 def start_session(
-    engine: Engine, reviewer_id: str, lifetime: timedelta, now: datetime | None = None
-) -> str:
-    """Open a session for the reviewer; returns the id the cookie carries."""
+    engine: Engine,
+    reviewer_id: str,
+    password_hash: str | None,
+    lifetime: timedelta,
+    now: datetime | None = None,
+) -> str | None:
+    """Open a session for the reviewer whose password was checked against
+    `password_hash`; returns the id the cookie carries, or None when the reviewer was
+    disabled, deleted or got a new password since that check."""
     now = now or datetime.now(UTC)
     session_id = secrets.token_urlsafe(SESSION_ID_BYTES)
     with write_transaction(engine) as session:
+        # Locked: a password change or a disable committing meanwhile either ends this
+        # session with the others, or is seen here (they update this row first).
+        query = select(Reviewer).where(Reviewer.id == reviewer_id).with_for_update()
+        reviewer = session.scalars(query).one_or_none()
+        if reviewer is None or not reviewer.active or reviewer.password_hash != password_hash:
+            return None
         # Expired rows go here, at sign-in, so the table stays as small as the live set.
         session.execute(delete(UiSession).where(UiSession.expires_at <= now))
         session.add(

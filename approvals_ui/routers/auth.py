@@ -110,7 +110,11 @@ async def signin(
         )
     limiter.succeeded(name_key, address)
     lifetime = timedelta(hours=settings.ui_session_hours)
-    session_id = await asyncio.to_thread(start_session, engine, reviewer.id, lifetime)
+    session_id = await asyncio.to_thread(
+        start_session, engine, reviewer.id, reviewer.password_hash, lifetime
+    )
+    if session_id is None:  # disabled or given a new password during this sign-in
+        return refused("Your account changed just now. Sign in again.", status.HTTP_409_CONFLICT)
     session = session_of(request)
     await _end_server_session(engine, session.get(SESSION_ID_KEY))
     session.clear()

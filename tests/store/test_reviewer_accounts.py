@@ -67,8 +67,29 @@ def test_roles_are_added_and_removed_by_any_spelling(store: Engine) -> None:
         change_roles(store, "mallory", add=["auditor"], remove=[])
 
 
+def open_session(store: Engine, name: str) -> str:
+    reviewer = get_reviewer(store, name)
+    assert reviewer is not None
+    session_id = start_session(store, reviewer.id, reviewer.password_hash, TWELVE_HOURS, now=T0)
+    assert session_id is not None
+    return session_id
+
+
+def test_a_session_is_not_opened_on_a_password_that_changed_or_when_disabled(
+    store: Engine,
+) -> None:
+    alice = get_reviewer(store, "alice")
+    assert alice is not None
+    set_password(store, "alice", "changed during the sign-in")
+    assert start_session(store, "alice", alice.password_hash, TWELVE_HOURS, now=T0) is None
+    fresh = get_reviewer(store, "alice")
+    assert fresh is not None
+    set_active(store, "alice", False)
+    assert start_session(store, "alice", fresh.password_hash, TWELVE_HOURS, now=T0) is None
+
+
 def test_a_session_lives_a_fixed_time_however_often_it_is_used(store: Engine) -> None:
-    session_id = start_session(store, "alice", TWELVE_HOURS, now=T0)
+    session_id = open_session(store, "alice")
     for hours in (1, 6, 11):  # use does not extend it
         reviewer = session_reviewer(store, session_id, now=T0 + timedelta(hours=hours))
         assert reviewer is not None and reviewer.id == "alice"
@@ -77,21 +98,21 @@ def test_a_session_lives_a_fixed_time_however_often_it_is_used(store: Engine) ->
 
 
 def test_sign_out_ends_only_that_session(store: Engine) -> None:
-    laptop = start_session(store, "alice", TWELVE_HOURS, now=T0)
-    phone = start_session(store, "alice", TWELVE_HOURS, now=T0)
+    laptop = open_session(store, "alice")
+    phone = open_session(store, "alice")
     end_session(store, laptop)
     assert session_reviewer(store, laptop, now=T0) is None
     assert session_reviewer(store, phone, now=T0) is not None
 
 
 def test_a_password_change_ends_every_session(store: Engine) -> None:
-    session_id = start_session(store, "alice", TWELVE_HOURS, now=T0)
+    session_id = open_session(store, "alice")
     set_password(store, "Alice", "a brand new phrase")
     assert session_reviewer(store, session_id, now=T0) is None
 
 
 def test_disabling_ends_sessions_and_enabling_does_not_revive_them(store: Engine) -> None:
-    session_id = start_session(store, "bob", TWELVE_HOURS, now=T0)
+    session_id = open_session(store, "bob")
     set_active(store, "bob", False)
     assert session_reviewer(store, session_id, now=T0) is None
     set_active(store, "bob", True)
