@@ -19,6 +19,7 @@ from pydantic import SecretStr
 from sqlalchemy import Engine
 
 from activities.store import (
+    change_roles,
     issue_token,
     make_engine,
     revoke_token,
@@ -132,6 +133,16 @@ def test_a_password_change_ends_the_session_at_once(app: FastAPI, store: Engine)
         assert try_sign_in(client, "bob", "demo-bob").status_code == 303
         set_password(store, "bob", "another long phrase")
         assert whoami(client) is None
+
+
+def test_a_role_change_applies_on_the_next_request(app: FastAPI, store: Engine) -> None:
+    with client_at(app) as client:
+        assert try_sign_in(client, "dave", "demo-dave").status_code == 303
+        assert client.get("/api/me").json()["can_decide"] is False
+        change_roles(store, "dave", add=["refund_approver"], remove=[])
+        assert client.get("/api/me").json()["can_decide"] is True
+        change_roles(store, "dave", add=[], remove=["refund_approver"])
+        assert client.get("/api/me").json()["can_decide"] is False
 
 
 def test_a_disabled_reviewer_is_refused_everywhere(home: Path, store: Engine) -> None:
