@@ -30,6 +30,9 @@ from dataclasses import dataclass
 from signoff.settings import Settings
 
 MAX_DOUBLINGS = 30  # 2**30 times any first delay is past any max delay
+# A name key can be far longer than the name typed (NFKC expands some characters 18
+# times); a prefix this long tells reviewers apart and bounds each key's memory.
+MAX_NAME_KEY_CHARS = 255
 
 
 @dataclass(frozen=True)
@@ -117,14 +120,14 @@ class SignInRateLimiter:
     def succeeded(self, name_key: str, address: str) -> None:
         # The address keeps its count: signing in to one's own account must not let an
         # attacker reset the count of the address they guess other names from.
-        self._failures.pop(("name", name_key, address_key(address)), None)
+        self._failures.pop(self._keys(name_key, address)[0], None)
 
     def tracked_keys(self) -> int:
         return len(self._failures)
 
     def _keys(self, name_key: str, address: str) -> tuple[tuple[str, ...], ...]:
         where = address_key(address)
-        return ("name", name_key, where), ("address", where)
+        return ("name", name_key[:MAX_NAME_KEY_CHARS], where), ("address", where)
 
     def _wait(self, key: tuple[str, ...], now: float) -> float:
         record = self._failures.get(key)

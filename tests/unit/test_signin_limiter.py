@@ -112,3 +112,13 @@ def test_the_settings_make_a_limiter_with_both_rules() -> None:
     assert limit.retry_after("carol", "10.0.0.1") == 0
     limit.failed("carol", "10.0.0.1")
     assert limit.retry_after("erin", "10.0.0.1") == settings.ui_signin_delay_seconds
+
+
+def test_a_long_name_key_is_kept_short() -> None:
+    clock = Clock()
+    limit = limiter(clock)
+    long_key = "\u0635\u0644\u0649" * 1000  # what NFKC makes of a few hundred U+FDFA
+    for _ in range(3):
+        limit.failed(long_key, "10.0.0.1")
+    assert limit.retry_after(long_key, "10.0.0.1") == 10
+    assert max(len(part) for key in limit._failures for part in key) == 255
