@@ -1,10 +1,15 @@
 """Dependencies of the routes, as `Annotated` aliases: settings, store, Temporal, reviewer.
 
 The signed-in reviewer is read from the store on every request, so a changed role or
-tenant applies at once, and the decision a route sends carries what the store says,
-never what a form says. Who the reviewer is comes from the session cookie, or, with
-`SIGNOFF_AUTH=proxy`, from the header an auth proxy in front sets (the cookie's
-reviewer is then ignored, and the header is ignored in the default session mode).
+tenant applies at once, a disabled reviewer is refused at once, and the decision a
+route sends carries what the store says, never what a form says. Who the reviewer is
+comes from one of:
+- the session cookie, whose id must name an open server-side session (sessions.py);
+- with `SIGNOFF_AUTH=proxy`, the header an auth proxy in front sets (the cookie's
+  reviewer is then ignored, and the header is ignored in the default session mode);
+- under `/api/` only, in either mode, `Authorization: Bearer <token>`, a reviewer's
+  personal API token (`signoff user token`). When that header is sent it alone
+  decides: a wrong token is a 401, never a fall-back to the cookie.
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ from fastapi import Depends, HTTPException, Request, status
 from sqlalchemy import Engine
 from temporalio.client import Client
 
-from activities.store import Reviewer, get_reviewer
-from approvals_ui.sessions import password_fingerprint, session_of
+from activities.store import Reviewer, get_reviewer, session_reviewer, token_reviewer
+from approvals_ui.sessions import SESSION_ID_KEY, session_of
 from signoff.config.settings import Settings
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -46,6 +51,28 @@ class SignInRequired(Exception):
 
 class UnknownProxyReviewer(Exception):
     """Proxy mode: the auth proxy named someone who is not a reviewer in the store."""
+
+
+class DisabledReviewer(HTTPException):
+    def __init__(self) -> None:
+        super().__init__(
+            status.HTTP_403_FORBIDDEN,
+            "This reviewer account is disabled. Ask an administrator (`signoff user enable NAME`).",
+        )
+
+
+class InvalidApiToken(HTTPException):
+    def __init__(self) -> None:
+        super().__init__(
+            status.HTTP_401_UNAUTHORIZED,
+            "The API token is not valid: it may have been replaced or revoked, or its "
+            "reviewer disabled. Get a new one with `signoff user token NAME`.",
+        )
+
+
+# request.state.auth says how the reviewer was authenticated: the CSRF rule differs.
+AUTH_BEARER = "bearer"
+BEARER_SCHEME = "bearer"
 
 
 class TemporalUnavailable(Exception):
@@ -91,16 +118,31 @@ async def get_temporal(request: Request) -> Client:
 def get_reviewer_or_none(request: Request) -> SignedInReviewer | None:
     """Sync on purpose: FastAPI runs it in a thread, off the event loop, like every read."""
     settings = get_settings(request)
+    authorization = request.headers.get("authorization")
+    if authorization is not None and request.url.path.startswith("/api/"):
+        return _token_reviewer(request, authorization)
     if settings.auth == "proxy":
         return _proxy_reviewer(request, settings.auth_header)
     session = session_of(request)
-    reviewer_id = session.get("reviewer")
-    if not isinstance(reviewer_id, str):
+    session_id = session.get(SESSION_ID_KEY)
+    if not isinstance(session_id, str):
         return None
-    reviewer = get_reviewer(get_engine(request), reviewer_id)
-    if reviewer is None or session.get("pw") != password_fingerprint(reviewer.password_hash):
-        session.pop("reviewer", None)  # deleted, or the password changed since sign-in
+    reviewer = session_reviewer(get_engine(request), session_id)
+    if reviewer is None:
+        # Signed out elsewhere, expired, password changed, reviewer disabled or deleted.
+        session.pop(SESSION_ID_KEY, None)
         return None
+    return _signed_in(reviewer)
+
+
+def _token_reviewer(request: Request, authorization: str) -> SignedInReviewer:
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != BEARER_SCHEME or not token.strip():
+        raise InvalidApiToken()
+    reviewer = token_reviewer(get_engine(request), token.strip())
+    if reviewer is None:
+        raise InvalidApiToken()
+    request.state.auth = AUTH_BEARER
     return _signed_in(reviewer)
 
 
@@ -115,7 +157,13 @@ def _proxy_reviewer(request: Request, header: str) -> SignedInReviewer | None:
     )
     if reviewer is None:
         raise UnknownProxyReviewer()
+    if not reviewer.active:
+        raise DisabledReviewer()
     return _signed_in(reviewer)
+
+
+def authenticated_by_bearer(request: Request) -> bool:
+    return getattr(request.state, "auth", None) == AUTH_BEARER
 
 
 def _signed_in(reviewer: Reviewer) -> SignedInReviewer:

@@ -15,8 +15,9 @@ from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
 from approvals_ui.inbox_cache import InboxCache
 from approvals_ui.routers import api, api_audit, approvals, audit, auth, runs
-from approvals_ui.security import SecurityHeadersMiddleware, SignInRateLimiter, csrf_protect
+from approvals_ui.security import SecurityHeadersMiddleware, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
+from approvals_ui.signin_limiter import SignInRateLimiter
 from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
@@ -26,7 +27,9 @@ API_DESCRIPTION = (
     "The reviewer UI's reads and the decision, for integrations. Authentication: the "
     "UI's session cookie (`signoff_session`, from `POST /signin`), whose POSTs also carry "
     "the session's CSRF token in `X-CSRF-Token` (read it from `GET /api/me`); or, with "
-    "`SIGNOFF_AUTH=proxy`, the reviewer named in the header the auth proxy sets. Errors "
+    "`SIGNOFF_AUTH=proxy`, the reviewer named in the header the auth proxy sets; or, in "
+    "either mode, a reviewer's personal token (`signoff user token NAME`) in "
+    "`Authorization: Bearer <token>`, which needs no CSRF token. Errors "
     'are `{"detail": "..."}`; 503 when Temporal or a worker does not answer.'
 )
 
@@ -62,9 +65,7 @@ def create_app(
     app.state.engine = store
     app.state.temporal = TemporalProvider(settings, temporal_connect)
     app.state.inbox_cache = InboxCache(settings.ui_inbox_cache_seconds)
-    app.state.signin_limiter = SignInRateLimiter(
-        settings.ui_signin_attempts, settings.ui_signin_window_seconds
-    )
+    app.state.signin_limiter = SignInRateLimiter.from_settings(settings)
     errors.install(app)
     csrf = [Depends(csrf_protect)]
     for router in (auth.router, approvals.router, runs.router, audit.router):

@@ -1,4 +1,4 @@
-"""Security headers, the CSRF check and the sign-in rate limit.
+"""Security headers and the CSRF check (the sign-in rate limit is in signin_limiter.py).
 
 CSRF: every state-changing request carries the session's token, in the form field
 `csrf_token` or the `X-CSRF-Token` header, and, when the browser sends an Origin, that
@@ -8,21 +8,21 @@ The JSON API takes no forms: its POSTs must be `application/json`, which no page
 another site can send without a CORS preflight (this app answers none), and, when the
 session cookie authenticates them, carry the session's token in `X-CSRF-Token`. In
 proxy mode the identity comes from the proxy's header, and the JSON content type and
-the Origin check are the fence.
+the Origin check are the fence. A request authenticated by `Authorization: Bearer`
+needs no CSRF token: CSRF rides on credentials a browser attaches by itself (cookies),
+and no browser ever attaches an Authorization header to a request another site makes.
 """
 
 from __future__ import annotations
 
 import hmac
-import time
-from collections import defaultdict, deque
 from typing import Annotated
 from urllib.parse import urlsplit
 
 from fastapi import Header, HTTPException, Request, status
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from approvals_ui.deps import CurrentReviewer
+from approvals_ui.deps import CurrentReviewer, authenticated_by_bearer
 from approvals_ui.sessions import session_of
 
 CSRF_FIELD = "csrf_token"
@@ -117,7 +117,7 @@ async def api_csrf_protect(
         Header(
             alias="X-CSRF-Token",
             description="The session's CSRF token; required when the session cookie "
-            "authenticates the request, not in proxy mode.",
+            "authenticates the request, not with a bearer token or in proxy mode.",
         ),
     ] = None,
 ) -> None:
@@ -128,46 +128,9 @@ async def api_csrf_protect(
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media_type != "application/json":
         raise NotJson()
-    if request.app.state.settings.auth == "proxy":
-        return
+    if request.app.state.settings.auth == "proxy" or authenticated_by_bearer(request):
+        return  # see the module note
     sent = x_csrf_token or ""
     expected = str(session_of(request).get("csrf", ""))
     if not sent or not hmac.compare_digest(sent.encode(), expected.encode()):
         raise CsrfRefused()
-
-
-class SignInRateLimiter:
-    """Failed sign-ins per key (a user name, an IP) in a sliding window, in memory.
-
-    One process's memory: enough for the one UI process we run; several replicas would
-    each count on their own, which still bounds guessing per replica.
-    """
-
-    def __init__(self, attempts: int, window_seconds: float) -> None:
-        self.attempts = attempts
-        self.window_seconds = window_seconds
-        self._failures: dict[str, deque[float]] = defaultdict(deque)
-
-    def retry_after(self, *keys: str, now: float | None = None) -> float:
-        """Seconds until one more attempt is allowed for all keys; 0 when allowed now."""
-        now = time.monotonic() if now is None else now
-        wait = 0.0
-        for key in keys:
-            failures = self._prune(key, now)
-            if len(failures) >= self.attempts:
-                wait = max(wait, failures[0] + self.window_seconds - now)
-        return wait
-
-    def failed(self, *keys: str, now: float | None = None) -> None:
-        now = time.monotonic() if now is None else now
-        for key in keys:
-            self._prune(key, now).append(now)
-
-    def succeeded(self, key: str) -> None:
-        self._failures.pop(key, None)
-
-    def _prune(self, key: str, now: float) -> deque[float]:
-        failures = self._failures[key]
-        while failures and failures[0] <= now - self.window_seconds:
-            failures.popleft()
-        return failures

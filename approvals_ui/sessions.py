@@ -1,50 +1,47 @@
-"""The signed session cookie: who is signed in, the CSRF token, a one-time notice.
+"""The signed session cookie: the server-side session's id, the CSRF token, a notice.
 
-Design note. The cookie holds a small JSON document signed with itsdangerous (HMAC,
-with a timestamp checked against `SIGNOFF_UI_SESSION_HOURS`); nothing secret is in
-it, and a cookie that fails the signature is an empty session. It is HttpOnly,
-SameSite=Lax, and Secure whenever the request came over https. The session also keeps a
-fingerprint of the reviewer's password hash: changing the password ends every session.
+Design note. The cookie holds a small JSON document signed with itsdangerous (HMAC);
+a cookie that fails the signature is an empty session. It is HttpOnly, SameSite=Lax,
+and Secure whenever the request came over https. Who is signed in is not decided by
+the cookie: it carries the id of a row in `ui_sessions` (activities/store/ui_sessions.py)
+and the reviewer counts only while that row is open, unexpired and the reviewer active.
+So sign-out, a password change and `signoff user disable` end a session at once, even
+in a copy of the cookie saved before, and the lifetime is absolute.
+
+The signing secret must be at least 32 bytes, and its file readable by its owner alone:
+anyone who has it can forge the cookie (and its CSRF token). A weaker one is refused
+when the app is made, so the server does not start.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import secrets
-from pathlib import Path
 from typing import Any
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from signoff.config.secret_files import WeakSecret
+from signoff.config.secret_files import load_secret as load_secret_file
 from signoff.config.settings import Settings
 
 COOKIE_NAME = "signoff_session"
 SECRET_FILE = "ui-secret"
 SESSION_SCOPE_KEY = "signoff.session"
+SESSION_ID_KEY = "sid"
+
+
+# One rule for every secret in SIGNOFF_HOME (signoff/config/secret_files.py).
+UnsafeSecret = WeakSecret
 
 
 def load_secret(settings: Settings) -> str:
-    """SIGNOFF_UI_SECRET, or a random secret kept in SIGNOFF_HOME (created on first use)."""
-    if settings.ui_secret is not None:
-        return settings.ui_secret.get_secret_value()
-    path = settings.home / SECRET_FILE
-    settings.home.mkdir(parents=True, exist_ok=True)
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return Path(path).read_text().strip()
-    with os.fdopen(descriptor, "w") as handle:
-        secret = secrets.token_urlsafe(48)
-        handle.write(secret)
-    return secret
+    """SIGNOFF_UI_SECRET, or a random secret kept in SIGNOFF_HOME (created on first use).
 
-
-def password_fingerprint(password_hash: str | None) -> str:
-    return hashlib.sha256((password_hash or "").encode()).hexdigest()[:16]
+    Raises UnsafeSecret for a secret under 32 bytes or a file others can read."""
+    return load_secret_file(settings.ui_secret, settings.home / SECRET_FILE, "SIGNOFF_UI_SECRET")
 
 
 def session_of(request: Request) -> dict[str, Any]:

@@ -23,6 +23,14 @@ from activities.store.refunds import (
     read_action_state,
     refund_by_key,
 )
+from activities.store.reviewer_accounts import (
+    change_roles,
+    issue_token,
+    revoke_token,
+    set_active,
+    token_reviewer,
+)
+from activities.store.reviewer_names import reviewer_name_key
 from activities.store.reviewers import (
     ReviewerExists,
     UnknownReviewer,
@@ -40,6 +48,7 @@ from activities.store.tickets import (
     get_tickets,
     tenant_exists,
 )
+from activities.store.ui_sessions import end_session, session_reviewer, start_session
 
 __all__ = [
     "EmptyTicketText",
@@ -58,6 +67,8 @@ __all__ = [
     "WeakPassword",
     "add_reviewer",
     "add_ticket",
+    "change_roles",
+    "end_session",
     "execute_refund",
     "get_order",
     "get_order_for_ticket",
@@ -66,14 +77,21 @@ __all__ = [
     "get_ticket",
     "get_tickets",
     "hash_password",
+    "issue_token",
     "list_refunds",
     "make_engine",
     "read_action_state",
     "refund_by_key",
+    "reviewer_name_key",
+    "revoke_token",
     "seed_demo",
     "session_factory",
+    "session_reviewer",
+    "set_active",
     "set_password",
+    "start_session",
     "tenant_exists",
+    "token_reviewer",
     "use_session",
     "verify_password",
     "write_transaction",

@@ -26,6 +26,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from activities.store import append_only  # noqa: F401  (installs the audit's trigger)
+from activities.store.reviewer_columns import add_missing_reviewer_columns
 from activities.store.schema import Base
 
 # The worker's activities and the CLI write the same file; wait rather than fail.
@@ -43,8 +44,13 @@ def make_engine(url: str) -> Engine:
     if is_sqlite:
         event.listen(engine, "connect", _configure_sqlite)
         event.listen(engine, "begin", _begin_sqlite)
-    # Two processes starting at once (worker and CLI) must not both create the tables.
-    Base.metadata.create_all(writer(engine))
+    try:
+        # Two processes starting at once (worker and CLI) must not both create the tables.
+        Base.metadata.create_all(writer(engine))
+        add_missing_reviewer_columns(writer(engine))  # a store from before issue 9
+    except BaseException:
+        engine.dispose()
+        raise
     return engine
 
 

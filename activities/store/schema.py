@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
 
+from activities.store.reviewer_names import reviewer_name_key
 from workflows.contract_base import tenant_id_problem
 
 ID_LENGTH = 128  # matches IDENTIFIER_PATTERN in workflows.contracts
@@ -239,8 +240,19 @@ class Reviewer(Base):
     roles: Mapped[str] = mapped_column(Text, default="")
     # Set when the reviewer can sign in to the web UI; the CLI does not need it.
     password_hash: Mapped[str | None] = mapped_column(Text, nullable=True)
-    # A disabled reviewer cannot sign in, decide, or use a session or API token.
+    # A disabled reviewer cannot sign in or decide; their sessions and API token stop.
     active: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    # Unique: `Alice` cannot be added beside `alice` (reviewer_names.py). Set from id.
+    name_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True, index=True)
+    # SHA-256 of the reviewer's personal API token (`signoff user token`); one at most.
+    api_token_hash: Mapped[str | None] = mapped_column(
+        String(HASH_LENGTH), nullable=True, unique=True, index=True
+    )
+
+    @validates("id")
+    def _derive_name_key(self, _field: str, value: str) -> str:
+        self.name_key = reviewer_name_key(value)
+        return value
 
     @property
     def role_list(self) -> list[str]:
@@ -285,6 +297,24 @@ class PendingRefund(Base):
     amount_minor: Mapped[int] = mapped_column(Integer)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class UiSession(Base):
+    """A signed-in session of the reviewer UI, server-side so that it can be ended.
+
+    The cookie carries a random session id; only its SHA-256 is stored here, so a copy
+    of the database opens no session. The lifetime is absolute: `expires_at` is set at
+    sign-in and never moves.
+    """
+
+    __tablename__ = "ui_sessions"
+
+    id_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("reviewers.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime, index=True)
 
 
 def split_list(text: str) -> list[str]:

@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 
 from activities.store.database import write_transaction
 from activities.store.passwords import hash_password
+from activities.store.reviewers import find_reviewer
 from activities.store.schema import Order, Reviewer, Tenant, Ticket, decimal_to_minor
 from workflows.actions import REFUND_APPROVER_ROLE
 
@@ -166,7 +167,12 @@ def seed_demo(engine: Engine) -> SeedReport:
     report = SeedReport()
     with write_transaction(engine) as session:
         for row in demo_rows():
-            stored = session.get(type(row), _key(row))
+            # A reviewer by name key: a `Alice` added by hand is the demo's alice, kept.
+            stored = (
+                find_reviewer(session, row.id)
+                if isinstance(row, Reviewer)
+                else session.get(type(row), _key(row))
+            )
             if stored is None:
                 session.add(row)
                 session.flush()

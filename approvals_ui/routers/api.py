@@ -1,7 +1,8 @@
 """The JSON API for integrations: the same reads as the pages, and the decision.
 
 Authentication is the UI's: the session cookie (a POST then also needs the session's
-token in `X-CSRF-Token`), or the auth proxy's header in proxy mode. Every refusal is
+token in `X-CSRF-Token`), or the auth proxy's header in proxy mode; or, in either mode,
+a reviewer's personal token in `Authorization: Bearer` (`signoff user token`). Every refusal is
 `{"detail": "..."}` with the status code documented on the route.
 """
 
@@ -26,6 +27,7 @@ from approvals_ui.deps import (
     EngineDep,
     SettingsDep,
     TemporalDep,
+    authenticated_by_bearer,
     get_temporal,
 )
 from approvals_ui.lookups import (
@@ -54,7 +56,8 @@ router = APIRouter(prefix="/api", tags=["api"], responses=_errors(401, 403, 503)
 
 @router.get("/me", summary="The signed-in reviewer")
 def me(request: Request, reviewer: CurrentReviewer, settings: SettingsDep) -> Reviewer:
-    csrf = session_of(request).get("csrf") if settings.auth == "session" else None
+    by_cookie = settings.auth == "session" and not authenticated_by_bearer(request)
+    csrf = session_of(request).get("csrf") if by_cookie else None
     return Reviewer(
         id=reviewer.id,
         tenant_id=reviewer.tenant_id,

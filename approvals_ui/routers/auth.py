@@ -1,5 +1,9 @@
 """Sign-in and sign-out. Passwords are checked against the store's argon2 hashes.
 
+A sign-in opens a server-side session (activities/store/ui_sessions.py) whose id the
+cookie carries; sign-out closes it, so a copy of the cookie stops working too. Failed
+sign-ins are limited per (name, address) and per address (signin_limiter.py).
+
 In proxy mode there is no password sign-in: the auth proxy in front signs people in,
 and these pages only say so.
 """
@@ -8,16 +12,24 @@ from __future__ import annotations
 
 import asyncio
 import math
+from datetime import timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request, status
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import Engine
 
-from activities.store import get_reviewer, verify_password
-from approvals_ui.deps import EngineDep, MaybeReviewer
+from activities.store import (
+    end_session,
+    get_reviewer,
+    reviewer_name_key,
+    start_session,
+    verify_password,
+)
+from approvals_ui.deps import EngineDep, MaybeReviewer, SettingsDep
 from approvals_ui.errors import PROXY_SIGN_IN, error_page, proxy_mode
-from approvals_ui.security import SignInRateLimiter
-from approvals_ui.sessions import new_session, password_fingerprint, session_of
+from approvals_ui.sessions import SESSION_ID_KEY, new_session, session_of
+from approvals_ui.signin_limiter import SignInRateLimiter
 from approvals_ui.templating import render
 
 router = APIRouter(tags=["sign-in"])
@@ -46,10 +58,17 @@ def signin_page(request: Request, reviewer: MaybeReviewer, next: str | None = No
     return render(request, "signin.html", {"next": safe_next(next), "username": ""})
 
 
+def _wait_words(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(1, math.ceil(seconds))} second(s)"
+    return f"{math.ceil(seconds / 60)} minute(s)"
+
+
 @router.post("/signin")
 async def signin(
     request: Request,
     engine: EngineDep,
+    settings: SettingsDep,
     username: Annotated[str, Form(max_length=MAX_NAME_CHARS)],
     password: Annotated[str, Form(max_length=1024)],
     next: Annotated[str, Form()] = HOME,
@@ -62,49 +81,59 @@ async def signin(
         )
     limiter: SignInRateLimiter = request.app.state.signin_limiter
     username = username.strip()
-    client_ip = request.client.host if request.client else "unknown"
-    keys = (f"user:{username.lower()}", f"ip:{client_ip}")
-    wait = limiter.retry_after(*keys)
+    name_key = reviewer_name_key(username)
+    # Behind a reverse proxy this is the client's address only if uvicorn trusts that
+    # proxy's X-Forwarded-For (`--forwarded-allow-ips`); see the README.
+    address = request.client.host if request.client else "unknown"
+
+    def refused(error: str, status_code: int) -> Response:
+        context = {"next": safe_next(next), "username": username, "error": error}
+        return render(request, "signin.html", context, status_code)
+
+    wait = limiter.retry_after(name_key, address)
     if wait > 0:
-        minutes = max(1, math.ceil(wait / 60))
-        return render(
-            request,
-            "signin.html",
-            {
-                "next": safe_next(next),
-                "username": username,
-                "error": f"Too many sign-in attempts. Try again in {minutes} minute(s).",
-            },
+        return refused(
+            f"Too many sign-in attempts. Try again in {_wait_words(wait)}.",
             status.HTTP_429_TOO_MANY_REQUESTS,
         )
     reviewer = await asyncio.to_thread(get_reviewer, engine, username)
     stored_hash = reviewer.password_hash if reviewer is not None else None
     # argon2 is slow on purpose: off the event loop.
     if not await asyncio.to_thread(verify_password, password, stored_hash) or reviewer is None:
-        limiter.failed(*keys)
-        return render(
-            request,
-            "signin.html",
-            {
-                "next": safe_next(next),
-                "username": username,
-                "error": "Wrong name or password.",
-            },
-            status.HTTP_401_UNAUTHORIZED,
+        limiter.failed(name_key, address)
+        return refused("Wrong name or password.", status.HTTP_401_UNAUTHORIZED)
+    if not reviewer.active:
+        # Said only after the right password: a guesser learns nothing from it.
+        return refused(
+            "This reviewer account is disabled. Ask an administrator.",
+            status.HTTP_403_FORBIDDEN,
         )
-    limiter.succeeded(keys[0])
+    limiter.succeeded(name_key, address)
+    lifetime = timedelta(hours=settings.ui_session_hours)
+    session_id = await asyncio.to_thread(
+        start_session, engine, reviewer.id, reviewer.password_hash, lifetime
+    )
+    if session_id is None:  # disabled or given a new password during this sign-in
+        return refused("Your account changed just now. Sign in again.", status.HTTP_409_CONFLICT)
     session = session_of(request)
+    await _end_server_session(engine, session.get(SESSION_ID_KEY))
     session.clear()
     # A new CSRF token at sign-in: nothing from before the sign-in carries over.
     session.update(new_session())
-    session.update(reviewer=reviewer.id, pw=password_fingerprint(reviewer.password_hash))
+    session[SESSION_ID_KEY] = session_id
     return RedirectResponse(safe_next(next), status.HTTP_303_SEE_OTHER)
 
 
 @router.post("/signout")
-def signout(request: Request) -> RedirectResponse:
+async def signout(request: Request, engine: EngineDep) -> RedirectResponse:
     session = session_of(request)
+    await _end_server_session(engine, session.get(SESSION_ID_KEY))
     session.clear()
     session.update(new_session())
     session["notice"] = "You are signed out."
     return RedirectResponse("/signin", status.HTTP_303_SEE_OTHER)
+
+
+async def _end_server_session(engine: Engine, session_id: object) -> None:
+    if isinstance(session_id, str):
+        await asyncio.to_thread(end_session, engine, session_id)

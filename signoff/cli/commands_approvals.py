@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
 
-from activities.store import get_reviewer, make_engine, verify_password
+from activities.store import get_reviewer, make_engine, token_reviewer, verify_password
 from signoff.cli.commands_runs import describe_or_fail
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
@@ -83,6 +84,14 @@ PasswordStdin = Annotated[
     bool,
     typer.Option("--password-stdin", help="Read the reviewer's password from stdin (one line)."),
 ]
+TokenStdin = Annotated[
+    bool,
+    typer.Option(
+        "--token-stdin",
+        help="Read the reviewer's API token (`signoff user token`) from stdin instead of a "
+        "password: for deployments where reviewers sign in through an auth proxy.",
+    ),
+]
 
 
 def approve_command(
@@ -91,10 +100,12 @@ def approve_command(
     reviewer: ReviewerOption,
     reason: Annotated[str, typer.Option(help="Why you approve (optional).")] = "",
     password_stdin: PasswordStdin = False,
+    token_stdin: TokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Approve the exact action with this hash, as REVIEWER (their password is asked)."""
-    _decide(run_id, action_hash, reviewer, "approve", reason, password_stdin, json_output)
+    proof = Credential(password_stdin, token_stdin)
+    _decide(run_id, action_hash, reviewer, "approve", reason, proof, json_output)
 
 
 def reject_command(
@@ -103,10 +114,12 @@ def reject_command(
     reviewer: ReviewerOption,
     reason: Annotated[str, typer.Option(help="Why you reject it (required).")],
     password_stdin: PasswordStdin = False,
+    token_stdin: TokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Reject the exact action with this hash; the agent is told why and must not retry."""
-    _decide(run_id, action_hash, reviewer, "reject", reason, password_stdin, json_output)
+    proof = Credential(password_stdin, token_stdin)
+    _decide(run_id, action_hash, reviewer, "reject", reason, proof, json_output)
 
 
 def _decide(
@@ -115,11 +128,11 @@ def _decide(
     reviewer_id: str,
     verdict: Verdict,
     reason: str,
-    password_stdin: bool,
+    credential: Credential,
     as_json: bool,
 ) -> None:
     current = settings()
-    decider = authenticate(current, reviewer_id, read_secret(password_stdin, reviewer_id))
+    decider = authenticate(current, reviewer_id, credential)
     try:
         key = load_decision_key(current)
     except WeakSecret as weak:
@@ -127,25 +140,42 @@ def _decide(
     run_async(_send(current, key, run_id, decider, action_hash, verdict, reason, as_json))
 
 
-def read_secret(from_stdin: bool, reviewer_id: str) -> str:
-    if from_stdin:
-        return sys.stdin.readline().rstrip("\n")
-    secret: str = typer.prompt(f"Password of {reviewer_id}", hide_input=True)
-    return secret
+@dataclass(frozen=True)
+class Credential:
+    """How the reviewer proves who they are: a password (prompted or on stdin) or a token."""
+
+    password_stdin: bool
+    token_stdin: bool
+
+    def read(self, reviewer_id: str) -> str:
+        if self.password_stdin and self.token_stdin:
+            fail("Give a password or a token, not both.")
+        if self.password_stdin or self.token_stdin:
+            return sys.stdin.readline().rstrip("\n")
+        secret: str = typer.prompt(f"Password of {reviewer_id}", hide_input=True)
+        return secret
 
 
-def authenticate(current: Settings, reviewer_id: str, password: str) -> Decider:
-    """The reviewer, once their own password proved it is them; exit 2 otherwise.
+def authenticate(current: Settings, reviewer_id: str, credential: Credential) -> Decider:
+    """The reviewer, once their own password or API token proved it is them; exit 2
+    otherwise.
 
-    `--as` names the reviewer and the password proves it: nobody decides as someone else
-    without that person's credential, so one operator cannot supply both approvals of a
-    four-eyes refund.
+    `--as` names the reviewer and the credential proves it: nobody decides as someone
+    else without that person's credential, so one operator cannot supply both approvals
+    of a four-eyes refund.
     """
+    secret = credential.read(reviewer_id)
     engine = make_engine(current.resolved_database_url)
     try:
         reviewer = get_reviewer(engine, reviewer_id)
-        password_hash = reviewer.password_hash if reviewer is not None else None
-        if not verify_password(password, password_hash) or reviewer is None:
+        if credential.token_stdin:
+            holder = token_reviewer(engine, secret)
+            if holder is None or reviewer is None or holder.id != reviewer.id:
+                fail(
+                    f"That API token is not '{reviewer_id}''s (or was revoked). Nothing was "
+                    "decided; the reviewer gets a new one with `signoff user token`."
+                )
+        elif reviewer is None or not verify_password(secret, reviewer.password_hash):
             fail(
                 f"Wrong password for '{reviewer_id}', or no such reviewer with a password. "
                 "Nothing was decided; the reviewer sets one with `signoff user passwd`."

@@ -1,5 +1,7 @@
 """`signoff user add` and `signoff user passwd`: reviewer accounts for the web UI.
 
+(`disable`, `enable`, `roles` and `token` are in commands_user_admin.py.)
+
 Passwords are read from a prompt (twice, not echoed) or, for scripts, from stdin with
 `--password-stdin`; never from an option, which would land in shell history.
 """
@@ -24,6 +26,8 @@ PasswordStdin = Annotated[
 
 
 def register(app: typer.Typer) -> None:
+    from signoff.cli import commands_user_admin  # noqa: F401  (adds disable, roles, token)
+
     app.add_typer(users, name="user")
 
 

@@ -100,8 +100,16 @@ class Settings(BaseSettings):
     # Signs the session cookie; generated into `home/ui-secret` when unset.
     ui_secret: SecretStr | None = None
     ui_session_hours: float = Field(default=12.0, gt=0)
-    ui_signin_attempts: int = Field(default=5, ge=1, description="Per user and per IP.")
+    # Sign-in failures allowed per (name, address) before delays begin; per address
+    # alone more, since an office shares one. Then the wait doubles from the first delay
+    # to the max; failures are forgotten a window after the last wait ends.
+    ui_signin_attempts: int = Field(default=5, ge=1, description="Per name and address.")
+    ui_signin_attempts_per_address: int = Field(default=20, ge=1)
+    ui_signin_delay_seconds: float = Field(default=30.0, gt=0)
+    ui_signin_max_delay_seconds: float = Field(default=900.0, gt=0)
     ui_signin_window_seconds: float = Field(default=300.0, gt=0)
+    # Bounds the limiter's memory; the least recently failed key is forgotten first.
+    ui_signin_tracked_keys: int = Field(default=10_000, ge=2)
     ui_inbox_refresh_seconds: int = Field(default=5, ge=1)
     # One listing of a tenant's waiting runs serves every inbox for this long; 0: none.
     ui_inbox_cache_seconds: float = Field(default=2.0, ge=0)

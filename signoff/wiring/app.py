@@ -19,7 +19,7 @@ from signoff.cli import (
     commands_triage,
     commands_users,
 )
-from signoff.cli.support import client_for, run_async, say, settings
+from signoff.cli.support import client_for, fail, run_async, say, settings
 
 app = typer.Typer(
     name="signoff",
@@ -62,11 +62,16 @@ def ui_command(
     port: Annotated[int | None, typer.Option(help="Port to listen on.")] = None,
 ) -> None:
     """Serve the reviewer web UI (sign in, inbox, decisions) until Ctrl-C."""
+    from approvals_ui.sessions import UnsafeSecret, load_secret
     from signoff.wiring.ui_server import serve_ui
 
     current = settings()
     host = host or current.ui_host
     port = port or current.ui_port
+    try:
+        load_secret(current)  # refused here, before anything listens
+    except UnsafeSecret as error:
+        fail(f"The reviewer UI will not start: {error}")
     say(f"reviewer UI on http://{host}:{port}/ (Temporal at {current.temporal_address})")
     run_async(serve_ui(current, host, port))
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from temporalio.client import Client
 
 from activities.store import demo_password, make_engine, seed_demo
+from approvals_ui.sessions import UnsafeSecret
 from signoff.cli.support import fail, say
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
@@ -152,7 +153,11 @@ async def start_ui(settings: Settings) -> tuple[EmbeddedServer, asyncio.Task[Non
             "Set SIGNOFF_UI_PORT to a free port, or run `signoff ui --port P` later."
         )
         return None
-    server = EmbeddedServer(ui_config(settings, settings.ui_host, settings.ui_port))
+    try:
+        server = EmbeddedServer(ui_config(settings, settings.ui_host, settings.ui_port))
+    except UnsafeSecret as error:
+        say(f"Reviewer UI not started: {error}")
+        return None
     task = asyncio.create_task(server.serve())
     deadline = asyncio.get_running_loop().time() + UI_START_SECONDS
     while not server.started and not task.done():

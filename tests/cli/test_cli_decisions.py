@@ -6,6 +6,7 @@ with the right password the command goes on and says that Temporal did not answe
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,7 @@ def test_a_short_decision_key_is_refused_with_what_to_do(
     monkeypatch.setenv("SIGNOFF_DECISION_KEY", "short")
     get_settings.cache_clear()
     code, stderr = approve(cli, "alice", "demo-alice")
-    assert code == 2 and "SIGNOFF_DECISION_KEY is 5 bytes long" in stderr
+    assert code == 2 and "SIGNOFF_DECISION_KEY has 5 bytes; it needs at least 32" in stderr
 
 
 def test_a_key_file_others_can_read_is_refused(cli: CliRunner, tmp_path: Path) -> None:
@@ -64,4 +65,16 @@ def test_a_key_file_others_can_read_is_refused(cli: CliRunner, tmp_path: Path) -
     key.write_text("k" * 48)
     key.chmod(0o644)
     code, stderr = approve(cli, "alice", "demo-alice")
-    assert code == 2 and "can be read by other users" in stderr
+    assert code == 2 and "can be read or written by other users" in stderr
+
+
+def test_an_api_token_proves_only_its_own_reviewer(cli: CliRunner) -> None:
+    issued = cli.invoke(app, ["user", "token", "bob", "--json"])
+    assert issued.exit_code == 0, issued.stderr
+    token = json.loads(issued.stdout)["token"]
+    args = ["approve", "run-demo-x", "--hash", HASH, "--as"]
+
+    as_alice = cli.invoke(app, [*args, "alice", "--token-stdin"], input=token + "\n")
+    assert as_alice.exit_code == 2 and "not 'alice''s" in as_alice.stderr
+    as_bob = cli.invoke(app, [*args, "bob", "--token-stdin"], input=token + "\n")
+    assert as_bob.exit_code == 1 and UNAVAILABLE in as_bob.stderr.replace("\n", " ")

@@ -45,7 +45,9 @@ async def reviewer_ui(
     async def connect(_: Settings) -> Client:
         return isolated_env.client
 
-    settings = Settings(home=tmp_path, ui_secret=SecretStr("expiry-test-secret"))
+    settings = Settings(
+        home=tmp_path, ui_secret=SecretStr("expiry-test-secret-of-at-least-32-bytes")
+    )
     app = create_app(settings, temporal_connect=connect, engine=seeded_engine)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:

@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from activities.store import get_reviewer, make_engine, seed_demo, verify_password
 from approvals_ui.main import create_app
-from approvals_ui.security import SignInRateLimiter
 from signoff.config.settings import Settings, get_settings
 from signoff.wiring.app import app as cli_app
 
@@ -71,18 +70,6 @@ def test_user_add_prompts_twice(home: Path) -> None:
         cli_app, ["user", "add", "gina", "--tenant", "demo"], input="long enough 1\nother 12345\n"
     )
     assert answer.exit_code == 2 and "differ" in answer.output
-
-
-def test_rate_limiter_window() -> None:
-    limiter = SignInRateLimiter(attempts=2, window_seconds=60)
-    limiter.failed("user:a", "ip:1", now=0)
-    assert limiter.retry_after("user:a", "ip:1", now=1) == 0
-    limiter.failed("user:a", "ip:1", now=2)
-    assert limiter.retry_after("user:a", now=3) == pytest.approx(57)
-    assert limiter.retry_after("ip:1", "user:b", now=3) == pytest.approx(57)
-    assert limiter.retry_after("user:a", now=61) == 0  # the first failure left the window
-    limiter.succeeded("user:a")
-    assert limiter.retry_after("user:a", now=3) == 0
 
 
 class BrokenTemporal:

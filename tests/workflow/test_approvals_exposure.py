@@ -72,7 +72,14 @@ async def approve_alone(
             for handle, action in shown
             if "alice" not in [approval.reviewer_id for approval in action.approvals]
         ]
-        if not todo and len(shown) == waiting and refunded(engine, "C-3107") == refunded_then:
+        # An action alice's approval fully approved is on its way to the ledger, not waiting.
+        settled = all(len(a.approvals) < a.required_approvals for _, a in shown)
+        if (
+            not todo
+            and settled
+            and len(shown) == waiting
+            and refunded(engine, "C-3107") == refunded_then
+        ):
             return [action for _, action in shown], seen
         for handle, action in todo:
             try:

@@ -1,0 +1,69 @@
+"""A store made before issue 9 gets the new reviewer columns in place, on SQLite and
+PostgreSQL: its reviewers keep signing in, are active, and `Alice` is refused beside
+`alice`, exactly as in a fresh store."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+
+from activities.store import ReviewerExists, add_reviewer, get_reviewer, make_engine
+from activities.store.passwords import verify_password
+from activities.store.reviewer_columns import NamesClash
+
+OLD_REVIEWERS = """
+CREATE TABLE reviewers (
+    id VARCHAR(128) PRIMARY KEY,
+    tenant_id VARCHAR(128) REFERENCES tenants (id),
+    display_name VARCHAR(200),
+    roles TEXT,
+    password_hash TEXT
+)
+"""
+
+
+def make_old_store(store: Engine) -> str:
+    """The seeded store with its reviewers table as it was before issue 9."""
+    with store.begin() as connection:
+        rows = connection.execute(
+            text("SELECT id, tenant_id, display_name, roles, password_hash FROM reviewers")
+        ).all()
+        connection.execute(text("DROP TABLE ui_sessions"))
+        connection.execute(text("DROP TABLE reviewers"))
+        connection.execute(text(OLD_REVIEWERS))
+        for row in rows:
+            connection.execute(
+                text("INSERT INTO reviewers VALUES (:id, :tenant, :name, :roles, :hash)"),
+                dict(zip(("id", "tenant", "name", "roles", "hash"), row, strict=True)),
+            )
+    url = store.url.render_as_string(hide_password=False)
+    store.dispose()
+    return url
+
+
+def test_an_old_store_is_upgraded_in_place(store: Engine) -> None:
+    upgraded = make_engine(make_old_store(store))
+    try:
+        alice = get_reviewer(upgraded, "ALICE")
+        assert alice is not None and alice.id == "alice" and alice.active is True
+        assert alice.name_key == "alice" and alice.api_token_hash is None
+        assert verify_password("demo-alice", alice.password_hash)
+        with pytest.raises(ReviewerExists):
+            add_reviewer(upgraded, "Alice", "demo", [], "long enough password")
+        make_engine(upgraded.url.render_as_string(hide_password=False)).dispose()  # idempotent
+    finally:
+        upgraded.dispose()
+
+
+def test_two_spellings_in_an_old_store_are_a_clear_error(store: Engine) -> None:
+    url = make_old_store(store)
+    raw = create_engine(url)
+    with raw.begin() as connection:
+        connection.execute(
+            text("INSERT INTO reviewers VALUES ('Alice', 'demo', 'Other Alice', '', NULL)")
+        )
+    with pytest.raises(NamesClash, match="differ only in case"):
+        make_engine(url)
+    with raw.begin() as connection:  # PostgreSQL's database outlives the test: leave it usable
+        connection.execute(text("DELETE FROM reviewers WHERE id = 'Alice'"))
+    raw.dispose()
