@@ -32,6 +32,10 @@ RequestIdOption = Annotated[
     typer.Option(help="Idempotency: the same request id twice gives the one run."),
 ]
 ActorOption = Annotated[str, typer.Option(help="Who asks for this run.")]
+AfterOption = Annotated[
+    str | None,
+    typer.Option(help="Continue after this cursor: the `next` the previous page printed."),
+]
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
