@@ -20,7 +20,8 @@ from temporalio.service import RPCError
 from activities.store import Refund, get_ticket, get_tickets, list_refunds
 from approvals_ui.deps import SignedInReviewer, not_found
 from approvals_ui.inbox_cache import InboxCache
-from signoff.pending import PendingItem, RunNotFound, list_pending, run_state, run_tenant
+from signoff.pending import PendingItem, RunNotFound, run_state, run_tenant
+from signoff.pending_pages import read_pending
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
 
@@ -34,6 +35,13 @@ NO_WORKER = (
 class InboxRow:
     item: PendingItem
     ticket_excerpt: str
+
+
+@dataclass(frozen=True)
+class InboxListing:
+    rows: list[InboxRow]  # every pending action of the tenant, soonest expiry first
+    waiting_runs: int  # from the count query (see signoff/pending_pages.py)
+    unread_runs: int
 
 
 @dataclass(frozen=True)
@@ -95,19 +103,21 @@ def _excerpts(engine: Engine, items: list[PendingItem]) -> list[InboxRow]:
     return [InboxRow(item, texts.get((item.tenant_id, item.ticket_id), "")) for item in items]
 
 
-def get_inbox_cache(request: Request) -> InboxCache[list[InboxRow]]:
-    cache: InboxCache[list[InboxRow]] = request.app.state.inbox_cache
+def get_inbox_cache(request: Request) -> InboxCache[InboxListing]:
+    cache: InboxCache[InboxListing] = request.app.state.inbox_cache
     return cache
 
 
-InboxCacheDep = Annotated[InboxCache[list[InboxRow]], Depends(get_inbox_cache)]
+InboxCacheDep = Annotated[InboxCache[InboxListing], Depends(get_inbox_cache)]
 
 
-async def inbox_rows(client: Client, engine: Engine, tenant_id: str) -> list[InboxRow]:
+async def inbox_rows(client: Client, engine: Engine, tenant_id: str) -> InboxListing:
+    """Every pending action of the tenant with its ticket's excerpt, and the counts."""
     try:
-        items = await list_pending(client, tenant_id)
+        listing = await read_pending(client, tenant_id)
     except RPCError:
         raise HTTPException(
             status.HTTP_503_SERVICE_UNAVAILABLE, "Temporal did not answer. Try again shortly."
         ) from None
-    return await asyncio.to_thread(_excerpts, engine, items)
+    rows = await asyncio.to_thread(_excerpts, engine, listing.items)
+    return InboxListing(rows, listing.waiting_runs, listing.unread_runs)

@@ -7,9 +7,9 @@ token in `X-CSRF-Token`), or the auth proxy's header in proxy mode. Every refusa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request, status
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
 from temporalio.service import RPCError
 
 from approvals_ui.api_models import (
@@ -40,7 +40,10 @@ from approvals_ui.lookups import (
 from approvals_ui.security import api_csrf_protect
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
+from signoff.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.pending import DecisionNotAccepted, send_decision
+from signoff.pending_pages import pending_page, position_of
+from signoff.settings import MAX_PAGE_SIZE
 from workflows.actions import REFUND_APPROVER_ROLE, Decision, DecisionResult
 from workflows.contracts import RunState
 
@@ -66,14 +69,36 @@ def me(request: Request, reviewer: CurrentReviewer, settings: SettingsDep) -> Re
     )
 
 
-@router.get("/approvals", summary="Pending actions of the reviewer's tenant, oldest first")
+@router.get(
+    "/approvals",
+    summary="Pending actions of the reviewer's tenant, soonest expiry first, a page at a time",
+    description="`total` counts every pending action of the tenant, not this page; "
+    "`waiting_runs` counts the runs waiting (a run may hold more than one action). Pass "
+    "`next` back as `after` for the following page; `next` is null on the last page. "
+    "`limit` defaults to SIGNOFF_PAGE_SIZE. An `after` this API did not give out is a 422.",
+    responses=_errors(401, 403, 422, 503),
+)
 async def approvals(
-    reviewer: CurrentReviewer, client: TemporalDep, engine: EngineDep, cache: InboxCacheDep
+    reviewer: CurrentReviewer,
+    client: TemporalDep,
+    engine: EngineDep,
+    cache: InboxCacheDep,
+    settings: SettingsDep,
+    limit: Annotated[int | None, Query(ge=1, le=MAX_PAGE_SIZE)] = None,
+    after: Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)] = None,
 ) -> ApprovalList:
     tenant = reviewer.tenant_id
-    rows = await cache.rows(tenant, lambda: inbox_rows(client, engine, tenant))
+    listing = await cache.rows(tenant, lambda: inbox_rows(client, engine, tenant))
+    try:
+        page = pending_page(
+            listing.rows, lambda row: position_of(row.item), limit or settings.page_size, after
+        )
+    except InvalidCursor as error:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
     return ApprovalList(
-        total=len(rows),
+        total=page.total,
+        waiting_runs=listing.waiting_runs,
+        unread_runs=listing.unread_runs,
         items=[
             PendingApproval(
                 run_id=row.item.run_id,
@@ -82,8 +107,9 @@ async def approvals(
                 ticket_excerpt=excerpt(row.ticket_excerpt),
                 action=row.item.action,
             )
-            for row in rows
+            for row in page.items
         ],
+        next=page.next,
     )
 
 
