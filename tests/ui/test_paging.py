@@ -6,7 +6,10 @@ the request that expires first is neither the first nor the last one started. Th
 each listing is held to comes from each run's own `state` query, not from visibility.
 Checked: the count is exact; the soonest-expiring request leads; following `next`
 reaches every request exactly once, in expiry order; `signoff pending`, the JSON API and
-the inbox page give the same pages; `signoff list` pages through the 60 runs.
+the inbox page give the same pages; `signoff list` pages through the 60 runs. In the
+browser, on the UI `signoff dev` serves (50 a page, so two pages here): the paged inbox
+passes the accessibility and phone checks of test_browser_access.py, "Next page" leads
+to the last ten, and a poll keeps the page it is on.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import Engine
 
 from activities.store import add_reviewer, write_transaction
@@ -36,7 +40,16 @@ from signoff.runs import start_run
 from signoff.settings import Settings
 from signoff.temporal_client import connect
 from tests.dev_stack import SIGNOFF
+from tests.ui.browser import new_page, screenshot, sign_in
 from tests.ui.conftest import DevStack, add_case
+from tests.ui.test_browser_access import (
+    MIN_TARGET_PX,
+    MIN_TEXT_PX,
+    NEXT_INBOX_SWAP,
+    PHONE,
+    PHONE_PROBLEMS,
+    accessibility_problems,
+)
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.contracts import ModelRef, RunRequest
 
@@ -96,7 +109,7 @@ def crowd(dev_stack: DevStack, store: Engine) -> Crowd:
     tenant_id, reviewer_id = f"paging{suffix}", f"pager{suffix}"
     with write_transaction(store) as session:
         session.add(Tenant(id=tenant_id, name="Paging test"))
-    add_reviewer(store, reviewer_id, tenant_id, [REFUND_APPROVER_ROLE], password=None)
+    add_reviewer(store, reviewer_id, tenant_id, [REFUND_APPROVER_ROLE], f"demo-{reviewer_id}")
     cases = [add_case(store, tenant_id) for _ in range(WAITING)]
     # Approval times of 2 h and more, one minute apart, shuffled over the start order.
     minutes = random.Random(15).sample(range(120, 120 + WAITING), WAITING)
@@ -202,3 +215,32 @@ def test_a_cursor_not_given_out_is_refused(crowd: Crowd, paged: TestClient) -> N
     assert api.status_code == 422 and "follow `next`" in api.json()["detail"]
     inbox = paged.get("/approvals?after=p1.forged", headers=headers)
     assert inbox.status_code == 400 and "Open the first page of the inbox." in inbox.text
+
+
+@pytest.fixture
+def phone(browser: Browser) -> Iterator[Page]:
+    yield from new_page(browser, **PHONE)
+
+
+def test_a_paged_inbox_in_the_browser_is_accessible_and_keeps_its_page(
+    phone: Page, dev_stack: DevStack, crowd: Crowd
+) -> None:
+    sign_in(phone, dev_stack, crowd.reviewer_id)  # the launcher's UI: 50 a page
+    count = phone.locator("#inbox-count")
+    expect(count).to_have_text(f"{WAITING} requests are waiting.")
+    cards = phone.locator("li.card")
+    expect(cards).to_have_count(50)
+    assert cards.first.get_attribute("data-run-id") == crowd.truth[0][0]  # expires next
+    problems = accessibility_problems(phone)
+    problems += phone.evaluate(PHONE_PROBLEMS, [MIN_TARGET_PX, MIN_TEXT_PX])
+    phone.get_by_role("link", name="Next page").click()
+    expect(phone.get_by_text(f"Requests 51–60 of {WAITING}.")).to_be_visible()
+    expect(cards).to_have_count(WAITING - 50)
+    problems += accessibility_problems(phone)
+    problems += phone.evaluate(PHONE_PROBLEMS, [MIN_TARGET_PX, MIN_TEXT_PX])
+    screenshot(phone, "phone-inbox-page-2.png")
+    assert not problems, "\n".join(problems)
+    phone.evaluate(NEXT_INBOX_SWAP)  # a poll: the list is fetched again, for this page
+    shown = [card.get_attribute("data-run-id") for card in cards.all()]
+    assert shown == [run_id for run_id, _ in crowd.truth[50:]]
+    expect(phone.get_by_role("link", name="First page")).to_be_visible()
