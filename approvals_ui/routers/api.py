@@ -33,7 +33,8 @@ from approvals_ui.lookups import (
     NO_WORKER,
     InboxCacheDep,
     get_inbox_cache,
-    inbox_rows,
+    inbox_listing,
+    inbox_page,
     run_context,
     run_for_reviewer,
 )
@@ -42,7 +43,6 @@ from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
 from signoff.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.pending import DecisionNotAccepted, send_decision
-from signoff.pending_pages import pending_page, position_of
 from signoff.settings import MAX_PAGE_SIZE
 from workflows.actions import REFUND_APPROVER_ROLE, Decision, DecisionResult
 from workflows.contracts import RunState
@@ -88,11 +88,9 @@ async def approvals(
     after: Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)] = None,
 ) -> ApprovalList:
     tenant = reviewer.tenant_id
-    listing = await cache.rows(tenant, lambda: inbox_rows(client, engine, tenant))
+    listing = await cache.rows(tenant, lambda: inbox_listing(client, tenant))
     try:
-        page = pending_page(
-            listing.rows, lambda row: position_of(row.item), limit or settings.page_size, after
-        )
+        page = await inbox_page(engine, listing, limit or settings.page_size, after)
     except InvalidCursor as error:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
     return ApprovalList(

@@ -9,12 +9,17 @@ from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
 
 from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep, TemporalDep
-from approvals_ui.lookups import InboxCacheDep, inbox_rows, run_context, run_for_reviewer
+from approvals_ui.lookups import (
+    InboxCacheDep,
+    inbox_listing,
+    inbox_page,
+    run_context,
+    run_for_reviewer,
+)
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
 from signoff.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.pending import DecisionNotAccepted, send_decision
-from signoff.pending_pages import pending_page, position_of
 from workflows.actions import REFUND_APPROVER_ROLE, Decision, Verdict
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
@@ -65,11 +70,9 @@ async def _inbox(
     template: str,
 ) -> Response:
     tenant = reviewer.tenant_id
-    listing = await cache.rows(tenant, lambda: inbox_rows(client, engine, tenant))
+    listing = await cache.rows(tenant, lambda: inbox_listing(client, tenant))
     try:
-        page = pending_page(
-            listing.rows, lambda row: position_of(row.item), settings.page_size, after
-        )
+        page = await inbox_page(engine, listing, settings.page_size, after)
     except InvalidCursor:
         raise HTTPException(
             status.HTTP_400_BAD_REQUEST,
