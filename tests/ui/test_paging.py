@@ -173,6 +173,27 @@ def test_cli_and_api_page_through_every_request_once_soonest_expiry_first(
     assert listed[0] == crowd.truth[0]  # the request that expires next leads page one
 
 
+def test_signoff_pending_says_how_many_wait_and_how_to_go_on(
+    dev_stack: DevStack, crowd: Crowd
+) -> None:
+    env = {**dev_stack.env, "SIGNOFF_PAGE_SIZE": str(PAGE_SIZE)}
+    done = subprocess.run(
+        [SIGNOFF, "pending", "--tenant", crowd.tenant_id],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == (
+        f"{WAITING} requests waiting for a decision (in {WAITING} runs), soonest expiry "
+        "first; 1-25 on this page"
+    )
+    assert lines[1].startswith(crowd.truth[0][0])  # the request that expires next
+    assert lines[-1].startswith("more on the next page: add --after p1.")
+
+
 def test_the_inbox_counts_all_and_links_page_to_page(crowd: Crowd, paged: TestClient) -> None:
     headers = {"X-Forwarded-User": crowd.reviewer_id}
     page = paged.get("/approvals", headers=headers)
