@@ -47,8 +47,23 @@ class PendingApproval(ApiModel):
 
 
 class ApprovalList(ApiModel):
-    total: int
+    """One page of the tenant's pending actions, soonest expiry first."""
+
+    total: int = Field(ge=0, description="Every pending action of the tenant, not this page.")
+    waiting_runs: int = Field(
+        ge=0,
+        description="Runs waiting for a decision, from a count query; a run may hold "
+        "more than one pending action.",
+    )
+    unread_runs: int = Field(
+        ge=0,
+        description="Waiting runs whose pending actions could not be read (no worker "
+        "answered); their actions are not in `total` or `items`.",
+    )
     items: list[PendingApproval]
+    next: str | None = Field(
+        description="Pass as `after` to get the following page; null on the last page."
+    )
 
 
 class TicketView(ApiModel):

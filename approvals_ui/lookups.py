@@ -20,7 +20,9 @@ from temporalio.service import RPCError
 from activities.store import Refund, get_ticket, get_tickets, list_refunds
 from approvals_ui.deps import SignedInReviewer, not_found
 from approvals_ui.inbox_cache import InboxCache
-from signoff.service.pending import PendingItem, RunNotFound, list_pending, run_state, run_tenant
+from signoff.paging import Page
+from signoff.pending import PendingItem, RunNotFound, run_state, run_tenant
+from signoff.pending_pages import PendingListing, pending_page, position_of, read_pending
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
 
@@ -95,19 +97,31 @@ def _excerpts(engine: Engine, items: list[PendingItem]) -> list[InboxRow]:
     return [InboxRow(item, texts.get((item.tenant_id, item.ticket_id), "")) for item in items]
 
 
-def get_inbox_cache(request: Request) -> InboxCache[list[InboxRow]]:
-    cache: InboxCache[list[InboxRow]] = request.app.state.inbox_cache
+def get_inbox_cache(request: Request) -> InboxCache[PendingListing]:
+    cache: InboxCache[PendingListing] = request.app.state.inbox_cache
     return cache
 
 
-InboxCacheDep = Annotated[InboxCache[list[InboxRow]], Depends(get_inbox_cache)]
+InboxCacheDep = Annotated[InboxCache[PendingListing], Depends(get_inbox_cache)]
 
 
-async def inbox_rows(client: Client, engine: Engine, tenant_id: str) -> list[InboxRow]:
+async def inbox_listing(client: Client, tenant_id: str) -> PendingListing:
+    """Every pending action of the tenant, soonest expiry first, and the counts."""
     try:
-        items = await list_pending(client, tenant_id)
+        return await read_pending(client, tenant_id)
     except RPCError:
         raise HTTPException(
             status.HTTP_503_SERVICE_UNAVAILABLE, "Temporal did not answer. Try again shortly."
         ) from None
-    return await asyncio.to_thread(_excerpts, engine, items)
+
+
+async def inbox_page(
+    engine: Engine, listing: PendingListing, limit: int, after: str | None
+) -> Page[InboxRow]:
+    """One page of the listing with its tickets' excerpts, read for this page alone.
+
+    Raises InvalidCursor for an `after` the listing did not give out.
+    """
+    page = pending_page(listing.items, position_of, limit, after)
+    rows = await asyncio.to_thread(_excerpts, engine, page.items)
+    return Page(total=page.total, items=rows, next=page.next, first=page.first)

@@ -31,8 +31,9 @@ from activities.store import make_engine, seed_demo  # noqa: E402
 from approvals_ui import lookups  # noqa: E402
 from approvals_ui.main import create_app  # noqa: E402
 from approvals_ui.templating import templates  # noqa: E402
-from signoff.config.settings import Settings  # noqa: E402
-from signoff.service.pending import PendingItem, time_left  # noqa: E402
+from signoff.pending import PendingItem, time_left  # noqa: E402
+from signoff.pending_pages import PendingListing  # noqa: E402
+from signoff.settings import Settings  # noqa: E402
 from workflows.actions import ActionState, PendingAction  # noqa: E402
 
 SIZES = (10, 1000)
@@ -89,10 +90,10 @@ def measure(
 ) -> tuple[tuple[float, float], tuple[float, float]]:
     items = pending_items(size)
 
-    async def listing(_client: Any, _tenant: str | None) -> list[PendingItem]:
-        return items
+    async def listing(_client: Any, _tenant: str | None) -> PendingListing:
+        return PendingListing(items, waiting_runs=size, unread_runs=0)
 
-    lookups.list_pending = listing  # type: ignore[assignment]
+    lookups.read_pending = listing  # type: ignore[assignment]
 
     def page() -> None:
         answer = client.get("/approvals")
@@ -103,8 +104,11 @@ def measure(
     context = {
         "rows": lookups._excerpts(engine, items),
         "total": size,
-        "page": 1,
-        "pages": 1,
+        "waiting_runs": size,
+        "unread_runs": 0,
+        "first": 0,
+        "after": None,
+        "next": None,
         "time_left": lambda at: time_left(at, now),
     }
     return timings(page, rounds), timings(lambda: template.render(context), rounds)

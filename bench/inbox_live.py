@@ -1,20 +1,25 @@
 """The inbox listing against real waiting runs: memo listing against one query per run.
 
 A private `signoff dev` stack (Temporal dev server, worker, SQLite) gets N runs on the
-demo refund ticket; each proposes a refund and waits for a decision. Then, p50/p95 of:
+demo refund ticket; each proposes a refund and waits for a decision, with an approval
+time of its own (shuffled), so that expiry order is not start order. Then, p50/p95 of:
 the listing the inbox uses (one visibility call, pending actions read from each run's
 memo), the listing it replaced (the same visibility call, then the `state` query of
-every waiting run), and the whole `GET /approvals` page through FastAPI's TestClient,
-without the listing cache (every page lists) and with it (the default: one listing per
-tenant per 2 s, so most polls reuse one).
+every waiting run), the paged listing (issue 15: the count query beside the full
+listing, sorted by expiry), and the whole `GET /approvals` page and `GET /api/approvals`
+through FastAPI's TestClient, the first page and the last, without the listing cache
+(every page lists) and with it (the default: one listing per tenant per 2 s, so most
+polls reuse one). It also reports, without asserting, whether the paged listing holds:
+the count, the soonest expiry first, and every request once when `next` is followed.
 
-    .venv/bin/python bench/inbox_live.py [--runs 1000] [--rounds 30]
+    .venv/bin/python bench/inbox_live.py [--runs 1000] [--rounds 30] [--page-size 50]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
 import sys
 import tempfile
@@ -29,15 +34,18 @@ from fastapi.testclient import TestClient
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from approvals_ui.main import create_app  # noqa: E402
-from signoff.config.settings import Settings  # noqa: E402
-from signoff.config.temporal_client import connect  # noqa: E402
-from signoff.service.pending import list_pending, waiting_query  # noqa: E402
-from signoff.service.runs import start_run  # noqa: E402
-from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
+from signoff.pending import list_pending, waiting_query  # noqa: E402
+from signoff.pending_pages import pending_page, position_of, read_pending  # noqa: E402
+from signoff.runs import start_run  # noqa: E402
+from signoff.settings import Settings  # noqa: E402
+from signoff.temporal_client import connect  # noqa: E402
+from tests.dev_stack import signoff_dev_stack  # noqa: E402
 from workflows.contracts import ModelRef, RunRequest  # noqa: E402
 
 TENANT = "demo"
 STARTS_AT_ONCE = 50
+# Approval times, shuffled over the runs: 2 h to 24 h.
+TTL_MINUTES = (120, 24 * 60)
 
 
 def request(settings: Settings) -> RunRequest:
@@ -51,6 +59,7 @@ def request(settings: Settings) -> RunRequest:
         policy_version=settings.policy_version,
         model=ModelRef(provider="scripted", model_id="demo"),
         deadline=datetime.now(UTC) + timedelta(hours=48),
+        approval_ttl_seconds=random.randint(*TTL_MINUTES) * 60,
     )
 
 
@@ -93,13 +102,45 @@ async def listings(settings: Settings, count: int, rounds: int) -> dict[str, tup
     async def by_query() -> object:
         return await list_pending(client, TENANT, trust_memo=False)
 
+    async def paged() -> object:
+        listing = await read_pending(client, TENANT)
+        return pending_page(listing.items, position_of, settings.page_size, None)
+
+    async def counted() -> object:
+        return await client.count_workflows(waiting_query(TENANT))
+
     return {
         "memo listing (the inbox's)": await timings(by_memo, rounds),
         "one query per run (before)": await timings(by_query, rounds),
+        "count query alone": await timings(counted, rounds),
+        "paged: count + all, by expiry": await timings(paged, rounds),
     }
 
 
-def page_timing(settings: Settings, rounds: int) -> tuple[float, float]:
+async def paged_checks(settings: Settings, count: int) -> list[str]:
+    """Does the paged listing hold at this size? Reported, not asserted."""
+    client = await connect(settings)
+    listing = await read_pending(client, TENANT)
+    seen, after, pages = [], None, 0
+    while True:
+        page = pending_page(listing.items, position_of, settings.page_size, after)
+        seen += [position_of(item) for item in page.items]
+        pages += 1
+        if page.next is None:
+            break
+        after = page.next
+    soonest = min(item.action.expires_at for item in listing.items)
+    return [
+        f"count query: {listing.waiting_runs} waiting runs ({count} started); "
+        f"{len(listing.items)} pending actions listed, {listing.unread_runs} runs unread",
+        f"soonest expiry first: {listing.items[0].action.expires_at == soonest}",
+        f"following next: {pages} pages of {settings.page_size}, {len(seen)} requests, "
+        f"{len(set(seen))} distinct, in expiry order: {seen == sorted(seen)}",
+    ]
+
+
+def page_timings(settings: Settings, rounds: int, label: str) -> dict[str, tuple[float, float]]:
+    """The inbox and the API, first page and last page (reached by following `next`)."""
     with TestClient(create_app(settings)) as client:
         token = client.get("/signin").text.split('name="csrf_token" value="')[1].split('"')[0]
         client.post(
@@ -107,19 +148,36 @@ def page_timing(settings: Settings, rounds: int) -> tuple[float, float]:
             data={"csrf_token": token, "username": "alice", "password": "demo-alice"},
             follow_redirects=False,
         )
+        last_after, after = None, None
+        while True:
+            listed = client.get("/api/approvals", params={"after": after} if after else {})
+            assert listed.status_code == 200, listed.text
+            if listed.json()["next"] is None:
+                last_after = after
+                break
+            after = listed.json()["next"]
 
-        async def page() -> object:
-            answer = client.get("/approvals")
-            assert answer.status_code == 200 and "requests are waiting" in answer.text
-            return answer
+        def timed(path: str, params: dict[str, str], expect: str) -> tuple[float, float]:
+            async def call() -> object:
+                answer = client.get(path, params=params)
+                assert answer.status_code == 200 and expect in answer.text
+                return answer
 
-        return asyncio.run(timings(page, rounds))
+            return asyncio.run(timings(call, rounds))
+
+        last = {"after": last_after} if last_after else {}
+        return {
+            f"GET /approvals, first page, {label}": timed("/approvals", {}, "waiting"),
+            f"GET /approvals, last page, {label}": timed("/approvals", last, "waiting"),
+            f"GET /api/approvals, first, {label}": timed("/api/approvals", {}, "total"),
+        }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--page-size", type=int, default=50)
     arguments = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="signoff-bench-live-"))
     print(f"Starting a private stack in {home}; then {arguments.runs} runs.", flush=True)  # noqa: T201
@@ -128,16 +186,20 @@ def main() -> None:
             home=home,
             temporal_address=env["SIGNOFF_TEMPORAL_ADDRESS"],
             task_queue=env["SIGNOFF_TASK_QUEUE"],
+            page_size=arguments.page_size,
         )
         began = time.monotonic()
         asyncio.run(start_runs(settings, arguments.runs))
         print(f"{arguments.runs} runs wait, after {time.monotonic() - began:.0f} s.")  # noqa: T201
         results = asyncio.run(listings(settings, arguments.runs, arguments.rounds))
+        checks = asyncio.run(paged_checks(settings, arguments.runs))
         uncached = settings.model_copy(update={"ui_inbox_cache_seconds": 0})
-        results["GET /approvals, no cache"] = page_timing(uncached, arguments.rounds)
-        results["GET /approvals, 2 s cache"] = page_timing(settings, arguments.rounds)
+        results.update(page_timings(uncached, arguments.rounds, "no cache"))
+        results.update(page_timings(settings, arguments.rounds, "2 s cache"))
+    for line in checks:
+        print(line)  # noqa: T201
     for label, (p50, p95) in results.items():
-        print(f"{label:32} {arguments.runs:>5} waiting: p50 {p50:8.1f} ms  p95 {p95:8.1f} ms")  # noqa: T201
+        print(f"{label:40} {arguments.runs:>5} waiting: p50 {p50:8.1f} ms  p95 {p95:8.1f} ms")  # noqa: T201
     memo = results["memo listing (the inbox's)"][0]
     query = results["one query per run (before)"][0]
     print(f"p50 ratio, query per run / memo listing: {query / memo:.1f}x")  # noqa: T201

@@ -8,9 +8,10 @@ a reviewer's personal token in `Authorization: Bearer` (`signoff user token`). E
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request, status
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
+from temporalio.service import RPCError
 
 from approvals_ui.api_models import (
     ApiError,
@@ -33,7 +34,8 @@ from approvals_ui.deps import (
 from approvals_ui.lookups import (
     InboxCacheDep,
     get_inbox_cache,
-    inbox_rows,
+    inbox_listing,
+    inbox_page,
     run_context,
     run_for_reviewer,
 )
@@ -43,6 +45,8 @@ from approvals_ui.templating import excerpt
 from signoff.service.decisions import Decider, DecisionNotAccepted
 from signoff.service.decisions import decide as decide_action
 from workflows.actions import REFUND_APPROVER_ROLE, DecisionResult
+from signoff.paging import MAX_CURSOR_LENGTH, InvalidCursor
+from signoff.settings import MAX_PAGE_SIZE
 from workflows.contracts import RunState
 
 
@@ -68,14 +72,34 @@ def me(request: Request, reviewer: CurrentReviewer, settings: SettingsDep) -> Re
     )
 
 
-@router.get("/approvals", summary="Pending actions of the reviewer's tenant, oldest first")
+@router.get(
+    "/approvals",
+    summary="Pending actions of the reviewer's tenant, soonest expiry first, a page at a time",
+    description="`total` counts every pending action of the tenant, not this page; "
+    "`waiting_runs` counts the runs waiting (a run may hold more than one action). Pass "
+    "`next` back as `after` for the following page; `next` is null on the last page. "
+    "`limit` defaults to SIGNOFF_PAGE_SIZE. An `after` this API did not give out is a 422.",
+    responses=_errors(401, 403, 422, 503),
+)
 async def approvals(
-    reviewer: CurrentReviewer, client: TemporalDep, engine: EngineDep, cache: InboxCacheDep
+    reviewer: CurrentReviewer,
+    client: TemporalDep,
+    engine: EngineDep,
+    cache: InboxCacheDep,
+    settings: SettingsDep,
+    limit: Annotated[int | None, Query(ge=1, le=MAX_PAGE_SIZE)] = None,
+    after: Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)] = None,
 ) -> ApprovalList:
     tenant = reviewer.tenant_id
-    rows = await cache.rows(tenant, lambda: inbox_rows(client, engine, tenant))
+    listing = await cache.rows(tenant, lambda: inbox_listing(client, tenant))
+    try:
+        page = await inbox_page(engine, listing, limit or settings.page_size, after)
+    except InvalidCursor as error:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
     return ApprovalList(
-        total=len(rows),
+        total=page.total,
+        waiting_runs=listing.waiting_runs,
+        unread_runs=listing.unread_runs,
         items=[
             PendingApproval(
                 run_id=row.item.run_id,
@@ -84,8 +108,9 @@ async def approvals(
                 ticket_excerpt=excerpt(row.ticket_excerpt),
                 action=row.item.action,
             )
-            for row in rows
+            for row in page.items
         ],
+        next=page.next,
     )
 
 

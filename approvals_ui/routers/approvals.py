@@ -4,19 +4,30 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request, status
+from fastapi import APIRouter, Form, HTTPException, Query, Request, status
 from fastapi.responses import RedirectResponse, Response
 
-from approvals_ui.deps import CurrentReviewer, EngineDep, TemporalDep
-from approvals_ui.lookups import InboxCacheDep, inbox_rows, run_context, run_for_reviewer
+from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep, TemporalDep
+from approvals_ui.lookups import (
+    InboxCacheDep,
+    inbox_listing,
+    inbox_page,
+    run_context,
+    run_for_reviewer,
+)
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
 from signoff.service.decisions import Decider, DecisionNotAccepted, InvalidDecision
 from signoff.service.decisions import decide as decide_action
 from workflows.actions import REFUND_APPROVER_ROLE, Verdict
+from signoff.paging import MAX_CURSOR_LENGTH, InvalidCursor
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
-PAGE_SIZE = 50
+
+
+# `after` is the cursor of a page (the position of the previous page's last request);
+# the inbox never uses page numbers, which shift when a request ahead is decided.
+AfterQuery = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)]
 
 
 @router.get("")
@@ -26,9 +37,10 @@ async def inbox(
     client: TemporalDep,
     engine: EngineDep,
     cache: InboxCacheDep,
-    page: int = 1,
+    settings: SettingsDep,
+    after: AfterQuery = None,
 ) -> Response:
-    return await _inbox(request, reviewer, client, engine, cache, page, "inbox.html")
+    return await _inbox(request, reviewer, client, engine, cache, settings, after, "inbox.html")
 
 
 @router.get("/rows")
@@ -38,10 +50,13 @@ async def inbox_fragment(
     client: TemporalDep,
     engine: EngineDep,
     cache: InboxCacheDep,
-    page: int = 1,
+    settings: SettingsDep,
+    after: AfterQuery = None,
 ) -> Response:
     """The list alone, polled by htmx so that it follows arrivals, expiries and decisions."""
-    return await _inbox(request, reviewer, client, engine, cache, page, "_inbox_rows.html")
+    return await _inbox(
+        request, reviewer, client, engine, cache, settings, after, "_inbox_rows.html"
+    )
 
 
 async def _inbox(
@@ -50,22 +65,31 @@ async def _inbox(
     client: TemporalDep,
     engine: EngineDep,
     cache: InboxCacheDep,
-    page: int,
+    settings: SettingsDep,
+    after: str | None,
     template: str,
 ) -> Response:
     tenant = reviewer.tenant_id
-    rows = await cache.rows(tenant, lambda: inbox_rows(client, engine, tenant))
-    pages = max(1, -(-len(rows) // PAGE_SIZE))
-    page = min(max(1, page), pages)
+    listing = await cache.rows(tenant, lambda: inbox_listing(client, tenant))
+    try:
+        page = await inbox_page(engine, listing, settings.page_size, after)
+    except InvalidCursor:
+        raise HTTPException(
+            status.HTTP_400_BAD_REQUEST,
+            "This page address is not one the inbox gave out. Open the first page of the inbox.",
+        ) from None
     return render(
         request,
         template,
         {
             "reviewer": reviewer,
-            "rows": rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
-            "total": len(rows),
-            "page": page,
-            "pages": pages,
+            "rows": page.items,
+            "total": page.total,
+            "waiting_runs": listing.waiting_runs,
+            "unread_runs": listing.unread_runs,
+            "first": page.first or 0,
+            "after": after,
+            "next": page.next,
         },
     )
 

@@ -18,6 +18,7 @@ import typer
 from activities.store import get_reviewer, make_engine, token_reviewer, verify_password
 from signoff.cli.commands_runs import describe_or_fail
 from signoff.cli.support import (
+    AfterOption,
     EXIT_RUN_FAILED,
     JsonOption,
     client_for,
@@ -29,7 +30,7 @@ from signoff.cli.support import (
 )
 from signoff.config.decision_key import load_decision_key
 from signoff.config.secret_files import WeakSecret
-from signoff.config.settings import Settings
+from signoff.config.settings import MAX_PAGE_SIZE, Settings
 from signoff.config.temporal_client import connect
 from signoff.service.decisions import (
     Decider,
@@ -38,7 +39,15 @@ from signoff.service.decisions import (
     InvalidDecision,
     decide,
 )
-from signoff.service.pending import list_pending
+from signoff.service.paging import CLI_INVALID_CURSOR, InvalidCursor
+from signoff.service.pending_pages import (
+    cursor_position,
+    pending_page,
+    pending_summary,
+    position_of,
+    read_pending,
+    unread_warning,
+)
 from workflows.actions import Verdict
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -55,29 +64,59 @@ def register(app: typer.Typer) -> None:
 
 def pending_command(
     tenant: Annotated[str | None, typer.Option(help="Only this tenant's runs.")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            min=1, max=MAX_PAGE_SIZE, help="Requests per page (default: SIGNOFF_PAGE_SIZE, 50)."
+        ),
+    ] = None,
+    after: AfterOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """List the actions waiting for a reviewer's decision, oldest first."""
+    """List the actions waiting for a reviewer's decision, soonest expiry first, in pages."""
     if tenant is not None and not re.match(IDENTIFIER_PATTERN, tenant):
         fail(f"Invalid tenant '{tenant}'.")
-    run_async(_pending(settings(), tenant, json_output))
+    try:
+        if after:
+            cursor_position(after)  # a cursor not of this listing is bad input, Temporal or not
+    except InvalidCursor:
+        fail(CLI_INVALID_CURSOR)
+    current = settings()
+    run_async(_pending(current, tenant, limit or current.page_size, after, json_output))
 
 
-async def _pending(current: Settings, tenant: str | None, json_output: bool) -> None:
+async def _pending(
+    current: Settings, tenant: str | None, limit: int, after: str | None, json_output: bool
+) -> None:
     client = await client_for(current)
-    rows = [item.row() for item in await list_pending(client, tenant)]
+    listing = await read_pending(client, tenant)
+    try:
+        page = pending_page(listing.items, position_of, limit, after)
+    except InvalidCursor:
+        fail(CLI_INVALID_CURSOR)
+    rows = [item.row() for item in page.items]
     if json_output:
-        emit_json(rows)
+        emit_json(
+            {
+                "total": page.total,
+                "waiting_runs": listing.waiting_runs,
+                "unread_runs": listing.unread_runs,
+                "items": rows,
+                "next": page.next,
+            }
+        )
         return
-    if not rows:
-        say("nothing is waiting for a decision")
-        return
+    say(pending_summary(page.total, listing.waiting_runs, page.first or 0, len(rows)))
+    if listing.unread_runs:
+        say(unread_warning(listing.unread_runs), err=True)
     for row in rows:
         say(
             f"{row['run_id']}  {row['tool']} {row['amount']} {row['currency']} on order "
             f"{row['order']}  mode {row['mode']} ({row['approvals']}/{row['required']})  "
             f"expires {row['expires_at']}\n  hash {row['action_hash']}\n  reason: {row['reason']}"
         )
+    if page.next:
+        say(f"more on the next page: add --after {page.next}")
 
 
 PasswordStdin = Annotated[

@@ -11,7 +11,7 @@ from typing import Annotated, Any, get_args
 
 import typer
 from pydantic import ValidationError
-from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.store import get_ticket, make_engine, tenant_exists
@@ -19,6 +19,7 @@ from signoff.cli.render import event_line, outcome_lines, state_lines
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
     ActorOption,
+    AfterOption,
     JsonOption,
     ModelOption,
     RequestIdOption,
@@ -32,10 +33,13 @@ from signoff.cli.support import (
     settings,
     validation_message,
 )
-from signoff.config.settings import ModelChoiceError, Settings, parse_model
-from signoff.service.retries import Retry, retries_of
-from signoff.service.run_listing import try_state
-from signoff.service.runs import STATUS_KEY, TENANT_KEY, RunRequestRejected, start_run
+from signoff.paging import CLI_INVALID_CURSOR, InvalidCursor
+from signoff.render import event_line, outcome_lines, state_lines
+from signoff.retries import Retry, retries_of
+from signoff.run_listing import try_state
+from signoff.run_pages import page_token, runs_page
+from signoff.runs import RunRequestRejected, start_run
+from signoff.settings import MAX_PAGE_SIZE, ModelChoiceError, Settings, parse_model
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import (
@@ -234,10 +238,16 @@ def list_command(
         str | None, typer.Option(help="Only runs with this status, e.g. completed.")
     ] = None,
     tenant: Annotated[str | None, typer.Option(help="Only runs of this tenant.")] = None,
-    limit: Annotated[int, typer.Option(min=1, max=1000, help="At most this many runs.")] = 50,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            min=1, max=MAX_PAGE_SIZE, help="Runs per page (default: SIGNOFF_PAGE_SIZE, 50)."
+        ),
+    ] = None,
+    after: AfterOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """List runs, newest first, through Temporal's visibility."""
+    """List runs, newest first, through Temporal's visibility, a page at a time."""
     statuses = get_args(RunStatus)
     if status is not None and status not in statuses:
         fail(f"Unknown status '{status}'. Use one of: {', '.join(statuses)}.")
@@ -248,35 +258,30 @@ def list_command(
         query += f" AND {STATUS_ATTRIBUTE} = '{status}'"
     if tenant:
         query += f" AND {TENANT_ATTRIBUTE} = '{tenant}'"
-    run_async(_list(settings(), query, limit, json_output))
+    try:
+        page_token(after)  # a cursor not of this listing is bad input, Temporal or not
+    except InvalidCursor:
+        fail(CLI_INVALID_CURSOR)
+    current = settings()
+    run_async(_list(current, query, limit or current.page_size, after, json_output))
 
 
-async def _list(current: Settings, query: str, limit: int, json_output: bool) -> None:
+async def _list(
+    current: Settings, query: str, limit: int, after: str | None, json_output: bool
+) -> None:
     client = await client_for(current)
-    rows = await list_runs(client, query, limit)
+    try:
+        page = await runs_page(client, query, limit, after)
+    except InvalidCursor:  # a token Temporal could not read
+        fail(CLI_INVALID_CURSOR)
     if json_output:
-        emit_json(rows)
+        emit_json({"total": page.total, "items": page.items, "next": page.next})
         return
-    if not rows:
-        say("no runs")
-        return
-    for row in rows:
+    say(f"{page.total} run{'s' if page.total != 1 else ''} match; {len(page.items)} on this page")
+    for row in page.items:
         say(f"{row['run_id']}  {row['status']:<22} {row['tenant'] or '-':<10} {row['started_at']}")
-
-
-async def list_runs(client: Client, query: str, limit: int) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    async for execution in client.list_workflows(query=query, limit=limit):
-        attributes = execution.typed_search_attributes
-        rows.append(
-            {
-                "run_id": execution.id,
-                "status": attributes.get(STATUS_KEY) or "unknown",
-                "tenant": attributes.get(TENANT_KEY),
-                "started_at": execution.start_time.isoformat(),
-            }
-        )
-    return rows
+    if page.next:
+        say(f"more on the next page: add --after {page.next}")
 
 
 def cancel_command(

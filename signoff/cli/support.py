@@ -38,6 +38,10 @@ ActorOption = Annotated[
         "approve its refunds."
     ),
 ]
+AfterOption = Annotated[
+    str | None,
+    typer.Option(help="Continue after this cursor: the `next` the previous page printed."),
+]
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1

@@ -20,6 +20,9 @@ from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contracts import TASK_QUEUE, ModelPrice, ModelRef
 from workflows.policy import POLICY_VERSION
 
+# The most items one page of a listing may hold (inbox, API, `signoff pending`, `list`).
+MAX_PAGE_SIZE = 1000
+
 # US dollars per million tokens (cache write: 5-minute cache, 1.25 times input; cache
 # read: 0.1 times input). claude-sonnet-4-5 stays priced for runs that still name it:
 # the SDK marks it deprecated, end of life on 2026-11-30.
@@ -93,6 +96,10 @@ class Settings(BaseSettings):
     cost_budget_usd: Decimal | None = Field(default=Decimal("2.00"), gt=0)
     # US dollars per million tokens; SIGNOFF_MODEL_PRICES takes JSON of the same shape.
     model_prices: dict[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
+
+    # Items per page where a person reads a list: the inbox, GET /api/approvals, and
+    # the default --limit of `signoff pending` and `signoff list`.
+    page_size: int = Field(default=50, ge=1, le=MAX_PAGE_SIZE)
 
     # The reviewer web UI (approvals_ui).
     ui_host: str = "127.0.0.1"

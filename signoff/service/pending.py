@@ -22,8 +22,8 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
-from signoff.service.run_listing import QUERY_TIMEOUT, read_runs, try_state
-from signoff.service.runs import TENANT_KEY
+from signoff.run_listing import QUERY_TIMEOUT, RunListing, read_runs, try_state
+from signoff.runs import TENANT_KEY
 from workflows.actions import Decision, DecisionResult, PendingAction
 from workflows.agent_run import AgentRun
 from workflows.approval_policy import expired_message, money
@@ -33,9 +33,6 @@ from workflows.contracts import (
     WORKFLOW_NAME,
     RunState,
 )
-
-# Runs read per listing: a page of the inbox never queries more workflows than this.
-MAX_LISTED_RUNS = 1000
 
 
 class RunNotFound(Exception):
@@ -91,22 +88,33 @@ def waiting_query(tenant_id: str | None) -> str:
     return query
 
 
-async def list_pending(
-    client: Client, tenant_id: str | None, limit: int = MAX_LISTED_RUNS, trust_memo: bool = True
-) -> list[PendingItem]:
-    """Every pending action of the tenant (all tenants when None), oldest request first.
+def expiry_order(item: PendingItem) -> tuple[datetime, str]:
+    """Soonest expiry first, so the request that expires next leads; the hash breaks ties."""
+    return (item.action.expires_at, item.action.action_hash)
 
-    One visibility call lists the waiting runs with their memo (see read_runs).
+
+async def list_pending(
+    client: Client, tenant_id: str | None, limit: int | None = None, trust_memo: bool = True
+) -> list[PendingItem]:
+    """Every pending action of the tenant (all tenants when None), soonest expiry first.
+
+    Visibility lists every waiting run (no limit unless one is given: a cut here would
+    hide the oldest requests, the ones that expire first), with its memo (read_runs).
     """
     listing = await read_runs(
         client, waiting_query(tenant_id), tenant_id=tenant_id, limit=limit, trust_memo=trust_memo
     )
+    return pending_items(listing)
+
+
+def pending_items(listing: RunListing) -> list[PendingItem]:
+    """The pending actions of the listed runs, soonest expiry first."""
     items = [
         PendingItem(run.run_id, run.tenant_id, run.ticket_id, action)
         for run in listing.runs
         for action in run.pending_actions
     ]
-    items.sort(key=lambda item: (item.action.requested_at, item.run_id))
+    items.sort(key=expiry_order)
     return items
 
 
@@ -189,7 +197,9 @@ def time_left(expires_at: datetime, now: datetime) -> str:
 __all__ = [
     "DecisionNotAccepted",
     "ended_run_message",
+    "expiry_order",
     "PendingItem",
+    "pending_items",
     "RunNotFound",
     "list_pending",
     "run_state",

@@ -45,10 +45,11 @@ async def read_runs(
     query: str,
     *,
     tenant_id: str | None,
-    limit: int,
+    limit: int | None,
     trust_memo: bool = True,
 ) -> RunListing:
-    """The runs `query` lists, of `tenant_id` only (every tenant when None).
+    """The runs `query` lists, of `tenant_id` only (every tenant when None); every one
+    of them when `limit` is None.
 
     `trust_memo=False` reads every run through its query, as before runs published a
     memo: bench/inbox_live.py compares the two.

@@ -36,6 +36,7 @@ def test_every_command_has_help(cli: CliRunner) -> None:
         ["ticket", "add"],
         ["audit", "verify"],
         ["audit", "list"],
+        ["pending"],
     ):
         result = cli.invoke(app, [*command, "--help"])
         assert result.exit_code == 0, command
@@ -89,6 +90,14 @@ def test_unknown_status_filter_is_refused(cli: CliRunner) -> None:
     result = cli.invoke(app, ["list", "--status", "done"])
     assert result.exit_code == 2
     assert "Unknown status 'done'" in result.stderr
+
+
+def test_a_cursor_not_given_by_the_listing_is_refused(cli: CliRunner) -> None:
+    # Refused before Temporal is asked (it is unreachable here): the cursor is not one of ours.
+    for command in (["pending"], ["list"]):
+        result = cli.invoke(app, [*command, "--after", "p1.not-a-cursor!"])
+        assert result.exit_code == 2, command
+        assert "not given by this listing" in result.stderr, command
 
 
 def test_ticket_add_reads_stdin_and_prints_the_new_id(cli: CliRunner) -> None:

@@ -38,7 +38,9 @@ async def replay_runs(env: dict[str, str], *run_ids: str) -> None:
 
 
 def pending_rows(env: dict[str, str]) -> dict[str, dict[str, Any]]:
-    return {row["run_id"]: row for row in json_of(signoff(env, "pending", "--json"))}
+    listed = json_of(signoff(env, "pending", "--json", "--limit", "1000"))
+    assert listed["next"] is None and listed["total"] == len(listed["items"])
+    return {row["run_id"]: row for row in listed["items"]}
 
 
 def test_approve_and_reject_from_the_terminal(dev_stack: dict[str, str]) -> None:

@@ -36,7 +36,7 @@ def test_order_status_run_end_to_end(dev_stack: dict[str, str]) -> None:
     # Visibility is eventually consistent: the run shows up in the list shortly.
     deadline = time.monotonic() + VISIBILITY_SECONDS
     while True:
-        rows = json_of(signoff(dev_stack, "list", "--status", "completed", "--json"))
+        rows = json_of(signoff(dev_stack, "list", "--status", "completed", "--json"))["items"]
         if any(row["run_id"] == "run-demo-e2e-1" for row in rows):
             break
         assert time.monotonic() < deadline, rows

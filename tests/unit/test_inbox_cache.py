@@ -64,6 +64,26 @@ async def test_concurrent_inboxes_share_one_load() -> None:
     assert listing.loads == 1
 
 
+async def test_callers_who_waited_for_a_slow_load_take_it() -> None:
+    """A load longer than the ttl (thousands of runs) is not repeated once per waiter."""
+    clock, listing = Clock(), Listing()
+    listing.release.clear()
+
+    async def slow() -> list[str]:
+        rows = await listing()
+        clock.now += 3.0  # longer than the ttl
+        return rows
+
+    cache: InboxCache[list[str]] = InboxCache(2.0, clock)
+    waiting = [asyncio.create_task(cache.rows("demo", slow)) for _ in range(5)]
+    await asyncio.sleep(0)
+    listing.release.set()
+    assert await asyncio.gather(*waiting) == [["load 1"]] * 5
+    assert listing.loads == 1
+    # A caller who asks after that load ended gets a fresh one: it is 3 s old.
+    assert await cache.rows("demo", slow) == ["load 2"]
+
+
 async def test_a_failed_load_is_not_kept() -> None:
     cache: InboxCache[list[str]] = InboxCache(2.0, Clock())
 
