@@ -18,11 +18,12 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 from activities.store import Refund, get_ticket, get_tickets, list_refunds
-from approvals_ui.deps import SignedInReviewer, not_found
+from approvals_ui.deps import SignedInReviewer, TemporalUnavailable, get_temporal, not_found
 from approvals_ui.inbox_cache import InboxCache
-from signoff.paging import Page
-from signoff.pending import PendingItem, RunNotFound, run_state, run_tenant
-from signoff.pending_pages import PendingListing, pending_page, position_of, read_pending
+from signoff.service.decisions import DecisionUnavailable
+from signoff.service.paging import Page
+from signoff.service.pending import PendingItem, RunNotFound, run_state, run_tenant
+from signoff.service.pending_pages import PendingListing, pending_page, position_of, read_pending
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
 
@@ -62,6 +63,22 @@ async def run_for_reviewer(client: Client, run_id: str, reviewer: SignedInReview
     if state.tenant_id != reviewer.tenant_id:
         raise not_found()
     return state
+
+
+async def run_to_decide(
+    request: Request, run_id: str, reviewer: SignedInReviewer
+) -> tuple[Client, RunState]:
+    """The client and the run a decision goes to. When Temporal or the run's worker does
+    not answer, every face says the same sentence (DecisionUnavailable: 503, exit 1)."""
+    try:
+        client = await get_temporal(request)
+        return client, await run_for_reviewer(client, run_id, reviewer)
+    except TemporalUnavailable:
+        raise DecisionUnavailable() from None
+    except HTTPException as error:
+        if error.status_code == status.HTTP_503_SERVICE_UNAVAILABLE:
+            raise DecisionUnavailable() from None
+        raise
 
 
 def _store_context(engine: Engine, state: RunState) -> RunContext:

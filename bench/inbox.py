@@ -31,9 +31,9 @@ from activities.store import make_engine, seed_demo  # noqa: E402
 from approvals_ui import lookups  # noqa: E402
 from approvals_ui.main import create_app  # noqa: E402
 from approvals_ui.templating import templates  # noqa: E402
-from signoff.pending import PendingItem, time_left  # noqa: E402
-from signoff.pending_pages import PendingListing  # noqa: E402
-from signoff.settings import Settings  # noqa: E402
+from signoff.config.settings import Settings  # noqa: E402
+from signoff.service.pending import PendingItem, time_left  # noqa: E402
+from signoff.service.pending_pages import PendingListing  # noqa: E402
 from workflows.actions import ActionState, PendingAction  # noqa: E402
 
 SIZES = (10, 1000)

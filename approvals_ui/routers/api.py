@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
-from temporalio.service import RPCError
 
 from approvals_ui.api_models import (
     ApiError,
@@ -29,7 +28,6 @@ from approvals_ui.deps import (
     SettingsDep,
     TemporalDep,
     authenticated_by_bearer,
-    get_temporal,
 )
 from approvals_ui.lookups import (
     InboxCacheDep,
@@ -38,15 +36,16 @@ from approvals_ui.lookups import (
     inbox_page,
     run_context,
     run_for_reviewer,
+    run_to_decide,
 )
 from approvals_ui.security import api_csrf_protect
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
+from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.decisions import Decider, DecisionNotAccepted
 from signoff.service.decisions import decide as decide_action
+from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from workflows.actions import REFUND_APPROVER_ROLE, DecisionResult
-from signoff.paging import MAX_CURSOR_LENGTH, InvalidCursor
-from signoff.settings import MAX_PAGE_SIZE
 from workflows.contracts import RunState
 
 
@@ -178,8 +177,7 @@ async def decide(
 ) -> DecisionResult:
     # Connected here, not as a dependency: a malformed body is a 422 even when
     # Temporal is down (dependencies are solved before the body is validated).
-    client = await get_temporal(request)
-    await run_for_reviewer(client, run_id, reviewer)  # 404 for another tenant's run
+    client, _ = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
     if not reviewer.can_decide:
         raise HTTPException(
             status.HTTP_403_FORBIDDEN,

@@ -14,13 +14,14 @@ from approvals_ui.lookups import (
     inbox_page,
     run_context,
     run_for_reviewer,
+    run_to_decide,
 )
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
 from signoff.service.decisions import Decider, DecisionNotAccepted, InvalidDecision
 from signoff.service.decisions import decide as decide_action
+from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from workflows.actions import REFUND_APPROVER_ROLE, Verdict
-from signoff.paging import MAX_CURSOR_LENGTH, InvalidCursor
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
 
@@ -135,7 +136,6 @@ async def decide(
     request: Request,
     run_id: str,
     reviewer: CurrentReviewer,
-    client: TemporalDep,
     engine: EngineDep,
     cache: InboxCacheDep,
     action_hash: Annotated[str, Form(max_length=200)],
@@ -146,7 +146,7 @@ async def decide(
 
     Identity, roles and tenant come from the store, never from the form.
     """
-    await run_for_reviewer(client, run_id, reviewer)  # 404 for another tenant's run
+    client, _ = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
     if not reviewer.can_decide:
         return await _detail(
             request,

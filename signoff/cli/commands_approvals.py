@@ -14,12 +14,13 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
+from temporalio.service import RPCError
 
 from activities.store import get_reviewer, make_engine, token_reviewer, verify_password
 from signoff.cli.commands_runs import describe_or_fail
 from signoff.cli.support import (
-    AfterOption,
     EXIT_RUN_FAILED,
+    AfterOption,
     JsonOption,
     client_for,
     emit_json,
@@ -242,7 +243,10 @@ async def _send(
         except RuntimeError:  # connect raises plain RuntimeErrors for network failures
             raise DecisionUnavailable() from None
         handle = client.get_workflow_handle_for(AgentRun.run, run_id)
-        await describe_or_fail(handle)
+        try:
+            await describe_or_fail(handle)
+        except RPCError:
+            raise DecisionUnavailable() from None
         result = await decide(client, key, run_id, decider, action_hash, verdict, reason)
     except InvalidDecision as invalid:
         fail(f"{invalid} Copy it from `signoff pending`.")

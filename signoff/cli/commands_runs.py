@@ -33,13 +33,12 @@ from signoff.cli.support import (
     settings,
     validation_message,
 )
-from signoff.paging import CLI_INVALID_CURSOR, InvalidCursor
-from signoff.render import event_line, outcome_lines, state_lines
-from signoff.retries import Retry, retries_of
-from signoff.run_listing import try_state
-from signoff.run_pages import page_token, runs_page
-from signoff.runs import RunRequestRejected, start_run
-from signoff.settings import MAX_PAGE_SIZE, ModelChoiceError, Settings, parse_model
+from signoff.config.settings import MAX_PAGE_SIZE, ModelChoiceError, Settings, parse_model
+from signoff.service.paging import CLI_INVALID_CURSOR, InvalidCursor
+from signoff.service.retries import Retry, retries_of
+from signoff.service.run_listing import try_state
+from signoff.service.run_pages import page_token, runs_page
+from signoff.service.runs import RunRequestRejected, start_run
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import (

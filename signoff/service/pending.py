@@ -22,8 +22,8 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
-from signoff.run_listing import QUERY_TIMEOUT, RunListing, read_runs, try_state
-from signoff.runs import TENANT_KEY
+from signoff.service.run_listing import QUERY_TIMEOUT, RunListing, read_runs, try_state
+from signoff.service.runs import TENANT_KEY
 from workflows.actions import Decision, DecisionResult, PendingAction
 from workflows.agent_run import AgentRun
 from workflows.approval_policy import expired_message, money

@@ -32,9 +32,9 @@ from typing import TypeVar
 
 from temporalio.client import Client
 
-from signoff.paging import InvalidCursor, Page, decode_cursor, encode_cursor
-from signoff.pending import PendingItem, pending_items, waiting_query
-from signoff.run_listing import read_runs
+from signoff.service.paging import InvalidCursor, Page, decode_cursor, encode_cursor
+from signoff.service.pending import PendingItem, pending_items, waiting_query
+from signoff.service.run_listing import read_runs
 
 Item = TypeVar("Item")
 Position = tuple[datetime, str]

@@ -15,8 +15,8 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
-from signoff.paging import InvalidCursor, Page, decode_cursor, encode_cursor
-from signoff.runs import STATUS_KEY, TENANT_KEY
+from signoff.service.paging import InvalidCursor, Page, decode_cursor, encode_cursor
+from signoff.service.runs import STATUS_KEY, TENANT_KEY
 
 CURSOR_KIND = "r1"
 

@@ -16,6 +16,7 @@ from approvals_ui.audit import InvalidFilter, parse_filter
 from approvals_ui.main import create_app
 from approvals_ui.routers.audit import safe_cell
 from signoff.config.settings import Settings
+from signoff.service.decisions import UNAVAILABLE
 
 HASH = "ab" * 32
 
@@ -89,10 +90,8 @@ def test_api_post_with_the_cookie_needs_the_csrf_header_and_json(ui: TestClient)
     # With the token the request gets as far as Temporal, which is down here.
     down = ui.post(url, json=body, headers={"X-CSRF-Token": me["csrf_token"]})
     assert down.status_code == 503
-    assert down.json() == {
-        "detail": "Temporal cannot be reached. Start it with `make demo` (or `signoff dev`) "
-        "and reload."
-    }
+    # The sentence every face gives (page, API, `signoff approve`): one decide function.
+    assert down.json() == {"detail": UNAVAILABLE}
     assert "10.0.0.1" not in down.text
 
 
@@ -229,3 +228,15 @@ def test_the_session_cookie_is_secure_over_https(home: Path) -> None:
     # would send it back.
     with client_for(home) as plain:
         assert "Secure" not in plain.get("/signin").headers["set-cookie"]
+
+
+def test_the_decision_page_says_the_same_sentence_when_temporal_is_down(ui: TestClient) -> None:
+    sign_in(ui)
+    token = ui.get("/api/me").json()["csrf_token"]
+    page = ui.post(
+        "/approvals/run-demo-x/decision",
+        data={"csrf_token": token, "action_hash": HASH, "verdict": "approve"},
+    )
+    assert page.status_code == 503
+    assert "text/html" in page.headers["content-type"]
+    assert UNAVAILABLE in page.text

@@ -35,10 +35,10 @@ from sqlalchemy import Engine
 from activities.store import add_reviewer, write_transaction
 from activities.store.schema import Tenant
 from approvals_ui.main import create_app
-from signoff.pending import run_state, waiting_query
-from signoff.runs import start_run
-from signoff.settings import Settings
-from signoff.temporal_client import connect
+from signoff.config.settings import Settings
+from signoff.config.temporal_client import connect
+from signoff.service.pending import run_state, waiting_query
+from signoff.service.runs import start_run
 from tests.dev_stack import SIGNOFF
 from tests.ui.browser import new_page, screenshot, sign_in
 from tests.ui.conftest import DevStack, add_case

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from signoff.paging import InvalidCursor, decode_cursor, encode_cursor
-from signoff.pending import PendingItem, expiry_order
-from signoff.pending_pages import (
+from signoff.service.paging import InvalidCursor, decode_cursor, encode_cursor
+from signoff.service.pending import PendingItem, expiry_order
+from signoff.service.pending_pages import (
     cursor_position,
     pending_cursor,
     pending_page,
