@@ -33,14 +33,13 @@ from fastapi.testclient import TestClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.dev_stack import signoff_dev_stack  # noqa: E402
-
 from approvals_ui.main import create_app  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.config.temporal_client import connect  # noqa: E402
 from signoff.service.pending import list_pending, waiting_query  # noqa: E402
 from signoff.service.pending_pages import pending_page, position_of, read_pending  # noqa: E402
 from signoff.service.runs import start_run  # noqa: E402
+from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
 from workflows.contracts import ModelRef, RunRequest  # noqa: E402
 
 TENANT = "demo"

@@ -39,7 +39,7 @@ from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
 from signoff.service.pending import run_state, waiting_query
 from signoff.service.runs import start_run
-from tests.dev_stack import SIGNOFF
+from signoff.wiring.local_stack import SIGNOFF
 from tests.ui.browser import new_page, screenshot, sign_in
 from tests.ui.conftest import DevStack, add_case
 from tests.ui.test_browser_access import (
