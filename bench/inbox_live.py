@@ -26,7 +26,6 @@ import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -38,6 +37,7 @@ from signoff.config.settings import Settings  # noqa: E402
 from signoff.config.temporal_client import connect  # noqa: E402
 from signoff.service.pending import list_pending, waiting_query  # noqa: E402
 from signoff.service.pending_pages import pending_page, position_of, read_pending  # noqa: E402
+from signoff.service.run_requests import new_run_request  # noqa: E402
 from signoff.service.runs import start_run  # noqa: E402
 from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
 from workflows.contracts import ModelRef, RunRequest  # noqa: E402
@@ -49,16 +49,13 @@ TTL_MINUTES = (120, 24 * 60)
 
 
 def request(settings: Settings) -> RunRequest:
-    return RunRequest(
+    return new_run_request(
+        settings,
         tenant_id=TENANT,
+        ticket_id="T-1042",
+        model=ModelRef(provider="scripted", model_id="demo"),
         actor_id="bench",
         request_id=uuid.uuid4().hex[:12],
-        trace_id=uuid.uuid4().hex,
-        goal="Answer the customer's support ticket.",
-        ticket_id="T-1042",
-        policy_version=settings.policy_version,
-        model=ModelRef(provider="scripted", model_id="demo"),
-        deadline=datetime.now(UTC) + timedelta(hours=48),
         approval_ttl_seconds=random.randint(*TTL_MINUTES) * 60,
     )
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-import uuid
 from dataclasses import asdict
-from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, get_args
 
 import typer
@@ -38,6 +36,7 @@ from signoff.service.paging import CLI_INVALID_CURSOR, InvalidCursor
 from signoff.service.retries import Retry, retries_of
 from signoff.service.run_listing import try_state
 from signoff.service.run_pages import page_token, runs_page
+from signoff.service.run_requests import DEFAULT_GOAL, new_run_request
 from signoff.service.runs import RunRequestRejected, start_run
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -45,7 +44,6 @@ from workflows.contracts import (
     STATUS_ATTRIBUTE,
     TENANT_ATTRIBUTE,
     WORKFLOW_NAME,
-    ModelPrice,
     RunOutcome,
     RunRequest,
     RunState,
@@ -53,7 +51,6 @@ from workflows.contracts import (
 )
 
 POLL_SECONDS = 0.5
-DEFAULT_GOAL = "Answer the customer's support ticket."
 
 
 def register(app: typer.Typer) -> None:
@@ -84,25 +81,14 @@ def run_command(
                 "Add it to SIGNOFF_MODEL_PRICES.",
                 err=True,
             )
-        request = RunRequest(
+        request = new_run_request(
+            current,
             tenant_id=tenant,
-            actor_id=actor or current.actor,
-            request_id=request_id or uuid.uuid4().hex,
-            trace_id=uuid.uuid4().hex,
-            goal=goal,
             ticket_id=ticket,
-            policy_version=current.policy_version,
             model=model_ref,
-            deadline=datetime.now(UTC) + timedelta(minutes=current.deadline_minutes),
-            step_budget=current.step_budget,
-            token_budget=current.token_budget,
-            max_tokens=current.max_tokens,
-            approval_ttl_seconds=int(current.approval_ttl_hours * 3600),
-            price=price or ModelPrice(),
-            cost_budget_usd=current.cost_budget_usd,
-            thinking_budget_tokens=(
-                current.anthropic_thinking_budget if model_ref.provider == "anthropic" else None
-            ),
+            actor_id=actor,
+            request_id=request_id,
+            goal=goal,
         )
     except ModelChoiceError as error:
         fail(str(error))

@@ -9,7 +9,6 @@ from pydantic import ValidationError
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from activities.run_limits import limits_from_settings
 from signoff.cli.commands_runs import check_ticket_exists
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
@@ -27,6 +26,7 @@ from signoff.cli.support import (
     settings,
     validation_message,
 )
+from signoff.config.run_limits import limits_from_settings
 from signoff.config.settings import ModelChoiceError, Settings, parse_model
 from workflows.contracts import ModelRef
 from workflows.triage import TriageTicket

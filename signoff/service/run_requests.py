@@ -1,0 +1,59 @@
+"""The one RunRequest factory: every run a person starts is built here, from settings.
+
+`signoff run` and the benchmarks call it; triage carries the same limits to the agent
+run it starts (`limits_from_settings`), and the worker holds every run to them whatever
+a request says (workflows/run_limits.py).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from signoff.config.run_limits import limits_from_settings
+from signoff.config.settings import Settings
+from workflows.contracts import ModelPrice, ModelRef, RunRequest
+
+DEFAULT_GOAL = "Answer the customer's support ticket."
+
+
+def new_run_request(
+    settings: Settings,
+    *,
+    tenant_id: str,
+    ticket_id: str,
+    model: ModelRef,
+    actor_id: str | None = None,
+    request_id: str | None = None,
+    goal: str = DEFAULT_GOAL,
+    approval_ttl_seconds: int | None = None,
+    now: datetime | None = None,
+) -> RunRequest:
+    """A run request with the settings' budgets, deadline, TTL and price.
+
+    Raises pydantic's ValidationError for input that is not valid (a bad tenant, say).
+    `approval_ttl_seconds` may only shorten the settings' TTL: the worker clamps it.
+    """
+    limits = limits_from_settings(settings, model)
+    return RunRequest(
+        tenant_id=tenant_id,
+        actor_id=actor_id or settings.actor,
+        request_id=request_id or uuid.uuid4().hex,
+        trace_id=uuid.uuid4().hex,
+        goal=goal,
+        ticket_id=ticket_id,
+        policy_version=settings.policy_version,
+        model=model,
+        deadline=(now or datetime.now(UTC)) + timedelta(seconds=limits.deadline_seconds),
+        step_budget=limits.step_budget,
+        token_budget=limits.token_budget,
+        max_tokens=limits.max_tokens,
+        approval_ttl_seconds=min(
+            approval_ttl_seconds or limits.approval_ttl_seconds, limits.approval_ttl_seconds
+        ),
+        price=limits.price or ModelPrice(),
+        cost_budget_usd=limits.cost_budget_usd,
+        thinking_budget_tokens=(
+            settings.anthropic_thinking_budget if model.provider == "anthropic" else None
+        ),
+    )

@@ -1,0 +1,36 @@
+"""The one RunRequest factory: what a run gets from the settings."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+from signoff.config.settings import Settings
+from signoff.service.run_requests import new_run_request
+from workflows.contracts import ModelRef
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+CLAUDE = ModelRef(provider="anthropic", model_id="claude-sonnet-4-6")
+
+
+def test_budgets_deadline_ttl_and_price_come_from_the_settings(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path, step_budget=5, approval_ttl_hours=2, actor="carol")
+    request = new_run_request(settings, tenant_id="demo", ticket_id="T-1042", model=CLAUDE, now=NOW)
+    assert request.step_budget == 5 and request.token_budget == settings.token_budget
+    assert request.deadline == NOW + timedelta(minutes=settings.deadline_minutes)
+    assert request.approval_ttl_seconds == 2 * 3600
+    assert request.price.input == Decimal("3") and request.cost_budget_usd == Decimal("2.00")
+    assert request.actor_id == "carol"  # SIGNOFF_ACTOR when no --actor
+
+
+def test_a_caller_may_shorten_the_ttl_never_lengthen_it(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path)
+    shorter = new_run_request(
+        settings, tenant_id="demo", ticket_id="T-1", model=CLAUDE, approval_ttl_seconds=600
+    )
+    longer = new_run_request(
+        settings, tenant_id="demo", ticket_id="T-1", model=CLAUDE, approval_ttl_seconds=10**7
+    )
+    assert shorter.approval_ttl_seconds == 600
+    assert longer.approval_ttl_seconds == int(settings.approval_ttl_hours * 3600)
