@@ -54,6 +54,7 @@ SKIPPING_MAX_AGE = timedelta(days=1000 * 365)
 APPROVAL_RUN_DEADLINE = timedelta(hours=48)
 POLL_SECONDS = 0.02
 WAIT_SECONDS = 15.0
+UPDATE_SECONDS = 30.0
 ORDERS = ("C-1042", "C-2210", "C-3107")
 
 
@@ -165,7 +166,8 @@ def with_proof(handle: WorkflowHandle[Any, Any], sent: Decision) -> Decision:
 
 
 async def decide(handle: WorkflowHandle[Any, Any], sent: Decision) -> DecisionResult:
-    result = await handle.execute_update(AgentRun.decide, with_proof(handle, sent))
+    update = handle.execute_update(AgentRun.decide, with_proof(handle, sent))
+    result = await asyncio.wait_for(update, UPDATE_SECONDS)  # a hang fails, named
     assert isinstance(result, DecisionResult)
     return result
 
@@ -173,7 +175,8 @@ async def decide(handle: WorkflowHandle[Any, Any], sent: Decision) -> DecisionRe
 async def refused(handle: WorkflowHandle[Any, Any], sent: Decision) -> str:
     """Send a decision the run must refuse; return the message the reviewer reads."""
     with pytest.raises(WorkflowUpdateFailedError) as caught:
-        await handle.execute_update(AgentRun.decide, with_proof(handle, sent))
+        update = handle.execute_update(AgentRun.decide, with_proof(handle, sent))
+        await asyncio.wait_for(update, UPDATE_SECONDS)
     cause = caught.value.cause
     assert isinstance(cause, ApplicationError), cause
     return cause.message

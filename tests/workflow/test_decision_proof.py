@@ -9,14 +9,18 @@ self-approval. A refused attempt that reached the run stays in its decision trai
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy import Engine, update
-from temporalio.client import WorkflowUpdateFailedError
+from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.testing import WorkflowEnvironment
 
-from activities.store import Reviewer, write_transaction
+from activities.store import Reviewer, add_reviewer, write_transaction
+from activities.store.decision_queries import AuditQuery, audit_rows
 from tests.workflow.approvals import (
+    UPDATE_SECONDS,
     accepted_updates,
     decide,
     decision,
@@ -29,8 +33,25 @@ from tests.workflow.approvals import (
 )
 from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
 from workflows.agent_run import AgentRun
+from workflows.contracts import RunOutcome
 
 REASON = "The customer's vase arrived broken."
+
+
+async def rejected_by_carlos(
+    handle: WorkflowHandle[Any, Any], engine: Engine, action_hash: str
+) -> RunOutcome:
+    """End the run the ordinary way: a real reviewer rejects, the model answers.
+
+    Not by cancelling: on the time-skipping server, a cancellation that lands while the
+    run's `record_decision` activity is scheduled but not started makes the test server
+    refuse the workflow task ("ACTIVITY_UNKNOWN") and the run hangs.
+    """
+    add_reviewer(engine, "carlos", "demo", ["refund_approver"], None)
+    await decide(handle, decision(engine, "carlos", action_hash, "reject", "not verified"))
+    outcome = await asyncio.wait_for(handle.result(), UPDATE_SECONDS)
+    assert isinstance(outcome, RunOutcome)
+    return outcome
 
 
 def refund_model(amount: str = "89.90") -> FakeModel:
@@ -50,8 +71,8 @@ async def test_an_unsigned_decision_is_refused_before_it_reaches_history(
         except WorkflowUpdateFailedError as error:
             assert "no proof of who made it" in str(error.cause)
         assert await accepted_updates(handle) == 0
-        await handle.cancel()
-        assert (await handle.result()).status == "cancelled"
+        outcome = await rejected_by_carlos(handle, seeded_engine, action.action_hash)
+        assert outcome.status == "completed" and not outcome.effects_performed
     assert refunded(seeded_engine, "C-1042") == []
 
 
@@ -90,10 +111,15 @@ async def test_forged_proofs_are_refused_and_stay_in_the_trail(
         state = await state_when(handle, lambda s: len(s.decisions) == 6, "six refusals")
         assert {record.kind for record in state.decisions} == {"refused"}
         assert state.pending_actions == [action]  # nothing was decided
-        await handle.cancel()
-        assert (await handle.result()).status == "cancelled"
+        outcome = await rejected_by_carlos(handle, seeded_engine, action.action_hash)
+        assert outcome.status == "completed" and not outcome.effects_performed
     await replay(handle)
     assert refunded(seeded_engine, "C-1042") == []
+    # The refused attempts are in the store's audit too, with who was claimed and why.
+    audit = audit_rows(seeded_engine, AuditQuery(tenant_id="demo", kind="refused"), batch=50)
+    mine = [row for row in audit if row.run_id == handle.id]
+    assert len(mine) == 6
+    assert {row.reviewer_id for row in mine} == {"alice", "carol", "Alice"}
 
 
 async def test_a_replayed_proof_counts_once(
@@ -111,8 +137,8 @@ async def test_a_replayed_proof_counts_once(
         assert "no signoff front end signed" in await refused(handle, as_bob)
         (still,) = await pending_actions(handle)
         assert [a.reviewer_id for a in still.approvals] == ["alice"]
-        await handle.cancel()
-        assert (await handle.result()).status == "cancelled"
+        outcome = await rejected_by_carlos(handle, seeded_engine, action.action_hash)
+        assert outcome.status == "completed" and not outcome.effects_performed
     assert refunded(seeded_engine, "C-3107") == []
 
 
@@ -131,6 +157,6 @@ async def test_a_disabled_reviewer_and_the_runs_own_actor_cannot_decide(
         assert "bob' is disabled" in await refused(
             handle, decision(seeded_engine, "bob", action.action_hash)
         )
-        await handle.cancel()
-        assert (await handle.result()).status == "cancelled"
+        outcome = await rejected_by_carlos(handle, seeded_engine, action.action_hash)
+        assert outcome.status == "completed" and not outcome.effects_performed
     assert refunded(seeded_engine, "C-1042") == []
