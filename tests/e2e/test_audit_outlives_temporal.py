@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from activities.store import make_engine, write_transaction
+from activities.store import demo_password, make_engine, write_transaction
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.wiring.local_stack import signoff_dev_stack
@@ -40,14 +40,22 @@ def decide_two_refunds(env: dict[str, str]) -> tuple[str, str]:
     )
     approve_run, reject_run = (json_of(result)["run_id"] for result in started)
     rows = eventually(
-        lambda: {row["run_id"]: row for row in json_of(signoff(env, "pending", "--json"))},
+        lambda: {row["run_id"]: row for row in json_of(signoff(env, "pending", "--json"))["items"]},
         lambda rows: {approve_run, reject_run} <= set(rows),
         "listing both runs as pending",
         within=POLL_SECONDS,
     )
     approved, rejected = signoff_at_once(
         env,
-        ["approve", approve_run, "--hash", rows[approve_run]["action_hash"], "--as", "alice"],
+        [
+            "approve",
+            approve_run,
+            "--hash",
+            rows[approve_run]["action_hash"],
+            "--as",
+            "alice",
+            "--password-stdin",
+        ],
         [
             "reject",
             reject_run,
@@ -57,7 +65,9 @@ def decide_two_refunds(env: dict[str, str]) -> tuple[str, str]:
             "bob",
             "--reason",
             "no photo",
+            "--password-stdin",
         ],
+        inputs=[demo_password("alice") + "\n", demo_password("bob") + "\n"],
     )
     assert approved.returncode == 0 and rejected.returncode == 0, approved.stderr + rejected.stderr
     eventually(
