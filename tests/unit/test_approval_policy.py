@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from workflows.actions import ActionState, Decision, DecisionRecord, PendingAction
-from workflows.approval_gate import as_sentence, describe
 from workflows.approval_policy import DecisionRefused, check_decision, expired_message, person_key
+from workflows.gate_results import as_sentence, describe
 
 REQUESTED = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 EXPIRES = REQUESTED + timedelta(hours=24)

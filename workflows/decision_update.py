@@ -1,0 +1,73 @@
+"""The `decide` update's checks: a signed decision, verified by the store.
+
+The validator (`refuse_unsigned`, then the gate's own rules) runs only when an update
+arrives, never on replay, so a rule added there leaves recorded histories valid. The
+handler then asks the `verify_decision` activity (see `decision_check.py`) whether the
+signature is true; a refused attempt is kept in the decision trail and the caller is
+told why. The verified decision carries the roles the store holds, not the ones the
+payload claimed.
+
+This is workflow code: no I/O; the activity does it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.actions import Decision, DecisionResult
+    from workflows.approval_gate import ApprovalGate
+    from workflows.contracts import RunRequest
+    from workflows.decision_check import DecisionCheck, verify
+
+UNSIGNED_DECISION = (
+    "This decision carries no proof of who made it. Decide in the reviewer UI, or with "
+    "`signoff approve`/`signoff reject` and your password."
+)
+
+
+def refuse_unsigned(decision: Decision) -> None:
+    """Part of the update validator: a decision without a signature never gets in."""
+    if decision.signature is None:
+        raise ApplicationError(UNSIGNED_DECISION, type="DecisionRefused")
+
+
+async def verified(
+    decision: Decision,
+    request: RunRequest,
+    gate: ApprovalGate,
+    refused: Callable[[str], None],
+) -> Decision:
+    """The decision as the store vouches for it, or a refusal recorded in the trail.
+
+    `refused` is told the refusal's event text once the gate has recorded it."""
+    update = workflow.current_update_info()
+    proof = await verify(
+        DecisionCheck(
+            run_id=workflow.info().workflow_id,
+            run_tenant_id=request.tenant_id,
+            run_actor_id=request.actor_id,
+            update_id=update.id if update else "",
+            decision=decision,
+            now=workflow.now(),
+        )
+    )
+    if not proof.accepted:
+        gate.refuse(decision, proof.message)
+        refused(f"refused a decision for {decision.reviewer_id}: {proof.message}")
+        raise ApplicationError(proof.message, type="DecisionRefused")
+    verified = decision.model_copy(update={"reviewer_roles": proof.reviewer_roles})
+    # The run may have moved while the activity ran (another decision, an expiry).
+    gate.validate(verified)
+    return verified
+
+
+def decision_event(decision: Decision, result: DecisionResult) -> str:
+    """The event line a decision leaves: who, what became of it, on which action."""
+    return (
+        f"{decision.reviewer_id} {result.status.replace('_', ' ')}: "
+        f"{result.action_hash[:12]}" + (f" ({decision.reason})" if decision.reason else "")
+    )

@@ -1,0 +1,92 @@
+"""How a refund call becomes the `PendingAction` a reviewer decides on.
+
+Its hash covers the exact arguments, the targets, the model's reason, the policy
+version and the state the reviewer judges on; its expiry is the approval time to live,
+never past the run's deadline. Runs judged on the order's exposure hold the amount in
+the store while they wait and take their mode (and a note) from that exposure.
+
+This is workflow code: no I/O (the `hold` activity does it), time only through
+`workflow.now()`.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.actions import ActionState, PendingAction
+    from workflows.approval_policy import (
+        APPROVAL_POLICY_VERSION,
+        PER_CALL_POLICY_VERSION,
+        action_hash,
+        exposure_note,
+        money,
+        refund_mode,
+        state_hash,
+    )
+    from workflows.contracts import RunRequest, ToolUseBlock
+    from workflows.gate_store import hold
+    from workflows.tool_catalog import RefundArguments
+
+
+def pending_action(
+    request: RunRequest,
+    call: ToolUseBlock,
+    arguments: RefundArguments,
+    amount_minor: int,
+    state: ActionState,
+    supersedes: str | None,
+    note: str,
+    on_exposure: bool,
+) -> PendingAction:
+    version = APPROVAL_POLICY_VERSION if on_exposure else PER_CALL_POLICY_VERSION
+    normalized = {"amount": money(amount_minor), "currency": state.currency or ""}
+    targets = {"tenant_id": request.tenant_id, "order_id": state.order_id or ""}
+    digest = state_hash(state)
+    now = workflow.now()
+    expires_at = min(now + timedelta(seconds=request.approval_ttl_seconds), request.deadline)
+    return PendingAction(
+        action_hash=action_hash(
+            tool=call.name,
+            arguments=normalized,
+            targets=targets,
+            reason=arguments.reason,
+            policy_version=version,
+            state_digest=digest,
+            run_id=workflow.info().workflow_id,
+            call_id=call.id if supersedes is None else f"{call.id}/{supersedes}",
+        ),
+        tool_use_id=call.id,
+        tool=call.name,
+        arguments=normalized,
+        targets=targets,
+        reason=arguments.reason,
+        policy_version=version,
+        state=state,
+        state_hash=digest,
+        mode="confirm",
+        required_approvals=1,
+        requested_at=now,
+        expires_at=expires_at,
+        supersedes=supersedes,
+        note=note,
+    )
+
+
+async def judged_on_exposure(
+    action: PendingAction, amount_minor: int, state: ActionState, request: RunRequest
+) -> PendingAction:
+    """The mode on the order's exposure, with this action's hold in the store."""
+    pending_minor = await hold(action, request)
+    mode, _ = refund_mode(amount_minor, state, pending_minor)
+    why = exposure_note(amount_minor, state, pending_minor)
+    return action.model_copy(
+        update={
+            "mode": "review" if mode == "review" else "confirm",
+            "required_approvals": 2 if mode == "review" else 1,
+            "pending_minor": pending_minor,
+            "note": " ".join(filter(None, (action.note, why))),
+        }
+    )

@@ -1,0 +1,93 @@
+"""When a run must stop: its budgets, the worker's limits, and the named ending.
+
+`RunEnded` stops the loop with a named outcome wherever it is raised; `run()` turns it
+into the `RunOutcome`. The budgets are checked before each model turn and again after
+an approval (`over_budget`): a decision never lets a spent run act. The worker's limits
+are read once, at the start (see `run_limits.py`); without them the run fails closed.
+
+This is workflow code: no I/O; the `run_limits` activity reads the settings.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.cancellation import reraise_cancellation
+    from workflows.contracts import FinalStatus, OutcomeReason, RunRequest
+    from workflows.run_books import RunBooks
+    from workflows.run_limits import (
+        RUN_LIMITS_ACTIVITY,
+        RUN_LIMITS_ATTEMPTS,
+        RUN_LIMITS_TIMEOUT,
+        RunLimits,
+        RunLimitsRequest,
+        clamp,
+    )
+
+
+class RunEnded(Exception):
+    """Raised inside the loop to stop it with a named outcome."""
+
+    def __init__(self, status: FinalStatus, reason: OutcomeReason, detail: str) -> None:
+        super().__init__(detail)
+        self.status: FinalStatus = status
+        self.reason: OutcomeReason = reason
+        self.detail = detail
+
+
+def check_budgets(books: RunBooks, request: RunRequest) -> None:
+    """Before a model turn: raise RunEnded when a step, token or cost budget is spent."""
+    if books.turns >= request.step_budget:
+        raise RunEnded(
+            "failed",
+            "step_budget_exhausted",
+            f"No answer within the step budget of {request.step_budget} model turns.",
+        )
+    if books.usage.total >= request.token_budget:
+        raise RunEnded(
+            "failed",
+            "token_budget_exhausted",
+            f"Used {books.usage.total} tokens, over the budget of {request.token_budget}.",
+        )
+    budget = request.cost_budget_usd
+    if budget is not None and books.cost >= budget:
+        raise RunEnded(
+            "failed",
+            "cost_budget_exhausted",
+            f"Spent {books.cost_text()} USD, over the budget of {budget} USD.",
+        )
+
+
+def over_budget(books: RunBooks, request: RunRequest) -> str | None:
+    """Checked again after an approval: a decision never lets a spent run act."""
+    if books.usage.total >= request.token_budget:
+        return f"used {books.usage.total} tokens, over its budget of {request.token_budget}"
+    budget = request.cost_budget_usd
+    if budget is not None and books.cost >= budget:
+        return f"spent {books.cost_text()} USD, over its budget of {budget} USD"
+    return None
+
+
+async def held_to_worker_limits(request: RunRequest) -> RunRequest:
+    """The request with the worker's limits applied (workflows/run_limits.py)."""
+    started_at = workflow.now()
+    try:
+        limits: RunLimits = await workflow.execute_activity(
+            RUN_LIMITS_ACTIVITY,
+            RunLimitsRequest(model=request.model),
+            result_type=RunLimits,
+            start_to_close_timeout=RUN_LIMITS_TIMEOUT,
+            retry_policy=RetryPolicy(maximum_attempts=RUN_LIMITS_ATTEMPTS),
+        )
+    except ActivityError as error:
+        reraise_cancellation(error)
+        # Without the worker's limits the run would trust its starter's: fail closed.
+        raise RunEnded(
+            "failed",
+            "worker_limits_unavailable",
+            "The worker's run limits could not be read; the run did not start.",
+        ) from None
+    return clamp(request, limits, started_at)

@@ -1,0 +1,84 @@
+"""What a run publishes about itself: its outcome, its memo and its status attribute.
+
+The outcome is built from the run's books and its gate, so that the result, the state
+query and the audit tell the same story. The memo (`RunMemo`) carries the pending
+actions and decisions the inbox and the audit read; the status search attribute lets
+a list of runs filter on it without a query to each run.
+
+Versioning. Runs recorded before "inbox-memo" publish no memo; before "run-memo", a
+run published it only when its pending actions changed, not at its start nor on a
+policy denial.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+from temporalio.common import SearchAttributeKey
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.approval_gate import ApprovalGate
+    from workflows.contracts import (
+        RUN_MEMO_KEY,
+        STATUS_ATTRIBUTE,
+        TENANT_ATTRIBUTE,
+        FinalStatus,
+        OutcomeReason,
+        RunMemo,
+        RunOutcome,
+        RunRequest,
+        RunStatus,
+    )
+    from workflows.run_books import RunBooks
+
+STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
+TENANT_KEY = SearchAttributeKey.for_keyword(TENANT_ATTRIBUTE)
+INBOX_MEMO_PATCH = "inbox-memo"
+RUN_MEMO_PATCH = "run-memo"
+
+
+def outcome(
+    request: RunRequest,
+    books: RunBooks,
+    gate: ApprovalGate,
+    status: FinalStatus,
+    reason: OutcomeReason,
+    detail: str,
+    final_text: str | None = None,
+) -> RunOutcome:
+    return RunOutcome(
+        run_id=workflow.info().workflow_id,
+        status=status,
+        reason=reason,
+        detail=detail,
+        final_text=final_text,
+        turns_used=books.turns,
+        usage=books.usage,
+        tool_calls=list(books.tool_calls),
+        effects_performed=list(gate.effects),
+        not_performed=list(gate.not_performed),
+        effects_unknown=list(gate.unknown),
+        decisions=list(gate.decisions),
+        cost_usd=books.rounded_cost(),
+        turn_usage=list(books.turn_usage),
+        model=request.model,
+        scripted=request.model.scripted,
+    )
+
+
+def publish_memo(request: RunRequest, gate: ApprovalGate, patch: str = INBOX_MEMO_PATCH) -> None:
+    """Pending actions and decisions, in the memo the inbox and audit read (RunMemo)."""
+    if workflow.patched(patch):
+        memo = RunMemo(
+            ticket_id=request.ticket_id,
+            pending_actions=list(gate.pending.values()),
+            decisions=list(gate.decisions),
+        )
+        workflow.upsert_memo({RUN_MEMO_KEY: memo})
+
+
+def publish_status(status: RunStatus) -> None:
+    workflow.upsert_search_attributes([STATUS_KEY.value_set(status)])
+
+
+def publish_tenant(tenant_id: str) -> None:
+    workflow.upsert_search_attributes([TENANT_KEY.value_set(tenant_id)])
