@@ -39,7 +39,7 @@ REASON = "The customer's vase arrived broken."
 
 
 async def rejected_by_carlos(
-    handle: WorkflowHandle[Any, Any], engine: Engine, action_hash: str
+    env: WorkflowEnvironment, handle: WorkflowHandle[Any, Any], engine: Engine, action_hash: str
 ) -> RunOutcome:
     """End the run the ordinary way: a real reviewer rejects, the model answers.
 
@@ -48,7 +48,9 @@ async def rejected_by_carlos(
     refuse the workflow task ("ACTIVITY_UNKNOWN") and the run hangs.
     """
     add_reviewer(engine, "carlos", "demo", ["refund_approver"], None)
-    await decide(handle, decision(engine, "carlos", action_hash, "reject", "not verified"))
+    rejection = decision(engine, "carlos", action_hash, "reject", "not verified")
+    # Signed at the test server's time: its clock runs ahead of the wall clock.
+    await decide(handle, signed(rejection, handle.id, at=await env.get_current_time()))
     outcome = await asyncio.wait_for(handle.result(), UPDATE_SECONDS)
     assert isinstance(outcome, RunOutcome)
     return outcome
@@ -71,7 +73,9 @@ async def test_an_unsigned_decision_is_refused_before_it_reaches_history(
         except WorkflowUpdateFailedError as error:
             assert "no proof of who made it" in str(error.cause)
         assert await accepted_updates(handle) == 0
-        outcome = await rejected_by_carlos(handle, seeded_engine, action.action_hash)
+        outcome = await rejected_by_carlos(
+            time_skipping_env, handle, seeded_engine, action.action_hash
+        )
         assert outcome.status == "completed" and not outcome.effects_performed
     assert refunded(seeded_engine, "C-1042") == []
 
@@ -111,7 +115,9 @@ async def test_forged_proofs_are_refused_and_stay_in_the_trail(
         state = await state_when(handle, lambda s: len(s.decisions) == 6, "six refusals")
         assert {record.kind for record in state.decisions} == {"refused"}
         assert state.pending_actions == [action]  # nothing was decided
-        outcome = await rejected_by_carlos(handle, seeded_engine, action.action_hash)
+        outcome = await rejected_by_carlos(
+            time_skipping_env, handle, seeded_engine, action.action_hash
+        )
         assert outcome.status == "completed" and not outcome.effects_performed
     await replay(handle)
     assert refunded(seeded_engine, "C-1042") == []
@@ -137,7 +143,9 @@ async def test_a_replayed_proof_counts_once(
         assert "no signoff front end signed" in await refused(handle, as_bob)
         (still,) = await pending_actions(handle)
         assert [a.reviewer_id for a in still.approvals] == ["alice"]
-        outcome = await rejected_by_carlos(handle, seeded_engine, action.action_hash)
+        outcome = await rejected_by_carlos(
+            time_skipping_env, handle, seeded_engine, action.action_hash
+        )
         assert outcome.status == "completed" and not outcome.effects_performed
     assert refunded(seeded_engine, "C-3107") == []
 
@@ -157,6 +165,8 @@ async def test_a_disabled_reviewer_and_the_runs_own_actor_cannot_decide(
         assert "bob' is disabled" in await refused(
             handle, decision(seeded_engine, "bob", action.action_hash)
         )
-        outcome = await rejected_by_carlos(handle, seeded_engine, action.action_hash)
+        outcome = await rejected_by_carlos(
+            time_skipping_env, handle, seeded_engine, action.action_hash
+        )
         assert outcome.status == "completed" and not outcome.effects_performed
     assert refunded(seeded_engine, "C-1042") == []
