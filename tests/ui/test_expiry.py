@@ -29,7 +29,13 @@ from activities.store import list_refunds
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from tests.ui.conftest import CSRF_PATTERN
-from tests.workflow.approvals import WAIT_SECONDS, gate_run, pending_actions, state_when
+from tests.workflow.approvals import (
+    WAIT_SECONDS,
+    audit_caught_up,
+    gate_run,
+    pending_actions,
+    state_when,
+)
 from tests.workflow.fakes import FakeModel, text_reply, tool_reply
 
 FIRST = ("refund", {"amount": "89.90", "reason": "The vase arrived broken."})
@@ -107,8 +113,9 @@ async def test_a_late_decision_reads_how_long_ago_it_expired(
 
         # The run is cancelled; a decision on what it still waited for is refused, and
         # the reviewer reads what became of the request.
+        await audit_caught_up(handle, seeded_engine)
         await handle.cancel()
-        await handle.result()
+        await asyncio.wait_for(handle.result(), WAIT_SECONDS)
         too_late = await ui.post(
             f"/api/approvals/{run_id}/decision",
             json={"action_hash": second.action_hash, "verdict": "approve"},

@@ -30,6 +30,7 @@ from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.refunds import RefundActivities
 from activities.store import get_reviewer, list_refunds
+from activities.store.decision_queries import AuditQuery, audit_rows
 from activities.tool_gateway import ToolGateway
 from tests.workflow.fakes import (
     ModelActivities,
@@ -203,3 +204,21 @@ def results_of_turn(request: ModelRequest) -> list[ToolResultBlock]:
     blocks = [block for block in last.content if isinstance(block, ToolResultBlock)]
     assert len(blocks) == len(last.content)
     return blocks
+
+
+async def audit_caught_up(handle: WorkflowHandle[Any, Any], engine: Engine) -> None:
+    """Wait until the store's audit holds every record of the run's trail.
+
+    Time-skipping note: cancelling a run while its `record_decision` activity is
+    scheduled but not started makes the test server refuse the workflow task
+    ("ACTIVITY_UNKNOWN"), and the run hangs; a real server takes that cancellation.
+    Tests that cancel a run after a decision wait for this first.
+    """
+    state: RunState = await handle.query(AgentRun.state)
+    query = AuditQuery(tenant_id=state.tenant_id)
+    deadline = time.monotonic() + WAIT_SECONDS
+    while sum(row.run_id == handle.id for row in audit_rows(engine, query, batch=500)) < len(
+        state.decisions
+    ):
+        assert time.monotonic() < deadline, "the audit never caught up with the trail"
+        await asyncio.sleep(POLL_SECONDS)
