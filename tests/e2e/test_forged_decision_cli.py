@@ -21,7 +21,7 @@ POLL_SECONDS = 60
 
 
 def test_an_unsigned_decide_from_the_temporal_cli_is_refused(dev_stack: dict[str, str]) -> None:
-    started = signoff(dev_stack, "run", "--ticket", "T-1042", "--request-id", "forged", "--json")
+    started = signoff(dev_stack, "run", "--ticket", "T-3107", "--request-id", "forged", "--json")
     run_id = json_of(started)["run_id"]
     pending = eventually(
         lambda: json_of(signoff(dev_stack, "pending", "--json", "--limit", "1000"))["items"],
@@ -66,6 +66,6 @@ def test_an_unsigned_decide_from_the_temporal_cli_is_refused(dev_stack: dict[str
         dev_stack.get("SIGNOFF_DATABASE_URL")
         or f"sqlite:///{Path(dev_stack['SIGNOFF_HOME']) / 'signoff.db'}"
     )
-    assert all(row.run_id != run_id for row in list_refunds(engine, "demo", "C-1042"))
+    assert all(row.run_id != run_id for row in list_refunds(engine, "demo", "C-3107"))
     engine.dispose()
     signoff(dev_stack, "cancel", run_id)
