@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from datetime import date
 from urllib.parse import urlencode
 
-from sqlalchemy import Engine
-
-from activities.store.decision_queries import AuditPage, AuditQuery, audit_page, audit_rows
-from activities.store.decisions import AUDIT_KINDS
+from signoff.service.audit import AUDIT_KINDS, AuditPage, AuditQuery, audit_page, audit_rows
+from signoff.service.store import Engine
 from workflows.contract_base import IDENTIFIER_PATTERN
 
 VERDICTS: tuple[str, ...] = AUDIT_KINDS

@@ -24,9 +24,9 @@ from fastapi import Depends, HTTPException, Request, status
 from sqlalchemy import Engine
 from temporalio.client import Client
 
-from activities.store import Reviewer, get_reviewer, session_reviewer, token_reviewer
 from approvals_ui.sessions import SESSION_ID_KEY, session_of
 from signoff.config.settings import Settings
+from signoff.service.accounts import Reviewer, get_reviewer, session_reviewer, token_reviewer
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.contract_base import IDENTIFIER_PATTERN
 

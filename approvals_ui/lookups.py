@@ -17,13 +17,13 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from activities.store import Refund, get_ticket, get_tickets, list_refunds
 from approvals_ui.deps import SignedInReviewer, TemporalUnavailable, get_temporal, not_found
 from approvals_ui.inbox_cache import InboxCache
 from signoff.service.decisions import DecisionUnavailable
 from signoff.service.paging import Page
 from signoff.service.pending import PendingItem, RunNotFound, run_state, run_tenant
 from signoff.service.pending_pages import PendingListing, pending_page, position_of, read_pending
+from signoff.service.shop import Refund, get_ticket, get_tickets, list_refunds
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
 

@@ -10,7 +10,6 @@ from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
-from activities.store import make_engine
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
 from approvals_ui.inbox_cache import InboxCache
@@ -21,6 +20,7 @@ from approvals_ui.signin_limiter import SignInRateLimiter
 from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
+from signoff.service.store import open_store
 
 STATIC_DIR = Path(__file__).parent / "static"
 API_DESCRIPTION = (
@@ -40,7 +40,7 @@ def create_app(
     engine: Engine | None = None,
 ) -> FastAPI:
     own_engine = engine is None
-    store = engine if engine is not None else make_engine(settings.resolved_database_url)
+    store = engine if engine is not None else open_store(settings)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

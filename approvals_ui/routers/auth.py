@@ -19,18 +19,17 @@ from fastapi import APIRouter, Form, Request, status
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import Engine
 
-from activities.store import (
-    end_session,
-    get_reviewer,
-    reviewer_name_key,
-    start_session,
-    verify_password,
-)
 from approvals_ui.deps import EngineDep, MaybeReviewer, SettingsDep
 from approvals_ui.errors import PROXY_SIGN_IN, error_page, proxy_mode
 from approvals_ui.sessions import SESSION_ID_KEY, new_session, session_of
 from approvals_ui.signin_limiter import SignInRateLimiter
 from approvals_ui.templating import render
+from signoff.service.accounts import (
+    end_session,
+    password_holder,
+    reviewer_name_key,
+    start_session,
+)
 
 router = APIRouter(tags=["sign-in"])
 HOME = "/approvals"
@@ -96,10 +95,9 @@ async def signin(
             f"Too many sign-in attempts. Try again in {_wait_words(wait)}.",
             status.HTTP_429_TOO_MANY_REQUESTS,
         )
-    reviewer = await asyncio.to_thread(get_reviewer, engine, username)
-    stored_hash = reviewer.password_hash if reviewer is not None else None
     # argon2 is slow on purpose: off the event loop.
-    if not await asyncio.to_thread(verify_password, password, stored_hash) or reviewer is None:
+    reviewer = await asyncio.to_thread(password_holder, engine, username, password)
+    if reviewer is None:
         limiter.failed(name_key, address)
         return refused("Wrong name or password.", status.HTTP_401_UNAUTHORIZED)
     if not reviewer.active:

@@ -16,8 +16,8 @@ from typing import Annotated
 import typer
 from temporalio.service import RPCError
 
-from activities.store import get_reviewer, make_engine, token_reviewer, verify_password
 from signoff.cli.commands_runs import describe_or_fail
+from signoff.cli.store import opened_store
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
     AfterOption,
@@ -33,6 +33,7 @@ from signoff.config.decision_key import load_decision_key
 from signoff.config.secret_files import WeakSecret
 from signoff.config.settings import MAX_PAGE_SIZE, Settings
 from signoff.config.temporal_client import connect
+from signoff.service.accounts import get_reviewer, password_holder, token_reviewer
 from signoff.service.decisions import (
     Decider,
     DecisionNotAccepted,
@@ -205,26 +206,26 @@ def authenticate(current: Settings, reviewer_id: str, credential: Credential) ->
     of a four-eyes refund.
     """
     secret = credential.read(reviewer_id)
-    engine = make_engine(current.resolved_database_url)
-    try:
-        reviewer = get_reviewer(engine, reviewer_id)
+    with opened_store(current) as engine:
         if credential.token_stdin:
+            reviewer = get_reviewer(engine, reviewer_id)
             holder = token_reviewer(engine, secret)
             if holder is None or reviewer is None or holder.id != reviewer.id:
                 fail(
                     f"That API token is not '{reviewer_id}''s (or was revoked). Nothing was "
                     "decided; the reviewer gets a new one with `signoff user token`."
                 )
-        elif reviewer is None or not verify_password(secret, reviewer.password_hash):
-            fail(
-                f"Wrong password for '{reviewer_id}', or no such reviewer with a password. "
-                "Nothing was decided; the reviewer sets one with `signoff user passwd`."
-            )
+        else:
+            reviewer = password_holder(engine, reviewer_id, secret)
+            if reviewer is None:
+                fail(
+                    f"Wrong password for '{reviewer_id}', or no such reviewer with a "
+                    "password. Nothing was decided; the reviewer sets one with "
+                    "`signoff user passwd`."
+                )
         if not reviewer.active:
             fail(f"Reviewer '{reviewer.id}' is disabled and cannot decide.")
         return Decider(reviewer.id, reviewer.tenant_id, tuple(reviewer.role_list))
-    finally:
-        engine.dispose()
 
 
 async def _send(

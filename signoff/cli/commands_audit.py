@@ -11,13 +11,12 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from sqlalchemy import Engine
-from sqlalchemy.exc import SQLAlchemyError
 
-from activities.store import make_engine, tenant_exists
-from activities.store.decision_chain import ChainReport, verify_chain
-from activities.store.decision_queries import AuditQuery, audit_page
+from signoff.cli.store import opened_store
 from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
+from signoff.service.audit import AuditQuery, ChainReport, audit_page, verify_chain
+from signoff.service.shop import tenant_exists
+from signoff.service.store import Engine
 
 audit = typer.Typer(help="The decision audit: every decision, from the store, tamper-evident.")
 TenantFilter = Annotated[str | None, typer.Option(help="Only this tenant (default: all).")]
@@ -26,16 +25,6 @@ LIST_DEFAULT = 50
 
 def register(app: typer.Typer) -> None:
     app.add_typer(audit, name="audit")
-
-
-def _engine() -> Engine:
-    current = settings()
-    try:
-        return make_engine(current.resolved_database_url)
-    except SQLAlchemyError:
-        fail(
-            f"Cannot open the store at {current.resolved_database_url}; check SIGNOFF_DATABASE_URL."
-        )
 
 
 def _known(engine: Engine, tenant: str) -> None:
@@ -50,12 +39,9 @@ def list_command(
     json_output: JsonOption = False,
 ) -> None:
     """List a tenant's newest decisions from the store's audit."""
-    engine = _engine()
-    try:
+    with opened_store(settings()) as engine:
         _known(engine, tenant)
         page = audit_page(engine, AuditQuery(tenant), limit=limit)
-    finally:
-        engine.dispose()
     if json_output:
         emit_json(
             {
@@ -92,13 +78,10 @@ def list_command(
 @audit.command("verify")
 def verify_command(tenant: TenantFilter = None, json_output: JsonOption = False) -> None:
     """Check the audit's hash chains: exit 0 when intact, 1 naming the first altered row."""
-    engine = _engine()
-    try:
+    with opened_store(settings()) as engine:
         if tenant is not None:
             _known(engine, tenant)
         report = verify_chain(engine, tenant)
-    finally:
-        engine.dispose()
     if json_output:
         emit_json(_as_json(report))
     elif report.intact:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from activities.store import make_engine
+from signoff.cli.store import opened_store
 from signoff.cli.support import JsonOption, client_for, emit_json, fail, run_async, say, settings
 from signoff.config.settings import Settings
 from signoff.service.reconcile import ReconcileRefused, Settlement, settle, unknown_effects_of
@@ -42,8 +42,5 @@ def reconcile_command(
 async def _reconcile(current: Settings, run_id: str) -> list[Settlement]:
     client = await client_for(current)
     tenant_id, effects = await unknown_effects_of(client, run_id)
-    engine = make_engine(current.resolved_database_url)
-    try:
+    with opened_store(current) as engine:
         return settle(engine, run_id, tenant_id, effects)
-    finally:
-        engine.dispose()

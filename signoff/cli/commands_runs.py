@@ -12,8 +12,8 @@ from pydantic import ValidationError
 from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.store import get_ticket, make_engine, tenant_exists
 from signoff.cli.render import event_line, outcome_lines, state_lines
+from signoff.cli.store import opened_store
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
     ActorOption,
@@ -38,6 +38,7 @@ from signoff.service.run_listing import try_state
 from signoff.service.run_pages import page_token, runs_page
 from signoff.service.run_requests import DEFAULT_GOAL, new_run_request
 from signoff.service.runs import RunRequestRejected, start_run
+from signoff.service.shop import get_ticket, tenant_exists
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import (
@@ -101,8 +102,7 @@ def run_command(
 
 def check_ticket_exists(current: Settings, tenant_id: str, ticket_id: str) -> None:
     """Edge check before anything starts: the tenant and its ticket exist."""
-    engine = make_engine(current.resolved_database_url)
-    try:
+    with opened_store(current) as engine:
         if not tenant_exists(engine, tenant_id):
             fail(f"Tenant '{tenant_id}' does not exist. Run `signoff seed` or check --tenant.")
         if get_ticket(engine, tenant_id, ticket_id) is None:
@@ -110,8 +110,6 @@ def check_ticket_exists(current: Settings, tenant_id: str, ticket_id: str) -> No
                 f"Ticket '{ticket_id}' does not exist for tenant '{tenant_id}'. "
                 "Check --ticket and --tenant, or add it with `signoff ticket add`."
             )
-    finally:
-        engine.dispose()
 
 
 async def _run(current: Settings, request: RunRequest, wait: bool, json_output: bool) -> int:

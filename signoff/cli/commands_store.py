@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
-from activities.store import StoreError, add_ticket, make_engine, seed_demo
+from signoff.cli.store import in_store, opened_store
 from signoff.cli.support import emit_json, fail, say, settings
+from signoff.service.shop import add_ticket, seed_demo
 from workflows.contract_base import tenant_id_problem
 
 tickets = typer.Typer(help="Tickets: how a ticket from a helpdesk export enters the store.")
@@ -25,11 +26,8 @@ def seed_command(
 ) -> None:
     """Load the demo data (tenants demo and globex, their orders and tickets). Safe to repeat."""
     current = settings()
-    engine = make_engine(current.resolved_database_url)
-    try:
+    with opened_store(current) as engine:
         report = seed_demo(engine)
-    finally:
-        engine.dispose()
     if json_output:
         emit_json({"created": report.created, "already_present": report.already_present})
     else:
@@ -53,14 +51,9 @@ def add_ticket_command(
     if problem is not None:
         fail(problem)
     text = _read_text(text_file)
-    current = settings()
-    engine = make_engine(current.resolved_database_url)
-    try:
-        ticket_id = add_ticket(engine, tenant, order, text, customer_name=customer)
-    except StoreError as error:
-        fail(str(error))
-    finally:
-        engine.dispose()
+    ticket_id = in_store(
+        lambda engine: add_ticket(engine, tenant, order, text, customer_name=customer)
+    )
     if json_output:
         emit_json({"ticket_id": ticket_id, "tenant": tenant, "order": order})
     else:

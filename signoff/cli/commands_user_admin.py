@@ -9,39 +9,24 @@ its SHA-256 is stored, so a lost token is replaced, never shown again.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
-from sqlalchemy import Engine
 
-from activities.store import (
+from signoff.cli.commands_users import users
+from signoff.cli.store import in_store
+from signoff.cli.support import JsonOption, emit_json, fail, say
+from signoff.service.accounts import (
     Reviewer,
-    StoreError,
     change_roles,
     issue_token,
-    make_engine,
     revoke_token,
     set_active,
 )
-from signoff.cli.commands_users import users
-from signoff.cli.support import JsonOption, emit_json, fail, say, settings
 from workflows.contract_base import IDENTIFIER_PATTERN
 
-T = TypeVar("T")
 NameArgument = Annotated[str, typer.Argument(help="The reviewer's name (any case).")]
 RoleList = list[str] | None
-
-
-def in_store(change: Callable[[Engine], T]) -> T:
-    """Run one change on the store; a StoreError (an unknown name) exits 2 with its text."""
-    engine = make_engine(settings().resolved_database_url)
-    try:
-        return change(engine)
-    except StoreError as error:
-        fail(str(error))
-    finally:
-        engine.dispose()
 
 
 def account(reviewer: Reviewer) -> dict[str, object]:

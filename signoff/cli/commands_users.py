@@ -14,8 +14,9 @@ from typing import Annotated
 
 import typer
 
-from activities.store import StoreError, WeakPassword, add_reviewer, make_engine, set_password
-from signoff.cli.support import emit_json, fail, say, settings
+from signoff.cli.store import in_store
+from signoff.cli.support import emit_json, fail, say
+from signoff.service.accounts import add_reviewer, set_password
 from workflows.contract_base import IDENTIFIER_PATTERN
 
 users = typer.Typer(help="Reviewer accounts: who signs in to the reviewer UI.")
@@ -63,14 +64,7 @@ def add_command(
         if not re.match(IDENTIFIER_PATTERN, item):
             fail(f"Invalid role '{item}'.")
     password = read_password(password_stdin)
-    current = settings()
-    engine = make_engine(current.resolved_database_url)
-    try:
-        add_reviewer(engine, name, tenant, roles, password, display_name)
-    except (StoreError, WeakPassword) as error:
-        fail(str(error))
-    finally:
-        engine.dispose()
+    in_store(lambda engine: add_reviewer(engine, name, tenant, roles, password, display_name))
     if json_output:
         emit_json({"reviewer": name, "tenant": tenant, "roles": roles})
     else:
@@ -84,12 +78,5 @@ def passwd_command(
 ) -> None:
     """Change a reviewer's password; their open sessions end."""
     password = read_password(password_stdin)
-    current = settings()
-    engine = make_engine(current.resolved_database_url)
-    try:
-        set_password(engine, name, password)
-    except (StoreError, WeakPassword) as error:
-        fail(str(error))
-    finally:
-        engine.dispose()
+    in_store(lambda engine: set_password(engine, name, password))
     say(f"password of {name} changed; their open sessions are signed out")

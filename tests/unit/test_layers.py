@@ -26,16 +26,29 @@ def test_every_layer_imports_only_layers_below_it() -> None:
     assert "BROKEN" not in result.stdout
 
 
-def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
+def copy_of_repo(root: Path) -> Path:
     for package in PACKAGES:
-        shutil.copytree(
-            REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("histories")
-        )
-    shutil.copy(REPO / "pyproject.toml", tmp_path)
-    adapter = tmp_path / "activities" / "model_turn.py"
+        shutil.copytree(REPO / package, root / package, ignore=shutil.ignore_patterns("histories"))
+    shutil.copy(REPO / "pyproject.toml", root)
+    return root
+
+
+def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
+    adapter = copy_of_repo(tmp_path) / "activities" / "model_turn.py"
     # The adapter layer reaching up into the service: what the contract exists to stop.
     adapter.write_text(adapter.read_text() + "\nimport signoff.service.pending  # noqa\n")
 
     result = lint_imports(tmp_path)
     assert result.returncode != 0
     assert "activities.model_turn -> signoff.service.pending" in result.stdout
+
+
+def test_a_face_reaching_past_the_service_breaks_the_contract(tmp_path: Path) -> None:
+    face = copy_of_repo(tmp_path) / "approvals_ui" / "lookups.py"
+    # Skipping a layer down is allowed by "layers"; for a face it is SQL outside the service.
+    face.write_text(face.read_text() + "\nimport activities.store.tickets  # noqa\n")
+
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "Faces go through the service: no adapter, no SQL BROKEN" in result.stdout
+    assert "approvals_ui.lookups -> activities.store.tickets" in result.stdout
