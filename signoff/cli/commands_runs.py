@@ -13,7 +13,6 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.cli.render import event_line, outcome_lines, state_lines
-from signoff.cli.store import opened_store
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
     ActorOption,
@@ -38,7 +37,6 @@ from signoff.service.run_listing import try_state
 from signoff.service.run_pages import page_token, runs_page
 from signoff.service.run_requests import DEFAULT_GOAL, new_run_request
 from signoff.service.runs import RunRequestRejected, start_run
-from signoff.service.shop import get_ticket, tenant_exists
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import (
@@ -102,6 +100,10 @@ def run_command(
 
 def check_ticket_exists(current: Settings, tenant_id: str, ticket_id: str) -> None:
     """Edge check before anything starts: the tenant and its ticket exist."""
+    # The store's imports only for `run`: `status`, `list` and `cancel` never open it.
+    from signoff.cli.store import opened_store
+    from signoff.service.shop import get_ticket, tenant_exists
+
     with opened_store(current) as engine:
         if not tenant_exists(engine, tenant_id):
             fail(f"Tenant '{tenant_id}' does not exist. Run `signoff seed` or check --tenant.")

@@ -10,36 +10,66 @@ from typing import Annotated
 
 import typer
 
-from signoff.cli import (
-    commands_approvals,
-    commands_audit,
-    commands_reconcile,
-    commands_runs,
-    commands_store,
-    commands_triage,
-    commands_users,
-)
-from signoff.cli.support import client_for, fail, run_async, say, settings
+from signoff.cli.lazy_commands import MARKUP, Lazy, lazy_group
+
+RUNS = "signoff.cli.commands_runs"
+APPROVALS = "signoff.cli.commands_approvals"
+STORE = "signoff.cli.commands_store"
+# Every command a module's `register` adds, in the order `signoff --help` lists them,
+# with its help line (held to the command's docstring by tests/cli/test_lazy_commands.py).
+COMMANDS = {
+    "run": Lazy(RUNS, "Start an agent run on a ticket; with --wait, follow it to its outcome."),
+    "status": Lazy(RUNS, "Show a run: its status, progress and, once it ended, its outcome."),
+    "list": Lazy(RUNS, "List runs, newest first, through Temporal's visibility, a page at a time."),
+    "cancel": Lazy(RUNS, "Cancel a run and the step in flight; its outcome becomes `cancelled`."),
+    "pending": Lazy(
+        APPROVALS,
+        "List the actions waiting for a reviewer's decision, soonest expiry first, in pages.",
+    ),
+    "approve": Lazy(
+        APPROVALS, "Approve the exact action with this hash, as REVIEWER (their password is asked)."
+    ),
+    "reject": Lazy(
+        APPROVALS,
+        "Reject the exact action with this hash; the agent is told why and must not retry.",
+    ),
+    "triage": Lazy(
+        "signoff.cli.commands_triage",
+        "Classify a ticket (tracking, refund, other) and take the path written for it.",
+    ),
+    "reconcile": Lazy(
+        "signoff.cli.commands_reconcile",
+        "Settle each action with an unknown outcome from the ledger: did the refund happen?",
+    ),
+    "seed": Lazy(
+        STORE,
+        "Load the demo data (tenants demo and globex, their orders and tickets). Safe to repeat.",
+    ),
+    "ticket": Lazy(STORE, "Tickets: how a ticket from a helpdesk export enters the store."),
+    "user": Lazy(
+        "signoff.cli.commands_users", "Reviewer accounts: who signs in to the reviewer UI."
+    ),
+    "audit": Lazy(
+        "signoff.cli.commands_audit",
+        "The decision audit: every decision, from the store, tamper-evident.",
+    ),
+}
 
 app = typer.Typer(
     name="signoff",
     help="Durable AI support agents on Temporal, with a human before every irreversible action.",
+    cls=lazy_group(COMMANDS),
+    rich_markup_mode=MARKUP,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-commands_runs.register(app)
-commands_store.register(app)
-commands_approvals.register(app)
-commands_users.register(app)
-commands_triage.register(app)
-commands_audit.register(app)
-commands_reconcile.register(app)
 
 
 @app.command("worker")
 def worker_command() -> None:
     """Run a worker: executes runs' workflow tasks and activities until Ctrl-C."""
+    from signoff.cli.support import client_for, run_async, say, settings
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
 
     current = settings()
@@ -63,6 +93,7 @@ def ui_command(
 ) -> None:
     """Serve the reviewer web UI (sign in, inbox, decisions) until Ctrl-C."""
     from approvals_ui.sessions import UnsafeSecret, load_secret
+    from signoff.cli.support import fail, run_async, say, settings
     from signoff.wiring.ui_server import serve_ui
 
     current = settings()
@@ -83,6 +114,7 @@ def dev_command(
     ] = None,
 ) -> None:
     """Start everything locally: Temporal dev server, demo data, worker. Ctrl-C stops it all."""
+    from signoff.cli.support import run_async, settings
     from signoff.wiring.dev import run_dev
 
     current = settings()
