@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-live bootstrap clean
+.PHONY: demo test lint bench bench-live bench-cli bootstrap clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ bench: $(STAMP)
 # Starts a private dev stack and 1,000 real runs: about ten minutes.
 bench-live: $(STAMP)
 	$(BIN)/python bench/inbox_live.py
+
+# The CLI's start-up: `signoff --help` and `signoff status RUN`, each as a new process.
+bench-cli: $(STAMP)
+	$(BIN)/python bench/cli.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
