@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.stopping import stop_cleanly_on_sigterm  # noqa: E402
 from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
 
 SIGNOFF = str(Path(sys.executable).parent / "signoff")
@@ -42,6 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
     rounds = parser.parse_args().rounds
+    stop_cleanly_on_sigterm()
     home = Path(tempfile.mkdtemp(prefix="signoff-bench-cli-"))
     with signoff_dev_stack(home, task_queue=f"bench-{uuid.uuid4().hex[:8]}") as (env, _):
         env = {**os.environ, **env}

@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from approvals_ui.main import create_app  # noqa: E402
 from bench.refund_cases import add_refund_cases  # noqa: E402
+from bench.stopping import stop_cleanly_on_sigterm  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.config.temporal_client import connect  # noqa: E402
 from signoff.service.pending import list_pending, waiting_query  # noqa: E402
@@ -179,6 +180,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--page-size", type=int, default=50)
     arguments = parser.parse_args()
+    stop_cleanly_on_sigterm()
     home = Path(tempfile.mkdtemp(prefix="signoff-bench-live-"))
     print(f"Starting a private stack in {home}; then {arguments.runs} runs.", flush=True)  # noqa: T201
     with signoff_dev_stack(home, task_queue=f"bench-{uuid.uuid4().hex[:8]}") as (env, _):
