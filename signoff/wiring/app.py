@@ -13,6 +13,7 @@ import typer
 from signoff.cli import (
     commands_approvals,
     commands_audit,
+    commands_history,
     commands_reconcile,
     commands_runs,
     commands_store,
@@ -35,6 +36,7 @@ commands_users.register(app)
 commands_triage.register(app)
 commands_audit.register(app)
 commands_reconcile.register(app)
+commands_history.register(app)
 
 
 @app.command("worker")
