@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-live bootstrap clean
+.PHONY: demo test lint bench bench-live bootstrap clean record-histories
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,12 @@ bench: $(STAMP)
 # Starts a private dev stack and 1,000 real runs: about ten minutes.
 bench-live: $(STAMP)
 	$(BIN)/python bench/inbox_live.py
+
+# Records the named scenario(s) of tests/replay/record_histories.py into tests/histories/.
+# Only for a new scenario: a history that stops replaying needs a workflow.patched gate.
+record-histories: $(STAMP)
+	@test -n "$(NAME)" || { echo "usage: make record-histories NAME=scenario [NAME='a b']" >&2; exit 2; }
+	$(BIN)/python -m tests.replay.record_histories $(NAME)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
