@@ -8,7 +8,6 @@ installed workflow code (signoff/service/history_replay.py).
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -38,7 +37,7 @@ from signoff.service.history_export import (
 )
 from signoff.service.history_files import HistoryFile, HistoryFileError, expand, load
 from signoff.service.history_replay import HistoryReplayer, ReplayVerdict
-from workflows.contract_base import IDENTIFIER_PATTERN
+from workflows.contract_base import tenant_id_problem
 
 history = typer.Typer(help="Run histories: export them for `signoff replay`.")
 
@@ -70,8 +69,9 @@ def export_command(
     """Write a run's history as JSON, as `temporal workflow show --output json` does."""
     if (run_id is None) == (query is None):
         fail("Give either a RUN id or --query 'visibility query', not both and not neither.")
-    if tenant is not None and not re.match(IDENTIFIER_PATTERN, tenant):
-        fail(f"Invalid tenant '{tenant}'.")
+    problem = tenant_id_problem(tenant) if tenant is not None else None
+    if problem is not None:
+        fail(problem)
     current = settings()
     if query is not None:
         if output is None or output.is_file():

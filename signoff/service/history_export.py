@@ -26,6 +26,7 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.service.history_files import STARTED_ATTRIBUTES
+from workflows.contract_base import tenant_id_problem
 from workflows.contracts import TENANT_ATTRIBUTE
 
 # A workflow id may hold any character; a file name gets these only.
@@ -90,6 +91,9 @@ def history_json(document: dict[str, Any]) -> str:
 def tenant_query(query: str, tenant_id: str | None) -> str:
     if tenant_id is None:
         return query
+    problem = tenant_id_problem(tenant_id)
+    if problem is not None:  # it goes into the query: never let it be more than an id
+        raise ValueError(problem)
     return f"({query}) AND {TENANT_ATTRIBUTE} = '{tenant_id}'"
 
 
