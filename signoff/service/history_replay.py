@@ -8,7 +8,8 @@ gate around the change, never a new recording.
 The SDK's message says what the history expected and what the code did, but not always
 at which event. When the message does not carry the event id, `locate_event`
 finds it: the history cut after each workflow task replays as long as the code's
-commands matched so far, so the first cut that fails names the task that diverged.
+commands matched so far, so the first cut that fails names the task that diverged;
+among that task's commands, the event is the one the message names, else the first.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime, TelemetryConfig
@@ -38,6 +41,7 @@ EVENT_ID = re.compile(r"(?:HistoryEvent\(id: |event id: )(\d+)")
 # What else the message may name: an activity type ('run_tool'), a patch ("change X,").
 QUOTED = re.compile(r"'([^']+)'")
 PATCH_NAME = re.compile(r"for change ([^\s,]+)")
+UPDATE_ACCEPTED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED
 
 
 @dataclass(frozen=True)
@@ -91,27 +95,42 @@ class HistoryReplayer:
         if failure is None:
             return ReplayVerdict(file)
         message = sdk_message(failure)
+        nondeterminism = isinstance(failure, NondeterminismError)
         found = EVENT_ID.search(message)
-        event_id = int(found.group(1)) if found else await self.locate_event(file.history, message)
-        return ReplayVerdict(file, isinstance(failure, NondeterminismError), message, event_id)
+        if found:
+            event_id: int | None = int(found.group(1))
+        else:
+            event_id = await self.locate_event(file.history, message, nondeterminism)
+        return ReplayVerdict(file, nondeterminism, message, event_id)
 
-    async def locate_event(self, history: WorkflowHistory, message: str) -> int | None:
-        """The event where replay of `history` diverged (see the module note)."""
+    async def locate_event(
+        self, history: WorkflowHistory, message: str, nondeterminism: bool = True
+    ) -> int | None:
+        """The event where replay of `history` failed (see the module note).
+
+        A cut after task k started runs tasks 0..k and checks the commands of 0..k-1.
+        So the first failing cut k means: task k-1's commands differ (nondeterminism),
+        or task k itself raised (any other failure, named by its start event)."""
         events = list(history.events)
         starts = task_starts(events)
-        failing_task = len(starts) - 1  # the last task, unless an earlier cut fails
-        low, high = 1, len(starts) - 1
-        while low <= high:  # the first cut (after task k started) that fails: k-1 diverged
+        if not starts:
+            return None
+        first_failing = len(starts)  # no cut fails: the last task's commands differ
+        low, high = (1 if nondeterminism else 0), len(starts) - 1
+        while low <= high:
             middle = (low + high) // 2
             cut = WorkflowHistory(history.workflow_id, events[: starts[middle] + 1])
             if await self._failure(cut) is None:
                 low = middle + 1
             else:
-                failing_task, high = middle - 1, middle - 1
-        after = starts[failing_task]
-        before = starts[failing_task + 1] if failing_task + 1 < len(starts) else len(events)
+                first_failing, high = middle, middle - 1
+        if not nondeterminism:
+            return raising_event(events, starts, min(first_failing, len(starts) - 1))
+        task = first_failing - 1
+        after = starts[task]
+        before = starts[task + 1] if task + 1 < len(starts) else len(events)
         candidates = command_events(events[after + 1 : before])
-        if not candidates:
+        if not candidates:  # the code gave commands where the history has none
             return int(events[after].event_id) + 1 if after + 1 < len(events) else None
         names = QUOTED.findall(message) + PATCH_NAME.findall(message)
         named = event_named(candidates, names)
@@ -121,6 +140,18 @@ class HistoryReplayer:
         with _quiet_sdk_log():
             result = await self._replayer.replay_workflow(history, raise_on_replay_failure=False)
         return result.replay_failure
+
+
+def raising_event(events: list[HistoryEvent], starts: list[int], task: int) -> int:
+    """The event that made task `task` raise: its start, or an update that reached the
+    task before (an update is written after the task that took it, so the cut that
+    shows it is the next one)."""
+    if task > 0:
+        between = events[starts[task - 1] + 1 : starts[task]]
+        updates = [event for event in between if event.event_type == UPDATE_ACCEPTED]
+        if updates:
+            return int(updates[0].event_id)
+    return int(events[starts[task]].event_id)
 
 
 def sdk_message(failure: Exception) -> str:

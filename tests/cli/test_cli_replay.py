@@ -125,3 +125,33 @@ def test_a_folder_without_histories_is_refused(cli: CliRunner, tmp_path: Path) -
     result = cli.invoke(app, ["replay", str(tmp_path)])
     assert result.exit_code == 2
     assert "holds no .json history files" in result.stderr
+
+
+def test_a_history_under_the_wrong_workflow_id_fails_at_the_task_that_raised(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    # The action hash binds the run id: under another id the decision matches nothing.
+    misnamed = tmp_path / "refund_approved__run-demo-not-this-one.json"
+    shutil.copy(APPROVED, misnamed)
+    result = cli.invoke(app, ["replay", "--json", str(misnamed)])
+    assert result.exit_code == 1
+    [verdict] = json.loads(result.stdout)["histories"]
+    assert verdict["workflow_id"] == "run-demo-not-this-one"
+    failure = verdict["failure"]
+    assert failure["kind"] == "workflow_task_failed"
+    assert failure["message"].startswith("KeyError")
+    events = json.loads(APPROVED.read_text(encoding="utf-8"))["events"]
+    [event] = [event for event in events if int(event["eventId"]) == failure["event_id"]]
+    # The reviewer's decision: its hash names no pending action of a run with that id.
+    assert event["eventType"] == "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED"
+
+
+def test_a_workflow_type_signoff_does_not_register_fails(cli: CliRunner, tmp_path: Path) -> None:
+    document = json.loads(TRACKING.read_text(encoding="utf-8"))
+    started = document["events"][0]["workflowExecutionStartedEventAttributes"]
+    started["workflowType"]["name"] = "SomeoneElsesWorkflow"
+    path = tmp_path / TRACKING.name
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = cli.invoke(app, ["replay", str(path)])
+    assert result.exit_code == 1
+    assert "FAILED" in result.stdout and "SomeoneElsesWorkflow is not registered" in result.stdout
