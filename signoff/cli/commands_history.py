@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from temporalio.service import RPCError
 
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
@@ -77,7 +78,8 @@ def export_command(
         if output is None or output.is_file():
             fail("--query writes one file a run: give a folder with -o DIR.")
         report = run_async(_export_many(current, query, output, tenant))
-        say(f"{len(report.written)} histories written to {output}", err=True)
+        written = len(report.written)
+        say(f"{written} histor{'y' if written == 1 else 'ies'} written to {output}", err=True)
         for failure in report.failed:
             say(f"not exported: {failure}", err=True)
         raise typer.Exit(EXIT_RUN_FAILED if report.failed else 0)
@@ -89,7 +91,10 @@ def export_command(
         sys.stdout.write(text)
         return
     path = output / file_name(run_id, None, set()) if output.is_dir() else output
-    path.write_text(text, encoding="utf-8")
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        fail(f"Cannot write {path}: {error.strerror or error}.")
     say(f"history of {run_id} written to {path}", err=True)
 
 
@@ -100,6 +105,8 @@ async def _export_one(current: Settings, run_id: str, tenant: str | None) -> str
     except RunNotFound:
         of = f" for tenant '{tenant}'" if tenant else ""
         fail(f"No run with id '{run_id}'{of}. List runs with `signoff list`.")
+    except RPCError as error:
+        fail(f"Temporal did not give the history of {run_id}: {error.message}")
 
 
 async def _export_many(
@@ -119,6 +126,10 @@ async def _export_many(
         return await export_matching(client, query, folder, tenant, progress)
     except QueryRejected as error:
         fail(f"Temporal refused the query: {error}. See `signoff list` for ones that work.")
+    except RPCError as error:
+        fail(f"Temporal did not list the runs: {error.message}")
+    except OSError as error:
+        fail(f"Cannot write into {folder}: {error.strerror or error}.")
 
 
 def replay_command(

@@ -1,9 +1,10 @@
 """Records the histories tests/replay replays: `python -m tests.replay.record_histories`.
 
 Each scenario runs the real workflows and activities (seeded SQLite store, scripted
-models, decisions through the `decide` update) on the time-skipping test server, then
-writes the history as JSON under tests/histories/. Record again only for a new
-scenario: the point of the files is that old runs keep replaying after code changes.
+models, decisions through the `decide` update) on the time-skipping test server (those
+of more_scenarios.py mostly on the dev server), then writes the history as JSON under
+tests/histories/. Record again only for a new scenario: the point of the files is that
+old runs keep replaying after code changes. `make record-histories NAME=...` runs this.
 """
 
 from __future__ import annotations
