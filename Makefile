@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-live bench-cli bootstrap clean
+.PHONY: demo test lint bench bench-live bench-cli bootstrap clean record-histories
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,12 @@ bench-live: $(STAMP)
 # The CLI's start-up: `signoff --help` and `signoff status RUN`, each as a new process.
 bench-cli: $(STAMP)
 	$(BIN)/python bench/cli.py
+
+# Records the named scenario(s) of tests/replay/record_histories.py into tests/histories/.
+# Only for a new scenario: a history that stops replaying needs a workflow.patched gate.
+record-histories: $(STAMP)
+	@test -n "$(NAME)" || { echo "usage: make record-histories NAME=scenario [NAME='a b']" >&2; exit 2; }
+	$(BIN)/python -m tests.replay.record_histories $(NAME)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

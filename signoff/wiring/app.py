@@ -15,6 +15,7 @@ from signoff.cli.lazy_commands import MARKUP, Lazy, lazy_group
 RUNS = "signoff.cli.commands_runs"
 APPROVALS = "signoff.cli.commands_approvals"
 STORE = "signoff.cli.commands_store"
+HISTORY = "signoff.cli.commands_history"
 # Every command a module's `register` adds, in the order `signoff --help` lists them,
 # with its help line (held to the command's docstring by tests/cli/test_lazy_commands.py).
 COMMANDS = {
@@ -52,6 +53,10 @@ COMMANDS = {
     "audit": Lazy(
         "signoff.cli.commands_audit",
         "The decision audit: every decision, from the store, tamper-evident.",
+    ),
+    "history": Lazy(HISTORY, "Run histories: export them for `signoff replay`."),
+    "replay": Lazy(
+        HISTORY, "Replay histories against the installed workflow code; exit 1 if any fails."
     ),
 }
 

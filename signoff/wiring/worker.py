@@ -18,8 +18,7 @@ from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
-from workflows.agent_run import AgentRun
-from workflows.triage import TriageTicket
+from workflows.registered import WORKFLOW_TYPES
 
 
 def build_worker(client: Client, settings: Settings, engine: Engine | None = None) -> Worker:
@@ -36,7 +35,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
     return Worker(
         client,
         task_queue=settings.task_queue,
-        workflows=[AgentRun, TriageTicket],
+        workflows=list(WORKFLOW_TYPES),
         activities=[
             models.model_turn,
             gateway.run_tool,

@@ -1,9 +1,10 @@
 """Records the histories tests/replay replays: `python -m tests.replay.record_histories`.
 
 Each scenario runs the real workflows and activities (seeded SQLite store, scripted
-models, decisions through the `decide` update) on the time-skipping test server, then
-writes the history as JSON under tests/histories/. Record again only for a new
-scenario: the point of the files is that old runs keep replaying after code changes.
+models, decisions through the `decide` update) on the time-skipping test server (those
+of more_scenarios.py mostly on the dev server), then writes the history as JSON under
+tests/histories/. Record again only for a new scenario: the point of the files is that
+old runs keep replaying after code changes. `make record-histories NAME=...` runs this.
 """
 
 from __future__ import annotations
@@ -249,12 +250,34 @@ WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
 
 
 async def record(names: list[str]) -> None:
+    """Records each named scenario: those of issue 12 (more_scenarios.py) on the dev
+    server unless they need time to skip, the older ones on the time-skipping server."""
     from tests.conftest import venv_binary
+    from tests.replay import more_scenarios as more  # it imports this module's helpers
 
-    env = await WorkflowEnvironment.start_time_skipping(
-        data_converter=pydantic_data_converter,
-        test_server_existing_path=venv_binary("temporal-test-server"),
-    )
+    unknown = [name for name in names if name not in SCENARIOS and name not in more.SCENARIOS]
+    if unknown:
+        known = ", ".join(sorted([*SCENARIOS, *more.SCENARIOS]))
+        raise SystemExit(f"Unknown scenario(s): {', '.join(unknown)}. Known: {known}.")
+    skipping = [name for name in names if name not in more.SCENARIOS or name in more.TIME_SKIPPING]
+    on_dev_server = [name for name in names if name not in skipping]
+    if skipping:
+        env = await WorkflowEnvironment.start_time_skipping(
+            data_converter=pydantic_data_converter,
+            test_server_existing_path=venv_binary("temporal-test-server"),
+        )
+        await record_on(env, skipping)
+    if on_dev_server:
+        env = await WorkflowEnvironment.start_local(
+            data_converter=pydantic_data_converter,
+            dev_server_existing_path=venv_binary("temporal"),
+        )
+        await record_on(env, on_dev_server)
+
+
+async def record_on(env: WorkflowEnvironment, names: list[str]) -> None:
+    from tests.replay import more_scenarios as more
+
     try:
         await ensure_search_attributes(env.client, "default")
         for name in names:
@@ -266,11 +289,16 @@ async def record(names: list[str]) -> None:
                 )
                 engine = make_engine(settings.resolved_database_url)
                 seed_demo(engine)
-                make_worker = WORKERS.get(name, build_worker)
+                make_worker = WORKERS.get(name) or more.WORKERS.get(name, build_worker)
+                # The server's clock: a time-skipping server may be hours ahead of ours.
+                now = (await env.get_current_time()).astimezone(UTC)
                 async with make_worker(env.client, settings, engine):
-                    handle = await SCENARIOS[name](
-                        env.client, settings.task_queue, datetime.now(UTC)
-                    )
+                    if name in more.SCENARIOS:
+                        handle = await more.SCENARIOS[name](
+                            env.client, settings.task_queue, now, engine
+                        )
+                    else:
+                        handle = await SCENARIOS[name](env.client, settings.task_queue, now)
                 history = await handle.fetch_history()
                 # The workflow id is part of the file name: replay needs it (action
                 # hashes bind the run id), and the history JSON does not carry it.
@@ -284,4 +312,7 @@ async def record(names: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(record(sys.argv[1:] or list(SCENARIOS)))
+    if len(sys.argv) < 2:
+        # Never all at once: a recorded history is kept, not refreshed (see the README).
+        raise SystemExit("Name the scenario(s) to record, e.g. agent_run_order_not_found.")
+    asyncio.run(record(sys.argv[1:]))

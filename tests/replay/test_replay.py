@@ -16,15 +16,42 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
 from tests.replay.record_histories import ID_SEPARATOR
-from workflows.agent_run import AgentRun
-from workflows.triage import TriageTicket
+from workflows.registered import WORKFLOW_TYPES
 
 HISTORIES = sorted((Path(__file__).parent.parent / "histories").glob("*.json"))
 
 
+# Issue 12: a history for each of these, named by scenario (a prefix of the file name).
+SCENARIO_FILES = {
+    "answer without tools": "agent_run_answer_without_tools",
+    "tool then answer": "agent_run_order_status",
+    "order not found": "agent_run_order_not_found",
+    "refund approved": "agent_run_refund_approved",
+    "rejected": "agent_run_refund_rejected",
+    "expired": "agent_run_refund_expired",
+    "four eyes": "agent_run_four_eyes",
+    "approval voided because the state changed, then approved": "agent_run_voided_then_approved",
+    "policy denial": "agent_run_policy_denial",
+    "step budget exhausted": "agent_run_step_budget_exhausted",
+    "cancelled while waiting": "agent_run_cancelled_waiting",
+    "model error after retries": "agent_run_model_error_after_retries",
+    "triage, tracking route": "triage_tracking",
+    "triage, refund route": "triage_refund",
+    "triage, other route": "triage_other",
+    "an obeyed injection": "agent_run_injection",
+}
+
+
 def test_histories_are_there() -> None:
     # An empty folder would make the replay below pass by testing nothing.
-    assert len(HISTORIES) >= 5
+    assert len(HISTORIES) >= 14
+    names = [path.name for path in HISTORIES]
+    missing = [
+        scenario
+        for scenario, prefix in SCENARIO_FILES.items()
+        if not any(name.startswith(prefix) for name in names)
+    ]
+    assert missing == [], f"no recorded history for: {missing}"
 
 
 @pytest.mark.parametrize(
@@ -34,6 +61,6 @@ async def test_history_replays(path: Path) -> None:
     document = json.loads(path.read_text(encoding="utf-8"))
     workflow_id = path.stem.split(ID_SEPARATOR, 1)[1]
     history = WorkflowHistory.from_json(workflow_id, document)
-    replayer = Replayer(workflows=[AgentRun, TriageTicket], data_converter=pydantic_data_converter)
+    replayer = Replayer(workflows=list(WORKFLOW_TYPES), data_converter=pydantic_data_converter)
     result = await replayer.replay_workflow(history)
     assert result.replay_failure is None

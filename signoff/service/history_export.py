@@ -1,0 +1,146 @@
+"""Exporting run histories as JSON (`signoff history export`), for `signoff replay`.
+
+The file is what `temporal workflow show --output json` writes and
+`WorkflowHistory.from_json` reads: `{"events": [...]}` in protobuf's JSON form. One
+addition keeps a file usable wherever it is copied: when the server did not write the
+workflow id into the start event (servers before 1.21, the time-skipping test server),
+it is put there, in the field the protocol has for it. Replay needs the id, and a
+history alone would not carry it.
+
+A run is named by its workflow id, as in `signoff status`. With a tenant, only a run
+whose own request (its start event) names that tenant is exported; another tenant's
+run is "not found", never "not yours".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from temporalio.api.history.v1 import HistoryEvent
+from temporalio.client import Client, WorkflowHistory
+from temporalio.service import RPCError, RPCStatusCode
+
+from signoff.service.history_files import STARTED_ATTRIBUTES
+from workflows.contract_base import tenant_id_problem
+from workflows.contracts import TENANT_ATTRIBUTE
+
+# A workflow id may hold any character; a file name gets these only.
+UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._:-]")
+
+
+class RunNotFound(LookupError):
+    """No run with this id (for this tenant)."""
+
+
+class QueryRejected(ValueError):
+    """Temporal refused the visibility query; the message is the server's."""
+
+
+@dataclass
+class ExportReport:
+    written: list[Path] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # "RUN: why", one a run
+
+
+async def history_document(
+    client: Client, run_id: str, tenant_id: str | None = None, execution: str | None = None
+) -> dict[str, Any]:
+    """The run's history as JSON; RunNotFound if there is none (for this tenant)."""
+    handle = client.get_workflow_handle(run_id, run_id=execution)
+    try:
+        history = await handle.fetch_history()
+    except RPCError as error:
+        if error.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
+            raise RunNotFound(run_id) from None
+        raise
+    if tenant_id is not None and tenant_of(history.events[0]) != tenant_id:
+        raise RunNotFound(run_id)
+    return with_workflow_id(history)
+
+
+def with_workflow_id(history: WorkflowHistory) -> dict[str, Any]:
+    document = history.to_json_dict()
+    started = document["events"][0].setdefault(STARTED_ATTRIBUTES, {})
+    started.setdefault("workflowId", history.workflow_id)
+    return document
+
+
+def tenant_of(started: HistoryEvent) -> str | None:
+    """The tenant in the run's own request: the first input of its start event."""
+    payloads = started.workflow_execution_started_event_attributes.input.payloads
+    if not payloads:
+        return None
+    try:
+        request = json.loads(payloads[0].data)
+    except ValueError:
+        return None
+    tenant = request.get("tenant_id") if isinstance(request, dict) else None
+    return tenant if isinstance(tenant, str) else None
+
+
+def history_json(document: dict[str, Any]) -> str:
+    """Indented as the temporal CLI writes it."""
+    return json.dumps(document, indent=2) + "\n"
+
+
+def tenant_query(query: str, tenant_id: str | None) -> str:
+    if tenant_id is None:
+        return query
+    problem = tenant_id_problem(tenant_id)
+    if problem is not None:  # it goes into the query: never let it be more than an id
+        raise ValueError(problem)
+    return f"({query}) AND {TENANT_ATTRIBUTE} = '{tenant_id}'"
+
+
+async def count_matching(client: Client, query: str) -> int:
+    try:
+        return (await client.count_workflows(query)).count
+    except RPCError as error:
+        if error.status == RPCStatusCode.INVALID_ARGUMENT:
+            raise QueryRejected(error.message) from None
+        raise
+
+
+async def export_matching(
+    client: Client,
+    query: str,
+    folder: Path,
+    tenant_id: str | None,
+    progress: Callable[[Path], None],
+) -> ExportReport:
+    """Every run `query` matches, one file each in `folder` (made if missing)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    report = ExportReport()
+    taken: set[str] = set()
+    try:
+        async for execution in client.list_workflows(tenant_query(query, tenant_id)):
+            try:
+                document = await history_document(client, execution.id, tenant_id, execution.run_id)
+            except RunNotFound:  # deleted since it was listed, or not the tenant's own
+                report.failed.append(f"{execution.id}: its history is gone or not the tenant's")
+                continue
+            path = folder / file_name(execution.id, execution.run_id, taken)
+            path.write_text(history_json(document), encoding="utf-8")
+            report.written.append(path)
+            progress(path)
+    except RPCError as error:
+        if error.status == RPCStatusCode.INVALID_ARGUMENT:
+            raise QueryRejected(error.message) from None
+        raise
+    return report
+
+
+def file_name(workflow_id: str, run_id: str | None, taken: set[str]) -> str:
+    """`WORKFLOW_ID.json`; a second run of one workflow id adds its run id. The file
+    name is a convenience: the id that replay uses is in the start event."""
+    stem = UNSAFE_IN_NAME.sub("_", workflow_id)
+    name = f"{stem}.json"
+    if name in taken:
+        name = f"{stem}.{run_id}.json"
+    taken.add(name)
+    return name
