@@ -171,7 +171,7 @@ def reply_from(completion: ChatCompletion, taken_ids: set[str]) -> ModelReply:
     choice = choices[0]
     message = choice.message
     content: list[ReplyBlock] = []
-    text = message.content or ""
+    text = text_of(message.content)
     thought = reasoning_of(message)
     think = THINK.match(text) if "</think>" in text else None
     if think is not None:
@@ -212,6 +212,21 @@ def stop_reason(finish_reason: str | None, has_calls: bool, refusal: str | None)
         f"the model server returned a reply without a known finish reason "
         f"({finish_reason!r}); {BASE_URL_HINT}."
     )
+
+
+def text_of(content: object) -> str:
+    """The message's text; a few servers send content parts instead of a string."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and part.get("type") == "text"
+            and isinstance(part.get("text"), str)
+        )
+    return ""
 
 
 def reasoning_of(message: ChatCompletionMessage) -> str:

@@ -165,7 +165,7 @@ def completion(
     }
 
 
-def assistant(content: str | None = None, *calls: Json, **extra: Any) -> Json:
+def assistant(content: str | list[Json] | None = None, *calls: Json, **extra: Any) -> Json:
     """An assistant message as a server sends it: text, tool calls, extra fields."""
     message: Json = {"role": "assistant", "content": content, **extra}
     if calls:

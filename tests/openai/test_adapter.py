@@ -318,3 +318,14 @@ async def test_a_call_id_the_run_already_holds_is_replaced(
     assert ids[2] == "call_9"
     assert {"call_1", "call_2", ""}.isdisjoint(ids)
     assert all(call_id.startswith("call_") for call_id in ids)
+
+
+async def test_text_sent_as_content_parts_is_read(api: FakeChatApi, model: OpenAIModel) -> None:
+    parts = [
+        {"type": "text", "text": "Your parcel "},
+        {"type": "image_url", "image_url": {"url": "data:,"}},
+        {"type": "text", "text": "left today."},
+    ]
+    api.reply(completion(assistant(parts), "stop"))
+    reply = await model.complete(model_request())
+    assert reply.content == [TextBlock(text="Your parcel left today.")]

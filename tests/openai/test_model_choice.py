@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
+from temporalio.exceptions import ApplicationError
 from typer.testing import CliRunner
 
-from activities.model_turn import build_model_turns
+from activities.model_turn import SCRIPTS_DIR, ModelTurns, build_model_turns
 from activities.models.openai_adapter import OpenAIModel
+from activities.models.scripted import ScriptedModel
 from signoff.config.settings import ModelChoiceError, Settings, get_settings, parse_model
 from signoff.wiring.app import app
 from signoff.wiring.local_stack import free_port
@@ -102,6 +104,13 @@ async def test_the_worker_sends_its_key_to_its_base_url(api: FakeChatApi, tmp_pa
     finally:
         await adapter.close()
     assert api.requests[0].headers["authorization"] == "Bearer sk-worker"
+
+
+def test_a_hand_built_worker_without_the_adapter_says_so_without_retrying() -> None:
+    turns = ModelTurns(scripted=ScriptedModel(SCRIPTS_DIR), anthropic_factory=None)
+    with pytest.raises(ApplicationError, match="without an OpenAI-compatible adapter") as raised:
+        turns.adapter_for(model_request())
+    assert (raised.value.type, raised.value.non_retryable) == ("ModelBadRequest", True)
 
 
 def test_a_worker_loads_the_openai_sdk_only_for_an_openai_turn() -> None:
