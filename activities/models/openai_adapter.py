@@ -3,7 +3,7 @@
 Ollama, vLLM, llama.cpp's server and OpenAI itself, through the official `openai` SDK.
 This module imports the SDK; the worker imports this module only on its first
 `openai:` turn (activities/model_turn.py), so a worker that never runs one never loads
-it. The mapping itself is in openai_wire.py.
+it. The mapping is in openai_wire.py (request) and openai_reply.py (reply).
 
 Design notes:
 
@@ -31,7 +31,8 @@ from urllib.parse import urlsplit
 import openai
 from temporalio.exceptions import ApplicationError
 
-from activities.models.openai_wire import call_ids, reply_from, request_params
+from activities.models.openai_reply import reply_from
+from activities.models.openai_wire import call_ids, request_params
 from workflows.contracts import ModelReply, ModelRequest
 
 # Sent when no key is set: Ollama, vLLM and llama.cpp ignore it unless told otherwise.
