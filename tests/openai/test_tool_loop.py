@@ -131,3 +131,27 @@ async def test_a_malformed_arguments_json_is_answered_as_an_error_and_never_run(
     assert refused["content"].startswith("Error: Invalid arguments for 'refund': ")
     assert "arguments_not_valid_json" in refused["content"]
     assert answered == tool_message("call_o", '{"found": true}')
+
+
+async def test_a_server_that_reuses_call_ids_cannot_merge_two_calls(
+    time_skipping_env: WorkflowEnvironment, api: FakeChatApi, model_turns: ModelTurns
+) -> None:
+    # Some servers number calls per turn: `call_0` every time. Tool calls and refunds
+    # are keyed by their id, so the second `call_0` must not pass for the first.
+    api.reply(
+        completion(assistant(None, tool_call("call_0", "get_order")), "tool_calls"),
+        completion(assistant(None, tool_call("call_0", "get_order")), "tool_calls"),
+        completion(assistant("Shipped."), "stop"),
+    )
+    tools = FakeTools({"get_order": '{"found": true}'})
+
+    run = await run_local(time_skipping_env, model_turns, tools)
+
+    assert run.outcome.reason == "answered"
+    first, second = tools.calls
+    assert first.tool_use_id == "call_0" and second.tool_use_id != "call_0"
+    assert first.idempotency_key != second.idempotency_key
+    # The server sees the id the run gave the second call, answered under that id.
+    last = api.bodies[2]["messages"]
+    assert last[-2] == calling("", sent_call(second.tool_use_id, "get_order"))
+    assert last[-1] == tool_message(second.tool_use_id, '{"found": true}')
