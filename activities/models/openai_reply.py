@@ -160,9 +160,10 @@ def usage_of(completion: ChatCompletion) -> Usage:
         return Usage()
     details = usage.prompt_tokens_details
     cached = (details.cached_tokens or 0) if details is not None else 0
+    # `or 0`: a server may send null where the API promises a count.
     return Usage(
-        input_tokens=max(0, usage.prompt_tokens - cached),
-        output_tokens=usage.completion_tokens,
+        input_tokens=max(0, (usage.prompt_tokens or 0) - cached),
+        output_tokens=usage.completion_tokens or 0,
         cache_read_input_tokens=cached,
     )
 

@@ -329,3 +329,13 @@ async def test_text_sent_as_content_parts_is_read(api: FakeChatApi, model: OpenA
     api.reply(completion(assistant(parts), "stop"))
     reply = await model.complete(model_request())
     assert reply.content == [TextBlock(text="Your parcel left today.")]
+
+
+async def test_a_server_that_does_not_count_leaves_usage_at_zero(
+    api: FakeChatApi, model: OpenAIModel
+) -> None:
+    body = completion(assistant("Done."), "stop")
+    api.reply({**body, "usage": None})
+    api.reply({**body, "usage": {"prompt_tokens": None, "completion_tokens": 7}})
+    assert (await model.complete(model_request())).usage == Usage()
+    assert (await model.complete(model_request())).usage == Usage(output_tokens=7)
