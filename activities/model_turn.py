@@ -29,17 +29,20 @@ HEARTBEAT_INTERVAL_SECONDS = 5.0
 
 
 class ModelTurns:
-    """Holds the adapters; the anthropic one is built on first use, in the worker."""
+    """Holds the adapters; the anthropic and openai ones are built on first use."""
 
     def __init__(
         self,
         scripted: ModelAdapter,
         anthropic_factory: Callable[[], ModelAdapter] | None,
         heartbeat_interval_seconds: float = HEARTBEAT_INTERVAL_SECONDS,
+        openai_factory: Callable[[], ModelAdapter] | None = None,
     ) -> None:
         self._scripted = scripted
         self._anthropic_factory = anthropic_factory
         self._anthropic: ModelAdapter | None = None
+        self._openai_factory = openai_factory
+        self._openai: ModelAdapter | None = None
         self._heartbeat_interval_seconds = heartbeat_interval_seconds
 
     @activity.defn(name=MODEL_TURN_ACTIVITY)
@@ -63,6 +66,8 @@ class ModelTurns:
     def adapter_for(self, request: ModelRequest) -> ModelAdapter:
         if request.model.provider == "scripted":
             return self._scripted
+        if request.model.provider == "openai":
+            return self._openai_adapter()
         if self._anthropic is None:
             if self._anthropic_factory is None:
                 # The key lives in the worker's environment; retrying here cannot add it.
@@ -74,6 +79,19 @@ class ModelTurns:
                 )
             self._anthropic = self._anthropic_factory()
         return self._anthropic
+
+    def _openai_adapter(self) -> ModelAdapter:
+        if self._openai is None:
+            if self._openai_factory is None:
+                # How this worker was built, not the call: a retry cannot change it.
+                raise ApplicationError(
+                    "this worker was built without an OpenAI-compatible adapter "
+                    "(build_model_turns adds one); run with another --model.",
+                    type="ModelBadRequest",
+                    non_retryable=True,
+                )
+            self._openai = self._openai_factory()
+        return self._openai
 
 
 def build_model_turns(settings: Settings, scripts_dir: Path | None = None) -> ModelTurns:
@@ -87,4 +105,21 @@ def build_model_turns(settings: Settings, scripts_dir: Path | None = None) -> Mo
             timeout_seconds=settings.anthropic_timeout_seconds,
         )
     scripts = scripts_dir or settings.scripts_dir or SCRIPTS_DIR
-    return ModelTurns(scripted=ScriptedModel(scripts), anthropic_factory=anthropic_factory)
+    return ModelTurns(
+        scripted=ScriptedModel(scripts),
+        anthropic_factory=anthropic_factory,
+        openai_factory=partial(openai_model, settings),
+    )
+
+
+def openai_model(settings: Settings) -> ModelAdapter:
+    """The OpenAI-compatible adapter; the `openai` SDK loads here, on the first turn."""
+    from activities.models.openai_adapter import OpenAIModel
+
+    key = settings.openai_api_key
+    # Read here, in the worker, like the Anthropic key: it never travels in an input.
+    return OpenAIModel(
+        api_key=key.get_secret_value() if key is not None else None,
+        timeout_seconds=settings.openai_timeout_seconds,
+        base_url=settings.openai_base_url,
+    )

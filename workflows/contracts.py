@@ -72,9 +72,13 @@ def run_id_for(tenant_id: str, request_id: str) -> str:
 
 
 class ModelRef(Contract):
-    """Which model answers: `scripted` (a script name) or `anthropic` (a model id)."""
+    """Which model answers: `scripted` (a script name), `anthropic` or `openai` (a model id).
 
-    provider: Literal["scripted", "anthropic"]
+    `openai` is any server that speaks the Chat Completions API (Ollama, vLLM, llama.cpp,
+    OpenAI); its model ids may hold ':' (`qwen3:4b`).
+    """
+
+    provider: Literal["scripted", "anthropic", "openai"]
     model_id: Annotated[str, Field(min_length=1, max_length=200)]
 
     def label(self) -> str:

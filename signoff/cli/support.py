@@ -25,7 +25,10 @@ TicketOption = Annotated[str, typer.Option("--ticket", help="The ticket id, e.g.
 TenantOption = Annotated[str, typer.Option(help="The tenant the ticket belongs to.")]
 ModelOption = Annotated[
     str | None,
-    typer.Option(help="scripted, scripted:SCRIPT or anthropic:MODEL_ID (default: auto)."),
+    typer.Option(
+        help="scripted, scripted:SCRIPT, anthropic:MODEL_ID or openai:MODEL_ID (a local "
+        "model, e.g. openai:qwen3:4b; default: auto)."
+    ),
 ]
 RequestIdOption = Annotated[
     str | None,

@@ -79,6 +79,17 @@ class Settings(BaseSettings):
     # Extended thinking for agent runs on Claude: a token budget (at least 1024, below
     # max_tokens), or None for none.
     anthropic_thinking_budget: int | None = Field(default=None, ge=1024)
+    # Any server speaking the Chat Completions API, for `openai:MODEL_ID`: Ollama
+    # (http://localhost:11434/v1), vLLM, llama.cpp's server or OpenAI. Unset: the SDK's
+    # default (OPENAI_BASE_URL, else api.openai.com). A local server needs no key: the
+    # adapter then sends a placeholder. Longer than Claude's timeout: a small model on a
+    # CPU is slow, and the model turn's own timeout (5 minutes) still bounds it.
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SIGNOFF_OPENAI_API_KEY", "OPENAI_API_KEY"),
+    )
+    openai_timeout_seconds: float = Field(default=240.0, gt=0)
     scripted_default_script: str = "demo"
     # Where `scripted:NAME` scripts live; default: the ones shipped in activities/scripts.
     # The worker reads no script outside it.
@@ -148,9 +159,12 @@ class Settings(BaseSettings):
         return f"sqlite:///{self.home / 'signoff.db'}"
 
     def price_of(self, model: ModelRef) -> ModelPrice | None:
-        """The model's price, free for the scripted model, None when unknown."""
+        """The model's price, free for the scripted model, None when unknown (Claude)."""
         if model.scripted:
             return ModelPrice()
+        if model.provider == "openai":
+            # Mostly a local model, free to run: zero unless the table prices it.
+            return self.model_prices.get(model.model_id, ModelPrice())
         return self.model_prices.get(model.model_id)
 
     def default_model(self) -> ModelRef:
@@ -162,7 +176,10 @@ class ModelChoiceError(ValueError):
 
 
 def parse_model(text: str, settings: Settings) -> ModelRef:
-    """`auto`, `scripted`, `scripted:NAME`, `anthropic` or `anthropic:MODEL_ID`."""
+    """`auto`, `scripted[:NAME]`, `anthropic[:MODEL_ID]` or `openai:MODEL_ID`.
+
+    Split on the first ':' only: `openai:qwen3:4b` is the model `qwen3:4b`.
+    """
     provider, _, model_id = text.strip().partition(":")
     if provider == "auto":
         if settings.anthropic_api_key is not None:
@@ -176,10 +193,23 @@ def parse_model(text: str, settings: Settings) -> ModelRef:
         return ModelRef(provider="scripted", model_id=script)
     if provider == "anthropic":
         return ModelRef(provider="anthropic", model_id=model_id or settings.anthropic_model)
+    if provider == "openai":
+        return ModelRef(provider="openai", model_id=openai_model_id(model_id))
     raise ModelChoiceError(
-        f"Unknown model '{text}'. Use 'scripted', 'scripted:SCRIPT', 'anthropic' or "
-        "'anthropic:MODEL_ID'."
+        f"Unknown model '{text}'. Use 'scripted', 'scripted:SCRIPT', 'anthropic', "
+        "'anthropic:MODEL_ID' or 'openai:MODEL_ID'."
     )
+
+
+def openai_model_id(model_id: str) -> str:
+    # No default: what a local server holds is the user's choice (`ollama list`).
+    model_id = model_id.strip()
+    if not model_id:
+        raise ModelChoiceError(
+            "'openai' needs the id of the model to run, e.g. 'openai:qwen3:4b' on Ollama "
+            "(with SIGNOFF_OPENAI_BASE_URL=http://localhost:11434/v1)."
+        )
+    return model_id
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,43 @@
+"""Fixtures of the Chat Completions tests: a local server, the adapter, the real stack.
+
+The real `AgentRun` (and `TriageTicket`) run on the time-skipping server, with the real
+model-turn activity built by `build_model_turns` from settings whose
+SIGNOFF_OPENAI_BASE_URL is `tests/openai/chat_server.py`: the `openai` SDK itself
+speaks to it. Tools are the real gateway on a seeded SQLite store, or `FakeTools` where
+fixed results make the expected JSON easier to read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from activities.model_turn import ModelTurns, build_model_turns
+from activities.models.openai_adapter import OpenAIModel
+from signoff.config.settings import Settings
+from tests.openai.chat_server import FakeChatApi, serving
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeChatApi]:
+    with serving(monkeypatch) as fake:
+        yield fake
+
+
+@pytest.fixture
+async def model(api: FakeChatApi) -> AsyncIterator[OpenAIModel]:
+    """The adapter alone, without a key, as in front of a local server."""
+    adapter = OpenAIModel(api_key=None, base_url=api.base_url, timeout_seconds=5)
+    try:
+        yield adapter
+    finally:
+        await adapter.close()
+
+
+@pytest.fixture
+def model_turns(api: FakeChatApi, tmp_path: Path) -> ModelTurns:
+    """The worker's model-turn activity, as the worker builds it from its settings."""
+    settings = Settings(home=tmp_path, openai_base_url=api.base_url, openai_timeout_seconds=10)
+    return build_model_turns(settings)
