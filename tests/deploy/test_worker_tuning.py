@@ -51,7 +51,7 @@ async def test_the_worker_is_built_from_the_settings(
 
 
 @pytest.mark.parametrize("value", ["1", "0"])
-def test_one_workflow_poller_or_task_is_refused(
+def test_fewer_than_two_workflow_pollers_are_refused(
     value: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The SDK needs two of each with a sticky cache; say so at start, not at first poll.
