@@ -149,9 +149,9 @@ class Settings(BaseSettings):
     temporal_api_key: SecretStr | None = None
     temporal_api_key_file: Path | None = None
 
-    # Worker tuning; the defaults suit a worker with 2 cores (README, "Worker tuning").
-    # Activities mostly wait on the model's API and the database, so many fit; workflow
-    # tasks use the CPU (and the GIL), so few do.
+    # Worker tuning; the defaults suit a worker with 2 cores (README, "Temporal clusters
+    # and workers"). Activities mostly wait on the model's API and the database, so many
+    # fit; workflow tasks use the CPU (and the GIL), so few do.
     worker_max_concurrent_activities: int = Field(default=50, ge=1)
     worker_max_concurrent_workflow_tasks: int = Field(default=10, ge=2)
     # Runs kept in memory between their tasks (the sticky cache); evicted runs replay.

@@ -49,9 +49,9 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             DecisionActivities(engine).record_decision,
             limits.run_limits,
         ],
-        # Capacity and shutdown grace from the settings (README, "Worker tuning"). On
-        # shutdown the worker stops polling at once, then gives in-flight activities
-        # this long to finish before it cancels them.
+        # Capacity and shutdown grace from the settings (README, "Temporal clusters and
+        # workers"). On shutdown the worker stops polling at once, then gives in-flight
+        # activities this long to finish before it cancels them.
         max_concurrent_activities=settings.worker_max_concurrent_activities,
         max_concurrent_workflow_tasks=settings.worker_max_concurrent_workflow_tasks,
         max_cached_workflows=settings.worker_max_cached_workflows,
