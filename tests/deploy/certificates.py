@@ -16,6 +16,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from signoff.config.settings import Settings
+
 VALIDITY = timedelta(days=1)
 CLIENT_NAME = "signoff-worker"
 
@@ -124,3 +126,15 @@ def make_certificates(folder: Path) -> Certificates:
     _write_cert(client, paths.client_cert)
     _write_key(client_key, paths.client_key)
     return paths
+
+
+def tls_settings(address: str, certificates: Certificates, **extra: object) -> Settings:
+    """Mutual TLS to `address` with the test CA's client certificate."""
+    values: dict[str, object] = {
+        "temporal_address": address,
+        "temporal_tls_server_ca_file": certificates.ca,
+        "temporal_tls_client_cert_file": certificates.client_cert,
+        "temporal_tls_client_key_file": certificates.client_key,
+    }
+    values.update(extra)
+    return Settings.model_validate(values)
