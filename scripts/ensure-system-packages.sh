@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite drives for real, when absent:
 # PostgreSQL's server binaries (the store tests start their own throwaway cluster) and
-# Chromium (the reviewer UI's browser tests drive /usr/bin/chromium; no browser download).
+# Chromium (the reviewer UI's browser tests drive /usr/bin/chromium; no browser download);
+# docker-compose (tests/deploy validate temporal-dev.yml with `docker-compose config`,
+# offline: no Docker engine is used or started).
 # `make test` calls this, so a fresh machine needs nothing installed by hand.
 # A policy-rc.d that answers 101 keeps the package scripts from starting the system
 # service: the tests start what they need themselves.
@@ -10,6 +12,7 @@ set -euo pipefail
 missing=()
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || missing+=(postgresql)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then

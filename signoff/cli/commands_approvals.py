@@ -33,6 +33,7 @@ from signoff.config.decision_key import load_decision_key
 from signoff.config.secret_files import WeakSecret
 from signoff.config.settings import MAX_PAGE_SIZE, Settings
 from signoff.config.temporal_client import connect
+from signoff.config.temporal_tls import TemporalSettingsError
 from signoff.service.accounts import get_reviewer, password_holder, token_reviewer
 from signoff.service.decisions import (
     Decider,
@@ -241,6 +242,8 @@ async def _send(
     try:
         try:
             client = await connect(current)
+        except TemporalSettingsError as error:
+            fail(str(error))
         except RuntimeError:  # connect raises plain RuntimeErrors for network failures
             raise DecisionUnavailable() from None
         handle = client.get_workflow_handle_for(AgentRun.run, run_id)

@@ -18,6 +18,7 @@ from temporalio.client import Client
 
 from signoff.config.settings import Settings, get_settings
 from signoff.config.temporal_client import connect
+from signoff.config.temporal_tls import TemporalSettingsError
 
 # Options several commands share: one definition, one help text.
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
@@ -73,6 +74,8 @@ def settings() -> Settings:
 async def client_for(current: Settings) -> Client:
     try:
         return await connect(current)
+    except TemporalSettingsError as error:
+        fail(str(error))
     except Exception:  # connect raises plain RuntimeErrors for every network failure
         fail(
             f"Cannot reach Temporal at {current.temporal_address} (namespace "

@@ -36,13 +36,22 @@ def load_secret(explicit: SecretStr | None, path: Path, variable: str) -> str:
             )
         return value
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        return _read_private(path)
+    # Written whole under a private name, then linked into place: processes that start
+    # together on one home (workers scaled out on a shared volume) either make the file
+    # or read one already complete, never one still empty.
+    secret = secrets.token_urlsafe(GENERATED_SECRET_BYTES)
+    draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(secret)
+        os.link(draft, path)
     except FileExistsError:
         return _read_private(path)
-    with os.fdopen(descriptor, "w") as handle:
-        secret = secrets.token_urlsafe(GENERATED_SECRET_BYTES)
-        handle.write(secret)
+    finally:
+        draft.unlink(missing_ok=True)
     return secret
 
 

@@ -147,6 +147,33 @@ class Settings(BaseSettings):
     # identity, so that the same person cannot then approve the run's refund.
     actor: str = Field(default="ops", pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 
+    # A Temporal cluster beyond the dev server (signoff/config/temporal_tls.py). TLS is on
+    # when asked for, or when a CA, a client certificate or an API key is given. Secrets
+    # come from the environment or from files it names, never from a command line.
+    temporal_tls: bool = False
+    temporal_tls_server_ca_file: Path | None = None
+    temporal_tls_client_cert_file: Path | None = None
+    temporal_tls_client_key_file: Path | None = None
+    # The name the server's certificate is checked against, when not the address's host.
+    temporal_tls_server_name: str | None = None
+    # Temporal Cloud: the key itself, or a file holding it (a mounted secret).
+    temporal_api_key: SecretStr | None = None
+    temporal_api_key_file: Path | None = None
+
+    # Worker tuning; the defaults suit a worker with 2 cores (README, "Temporal clusters
+    # and workers"). Activities mostly wait on the model's API and the database, so many
+    # fit; workflow tasks use the CPU (and the GIL), so few do.
+    worker_max_concurrent_activities: int = Field(default=50, ge=1)
+    worker_max_concurrent_workflow_tasks: int = Field(default=10, ge=2)
+    # Runs kept in memory between their tasks (the sticky cache); evicted runs replay.
+    worker_max_cached_workflows: int = Field(default=250, ge=0)
+    worker_workflow_task_pollers: int = Field(default=4, ge=2)
+    worker_activity_task_pollers: int = Field(default=4, ge=1)
+    # On SIGTERM or Ctrl-C, how long in-flight activities may take to finish.
+    worker_shutdown_seconds: float = Field(default=30.0, ge=0)
+    # Touched every few seconds while the worker polls: a container's health check.
+    worker_heartbeat_file: Path | None = None
+
     @field_validator("home")
     @classmethod
     def _absolute_home(cls, value: Path) -> Path:

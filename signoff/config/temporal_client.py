@@ -1,4 +1,5 @@
-"""One way to reach Temporal: the same address, namespace and data converter everywhere."""
+"""One way to reach Temporal: the same address, namespace, security and data converter
+everywhere (the worker, the UI, every command)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,16 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from signoff.config.settings import Settings
+from signoff.config.temporal_tls import connection_security
 
 
 async def connect(settings: Settings) -> Client:
+    """Raises TemporalSettingsError for a TLS or API key setting it cannot use."""
+    security = connection_security(settings)
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.temporal_namespace,
         data_converter=pydantic_data_converter,
+        tls=security.tls,
+        api_key=security.api_key,
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import sys
 from typing import Annotated
 
@@ -73,20 +72,20 @@ app = typer.Typer(
 
 @app.command("worker")
 def worker_command() -> None:
-    """Run a worker: executes runs' workflow tasks and activities until Ctrl-C."""
+    """Run a worker until SIGTERM or Ctrl-C, which let activities in flight finish first."""
     from signoff.cli.support import client_for, run_async, say, settings
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
+    from signoff.wiring.worker_signals import stop_on_signals
 
     current = settings()
 
     async def serve() -> None:
         client = await client_for(current)
         stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stop.set)
+        stop_on_signals(stop, current.worker_shutdown_seconds)
         say(f"worker on task queue '{current.task_queue}' at {current.temporal_address}")
         await run_worker(client, current, stop)
+        say("worker stopped: every activity it was running has finished or was cancelled")
 
     run_async(serve())
 
@@ -99,6 +98,7 @@ def ui_command(
     """Serve the reviewer web UI (sign in, inbox, decisions) until Ctrl-C."""
     from approvals_ui.sessions import UnsafeSecret, load_secret
     from signoff.cli.support import fail, run_async, say, settings
+    from signoff.config.temporal_tls import TemporalSettingsError, connection_security
     from signoff.wiring.ui_server import serve_ui
 
     current = settings()
@@ -106,7 +106,8 @@ def ui_command(
     port = port or current.ui_port
     try:
         load_secret(current)  # refused here, before anything listens
-    except UnsafeSecret as error:
+        connection_security(current)  # and a TLS setting it could not use
+    except (UnsafeSecret, TemporalSettingsError) as error:
         fail(f"The reviewer UI will not start: {error}")
     say(f"reviewer UI on http://{host}:{port}/ (Temporal at {current.temporal_address})")
     run_async(serve_ui(current, host, port))

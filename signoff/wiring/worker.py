@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from sqlalchemy import Engine
 from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
@@ -18,6 +18,7 @@ from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
+from signoff.wiring.worker_heartbeat import heartbeat
 from workflows.registered import WORKFLOW_TYPES
 
 
@@ -47,11 +48,24 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             DecisionActivities(engine).record_decision,
             limits.run_limits,
         ],
+        # Capacity and shutdown grace from the settings (README, "Temporal clusters and
+        # workers"). On shutdown the worker stops polling at once, then gives in-flight
+        # activities this long to finish before it cancels them.
+        max_concurrent_activities=settings.worker_max_concurrent_activities,
+        max_concurrent_workflow_tasks=settings.worker_max_concurrent_workflow_tasks,
+        max_cached_workflows=settings.worker_max_cached_workflows,
+        workflow_task_poller_behavior=PollerBehaviorSimpleMaximum(
+            settings.worker_workflow_task_pollers
+        ),
+        activity_task_poller_behavior=PollerBehaviorSimpleMaximum(
+            settings.worker_activity_task_pollers
+        ),
+        graceful_shutdown_timeout=timedelta(seconds=settings.worker_shutdown_seconds),
     )
 
 
 async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) -> None:
     """Run until `stop` is set; in-flight activities get the worker's graceful shutdown."""
     worker = build_worker(client, settings)
-    async with worker:
+    async with worker, heartbeat(settings.worker_heartbeat_file):
         await stop.wait()

@@ -1,0 +1,31 @@
+# signoff's image: the worker, the reviewer UI and every command (see temporal-dev.yml).
+# A pinned slim Python; the package installed as a user gets it (no dev extras, no
+# tests); a non-root user; configuration only through SIGNOFF_* environment variables.
+
+FROM python:3.12.8-slim-bookworm AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY workflows ./workflows
+COPY activities ./activities
+COPY approvals_ui ./approvals_ui
+COPY signoff ./signoff
+# psycopg: the PostgreSQL driver of the store in temporal-dev.yml.
+RUN python -m venv /opt/signoff \
+    && /opt/signoff/bin/pip install . "psycopg[binary]>=3.2,<4"
+
+FROM python:3.12.8-slim-bookworm
+ENV PATH=/opt/signoff/bin:$PATH \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    SIGNOFF_HOME=/var/lib/signoff
+# The home holds generated secrets (decision key, UI secret): owned by signoff, 0700.
+RUN groupadd --system --gid 10001 signoff \
+    && useradd --system --uid 10001 --gid signoff --home-dir /var/lib/signoff \
+       --shell /usr/sbin/nologin signoff \
+    && install -d -o signoff -g signoff -m 0700 /var/lib/signoff
+COPY --from=build /opt/signoff /opt/signoff
+USER signoff
+WORKDIR /var/lib/signoff
+ENTRYPOINT ["signoff"]
+CMD ["--help"]

@@ -1,0 +1,218 @@
+"""`signoff worker` drains on SIGTERM: the tool call in flight finishes, once, then exit 0.
+
+Real parts only: the `signoff worker` command as a process, the Temporal dev server,
+PostgreSQL, the scripted model. The slow tool call is made slow by the database itself:
+the test holds an exclusive lock on `tickets`, so the run's `read_ticket` waits inside
+its activity until the test lets go. SIGTERM arrives while it waits; the lock is
+released after the worker said it is stopping; the activity must then complete on its
+first attempt and the worker exit 0. A second signal must end the process at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from sqlalchemy.engine import make_url
+from temporalio.api.enums.v1 import PendingActivityState
+from temporalio.api.history.v1 import History
+from temporalio.client import WorkflowHandle
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from activities.store import make_engine, seed_demo
+from signoff.config.settings import Settings
+from signoff.wiring.local_stack import SIGNOFF
+from signoff.wiring.search_attributes import ensure_search_attributes
+from signoff.wiring.worker import build_worker
+from tests.conftest import venv_binary
+from tests.postgres import postgres_cluster
+from tests.workflow.fakes import new_task_queue, run_request, start
+from workflows.contracts import RUN_TOOL_ACTIVITY, ModelRef, RunOutcome
+
+pytestmark = pytest.mark.devserver
+
+DEMO_MODEL = ModelRef(provider="scripted", model_id="demo")
+# Bounds on waiting for things to happen, never assertions on how long they took.
+READY_SECONDS = 60
+STOP_SECONDS = 60
+# Longer than the test will ever hold the lock: the drain must not cut the activity.
+SHUTDOWN_SECONDS = "120"
+
+
+@pytest.fixture(scope="module")
+def database_url() -> Iterator[str]:
+    with postgres_cluster() as url:
+        engine = make_engine(url)
+        seed_demo(engine)
+        engine.dispose()
+        yield url
+
+
+@pytest.fixture(scope="module")
+async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
+    env = await WorkflowEnvironment.start_local(
+        data_converter=pydantic_data_converter,
+        dev_server_existing_path=venv_binary("temporal"),
+    )
+    try:
+        await ensure_search_attributes(env.client, "default")
+        yield env
+    finally:
+        await env.shutdown()
+
+
+@contextmanager
+def tickets_locked(database_url: str) -> Iterator[psycopg.Connection[Any]]:
+    """An open transaction holding `tickets` exclusively: readers wait until it ends."""
+    url = make_url(database_url)
+    with psycopg.connect(
+        host=url.host, port=url.port, user=url.username, dbname=url.database
+    ) as connection:
+        connection.execute("LOCK TABLE tickets IN ACCESS EXCLUSIVE MODE")
+        try:
+            yield connection
+        finally:
+            connection.rollback()
+
+
+def wait_until(condition: Any, what: str, within: float = READY_SECONDS) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.2)
+
+
+@contextmanager
+def worker_process(
+    tmp_path: Path, address: str, task_queue: str, database_url: str
+) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
+    alive = tmp_path / "worker-alive"
+    log_path = tmp_path / "worker.log"
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC")}
+    env.update(
+        SIGNOFF_HOME=str(tmp_path),
+        SIGNOFF_TEMPORAL_ADDRESS=address,
+        SIGNOFF_TASK_QUEUE=task_queue,
+        SIGNOFF_DATABASE_URL=database_url,
+        SIGNOFF_WORKER_SHUTDOWN_SECONDS=SHUTDOWN_SECONDS,
+        SIGNOFF_WORKER_HEARTBEAT_FILE=str(alive),
+    )
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [SIGNOFF, "worker"], env=env, stdout=log, stderr=subprocess.STDOUT
+        )
+        try:
+            wait_until(lambda: alive.exists() or process.poll() is not None, "the worker to poll")
+            assert process.poll() is None, log_path.read_text()
+            yield process, log_path
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+async def tool_call_in_flight(handle: WorkflowHandle[Any, Any]) -> None:
+    deadline = time.monotonic() + READY_SECONDS
+    while True:
+        description = await handle.describe()
+        started = [
+            pending
+            for pending in description.raw_description.pending_activities
+            if pending.activity_type.name == RUN_TOOL_ACTIVITY
+            and pending.state == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+        ]
+        if started:
+            return
+        assert time.monotonic() < deadline, "the tool call never started"
+        await asyncio.sleep(0.2)
+
+
+def tool_attempts(history: History) -> tuple[list[int], int]:
+    """The attempt of each run_tool start, and how many run_tool calls completed."""
+    scheduled = {
+        event.event_id
+        for event in history.events
+        if event.activity_task_scheduled_event_attributes.activity_type.name == RUN_TOOL_ACTIVITY
+    }
+    attempts = [
+        event.activity_task_started_event_attributes.attempt
+        for event in history.events
+        if event.HasField("activity_task_started_event_attributes")
+        and event.activity_task_started_event_attributes.scheduled_event_id in scheduled
+    ]
+    completed = sum(
+        1
+        for event in history.events
+        if event.HasField("activity_task_completed_event_attributes")
+        and event.activity_task_completed_event_attributes.scheduled_event_id in scheduled
+    )
+    return attempts, completed
+
+
+async def test_sigterm_lets_the_tool_call_in_flight_finish_then_exits_0(
+    dev_server: WorkflowEnvironment, database_url: str, tmp_path: Path
+) -> None:
+    client = dev_server.client
+    task_queue = new_task_queue()
+    address = client.service_client.config.target_host
+    with worker_process(tmp_path, address, task_queue, database_url) as (worker, log_path):
+        with tickets_locked(database_url):
+            request = run_request(datetime.now(UTC), ticket_id="T-4512", model=DEMO_MODEL)
+            handle = await start(client, request, task_queue)
+            await tool_call_in_flight(handle)
+            worker.send_signal(signal.SIGTERM)
+            wait_until(lambda: "SIGTERM: stopping" in log_path.read_text(), "the drain")
+            assert worker.poll() is None, log_path.read_text()  # it waits for the tool
+        returncode = await asyncio.to_thread(worker.wait, STOP_SECONDS)
+        said = log_path.read_text()
+    assert returncode == 0, said
+    assert "worker stopped" in said
+    history = await handle.fetch_history()
+    assert tool_attempts(history) == ([1], 1)  # finished by the draining worker, no retry
+
+    # Polling stopped with the drain: the run waits for a worker, and the next one
+    # finishes it from where the drained one left it.
+    settings = Settings(home=tmp_path, database_url=database_url, task_queue=task_queue)
+    engine = make_engine(database_url)
+    try:
+        async with build_worker(client, settings, engine):
+            outcome = await asyncio.wait_for(handle.result(), STOP_SECONDS)
+    finally:
+        engine.dispose()
+    assert isinstance(outcome, RunOutcome)
+    assert (outcome.status, outcome.reason) == ("completed", "answered")
+    attempts, _ = tool_attempts(await handle.fetch_history())
+    assert set(attempts) == {1}
+
+
+async def test_a_second_signal_leaves_at_once(
+    dev_server: WorkflowEnvironment, database_url: str, tmp_path: Path
+) -> None:
+    client = dev_server.client
+    task_queue = new_task_queue()
+    address = client.service_client.config.target_host
+    with worker_process(tmp_path, address, task_queue, database_url) as (worker, log_path):
+        with tickets_locked(database_url):
+            request = run_request(datetime.now(UTC), ticket_id="T-4512", model=DEMO_MODEL)
+            handle = await start(client, request, task_queue)
+            await tool_call_in_flight(handle)
+            worker.send_signal(signal.SIGTERM)
+            wait_until(lambda: "SIGTERM: stopping" in log_path.read_text(), "the drain")
+            worker.send_signal(signal.SIGINT)
+            # Still inside the lock: the process did not wait for the tool call.
+            returncode = await asyncio.to_thread(worker.wait, STOP_SECONDS)
+        said = log_path.read_text()
+    assert returncode == 128 + signal.SIGINT, said
+    assert "SIGINT again: leaving now" in said
+    await handle.terminate("test over")

@@ -1,0 +1,76 @@
+"""The worker's capacity and shutdown grace come from Settings, with defaults for 2 cores;
+its heartbeat file exists while it polls and is gone once it stopped."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import PollerBehaviorSimpleMaximum
+
+from signoff.config.settings import Settings
+from signoff.wiring.worker import build_worker, run_worker
+from tests.workflow.fakes import new_task_queue
+
+WAIT_SECONDS = 30
+
+
+def test_the_defaults_suit_two_cores() -> None:
+    settings = Settings()
+    assert settings.worker_max_concurrent_activities == 50
+    assert settings.worker_max_concurrent_workflow_tasks == 10
+    assert settings.worker_max_cached_workflows == 250
+    assert settings.worker_workflow_task_pollers == 4
+    assert settings.worker_activity_task_pollers == 4
+    assert settings.worker_shutdown_seconds == 30
+
+
+async def test_the_worker_is_built_from_the_settings(
+    time_skipping_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    settings = Settings(
+        home=tmp_path,
+        task_queue=new_task_queue(),
+        worker_max_concurrent_activities=7,
+        worker_max_concurrent_workflow_tasks=3,
+        worker_max_cached_workflows=11,
+        worker_workflow_task_pollers=2,
+        worker_activity_task_pollers=5,
+        worker_shutdown_seconds=12.5,
+    )
+    config = build_worker(time_skipping_env.client, settings).config()
+    assert config.get("max_concurrent_activities") == 7
+    assert config.get("max_concurrent_workflow_tasks") == 3
+    assert config.get("max_cached_workflows") == 11
+    assert config.get("workflow_task_poller_behavior") == PollerBehaviorSimpleMaximum(2)
+    assert config.get("activity_task_poller_behavior") == PollerBehaviorSimpleMaximum(5)
+    assert config.get("graceful_shutdown_timeout") == timedelta(seconds=12.5)
+
+
+@pytest.mark.parametrize("value", ["1", "0"])
+def test_fewer_than_two_workflow_pollers_are_refused(
+    value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The SDK needs two of each with a sticky cache; say so at start, not at first poll.
+    monkeypatch.setenv("SIGNOFF_WORKER_WORKFLOW_TASK_POLLERS", value)
+    with pytest.raises(ValueError, match="worker_workflow_task_pollers"):
+        Settings()
+
+
+async def test_the_heartbeat_file_lives_while_the_worker_runs(
+    time_skipping_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    alive = tmp_path / "state" / "worker-alive"
+    settings = Settings(home=tmp_path, task_queue=new_task_queue(), worker_heartbeat_file=alive)
+    stop = asyncio.Event()
+    running = asyncio.create_task(run_worker(time_skipping_env.client, settings, stop))
+    async with asyncio.timeout(WAIT_SECONDS):
+        while not alive.exists():
+            assert not running.done(), running.exception()
+            await asyncio.sleep(0.05)
+    stop.set()
+    await asyncio.wait_for(running, WAIT_SECONDS)
+    assert not alive.exists()
