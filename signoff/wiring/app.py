@@ -40,12 +40,15 @@ commands_reconcile.register(app)
 @app.command("worker")
 def worker_command() -> None:
     """Run a worker: executes runs' workflow tasks and activities until Ctrl-C."""
+    from signoff.config.telemetry import worker_runtime
+    from signoff.wiring.observability import start_observability
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
 
     current = settings()
+    start_observability(current, "worker")
 
     async def serve() -> None:
-        client = await client_for(current)
+        client = await client_for(current, runtime=worker_runtime(current))
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -63,9 +66,11 @@ def ui_command(
 ) -> None:
     """Serve the reviewer web UI (sign in, inbox, decisions) until Ctrl-C."""
     from approvals_ui.sessions import UnsafeSecret, load_secret
+    from signoff.wiring.observability import start_observability
     from signoff.wiring.ui_server import serve_ui
 
     current = settings()
+    start_observability(current, "ui")
     host = host or current.ui_host
     port = port or current.ui_port
     try:
@@ -84,8 +89,10 @@ def dev_command(
 ) -> None:
     """Start everything locally: Temporal dev server, demo data, worker. Ctrl-C stops it all."""
     from signoff.wiring.dev import run_dev
+    from signoff.wiring.observability import start_observability
 
     current = settings()
+    start_observability(current, "dev")
     if temporal_ui_port is not None:
         current = current.model_copy(update={"temporal_ui_port": temporal_ui_port})
     run_async(run_dev(current))
