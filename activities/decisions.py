@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities import observe
 from activities.store import decisions as audit
 from activities.store.errors import StoreError
 from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent
@@ -34,4 +35,5 @@ class DecisionActivities:
             raise ApplicationError(
                 str(error), type=type(error).__name__, non_retryable=True
             ) from None
+        observe.decision_recorded(event)
         return row.id
