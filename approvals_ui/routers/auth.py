@@ -31,6 +31,7 @@ from approvals_ui.errors import PROXY_SIGN_IN, error_page, proxy_mode
 from approvals_ui.sessions import SESSION_ID_KEY, new_session, session_of
 from approvals_ui.signin_limiter import SignInRateLimiter
 from approvals_ui.templating import render
+from signoff.service.metrics import signin_failed
 
 router = APIRouter(tags=["sign-in"])
 HOME = "/approvals"
@@ -92,6 +93,7 @@ async def signin(
 
     wait = limiter.retry_after(name_key, address)
     if wait > 0:
+        signin_failed("rate_limited")
         return refused(
             f"Too many sign-in attempts. Try again in {_wait_words(wait)}.",
             status.HTTP_429_TOO_MANY_REQUESTS,
@@ -101,9 +103,11 @@ async def signin(
     # argon2 is slow on purpose: off the event loop.
     if not await asyncio.to_thread(verify_password, password, stored_hash) or reviewer is None:
         limiter.failed(name_key, address)
+        signin_failed("wrong_credentials")
         return refused("Wrong name or password.", status.HTTP_401_UNAUTHORIZED)
     if not reviewer.active:
         # Said only after the right password: a guesser learns nothing from it.
+        signin_failed("disabled")
         return refused(
             "This reviewer account is disabled. Ask an administrator.",
             status.HTTP_403_FORBIDDEN,
