@@ -8,6 +8,7 @@ OTLP export or none, a metrics port or none.
 from __future__ import annotations
 
 from typing import Literal
+from wsgiref.simple_server import WSGIServer
 
 from signoff.config.logs import configure_logging
 from signoff.config.settings import Settings
@@ -23,13 +24,12 @@ def start_observability(settings: Settings, process: Process) -> None:
         serve_worker_metrics(settings)
 
 
-def serve_worker_metrics(settings: Settings) -> int | None:
-    """Serve our Prometheus registry on SIGNOFF_METRICS_PORT; the port, or None when off.
-
-    The UI serves the same registry on its own `/metrics` route instead."""
+def serve_worker_metrics(settings: Settings) -> WSGIServer | None:
+    """Serve our Prometheus registry on SIGNOFF_METRICS_PORT (a daemon thread), or None
+    when it is unset. The UI serves the same registry on its own `/metrics` route."""
     if settings.metrics_port is None:
         return None
     from prometheus_client import start_http_server  # only when asked for
 
-    start_http_server(settings.metrics_port, addr=settings.metrics_host)
-    return settings.metrics_port
+    server, _ = start_http_server(settings.metrics_port, addr=settings.metrics_host)
+    return server
