@@ -18,6 +18,7 @@ from typing import Any
 
 from temporalio import activity, workflow
 from temporalio.converter import PayloadConverter
+from temporalio.exceptions import FailureError
 from temporalio.worker import (
     ActivityInboundInterceptor,
     ExecuteActivityInput,
@@ -69,8 +70,10 @@ class _RunOutcomes(WorkflowInboundInterceptor):
     async def execute_workflow(self, input: ExecuteWorkflowInput) -> Any:
         try:
             result = await super().execute_workflow(input)
-        except Exception as error:
-            # A run that fails rather than returning an outcome (a bug, or a triage error).
+        except FailureError as error:
+            # A run that fails rather than returning an outcome (a triage error, say).
+            # Any other exception fails the workflow task, which Temporal retries: not
+            # an end, so not counted.
             self._report(input, "failed", type(error).__name__, 0)
             raise
         self._report(
