@@ -18,10 +18,15 @@ own port, since the core owns that listener.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 
 from opentelemetry import trace
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 from temporalio.client import Interceptor
 from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
@@ -29,12 +34,37 @@ from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from signoff.config.settings import Settings
 
 TRACER_NAME = "signoff"
+HEX_TRACE_ID = re.compile(r"[0-9a-f]{32}")
 logger = logging.getLogger(__name__)
 
 
 def tracer() -> trace.Tracer:
     """The tracer of our own spans: the global provider's, whatever it is when called."""
     return trace.get_tracer(TRACER_NAME)
+
+
+@contextmanager
+def run_trace(trace_id: str) -> Iterator[None]:
+    """Start a run inside this: the run's trace is the one its request names.
+
+    The request's `trace_id` (32 hex digits from `new_run_request`; anything else is
+    hashed into such) becomes the trace id of a parent span that is never exported, and
+    the interceptor's `StartWorkflow` span is its child, recorded or not. So every span
+    of the run shares that id even when the starter exports nothing (the CLI without an
+    endpoint): without a valid parent, the interceptor would make no workflow spans and
+    each activity would start a trace of its own. A second start of the same request
+    names the same trace.
+    """
+    digest = hashlib.sha256(trace_id.encode()).hexdigest()
+    number = int(trace_id, 16) if HEX_TRACE_ID.fullmatch(trace_id) else int(digest[:32], 16)
+    context = SpanContext(
+        trace_id=number or 1,
+        span_id=int(digest[32:48], 16) or 1,
+        is_remote=True,
+        trace_flags=TraceFlags(TraceFlags.SAMPLED),
+    )
+    with trace.use_span(NonRecordingSpan(context), end_on_exit=False):
+        yield
 
 
 def client_interceptors() -> list[Interceptor]:

@@ -21,7 +21,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 from signoff.config.logs import REDACTED, JsonFormatter, settings_secrets
 from signoff.config.run_identity import run_identity
 from signoff.config.settings import Settings
-from signoff.config.telemetry import worker_runtime
+from signoff.config.telemetry import run_trace, worker_runtime
 from signoff.wiring.observability import serve_worker_metrics
 
 KEY = "sk-ant-unit-test-key-7d3e9a"
@@ -132,3 +132,21 @@ def test_no_port_no_listener(tmp_path: Path) -> None:
     assert settings.metrics_port is None and settings.temporal_metrics_port is None
     assert serve_worker_metrics(settings) is None
     assert worker_runtime(settings) is None
+
+
+def test_a_run_is_started_in_the_trace_its_request_names() -> None:
+    # A starter that exports nothing (no SDK provider): the no-op tracer's span still
+    # carries the run's trace id, which the tracing interceptor puts in the headers.
+    hex_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    with run_trace(hex_id):
+        with trace.NoOpTracer().start_as_current_span("StartWorkflow:AgentRun") as span:
+            started = span.get_span_context()
+    assert started.is_valid and format(started.trace_id, "032x") == hex_id
+    assert started.trace_flags.sampled
+
+    with run_trace("request-id-that-is-not-hex"):
+        first = trace.get_current_span().get_span_context()
+    with run_trace("request-id-that-is-not-hex"):
+        again = trace.get_current_span().get_span_context()
+    assert first.is_valid and (first.trace_id, first.span_id) == (again.trace_id, again.span_id)
+    assert not trace.get_current_span().get_span_context().is_valid  # left as it was

@@ -69,6 +69,7 @@ def scrape(port: int) -> str:
 @dataclass
 class ObservedRun:
     run_id: str
+    trace_id: str  # the run request's
     outcome: RunOutcome
     pending: PendingAction
     spans: list[ReadableSpan]
@@ -125,6 +126,7 @@ async def observed_refund_run(
         root.setLevel(level)
     return ObservedRun(
         run_id=handle.id,
+        trace_id=request.trace_id,
         outcome=outcome,
         pending=action,
         spans=list(exporter.get_finished_spans()),

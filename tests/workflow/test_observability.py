@@ -83,16 +83,16 @@ def attributes(span: ReadableSpan) -> dict[str, Any]:
 
 
 def parent_name(spans: list[ReadableSpan], span: ReadableSpan) -> str | None:
-    if span.parent is None:
-        return None
+    assert span.parent is not None
     [parent] = [s for s in spans if s.context and s.context.span_id == span.parent.span_id]
     return parent.name
 
 
 def path_to_root(spans: list[ReadableSpan], span: ReadableSpan) -> list[str]:
+    """Span names up to the first whose parent was not exported (the run's trace root)."""
     by_id = {s.context.span_id: s for s in spans if s.context}
     names = [span.name]
-    while span.parent is not None:
+    while span.parent is not None and span.parent.span_id in by_id:
         span = by_id[span.parent.span_id]
         names.append(span.name)
     return names
@@ -102,7 +102,12 @@ def test_the_run_is_one_trace_with_a_span_per_step(run: ObservedRun) -> None:
     spans = run_spans(run)
     assert run.outcome.status == "completed" and run.outcome.effects_performed
     [root] = named(spans, "StartWorkflow:AgentRun")
-    assert root.parent is None
+    # The trace is the one the run's request names (`run_trace`): its parent is that
+    # trace's root, never exported, so that a starter that exports nothing still gives
+    # the worker's spans one trace.
+    assert root.context is not None and root.context.trace_id == int(run.trace_id, 16)
+    assert root.parent is not None and root.parent.is_remote
+    assert path_to_root(spans, root) == [root.name]
     assert parent_name(spans, named(spans, "RunWorkflow:AgentRun")[0]) == root.name
 
     turns = named(spans, "signoff.model_turn")
