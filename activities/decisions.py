@@ -10,6 +10,7 @@ retried by Temporal.
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine
 from temporalio import activity
@@ -28,6 +29,7 @@ class DecisionActivities:
     @activity.defn(name=RECORD_DECISION_ACTIVITY)
     async def record_decision(self, event: DecisionEvent) -> int:
         """Append the event; return its row id (the same id on a retry)."""
+        started = datetime.now(UTC)
         try:
             row = await asyncio.to_thread(audit.append_decision, self._engine, event)
         except StoreError as error:
@@ -35,5 +37,6 @@ class DecisionActivities:
             raise ApplicationError(
                 str(error), type=type(error).__name__, non_retryable=True
             ) from None
-        observe.decision_recorded(event)
+        if row.recorded_at >= started:  # written now, not found by a retry: count it once
+            observe.decision_recorded(event)
         return row.id

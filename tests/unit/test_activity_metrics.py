@@ -1,10 +1,12 @@
 """The failures an operator alerts on are counted where they happen, in the activities:
 a model call that raises (by error type, priced turns by model), a tool that gives the
-model an error result. Each activity runs in Temporal's `ActivityEnvironment`.
+model an error result, a decision (once, however often its recording is retried).
+Each activity runs in Temporal's `ActivityEnvironment`.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -13,8 +15,10 @@ from sqlalchemy import Engine
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
+from activities.decisions import DecisionActivities
 from activities.model_turn import ModelTurns
 from activities.tool_gateway import ToolGateway
+from workflows.actions import DecisionEvent, DecisionRecord
 from workflows.contracts import (
     ModelPrice,
     ModelRef,
@@ -92,3 +96,26 @@ async def test_a_tool_error_result_is_counted(seeded: Engine) -> None:
     result = await ActivityEnvironment().run(ToolGateway(seeded).run_tool, call)
     assert result.is_error
     assert value("signoff_tool_errors_total", tool="read_ticket") - before == 1
+
+
+async def test_a_decision_is_counted_once_when_its_recording_is_retried(seeded: Engine) -> None:
+    at = datetime.now(UTC)
+    event = DecisionEvent(
+        run_id="run-demo-retried",
+        tenant_id="demo",
+        ticket_id="T-1042",
+        sequence=0,
+        record=DecisionRecord(action_hash="ef" * 32, kind="rejected", reviewer_id="alice", at=at),
+        mode="confirm",
+        requested_at=at - timedelta(minutes=5),
+    )
+    labels = {"verdict": "rejected", "mode": "confirm"}
+    before = value("signoff_approvals_total", **labels)
+    waits = value("signoff_approval_wait_seconds_sum", **labels)
+    record = DecisionActivities(seeded).record_decision
+    first = await ActivityEnvironment().run(record, event)
+    again = await ActivityEnvironment().run(record, event)  # a retry finds its row
+
+    assert first == again
+    assert value("signoff_approvals_total", **labels) - before == 1
+    assert value("signoff_approval_wait_seconds_sum", **labels) - waits == 300
