@@ -28,7 +28,6 @@ from functools import lru_cache
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 from temporalio.client import Interceptor
-from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
 from signoff.config.settings import Settings
@@ -69,6 +68,10 @@ def run_trace(trace_id: str) -> Iterator[None]:
 
 def client_interceptors() -> list[Interceptor]:
     """What every Temporal client carries (and hands on to the workers built on it)."""
+    # Imported here: the contrib package loads the OpenTelemetry SDK, which a command
+    # that never connects (`signoff --help`) should not pay for.
+    from temporalio.contrib.opentelemetry import TracingInterceptor
+
     return [TracingInterceptor()]
 
 
