@@ -10,11 +10,13 @@ retried by Temporal.
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities import observe
 from activities.store import decisions as audit
 from activities.store.errors import StoreError
 from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent
@@ -27,6 +29,7 @@ class DecisionActivities:
     @activity.defn(name=RECORD_DECISION_ACTIVITY)
     async def record_decision(self, event: DecisionEvent) -> int:
         """Append the event; return its row id (the same id on a retry)."""
+        started = datetime.now(UTC)
         try:
             row = await asyncio.to_thread(audit.append_decision, self._engine, event)
         except StoreError as error:
@@ -34,4 +37,6 @@ class DecisionActivities:
             raise ApplicationError(
                 str(error), type=type(error).__name__, non_retryable=True
             ) from None
+        if row.recorded_at >= started:  # written now, not found by a retry: count it once
+            observe.decision_recorded(event)
         return row.id

@@ -17,15 +17,26 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities import observe
 from activities.models.anthropic_adapter import AnthropicModel
 from activities.models.base import ModelAdapter
 from activities.models.scripted import ScriptedModel
 from signoff.config.settings import Settings
-from workflows.contracts import MODEL_TURN_ACTIVITY, ModelReply, ModelRequest
+from workflows.contracts import (
+    MODEL_TURN_ACTIVITY,
+    ModelPrice,
+    ModelRef,
+    ModelReply,
+    ModelRequest,
+)
 
 SCRIPTS_DIR = Path(__file__).parent / "scripts"
 # Well under the policy's heartbeat timeout; the SDK throttles what it sends anyway.
 HEARTBEAT_INTERVAL_SECONDS = 5.0
+
+
+def _unpriced(model: ModelRef) -> ModelPrice | None:
+    return None
 
 
 class ModelTurns:
@@ -37,7 +48,9 @@ class ModelTurns:
         anthropic_factory: Callable[[], ModelAdapter] | None,
         heartbeat_interval_seconds: float = HEARTBEAT_INTERVAL_SECONDS,
         openai_factory: Callable[[], ModelAdapter] | None = None,
+        price_of: Callable[[ModelRef], ModelPrice | None] = _unpriced,
     ) -> None:
+        self._price_of = price_of  # the worker's prices, for the cost metric
         self._scripted = scripted
         self._anthropic_factory = anthropic_factory
         self._anthropic: ModelAdapter | None = None
@@ -47,6 +60,16 @@ class ModelTurns:
 
     @activity.defn(name=MODEL_TURN_ACTIVITY)
     async def model_turn(self, request: ModelRequest) -> ModelReply:
+        with observe.model_turn_span(request) as span:
+            try:
+                reply = await self._model_turn(request)
+            except Exception as error:
+                observe.model_failed(span, request, error)
+                raise
+            observe.model_replied(span, request, reply, self._price_of(request.model))
+            return reply
+
+    async def _model_turn(self, request: ModelRequest) -> ModelReply:
         adapter = self.adapter_for(request)
         call = asyncio.create_task(adapter.complete(request))
         try:
@@ -109,6 +132,7 @@ def build_model_turns(settings: Settings, scripts_dir: Path | None = None) -> Mo
         scripted=ScriptedModel(scripts),
         anthropic_factory=anthropic_factory,
         openai_factory=partial(openai_model, settings),
+        price_of=settings.price_of,
     )
 
 

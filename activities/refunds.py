@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities import observe
 from activities.store import pending_refunds
 from activities.store import refunds as ledger
 from activities.store.errors import StoreError
@@ -49,10 +50,12 @@ class RefundActivities:
 
     @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
     async def execute_refund(self, command: RefundCommand) -> RefundResult:
-        try:
-            result = await asyncio.to_thread(ledger.execute_refund, self._engine, command)
-        except StoreError as error:
-            raise _non_retryable(error) from None
+        with observe.refund_span(command) as span:
+            try:
+                result = await asyncio.to_thread(ledger.execute_refund, self._engine, command)
+            except StoreError as error:
+                raise _non_retryable(error) from None
+            observe.refund_answered(span, result)
         activity.logger.info(
             "refund %s for run %s: %s", result.status, command.run_id, result.refund_id or "-"
         )

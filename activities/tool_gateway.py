@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 from temporalio import activity
 
+from activities import observe
 from activities.store.tickets import get_order, get_ticket
 from workflows.contracts import RUN_TOOL_ACTIVITY, ToolCallInput, ToolResult
 from workflows.policy import MAX_TOOL_RESULT_CHARS, bound_text
@@ -117,6 +118,12 @@ class ToolGateway:
 
     @activity.defn(name=RUN_TOOL_ACTIVITY)
     async def run_tool(self, call: ToolCallInput) -> ToolResult:
+        with observe.tool_call_span(call) as span:
+            result = await self._run_tool(call)
+            observe.tool_answered(span, call, result)
+            return result
+
+    async def _run_tool(self, call: ToolCallInput) -> ToolResult:
         try:
             tool = validate_call(call.name, call.arguments)
             function = TOOL_FUNCTIONS.get(tool.name)

@@ -27,6 +27,7 @@ from temporalio.client import Client
 from approvals_ui.sessions import SESSION_ID_KEY, session_of
 from signoff.config.settings import Settings
 from signoff.service.accounts import Reviewer, get_reviewer, session_reviewer, token_reviewer
+from signoff.service.metrics import signin_failed
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.contract_base import IDENTIFIER_PATTERN
 
@@ -138,9 +139,11 @@ def get_reviewer_or_none(request: Request) -> SignedInReviewer | None:
 def _token_reviewer(request: Request, authorization: str) -> SignedInReviewer:
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != BEARER_SCHEME or not token.strip():
+        signin_failed("bad_token")
         raise InvalidApiToken()
     reviewer = token_reviewer(get_engine(request), token.strip())
     if reviewer is None:
+        signin_failed("bad_token")
         raise InvalidApiToken()
     request.state.auth = AUTH_BEARER
     return _signed_in(reviewer)

@@ -13,13 +13,15 @@ from sqlalchemy import Engine
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
 from approvals_ui.inbox_cache import InboxCache
-from approvals_ui.routers import api, api_audit, approvals, audit, auth, runs
+from approvals_ui.routers import api, api_audit, approvals, audit, auth, metrics, runs
 from approvals_ui.security import SecurityHeadersMiddleware, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
 from approvals_ui.signin_limiter import SignInRateLimiter
+from approvals_ui.tracing import trace_requests
 from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
+from signoff.service.metrics import watch_store
 from signoff.service.store import open_store
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -72,6 +74,8 @@ def create_app(
         app.include_router(router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.include_router(api_audit.router)
+    app.include_router(metrics.router)  # GET /metrics, for Prometheus (no sign-in)
+    watch_store(store)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     # Outermost last: headers go on every answer, including errors and static files.
     app.add_middleware(
@@ -80,4 +84,5 @@ def create_app(
         max_age_seconds=int(settings.ui_session_hours * 3600),
     )
     app.add_middleware(SecurityHeadersMiddleware)
+    trace_requests(app)
     return app

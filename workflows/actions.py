@@ -88,6 +88,11 @@ class DecisionEvent(Contract):
     record: DecisionRecord
     approval_number: int | None = None
     approvals_required: int | None = None
+    # The action's mode and when it started to wait, for the approval-wait span and
+    # metrics (activities/observe.py); None for records of no waiting action, and in
+    # events sent before they were added. Not part of the audit row.
+    mode: Literal["confirm", "review"] | None = None
+    requested_at: datetime | None = None
 
 
 class PendingAction(Contract):

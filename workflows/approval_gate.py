@@ -237,6 +237,7 @@ class ApprovalGate(GateResults):
             f"hash {digest}, expires {action.expires_at.isoformat()}"
         )
         self.recorder.required[digest] = action.required_approvals
+        self.recorder.waited[digest] = (action.mode, action.requested_at)
         timeout = (action.expires_at - workflow.now()).total_seconds()
         try:
             if self.recorder.enabled():

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Literal
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -45,6 +46,8 @@ class TrailRecorder:
     trail: list[DecisionRecord]
     # How many approvals each action needs, to tell a first approval of two apart.
     required: dict[str, int] = field(default_factory=dict)
+    # Each waiting action's mode and pending time, for the worker's metrics and spans.
+    waited: dict[str, tuple[Literal["confirm", "review"], datetime]] = field(default_factory=dict)
     recorded: int = 0  # trail[:recorded] is in the store
     attempted: int = 0  # trail[:attempted] was tried; a new record wakes the waiter
 
@@ -103,6 +106,7 @@ class TrailRecorder:
                 if earlier.kind == "approved" and earlier.action_hash == record.action_hash
             )
             required = self.required.get(record.action_hash)
+        mode, requested_at = self.waited.get(record.action_hash, (None, None))
         return DecisionEvent(
             run_id=workflow.info().workflow_id,
             tenant_id=self.request.tenant_id,
@@ -111,4 +115,6 @@ class TrailRecorder:
             record=record,
             approval_number=number,
             approvals_required=required,
+            mode=mode,
+            requested_at=requested_at,
         )

@@ -30,6 +30,7 @@ from signoff.service.accounts import (
     reviewer_name_key,
     start_session,
 )
+from signoff.service.metrics import signin_failed
 
 router = APIRouter(tags=["sign-in"])
 HOME = "/approvals"
@@ -91,6 +92,7 @@ async def signin(
 
     wait = limiter.retry_after(name_key, address)
     if wait > 0:
+        signin_failed("rate_limited")
         return refused(
             f"Too many sign-in attempts. Try again in {_wait_words(wait)}.",
             status.HTTP_429_TOO_MANY_REQUESTS,
@@ -99,9 +101,11 @@ async def signin(
     reviewer = await asyncio.to_thread(password_holder, engine, username, password)
     if reviewer is None:
         limiter.failed(name_key, address)
+        signin_failed("wrong_credentials")
         return refused("Wrong name or password.", status.HTTP_401_UNAUTHORIZED)
     if not reviewer.active:
         # Said only after the right password: a guesser learns nothing from it.
+        signin_failed("disabled")
         return refused(
             "This reviewer account is disabled. Ask an administrator.",
             status.HTTP_403_FORBIDDEN,

@@ -28,6 +28,7 @@ from signoff.cli.support import (
 )
 from signoff.config.run_limits import limits_from_settings
 from signoff.config.settings import ModelChoiceError, Settings, parse_model
+from signoff.config.telemetry import run_trace
 from workflows.contracts import ModelRef
 from workflows.triage import TriageTicket
 from workflows.triage_contracts import TriageOutcome, TriageRequest
@@ -86,9 +87,10 @@ async def _triage(current: Settings, request: TriageRequest) -> TriageOutcome:
     client = await client_for(current)
     triage_id = f"triage-{request.tenant_id}-{request.request_id}"
     try:
-        handle = await client.start_workflow(
-            TriageTicket.run, request, id=triage_id, task_queue=current.task_queue
-        )
+        with run_trace(request.trace_id):  # one trace per triage and its agent run
+            handle = await client.start_workflow(
+                TriageTicket.run, request, id=triage_id, task_queue=current.task_queue
+            )
     except WorkflowAlreadyStartedError:
         handle = client.get_workflow_handle_for(TriageTicket.run, triage_id)
     try:

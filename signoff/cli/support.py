@@ -15,6 +15,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 from pydantic import BaseModel, ValidationError
 from temporalio.client import Client
+from temporalio.runtime import Runtime
 
 from signoff.config.settings import Settings, get_settings
 from signoff.config.temporal_client import connect
@@ -71,9 +72,9 @@ def settings() -> Settings:
         fail(f"Invalid SIGNOFF_* setting: {validation_message(error)}")
 
 
-async def client_for(current: Settings) -> Client:
+async def client_for(current: Settings, runtime: Runtime | None = None) -> Client:
     try:
-        return await connect(current)
+        return await connect(current, runtime)
     except TemporalSettingsError as error:
         fail(str(error))
     except Exception:  # connect raises plain RuntimeErrors for every network failure

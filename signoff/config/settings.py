@@ -174,6 +174,23 @@ class Settings(BaseSettings):
     # Touched every few seconds while the worker polls: a container's health check.
     worker_heartbeat_file: Path | None = None
 
+    # Observability (README, "Operating signoff"). Traces go out over OTLP only when the
+    # standard OTEL_EXPORTER_OTLP_ENDPOINT is set (the exporter reads its other OTEL_*
+    # variables itself). The worker serves Prometheus /metrics only when metrics_port is
+    # set, and Temporal's own SDK metrics on temporal_metrics_port; the UI serves
+    # /metrics on its own port.
+    otlp_endpoint: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("SIGNOFF_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
+    )
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    temporal_metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    log_format: Literal["text", "json"] = "text"
+    # Default: INFO for json (one line per model turn, tool call, decision, run end),
+    # WARNING for text, so that `signoff dev` stays quiet in a terminal.
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] | None = None
+
     @field_validator("home")
     @classmethod
     def _absolute_home(cls, value: Path) -> Path:

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.runtime import Runtime
 
 from signoff.config.settings import Settings
+from signoff.config.telemetry import client_interceptors
 from signoff.config.temporal_tls import connection_security
 
 
-async def connect(settings: Settings) -> Client:
-    """Raises TemporalSettingsError for a TLS or API key setting it cannot use."""
+async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
+    """A client; `runtime` is a worker's (Temporal's SDK metrics), None elsewhere.
+
+    Raises TemporalSettingsError for a TLS or API key setting it cannot use."""
     security = connection_security(settings)
     return await Client.connect(
         settings.temporal_address,
@@ -19,4 +23,7 @@ async def connect(settings: Settings) -> Client:
         data_converter=pydantic_data_converter,
         tls=security.tls,
         api_key=security.api_key,
+        # Tracing context travels in Temporal's headers (signoff/config/telemetry.py).
+        interceptors=client_interceptors(),
+        runtime=runtime,
     )

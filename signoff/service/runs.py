@@ -21,6 +21,7 @@ from temporalio.common import (
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.config.telemetry import run_trace
 from workflows.agent_run import AgentRun
 from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, RunRequest, run_id_for
 
@@ -92,19 +93,20 @@ async def start_run(
             raise
     check_startable(request, now)
     try:
-        handle = await client.start_workflow(
-            AgentRun.run,
-            request,
-            id=run_id,
-            task_queue=task_queue,
-            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-            search_attributes=TypedSearchAttributes(
-                [
-                    SearchAttributePair(STATUS_KEY, "running"),
-                    SearchAttributePair(TENANT_KEY, request.tenant_id),
-                ]
-            ),
-        )
+        with run_trace(request.trace_id):  # one trace per run (config/telemetry.py)
+            handle = await client.start_workflow(
+                AgentRun.run,
+                request,
+                id=run_id,
+                task_queue=task_queue,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                search_attributes=TypedSearchAttributes(
+                    [
+                        SearchAttributePair(STATUS_KEY, "running"),
+                        SearchAttributePair(TENANT_KEY, request.tenant_id),
+                    ]
+                ),
+            )
         return handle, True
     except WorkflowAlreadyStartedError:
         raced = client.get_workflow_handle_for(AgentRun.run, run_id)

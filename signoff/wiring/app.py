@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from typing import Annotated
@@ -73,14 +72,19 @@ app = typer.Typer(
 @app.command("worker")
 def worker_command() -> None:
     """Run a worker until SIGTERM or Ctrl-C, which let activities in flight finish first."""
+    import asyncio
+
     from signoff.cli.support import client_for, run_async, say, settings
+    from signoff.config.telemetry import worker_runtime
+    from signoff.wiring.observability import start_observability
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
     from signoff.wiring.worker_signals import stop_on_signals
 
     current = settings()
+    start_observability(current, "worker")
 
     async def serve() -> None:
-        client = await client_for(current)
+        client = await client_for(current, runtime=worker_runtime(current))
         stop = asyncio.Event()
         stop_on_signals(stop, current.worker_shutdown_seconds)
         say(f"worker on task queue '{current.task_queue}' at {current.temporal_address}")
@@ -99,9 +103,11 @@ def ui_command(
     from approvals_ui.sessions import UnsafeSecret, load_secret
     from signoff.cli.support import fail, run_async, say, settings
     from signoff.config.temporal_tls import TemporalSettingsError, connection_security
+    from signoff.wiring.observability import start_observability
     from signoff.wiring.ui_server import serve_ui
 
     current = settings()
+    start_observability(current, "ui")
     host = host or current.ui_host
     port = port or current.ui_port
     try:
@@ -122,8 +128,10 @@ def dev_command(
     """Start everything locally: Temporal dev server, demo data, worker. Ctrl-C stops it all."""
     from signoff.cli.support import run_async, settings
     from signoff.wiring.dev import run_dev
+    from signoff.wiring.observability import start_observability
 
     current = settings()
+    start_observability(current, "dev")
     if temporal_ui_port is not None:
         current = current.model_copy(update={"temporal_ui_port": temporal_ui_port})
     run_async(run_dev(current))

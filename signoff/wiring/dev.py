@@ -24,6 +24,7 @@ from activities.store import demo_password, make_engine, seed_demo
 from approvals_ui.sessions import UnsafeSecret
 from signoff.cli.support import fail, say
 from signoff.config.settings import Settings
+from signoff.config.telemetry import worker_runtime
 from signoff.config.temporal_client import connect
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.ui_server import EmbeddedServer, ui_config
@@ -89,7 +90,7 @@ async def wait_for_server(settings: Settings, server: subprocess.Popen[bytes]) -
         if server.poll() is not None:
             fail(f"The Temporal dev server exited at start; see {settings.home / 'temporal.log'}.")
         with contextlib.suppress(Exception):  # not listening yet
-            return await connect(settings)
+            return await connect(settings, worker_runtime(settings))
         if loop.time() > give_up:
             fail(f"The Temporal dev server did not start within {SERVER_START_SECONDS:.0f} s.")
         await asyncio.sleep(0.5)

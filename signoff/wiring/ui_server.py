@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import Iterator
 
 import uvicorn
+from uvicorn.config import LOGGING_CONFIG
 
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
@@ -25,6 +26,8 @@ def ui_config(settings: Settings, host: str, port: int) -> uvicorn.Config:
         host=host,
         port=port,
         log_level="warning",
+        # JSON logs: uvicorn's loggers go through the root's JSON handler, not their own.
+        log_config=None if settings.log_format == "json" else LOGGING_CONFIG,
         # X-Forwarded-Proto from a proxy on this host makes the cookie Secure.
         proxy_headers=True,
         server_header=False,

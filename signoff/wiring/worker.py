@@ -11,7 +11,9 @@ from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
+from activities.metrics import register_store_gauges
 from activities.model_turn import build_model_turns
+from activities.observe_interceptor import ObserveInterceptor
 from activities.refunds import RefundActivities
 from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
@@ -33,6 +35,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
         timedelta(seconds=settings.decision_max_age_seconds),
     )
     limits = RunLimitsActivity(settings)
+    register_store_gauges(engine)  # pending refunds, read from the store at each scrape
     return Worker(
         client,
         task_queue=settings.task_queue,
@@ -61,6 +64,8 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             settings.worker_activity_task_pollers
         ),
         graceful_shutdown_timeout=timedelta(seconds=settings.worker_shutdown_seconds),
+        # Metrics of attempts and outcomes; tracing comes with the client (telemetry.py).
+        interceptors=[ObserveInterceptor()],
     )
 
 

@@ -1,0 +1,134 @@
+"""The worker's Prometheus metrics: what runs, models, tools, reviewers and refunds did.
+
+Recorded by the activities and by the worker's interceptor (`observe_interceptor.py`),
+never by workflow code, which replays. Labels are low-cardinality on purpose: no run
+id, tenant or reviewer (those are in traces and logs), so that a fleet's series stay
+countable. Names are what the README's "Operating signoff" alerts on.
+
+Money is Decimal everywhere else; a Prometheus sample is a float, so cost becomes one
+here, at the edge, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+from sqlalchemy import Engine
+
+from activities.store.pending_stats import PendingStats, pending_stats
+
+logger = logging.getLogger(__name__)
+
+RUNS = Counter(
+    "signoff_runs",
+    "Runs that ended, by workflow, final status and reason (RunOutcome.reason).",
+    ["workflow", "status", "reason"],
+)
+REFUNDS_UNKNOWN = Counter(
+    "signoff_refunds_unknown_outcome",
+    "Refunds whose ledger never answered: `signoff reconcile RUN` must settle them.",
+)
+APPROVALS = Counter(
+    "signoff_approvals",
+    "Decision events by verdict (approved, first_approval, rejected, expired, voided, "
+    "denied, cancelled, refused) and mode (confirm, review; none when not judged).",
+    ["verdict", "mode"],
+)
+APPROVAL_WAIT = Histogram(
+    "signoff_approval_wait_seconds",
+    "Time from an action's pending to its decision (approved, rejected, expired, cancelled).",
+    ["verdict", "mode"],
+    buckets=(60, 300, 900, 1800, 3600, 4 * 3600, 8 * 3600, 24 * 3600, 48 * 3600),
+)
+MODEL_TURNS = Counter(
+    "signoff_model_turns", "Model replies by model and stop reason.", ["model", "stop_reason"]
+)
+MODEL_TOKENS = Counter(
+    "signoff_model_tokens",
+    "Tokens by model and kind (input, output, cache_write, cache_read).",
+    ["model", "kind"],
+)
+MODEL_COST = Counter("signoff_model_cost_usd", "US dollars spent, by model.", ["model"])
+MODEL_ERRORS = Counter(
+    "signoff_model_errors",
+    "Model calls that raised (the attempt failed; Temporal may retry), by error type.",
+    ["model", "error"],
+)
+TOOL_CALLS = Counter(
+    "signoff_tool_calls", "Tool calls by tool and result (ok, error).", ["tool", "result"]
+)
+TOOL_ERRORS = Counter(
+    "signoff_tool_errors", "Tool calls that gave the model an error result.", ["tool"]
+)
+REFUNDS = Counter(
+    "signoff_refunds",
+    "Refund executions by ledger answer (refunded, state_changed, approver_invalid, "
+    "refused, error).",
+    ["status"],
+)
+ACTIVITY_RETRIES = Counter(
+    "signoff_activity_retries",
+    "Activity attempts after the first (Temporal retried them), by activity.",
+    ["activity"],
+)
+ACTIVITY_FAILURES = Counter(
+    "signoff_activity_failures",
+    "Activity attempts that raised, by activity and error type.",
+    ["activity", "error"],
+)
+
+
+class StoreGauges(Collector):
+    """Pending refunds read from the store at each scrape (any worker or UI says the same)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        read: Callable[[Engine], PendingStats] = pending_stats,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._engine = engine
+        self._read = read
+        self._clock = clock
+
+    def use(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        try:
+            stats = self._read(self._engine)
+        except Exception:  # a scrape must not fail because the store is away for a moment
+            logger.warning("metrics: the store did not answer; pending gauges skipped")
+            return
+        yield GaugeMetricFamily(
+            "signoff_pending_actions",
+            "Refunds waiting for a decision now (not expired).",
+            value=stats.count,
+        )
+        age = 0.0
+        if stats.oldest_created_at is not None:
+            age = max(0.0, (self._clock() - stats.oldest_created_at).total_seconds())
+        yield GaugeMetricFamily(
+            "signoff_oldest_pending_age_seconds",
+            "How long the oldest refund still waiting has waited (0 when none waits).",
+            value=age,
+        )
+
+
+_store_gauges: dict[int, StoreGauges] = {}
+
+
+def register_store_gauges(engine: Engine, registry: CollectorRegistry = REGISTRY) -> None:
+    """Once per registry: a worker and the UI in one process (`signoff dev`) share one,
+    read through the engine registered last."""
+    if id(registry) in _store_gauges:
+        _store_gauges[id(registry)].use(engine)
+        return
+    gauges = StoreGauges(engine)
+    registry.register(gauges)
+    _store_gauges[id(registry)] = gauges
