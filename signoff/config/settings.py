@@ -65,6 +65,10 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default: a SQLite file under home."
     )
+    # `signoff dev --postgres` (or this set true): the store on a PostgreSQL cluster of
+    # the dev stack's own, data in home/postgres, on this port (signoff/wiring/dev_postgres.py).
+    dev_postgres: bool = False
+    dev_postgres_port: int = Field(default=55432, ge=1, le=65535)
 
     # Model selection: "auto" is anthropic when a key is set, the scripted demo otherwise.
     model: str = "auto"
