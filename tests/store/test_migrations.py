@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from activities.store.schema_migrations import (
 )
 from tests.store.conftest import BACKENDS
 
+STARTING_TOGETHER = 4
 EXTRA_REVISION = '''
 """A revision after the first, for the test only."""
 from alembic import op
@@ -203,3 +205,30 @@ def test_a_store_migrated_by_a_newer_signoff_is_refused_untouched(
     assert "Upgrade signoff" in message
     assert schema_of(raw) == before
     assert current_revision(raw) == "9999future"
+
+
+def test_a_store_at_an_older_revision_gets_the_rest(
+    empty_url: str, raw: Engine, tmp_path: Path
+) -> None:
+    make_engine(empty_url).dispose()  # at today's head, which a newer signoff follows
+    location = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS, location)
+    (location / "versions" / "0002_test.py").write_text(EXTRA_REVISION.format(down=head_revision()))
+    migrate(raw, writer(raw), str(location))
+
+    assert current_revision(raw) == "0002test"
+    assert "note" in {column["name"] for column in inspect(raw).get_columns("tenants")}
+
+
+def test_processes_starting_together_migrate_one_after_the_other(
+    empty_url: str, raw: Engine
+) -> None:
+    """A worker, the UI and a command opening an empty store at once: one migrates, the
+    others wait for it and find the store at the head."""
+    with ThreadPoolExecutor(max_workers=STARTING_TOGETHER) as pool:
+        engines = list(pool.map(lambda _: make_engine(empty_url), range(STARTING_TOGETHER)))
+    for engine in engines:
+        assert current_revision(engine) == head_revision()
+        engine.dispose()
+    with raw.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM alembic_version")).scalar_one() == 1
