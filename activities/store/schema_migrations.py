@@ -26,6 +26,8 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.script.revision import RevisionError
+from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, inspect, text
 
 from activities.store.errors import StoreError
@@ -104,7 +106,7 @@ def migrate(engine: Engine, writer: Engine, location: str = MIGRATIONS) -> None:
 def _known(revision: str, location: str) -> bool:
     try:
         return _script(location).get_revision(revision) is not None
-    except Exception:  # alembic raises its own errors for an id it cannot resolve
+    except (CommandError, RevisionError):  # an id none of our revisions has
         return False
 
 
