@@ -101,13 +101,16 @@ class TriageTicket:
     @workflow.run
     async def run(self, request: TriageRequest) -> TriageOutcome:
         self._request = request
+        # In the first workflow task, not at the cancellation: its marker's place must
+        # not depend on when a cancel request arrives.
+        self._reraise_cancel = workflow.patched(TRIAGE_CANCEL_PATCH)
         ticket = await self._tool(READ_TICKET.name, READ_CALL_ID)
         if ticket.is_error:
             return self._outcome("failed", detail=f"The ticket could not be read: {ticket.content}")
         try:
             reply = await self._classify(ticket)
         except ActivityError as error:
-            _reraise_cancellation(error)
+            self._reraise_cancellation(error)
             return self._outcome("failed", detail="The model call failed after every retry.")
         classification, problem = parse_classification(reply)
         if classification is None:
@@ -142,7 +145,7 @@ class TriageTicket:
                 retry_policy=TOOL_RETRY,
             )
         except ActivityError as error:
-            _reraise_cancellation(error)
+            self._reraise_cancellation(error)
             return ToolResult(tool_use_id=call_id, content="the tool did not answer", is_error=True)
         return result
 
@@ -246,6 +249,12 @@ class TriageTicket:
         )
         return run_id
 
+    def _reraise_cancellation(self, error: ActivityError) -> None:
+        """A cancelled triage ends cancelled: its activity's cancellation is not a failure
+        to report. Unlike AgentRun, triage has nothing done to keep readable in an outcome."""
+        if self._reraise_cancel and is_cancelled_exception(error):
+            raise error
+
     def _outcome(
         self,
         status: TriageStatus,
@@ -270,13 +279,6 @@ class TriageTicket:
             model=request.model,
             scripted=request.model.scripted,
         )
-
-
-def _reraise_cancellation(error: ActivityError) -> None:
-    """A cancelled triage ends cancelled: its activity's cancellation is not a failure
-    to report. Unlike AgentRun, triage has nothing done to keep readable in an outcome."""
-    if is_cancelled_exception(error) and workflow.patched(TRIAGE_CANCEL_PATCH):
-        raise error
 
 
 def parse_classification(reply: ModelReply) -> tuple[TriageClassification | None, str]:
