@@ -3,8 +3,10 @@
 Every call gets exactly one `ToolResult`. A call the catalog refuses, a missing record
 and an unexpected exception all become error results the model can read; an exception
 is logged with a short reference and never shown to the model (no trace, no path, no
-exception text). Targets come from the run (`call.tenant_id`, `call.ticket_id`), and
-every query filters by the tenant.
+exception text). A transient store error (busy, unreachable: `store/transient.py`)
+is raised instead, for Temporal to retry the activity; only when every attempt
+failed does the run tell the model the tool did not answer. Targets come from the
+run (`call.tenant_id`, `call.ticket_id`), and every query filters by the tenant.
 
 Ticket text is third-party data: it reaches the model JSON-encoded, with its provenance,
 and it is the field that gets cut, so that a bounded result stays valid JSON.
@@ -21,9 +23,11 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from activities import observe
 from activities.store.tickets import get_order, get_ticket
+from activities.store.transient import is_transient
 from workflows.contracts import RUN_TOOL_ACTIVITY, ToolCallInput, ToolResult
 from workflows.policy import MAX_TOOL_RESULT_CHARS, bound_text
 from workflows.tool_catalog import GET_ORDER, READ_TICKET, ToolCallRejected, validate_call
@@ -132,10 +136,24 @@ class ToolGateway:
             content = await asyncio.to_thread(function, self._engine, call)
         except (ToolCallRejected, ToolFailed) as error:
             return self._result(call, str(error), is_error=True)
-        except Exception:
-            # Anything else is our bug or our outage: log it in full, tell the model
-            # only that it happened and how to find it.
+        except Exception as error:
             reference = uuid.uuid4().hex[:8]
+            if is_transient(error):
+                activity.logger.warning(
+                    "tool %r: store unavailable, Temporal retries (reference %s, run %s)",
+                    call.name,
+                    reference,
+                    call.run_id,
+                    exc_info=True,
+                )
+                # Retryable: the store is busy or out of reach, not wrong. The message
+                # (kept in history) names the kind only: no SQL, no address.
+                raise ApplicationError(
+                    f"The store was unavailable ({type(error).__name__}, reference {reference}).",
+                    type="StoreUnavailable",
+                ) from None
+            # Anything else is our bug: log it in full, tell the model only that it
+            # happened and how to find it.
             activity.logger.exception(
                 "tool %r failed (reference %s, run %s)", call.name, reference, call.run_id
             )

@@ -75,6 +75,9 @@ __all__ = ["AgentRun", "actor_hash", "opening_message"]
 # The memo's patches are in run_outcome.py.
 TENANT_ATTRIBUTE_PATCH = "tenant-attribute"
 WORKER_LIMITS_PATCH = "worker-limits"
+# Before "handlers-finish-first" a run could complete while a `decide` was still
+# verifying its decision; the reviewer then got no answer (only the SDK's warning).
+HANDLERS_FINISH_PATCH = "handlers-finish-first"
 
 
 def opening_message(request: RunRequest) -> str:
@@ -102,6 +105,10 @@ class AgentRun:
 
     @workflow.run
     async def run(self, request: RunRequest) -> RunOutcome:
+        # Asked here, in the first workflow task like the other patches, not where it is
+        # used at the end: a marker's place in history must not depend on how the run's
+        # last tasks were grouped. `patched` is memoized per run.
+        wait_for_handlers = workflow.patched(HANDLERS_FINISH_PATCH)
         self._set_status("running")
         if workflow.patched(TENANT_ATTRIBUTE_PATCH):
             # Its own tenant, from its request: not whatever the starter put beside it.
@@ -127,6 +134,10 @@ class AgentRun:
         except asyncio.CancelledError:
             return self._finish("cancelled", "cancelled", "The run was cancelled on request.")
         finally:
+            if wait_for_handlers:
+                # A `decide` still running (verifying its signature) answers its
+                # reviewer before the run ends, and its trail is flushed below.
+                await workflow.wait_condition(workflow.all_handlers_finished)
             # Whatever the trail gained where the gate did not write it yet.
             await self._gate.recorder.flush()
 

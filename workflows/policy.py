@@ -33,6 +33,13 @@ CONTEXT_CLEAR_THRESHOLD_TOKENS = 100_000
 CONTEXT_KEEP_TOOL_RESULTS = 3
 # Ends the run instead of letting the model loop on failures.
 MAX_CONSECUTIVE_ERROR_TURNS = 3
+# The most model turns a worker lets a run take (the cap of SIGNOFF_STEP_BUDGET; the
+# worker's limits clamp every request to it). Each turn's model input carries the whole
+# conversation, so history grows with the square of the turns: a run at this cap whose
+# every turn writes a 4 KB reply and calls both read tools (one result at the 4,000-char
+# cut) measured 4,201,751 bytes of history, under half Temporal's 10 MB; 40 turns gave
+# 7,334,947 (README, "How a run works"; tests/workflow/test_history_bound.py).
+MAX_STEP_BUDGET = 30
 
 MODEL_TURN_TIMEOUT = timedelta(minutes=5)
 MODEL_TURN_HEARTBEAT = timedelta(seconds=30)

@@ -25,7 +25,7 @@ from temporalio.common import (
     SearchAttributePair,
     TypedSearchAttributes,
 )
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, is_cancelled_exception
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -73,8 +73,10 @@ REFUND_AGENT_GOAL = (
     "propose a refund only if the records justify it."
 )
 AGENT_DEADLINE = timedelta(hours=48)
-# Versioning: before "triage-run-limits" the agent run got RunRequest's defaults.
+# Versioning: before "triage-run-limits" the agent run got RunRequest's defaults; before
+# "triage-reraise-cancel" a cancelled triage reported `failed` (its activity's error).
 TRIAGE_LIMITS_PATCH = "triage-run-limits"
+TRIAGE_CANCEL_PATCH = "triage-reraise-cancel"
 TOOL_RETRY = RetryPolicy(maximum_attempts=policy.TOOL_CALL_MAX_ATTEMPTS)
 
 
@@ -99,12 +101,16 @@ class TriageTicket:
     @workflow.run
     async def run(self, request: TriageRequest) -> TriageOutcome:
         self._request = request
+        # In the first workflow task, not at the cancellation: its marker's place must
+        # not depend on when a cancel request arrives.
+        self._reraise_cancel = workflow.patched(TRIAGE_CANCEL_PATCH)
         ticket = await self._tool(READ_TICKET.name, READ_CALL_ID)
         if ticket.is_error:
             return self._outcome("failed", detail=f"The ticket could not be read: {ticket.content}")
         try:
             reply = await self._classify(ticket)
-        except ActivityError:
+        except ActivityError as error:
+            self._reraise_cancellation(error)
             return self._outcome("failed", detail="The model call failed after every retry.")
         classification, problem = parse_classification(reply)
         if classification is None:
@@ -138,7 +144,8 @@ class TriageTicket:
                 start_to_close_timeout=policy.TOOL_CALL_TIMEOUT,
                 retry_policy=TOOL_RETRY,
             )
-        except ActivityError:
+        except ActivityError as error:
+            self._reraise_cancellation(error)
             return ToolResult(tool_use_id=call_id, content="the tool did not answer", is_error=True)
         return result
 
@@ -241,6 +248,12 @@ class TriageTicket:
             ),
         )
         return run_id
+
+    def _reraise_cancellation(self, error: ActivityError) -> None:
+        """A cancelled triage ends cancelled: its activity's cancellation is not a failure
+        to report. Unlike AgentRun, triage has nothing done to keep readable in an outcome."""
+        if self._reraise_cancel and is_cancelled_exception(error):
+            raise error
 
     def _outcome(
         self,

@@ -26,8 +26,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from activities.store import append_only  # noqa: F401  (installs the audit's trigger)
-from activities.store.reviewer_columns import add_missing_reviewer_columns
-from activities.store.schema import Base
+from activities.store.schema_migrations import migrate
 
 # The worker's activities and the CLI write the same file; wait rather than fail.
 SQLITE_BUSY_TIMEOUT_MS = 5000
@@ -45,9 +44,9 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _configure_sqlite)
         event.listen(engine, "begin", _begin_sqlite)
     try:
-        # Two processes starting at once (worker and CLI) must not both create the tables.
-        Base.metadata.create_all(writer(engine))
-        add_missing_reviewer_columns(writer(engine))  # a store from before issue 9
+        # Alembic revisions, in one writing transaction: two processes starting at once
+        # (worker and CLI) migrate one after the other (schema_migrations.py).
+        migrate(engine, writer(engine))
     except BaseException:
         engine.dispose()
         raise

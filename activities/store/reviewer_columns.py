@@ -1,12 +1,12 @@
 """Adds the reviewer columns of issue 9 to a store made before them.
 
-Design note. The store has no migration tool: `make_engine` creates missing tables, but
-never changes an existing one, so a store from before `active`, `name_key` and
-`api_token_hash` would fail on its first reviewer read. This adds the missing columns
-in place, fills each reviewer's name key, and builds the same unique indexes a fresh
-store gets. It runs in one writing transaction after `create_all` (SQLite: BEGIN
-IMMEDIATE, so two processes starting at once do it one after the other; PostgreSQL:
-`IF NOT EXISTS` for the same reason), and does nothing once the columns are there.
+Design note. Before Alembic, `make_engine` created missing tables but never changed an
+existing one, so a store from before `active`, `name_key` and `api_token_hash` would
+fail on its first reviewer read. This adds the missing columns in place, fills each
+reviewer's name key, and builds the same unique indexes a fresh store gets. It runs
+when `schema_migrations.py` adopts a store made before migrations, inside its writing
+transaction (`IF NOT EXISTS` on PostgreSQL all the same), and does nothing once the
+columns are there. Later schema changes are Alembic revisions, not code like this.
 """
 
 from __future__ import annotations
@@ -33,9 +33,16 @@ def add_missing_reviewer_columns(writer: Engine) -> None:
     """`writer`: the engine whose transactions write (database.writer)."""
     if not _missing(writer):  # the common case: no write lock taken
         return
+    with writer.begin() as connection:
+        upgrade_reviewer_columns(connection)
+
+
+def upgrade_reviewer_columns(connection: Connection) -> None:
+    """The same, inside the caller's writing transaction; nothing without the table."""
+    if not inspect(connection).has_table(TABLE) or not _missing(connection):
+        return
     try:
-        with writer.begin() as connection:
-            _upgrade(connection)
+        _upgrade(connection)
     except IntegrityError:  # the unique index met two spellings of one name
         raise NamesClash() from None
 

@@ -18,7 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from signoff.config.script_names import script_name_problem
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contracts import TASK_QUEUE, ModelPrice, ModelRef
-from workflows.policy import POLICY_VERSION
+from workflows.policy import MAX_STEP_BUDGET, POLICY_VERSION
 
 # The most items one page of a listing may hold (inbox, API, `signoff pending`, `list`).
 MAX_PAGE_SIZE = 1000
@@ -65,6 +65,10 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default: a SQLite file under home."
     )
+    # `signoff dev --postgres` (or this set true): the store on a PostgreSQL cluster of
+    # the dev stack's own, data in home/postgres, on this port (signoff/wiring/dev_postgres.py).
+    dev_postgres: bool = False
+    dev_postgres_port: int = Field(default=55432, ge=1, le=65535)
 
     # Model selection: "auto" is anthropic when a key is set, the scripted demo otherwise.
     model: str = "auto"
@@ -96,7 +100,8 @@ class Settings(BaseSettings):
     scripts_dir: Path | None = None
 
     # Budgets and limits of one run.
-    step_budget: int = Field(default=8, ge=1, le=100)
+    # At most MAX_STEP_BUDGET: it keeps a run's history bounded (workflows/policy.py).
+    step_budget: int = Field(default=8, ge=1, le=MAX_STEP_BUDGET)
     token_budget: int = Field(default=200_000, ge=1)
     # Long enough for a reviewer to decide: a pending approval never outlives the deadline.
     deadline_minutes: float = Field(default=48 * 60.0, gt=0)

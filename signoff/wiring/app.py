@@ -124,9 +124,17 @@ def dev_command(
     temporal_ui_port: Annotated[
         int | None, typer.Option(help="Port of the Temporal web UI.")
     ] = None,
+    postgres: Annotated[
+        bool,
+        typer.Option(
+            "--postgres",
+            help="The store on a PostgreSQL cluster of its own (Debian's postgresql), "
+            "data in $SIGNOFF_HOME/postgres; or set SIGNOFF_DEV_POSTGRES=true.",
+        ),
+    ] = False,
 ) -> None:
     """Start everything locally: Temporal dev server, demo data, worker. Ctrl-C stops it all."""
-    from signoff.cli.support import run_async, settings
+    from signoff.cli.support import run_async, say, settings
     from signoff.wiring.dev import run_dev
     from signoff.wiring.observability import start_observability
 
@@ -134,7 +142,14 @@ def dev_command(
     start_observability(current, "dev")
     if temporal_ui_port is not None:
         current = current.model_copy(update={"temporal_ui_port": temporal_ui_port})
-    run_async(run_dev(current))
+    if not (postgres or current.dev_postgres):
+        run_async(run_dev(current))
+        return
+    from signoff.wiring.dev_postgres import dev_postgres
+
+    with dev_postgres(current) as url:
+        say(f"Store on PostgreSQL; in other terminals: export SIGNOFF_DATABASE_URL={url}")
+        run_async(run_dev(current.model_copy(update={"database_url": url})))
 
 
 def main() -> None:
@@ -142,6 +157,14 @@ def main() -> None:
         app()
     except SystemExit as leaving:
         code = leaving.code
+    except Exception as error:
+        # A store that cannot be used as it is (a schema from a newer signoff, say):
+        # its message says what to do. Loaded already if the store was opened.
+        store_errors = sys.modules.get("activities.store.errors")
+        if store_errors is None or not isinstance(error, store_errors.StoreError):
+            raise
+        sys.stderr.write(f"error: {error}\n")
+        code = 2
     else:
         code = 0
     # The Temporal client's Rust threads can outlive the event loop and abort the

@@ -16,7 +16,12 @@ import asyncio
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.agent_run import TENANT_ATTRIBUTE_PATCH, WORKER_LIMITS_PATCH, AgentRun
+    from workflows.agent_run import (
+        HANDLERS_FINISH_PATCH,
+        TENANT_ATTRIBUTE_PATCH,
+        WORKER_LIMITS_PATCH,
+        AgentRun,
+    )
     from workflows.contracts import WORKFLOW_NAME, RunOutcome, RunRequest, ToolResult
     from workflows.run_budgets import RunEnded, held_to_worker_limits
     from workflows.run_outcome import RUN_MEMO_PATCH, publish_tenant
@@ -32,6 +37,7 @@ class _AgentRunCopy(AgentRun):
     limits_gate = True
 
     async def run(self, request: RunRequest) -> RunOutcome:
+        wait_for_handlers = workflow.patched(HANDLERS_FINISH_PATCH)
         self._set_status("running")
         if workflow.patched(TENANT_ATTRIBUTE_PATCH):
             publish_tenant(request.tenant_id)
@@ -61,6 +67,8 @@ class _AgentRunCopy(AgentRun):
         except asyncio.CancelledError:
             return self._finish("cancelled", "cancelled", "The run was cancelled on request.")
         finally:
+            if wait_for_handlers:
+                await workflow.wait_condition(workflow.all_handlers_finished)
             await self._gate.recorder.flush()
 
 

@@ -242,6 +242,8 @@ SCENARIOS: dict[str, Scenario] = {
     "triage_refund_run_limits": triage_refund,
     # A ledger that never answered: the outcome is unknown (UNKNOWN_OUTCOME_PATCH).
     "agent_run_refund_outcome_unknown": refund_approved,
+    # Once a run waits for its handlers before it ends (HANDLERS_FINISH_PATCH).
+    "agent_run_four_eyes_handlers_finish": four_eyes,
 }
 # Scenarios whose worker differs from `signoff worker`'s.
 WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
