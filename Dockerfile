@@ -10,9 +10,9 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY approvals_ui ./approvals_ui
 COPY signoff ./signoff
-# psycopg: the PostgreSQL driver of the store in temporal-dev.yml.
+# The postgres extra: psycopg, the driver of the store in temporal-dev.yml.
 RUN python -m venv /opt/signoff \
-    && /opt/signoff/bin/pip install . "psycopg[binary]>=3.2,<4"
+    && /opt/signoff/bin/pip install ".[postgres]"
 
 FROM python:3.12.8-slim-bookworm
 ENV PATH=/opt/signoff/bin:$PATH \
