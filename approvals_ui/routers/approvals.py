@@ -21,6 +21,7 @@ from approvals_ui.templating import render
 from signoff.service.decisions import Decider, DecisionNotAccepted, InvalidDecision
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
+from signoff.service.trajectory import trajectory_or_none
 from workflows.actions import REFUND_APPROVER_ROLE, Verdict
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
@@ -124,6 +125,7 @@ async def _detail(
             "reviewer": reviewer,
             "run": context,
             "state": state,
+            "trajectory": await trajectory_or_none(client, run_id),
             "refusal": refusal,
             "approver_role": REFUND_APPROVER_ROLE,
         },
