@@ -14,9 +14,9 @@ from fastapi import Request
 from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
+from approvals_ui.readable import readable_event
 from approvals_ui.sessions import session_of
 from approvals_ui.time_format import utc_time
-from approvals_ui.readable import readable_event
 from signoff.service.pending import time_left
 from workflows.approval_policy import money
 
