@@ -13,6 +13,7 @@ from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
+from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
@@ -47,6 +48,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             refunds.release_pending_refund,
             DecisionActivities(engine).record_decision,
             limits.run_limits,
+            ReviewerNotifier(settings).notify_reviewers,
         ],
     )
 
