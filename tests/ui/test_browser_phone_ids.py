@@ -6,6 +6,7 @@ page reads in support terms, top to bottom: ticket, order, proposal, decision.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from tests.ui.default_ids import (
     decide_as,
     start_default_run,
 )
+from tests.ui.test_browser_access import NEXT_INBOX_SWAP
 
 pytestmark = pytest.mark.devserver
 
@@ -78,6 +80,13 @@ def test_no_page_scrolls_sideways_on_a_phone_with_real_ids(
     sign_in(phone, dev_stack, "bob")
     expect(phone.locator(f'li[data-run-id="{cases.four_eyes.run_id}"]')).to_be_visible()
     problems += fits(phone, "phone-ids-inbox.png")
+    # The count is in the title, and each poll sets it again (a background tab shows it).
+    waiting = phone.locator("#inbox-count").inner_text().split()[0]
+    phone.evaluate("document.title = 'stale'")
+    phone.evaluate(NEXT_INBOX_SWAP)
+    assert phone.title().startswith(f"({waiting}) Inbox"), phone.title()
+    # Times say UTC; the reviewer's local time is in the tooltip.
+    expect(phone.locator("time.utc").first).to_have_attribute("title", re.compile("local time"))
     phone.goto(f"{dev_stack.ui_url}/approvals/{cases.four_eyes.run_id}")
     expect(phone.locator("#four-eyes-1")).to_contain_text("Already approved by alice")
     expect(phone.locator("table.refunds")).to_contain_text(PRIOR_REFUND_REASON)
