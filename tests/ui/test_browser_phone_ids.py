@@ -138,6 +138,8 @@ def test_the_decision_page_reads_ticket_order_proposal_then_decision(
     for text in ("10.00 EUR", "bob", PRIOR_REFUND_REASON):
         expect(refund_row).to_contain_text(text)
     expect(page.locator("#four-eyes-1")).to_contain_text("second, different reviewer")
+    # The prior refund landed after the request was judged: the page says what that means.
+    expect(page.locator("#order-changed")).to_contain_text("10.00 EUR is refunded now")
 
     trajectory = page.locator("#trajectory")
     trajectory.locator("summary").click()
