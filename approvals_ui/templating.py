@@ -14,7 +14,9 @@ from fastapi import Request
 from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
+from approvals_ui.readable import readable_event
 from approvals_ui.sessions import session_of
+from approvals_ui.time_format import utc_time
 from signoff.service.pending import time_left
 from workflows.approval_policy import money
 
@@ -41,7 +43,10 @@ def utc(value: datetime) -> str:
 
 templates.env.filters["short_hash"] = short_hash
 templates.env.filters["excerpt"] = excerpt
-templates.env.filters["utc"] = utc
+# Every time on a page is a <time> to the second, UTC, its local time in a tooltip.
+templates.env.filters["utc"] = utc_time
+templates.env.filters["utc_time"] = utc_time
+templates.env.filters["readable_event"] = readable_event
 templates.env.filters["money"] = money
 
 

@@ -140,6 +140,7 @@ class AgentRun:
                 await workflow.wait_condition(workflow.all_handlers_finished)
             # Whatever the trail gained where the gate did not write it yet.
             await self._gate.recorder.flush()
+            await self._gate.notices.drain()  # notices still on their way (bounded)
 
     @workflow.query
     def state(self) -> RunState:

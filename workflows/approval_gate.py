@@ -53,6 +53,7 @@ with workflow.unsafe.imports_passed_through():
         trail_record,
     )
     from workflows.gate_store import FOUR_EYES_EXPOSURE_PATCH, execute, read_state, release
+    from workflows.reviewer_notices import ReviewerNotices
     from workflows.tool_catalog import RefundArguments
 
 Resolution = Literal["approved", "rejected", "expired"]
@@ -82,6 +83,8 @@ class ApprovalGate(GateResults):
     expiries: dict[str, datetime] = field(default_factory=dict)
     # Writes the trail to the store's audit table (behind the "audit-store" patch).
     recorder: TrailRecorder = field(init=False)
+    # Tells reviewers when an action waits (behind the "notify-reviewers" patch).
+    notices: ReviewerNotices = field(default_factory=ReviewerNotices)
 
     def __post_init__(self) -> None:
         self.recorder = TrailRecorder(self.request, self.decisions)
@@ -238,6 +241,9 @@ class ApprovalGate(GateResults):
         )
         self.recorder.required[digest] = action.required_approvals
         self.recorder.waited[digest] = (action.mode, action.requested_at)
+        self.notices.watch(
+            self.request, lambda: self.pending.get(digest), lambda: self.resolutions.get(digest)
+        )
         timeout = (action.expires_at - workflow.now()).total_seconds()
         try:
             if self.recorder.enabled():

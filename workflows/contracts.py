@@ -131,6 +131,10 @@ class RunRequest(Contract):
     # Extended thinking, for models that take it: tokens the model may reason with before
     # it answers, out of max_tokens. None: not asked for.
     thinking_budget_tokens: Annotated[int, Field(ge=1024)] | None = None
+    # Whether reviewers are told when a refund waits (workflows/reviewer_notices.py). The
+    # worker's word alone (its limits, see run_limits.clamp); never serialized, so that no
+    # starter sets it and a worker that predates it never reads it.
+    notify_reviewers: bool = Field(default=False, exclude=True)
 
     @model_validator(mode="after")
     def _thinking_fits(self) -> RunRequest:

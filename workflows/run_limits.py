@@ -41,6 +41,8 @@ class RunLimits(Contract):
     approval_ttl_seconds: Annotated[int, Field(ge=1)]
     # None: the worker knows no price for this model; the request's stands.
     price: ModelPrice | None = None
+    # The worker has a webhook to tell reviewers when a refund waits (issue 14).
+    notify_reviewers: bool = False
 
 
 def clamp(request: RunRequest, limits: RunLimits, started_at: datetime) -> RunRequest:
@@ -61,6 +63,7 @@ def clamp(request: RunRequest, limits: RunLimits, started_at: datetime) -> RunRe
             ),
             "approval_ttl_seconds": min(request.approval_ttl_seconds, limits.approval_ttl_seconds),
             "price": limits.price if limits.price is not None else request.price,
+            "notify_reviewers": limits.notify_reviewers,
         }
     )
 

@@ -8,10 +8,10 @@ from fastapi import APIRouter, Form, HTTPException, Query, Request, status
 from fastapi.responses import RedirectResponse, Response
 
 from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep, TemporalDep
+from approvals_ui.inbox_view import ChoiceQuery, InboxView, arranged_rows, inbox_view
 from approvals_ui.lookups import (
     InboxCacheDep,
     inbox_listing,
-    inbox_page,
     run_context,
     run_for_reviewer,
     run_to_decide,
@@ -21,6 +21,7 @@ from approvals_ui.templating import render
 from signoff.service.decisions import Decider, DecisionNotAccepted, InvalidDecision
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
+from signoff.service.trajectory import trajectory_or_none
 from workflows.actions import REFUND_APPROVER_ROLE, Verdict
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
@@ -40,8 +41,13 @@ async def inbox(
     cache: InboxCacheDep,
     settings: SettingsDep,
     after: AfterQuery = None,
+    sort: ChoiceQuery = "",
+    mode: ChoiceQuery = "",
 ) -> Response:
-    return await _inbox(request, reviewer, client, engine, cache, settings, after, "inbox.html")
+    view = inbox_view(sort, mode)
+    return await _inbox(
+        request, reviewer, client, engine, cache, settings, after, view, "inbox.html"
+    )
 
 
 @router.get("/rows")
@@ -53,10 +59,13 @@ async def inbox_fragment(
     cache: InboxCacheDep,
     settings: SettingsDep,
     after: AfterQuery = None,
+    sort: ChoiceQuery = "",
+    mode: ChoiceQuery = "",
 ) -> Response:
     """The list alone, polled by htmx so that it follows arrivals, expiries and decisions."""
+    view = inbox_view(sort, mode)
     return await _inbox(
-        request, reviewer, client, engine, cache, settings, after, "_inbox_rows.html"
+        request, reviewer, client, engine, cache, settings, after, view, "_inbox_rows.html"
     )
 
 
@@ -68,12 +77,13 @@ async def _inbox(
     cache: InboxCacheDep,
     settings: SettingsDep,
     after: str | None,
+    view: InboxView,
     template: str,
 ) -> Response:
     tenant = reviewer.tenant_id
     listing = await cache.rows(tenant, lambda: inbox_listing(client, tenant))
     try:
-        page = await inbox_page(engine, listing, settings.page_size, after)
+        page = await arranged_rows(engine, listing, view, settings.page_size, after)
     except InvalidCursor:
         raise HTTPException(
             status.HTTP_400_BAD_REQUEST,
@@ -86,11 +96,13 @@ async def _inbox(
             "reviewer": reviewer,
             "rows": page.items,
             "total": page.total,
+            "waiting_all": len(listing.items),
             "waiting_runs": listing.waiting_runs,
             "unread_runs": listing.unread_runs,
             "first": page.first or 0,
             "after": after,
             "next": page.next,
+            "view": view,
         },
     )
 
@@ -124,6 +136,7 @@ async def _detail(
             "reviewer": reviewer,
             "run": context,
             "state": state,
+            "trajectory": await trajectory_or_none(client, run_id),
             "refusal": refusal,
             "approver_role": REFUND_APPROVER_ROLE,
         },

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from approvals_ui.deps import CurrentReviewer, EngineDep, TemporalDep
 from approvals_ui.lookups import run_context, run_for_reviewer
+from approvals_ui.run_summary import summarize
 from approvals_ui.templating import render
 
 router = APIRouter(prefix="/runs", tags=["runs"])
@@ -22,4 +25,9 @@ async def timeline(
 ) -> Response:
     state = await run_for_reviewer(client, run_id, reviewer)
     context = await run_context(engine, state)
-    return render(request, "run.html", {"reviewer": reviewer, "run": context, "state": state})
+    summary = summarize(state, context.ticket_text, context.customer_name, datetime.now(UTC))
+    return render(
+        request,
+        "run.html",
+        {"reviewer": reviewer, "run": context, "state": state, "summary": summary},
+    )

@@ -13,6 +13,8 @@ from signoff.cli.support import emit_json, fail, say, settings
 from signoff.service.shop import add_ticket, seed_demo
 from workflows.contract_base import tenant_id_problem
 
+# What the store records when the export names nobody; pages then name no one.
+UNKNOWN_CUSTOMER = "unknown"
 tickets = typer.Typer(help="Tickets: how a ticket from a helpdesk export enters the store.")
 
 
@@ -43,7 +45,13 @@ def add_ticket_command(
     order: Annotated[
         str | None, typer.Option(help="The customer's order this ticket is about, if known.")
     ] = None,
-    customer: Annotated[str, typer.Option(help="The customer's name.")] = "unknown",
+    customer: Annotated[
+        str,
+        typer.Option(
+            help="Who wrote the ticket (the customer's name in the helpdesk export); "
+            "reviewers see it beside the ticket and in the decision's title."
+        ),
+    ] = UNKNOWN_CUSTOMER,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
     """Add a customer ticket to the store and print its new id."""
@@ -55,7 +63,7 @@ def add_ticket_command(
         lambda engine: add_ticket(engine, tenant, order, text, customer_name=customer)
     )
     if json_output:
-        emit_json({"ticket_id": ticket_id, "tenant": tenant, "order": order})
+        emit_json({"ticket_id": ticket_id, "tenant": tenant, "order": order, "customer": customer})
     else:
         say(ticket_id)
 

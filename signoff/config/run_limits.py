@@ -24,4 +24,5 @@ def limits_from_settings(settings: Settings, model: ModelRef) -> RunLimits:
         deadline_seconds=max(1, int(settings.deadline_minutes * SECONDS_PER_MINUTE)),
         approval_ttl_seconds=max(1, int(settings.approval_ttl_hours * SECONDS_PER_HOUR)),
         price=settings.price_of(model),
+        notify_reviewers=settings.notify_webhook_url is not None,
     )

@@ -196,6 +196,13 @@ class Settings(BaseSettings):
     # WARNING for text, so that `signoff dev` stays quiet in a terminal.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] | None = None
 
+    # Reviewers are told when a refund waits, is about to expire, and expired: a JSON
+    # POST (Slack and Teams incoming webhooks take its `text`) to this URL. Unset: no
+    # notification. The base URL is where reviewers open the UI, for the link in it.
+    notify_webhook_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
+    ui_base_url: str = Field(default="http://127.0.0.1:8000", pattern=r"^https?://\S+$")
+    notify_timeout_seconds: float = Field(default=10.0, gt=0)
+
     @field_validator("home")
     @classmethod
     def _absolute_home(cls, value: Path) -> Path:

@@ -15,6 +15,7 @@ from activities.metrics import register_store_gauges
 from activities.model_turn import build_model_turns
 from activities.observe_interceptor import ObserveInterceptor
 from activities.refunds import RefundActivities
+from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
@@ -50,6 +51,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
             refunds.release_pending_refund,
             DecisionActivities(engine).record_decision,
             limits.run_limits,
+            ReviewerNotifier(settings).notify_reviewers,
         ],
         # Capacity and shutdown grace from the settings (README, "Temporal clusters and
         # workers"). On shutdown the worker stops polling at once, then gives in-flight

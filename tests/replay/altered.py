@@ -70,6 +70,7 @@ class _AgentRunCopy(AgentRun):
             if wait_for_handlers:
                 await workflow.wait_condition(workflow.all_handlers_finished)
             await self._gate.recorder.flush()
+            await self._gate.notices.drain()
 
 
 @workflow.defn(name=WORKFLOW_NAME)

@@ -1,0 +1,118 @@
+"""The `notify_reviewers` activity: one JSON POST to the reviewers' webhook.
+
+The body is what Slack and Microsoft Teams incoming webhooks both accept: a `text`
+field (Markdown-ish, with the link), and beside it a `signoff` object with the same
+facts as data, for receivers that read JSON. It says amount, currency, order, mode,
+tenant and time left, and links to the request's page (`SIGNOFF_UI_BASE_URL`); it
+never carries ticket text, customer names or the agent's reason: the link is the way
+in. The `Idempotency-Key` header (run, action hash, kind) lets a receiver drop the copy
+a retry may deliver.
+
+Errors: a receiver that is down, slow, rate-limits (429) or fails (5xx) is retried by
+Temporal (bounded, see workflows/reviewer_notices.py); one that refuses the body (any
+other 4xx) is not, since the same body would be refused again.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from signoff.config.settings import Settings
+from workflows.approval_policy import expired_message
+from workflows.reviewer_notices import NOTIFY_ACTIVITY, Notice, NoticeSent
+
+log = logging.getLogger(__name__)
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+TOO_MANY_REQUESTS = 429
+
+
+def _time_left(notice: Notice) -> str:
+    seconds = int((notice.expires_at - notice.sent_at).total_seconds())
+    if seconds <= 0:
+        return "expired"
+    hours, minutes = divmod(seconds // 60, 60)
+    return f"{hours} h {minutes} min left" if hours else f"{max(minutes, 1)} min left"
+
+
+def _mode(notice: Notice) -> str:
+    if notice.mode == "review":
+        return f"four eyes: {notice.approvals} of {notice.required_approvals} approvals"
+    return "confirm: one reviewer"
+
+
+def notice_text(notice: Notice, link: str) -> str:
+    refund = f"Refund {notice.amount} {notice.currency} on order {notice.order_id}"
+    where = f"tenant {notice.tenant_id}, {_mode(notice)}"
+    expires = notice.expires_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+    if notice.kind == "waiting":
+        return f"{refund} waits for a decision ({where}); {_time_left(notice)}. Decide: {link}"
+    if notice.kind == "reminder":
+        return (
+            f"Reminder: {refund} still waits for a decision ({where}); {_time_left(notice)}, "
+            f"it expires at {expires}. Decide: {link}"
+        )
+    ago = expired_message(notice.expires_at, notice.sent_at)
+    return f"Expired: {refund} ({where}) got no decision by {expires}. {ago} Run: {link}"
+
+
+def notice_body(notice: Notice, ui_base_url: str) -> dict[str, Any]:
+    base = ui_base_url.rstrip("/")
+    page = "runs" if notice.kind == "expired" else "approvals"
+    link = f"{base}/{page}/{notice.run_id}"
+    return {
+        "text": notice_text(notice, link),
+        "signoff": {
+            "kind": notice.kind,
+            "amount": notice.amount,
+            "currency": notice.currency,
+            "order": notice.order_id,
+            "mode": notice.mode,
+            "approvals": notice.approvals,
+            "required_approvals": notice.required_approvals,
+            "tenant": notice.tenant_id,
+            "expires_at": notice.expires_at.isoformat(),
+            "time_left": _time_left(notice),
+            "link": link,
+            "run_id": notice.run_id,
+            "action_hash": notice.action_hash,
+        },
+    }
+
+
+class ReviewerNotifier:
+    def __init__(self, settings: Settings) -> None:
+        self._url = settings.notify_webhook_url
+        self._base = settings.ui_base_url
+        self._timeout = settings.notify_timeout_seconds
+
+    @activity.defn(name=NOTIFY_ACTIVITY)
+    async def notify_reviewers(self, notice: Notice) -> NoticeSent:
+        if self._url is None:  # the webhook was removed since the run started
+            return NoticeSent(status="skipped", detail="no webhook configured")
+        headers = {IDEMPOTENCY_HEADER: notice.idempotency_key()}
+        try:
+            async with httpx.AsyncClient(timeout=self._timeout) as client:
+                response = await client.post(
+                    self._url, json=notice_body(notice, self._base), headers=headers
+                )
+        except httpx.HTTPError as error:
+            raise ApplicationError(
+                f"the webhook did not answer: {type(error).__name__}", type="WebhookUnreachable"
+            ) from None
+        status = response.status_code
+        if status < 300:
+            return NoticeSent(status="sent", detail=f"HTTP {status}")
+        if status == TOO_MANY_REQUESTS or status >= 500:
+            raise ApplicationError(f"the webhook answered HTTP {status}", type="WebhookFailed")
+        log.warning("the webhook refused a notice (HTTP %s): %s", status, response.text[:200])
+        # Not retried: the same body would be refused again (see the module note).
+        raise ApplicationError(
+            f"the webhook refused the notice (HTTP {status})",
+            type="NotificationRefused",
+            non_retryable=True,
+        )

@@ -1,0 +1,66 @@
+"""How a reviewer asked to see the inbox: its order (time left or amount) and its mode
+filter, read from the query string, refused in words when they are not ones we offer,
+and carried on by every link and poll of the page."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Annotated, cast
+from urllib.parse import urlencode
+
+from fastapi import HTTPException, Query, status
+from sqlalchemy import Engine
+
+from approvals_ui.lookups import InboxRow
+from signoff.service.inbox_order import (
+    MODES,
+    SORTS,
+    InboxSort,
+    ModeFilter,
+    arranged_page,
+)
+from signoff.service.paging import Page
+from signoff.service.pending_pages import PendingListing
+from signoff.service.ticket_excerpts import ticket_texts
+
+ChoiceQuery = Annotated[str, Query(max_length=20)]
+SORT_LABELS = {"time_left": "time left, soonest expiry first", "amount": "amount, largest first"}
+MODE_LABELS = {"confirm": "confirm (one reviewer)", "review": "four eyes (two reviewers)"}
+
+
+@dataclass(frozen=True)
+class InboxView:
+    sort: InboxSort = "time_left"
+    mode: ModeFilter | None = None
+
+    def query(self, **extra: str) -> str:
+        """The query string that keeps this view (empty for the default one)."""
+        pairs = {"sort": self.sort if self.sort != "time_left" else "", "mode": self.mode or ""}
+        return urlencode({key: value for key, value in {**pairs, **extra}.items() if value})
+
+
+def inbox_view(sort: str, mode: str) -> InboxView:
+    if sort and sort not in SORTS:
+        raise HTTPException(
+            status.HTTP_400_BAD_REQUEST,
+            f"The inbox sorts by {' or '.join(SORTS)}, not '{sort}'. Pick one of those.",
+        )
+    if mode and mode not in MODES:
+        raise HTTPException(
+            status.HTTP_400_BAD_REQUEST,
+            f"The mode filter is {' or '.join(MODES)} (or nothing), not '{mode}'.",
+        )
+    return InboxView(
+        sort=cast(InboxSort, sort or "time_left"), mode=cast(ModeFilter, mode) if mode else None
+    )
+
+
+async def arranged_rows(
+    engine: Engine, listing: PendingListing, view: InboxView, limit: int, after: str | None
+) -> Page[InboxRow]:
+    """One page as the view asks, with its tickets' excerpts read for this page alone."""
+    page = arranged_page(listing.items, view.sort, view.mode, limit, after)
+    texts = await asyncio.to_thread(ticket_texts, engine, page.items)
+    rows = [InboxRow(item, texts.get((item.tenant_id, item.ticket_id), "")) for item in page.items]
+    return Page(total=page.total, items=rows, next=page.next, first=page.first)

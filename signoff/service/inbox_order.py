@@ -1,0 +1,87 @@
+"""The inbox arranged as a reviewer asks: soonest expiry first (the default) or the
+largest amount first, filtered by mode, one page at a time.
+
+Both orders page by position, as the pending listing does (pending_pages.py): a cursor
+names the last request seen, so a request decided meanwhile never makes a reader skip
+another. Each order has its own cursor kind, so a cursor of one order handed to the
+other is refused rather than read as a position it is not.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Literal, get_args
+
+from signoff.service.paging import InvalidCursor, Page, decode_cursor, encode_cursor
+from signoff.service.pending import PendingItem
+from signoff.service.pending_pages import pending_page, position_of
+from workflows.approval_policy import to_minor
+
+InboxSort = Literal["time_left", "amount"]
+ModeFilter = Literal["confirm", "review"]
+SORTS: tuple[str, ...] = get_args(InboxSort)
+MODES: tuple[str, ...] = get_args(ModeFilter)
+AMOUNT_CURSOR = "a1"
+HASH_PATTERN = re.compile(r"^[0-9a-f]{64}$")
+AmountPosition = tuple[int, str]
+
+
+def amount_minor(item: PendingItem) -> int:
+    try:
+        return to_minor(Decimal(item.action.arguments.get("amount", "0")))
+    except InvalidOperation:
+        return 0
+
+
+def amount_position(item: PendingItem) -> AmountPosition:
+    """Largest amount first; the hash breaks ties, as in the expiry order."""
+    return (-amount_minor(item), item.action.action_hash)
+
+
+def with_mode(items: Sequence[PendingItem], mode: ModeFilter | None) -> list[PendingItem]:
+    return [item for item in items if mode is None or item.action.mode == mode]
+
+
+def _amount_cursor(position: AmountPosition) -> str:
+    negated, action_hash = position
+    return encode_cursor(AMOUNT_CURSOR, f"{negated}|{action_hash}".encode())
+
+
+def _amount_after(after: str) -> AmountPosition:
+    try:
+        negated, _, action_hash = decode_cursor(AMOUNT_CURSOR, after).decode("ascii").partition("|")
+        position = (int(negated), action_hash)
+    except (UnicodeDecodeError, ValueError):
+        raise InvalidCursor() from None
+    if not HASH_PATTERN.match(action_hash):
+        raise InvalidCursor()
+    return position
+
+
+def amount_page(items: Sequence[PendingItem], limit: int, after: str | None) -> Page[PendingItem]:
+    ordered = sorted(items, key=amount_position)
+    start = bisect.bisect_right(ordered, _amount_after(after), key=amount_position) if after else 0
+    chunk = ordered[start : start + limit]
+    more = start + len(chunk) < len(ordered)
+    next_cursor = _amount_cursor(amount_position(chunk[-1])) if more and chunk else None
+    return Page(total=len(ordered), items=chunk, next=next_cursor, first=start)
+
+
+def arranged_page(
+    items: Sequence[PendingItem],
+    sort: InboxSort,
+    mode: ModeFilter | None,
+    limit: int,
+    after: str | None,
+) -> Page[PendingItem]:
+    """One page of `items` (in expiry order, as read_pending gives them), arranged.
+
+    Raises InvalidCursor for an `after` this order did not give out.
+    """
+    chosen = with_mode(items, mode)
+    if sort == "amount":
+        return amount_page(chosen, limit, after)
+    return pending_page(chosen, position_of, limit, after)

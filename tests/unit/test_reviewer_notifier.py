@@ -1,0 +1,86 @@
+"""The `notify_reviewers` activity against a local receiver (activities/reviewer_notifier.py):
+what a 2xx, a 5xx and a refusing 4xx become, and the header that lets a receiver drop
+the copy a retry delivers."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment
+
+from activities.reviewer_notifier import IDEMPOTENCY_HEADER, ReviewerNotifier, notice_body
+from signoff.config.settings import Settings
+from tests.workflow.webhook_receiver import webhook_receiver
+from workflows.reviewer_notices import Notice
+
+SENT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+NOTICE = Notice(
+    kind="reminder",
+    run_id="run-demo-" + "a" * 32,
+    tenant_id="demo",
+    action_hash="b" * 64,
+    amount="250.00",
+    currency="EUR",
+    order_id="C-3107",
+    mode="review",
+    required_approvals=2,
+    approvals=1,
+    expires_at=SENT + timedelta(hours=4, minutes=48),
+    sent_at=SENT,
+)
+
+
+def notifier(url: str | None, tmp_path: Path) -> ReviewerNotifier:
+    return ReviewerNotifier(
+        Settings(home=tmp_path, notify_webhook_url=url, ui_base_url="https://ui.example/")
+    )
+
+
+def test_the_body_says_what_waits_and_links_to_it() -> None:
+    body = notice_body(NOTICE, "https://ui.example/")
+    assert body["text"] == (
+        "Reminder: Refund 250.00 EUR on order C-3107 still waits for a decision (tenant demo, "
+        "four eyes: 1 of 2 approvals); 4 h 48 min left, it expires at 2026-11-30 16:48:00 UTC. "
+        f"Decide: https://ui.example/approvals/{NOTICE.run_id}"
+    )
+    assert body["signoff"]["time_left"] == "4 h 48 min left"
+
+
+async def test_a_2xx_is_sent_with_the_idempotency_key(tmp_path: Path) -> None:
+    with webhook_receiver() as receiver:
+        sent = await ActivityEnvironment().run(
+            notifier(receiver.url, tmp_path).notify_reviewers, NOTICE
+        )
+    assert sent.status == "sent"
+    (post,) = receiver.posts
+    assert post.headers[IDEMPOTENCY_HEADER] == f"{NOTICE.run_id}:{'b' * 64}:reminder"
+    assert post.body == notice_body(NOTICE, "https://ui.example/")
+
+
+@pytest.mark.parametrize(("status", "retried"), [(500, True), (429, True), (400, False)])
+async def test_failures_are_retried_unless_the_body_was_refused(
+    tmp_path: Path, status: int, retried: bool
+) -> None:
+    with webhook_receiver(status=status) as receiver:
+        with pytest.raises(ApplicationError) as raised:
+            await ActivityEnvironment().run(
+                notifier(receiver.url, tmp_path).notify_reviewers, NOTICE
+            )
+    assert raised.value.non_retryable is not retried
+    assert f"HTTP {status}" in raised.value.message
+
+
+async def test_a_webhook_that_is_down_is_a_retryable_failure(tmp_path: Path) -> None:
+    with webhook_receiver() as receiver:
+        url = receiver.url
+    with pytest.raises(ApplicationError) as raised:  # the receiver is gone now
+        await ActivityEnvironment().run(notifier(url, tmp_path).notify_reviewers, NOTICE)
+    assert not raised.value.non_retryable and "did not answer" in raised.value.message
+
+
+async def test_without_a_webhook_nothing_is_sent(tmp_path: Path) -> None:
+    sent = await ActivityEnvironment().run(notifier(None, tmp_path).notify_reviewers, NOTICE)
+    assert sent.status == "skipped"

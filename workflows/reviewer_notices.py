@@ -1,0 +1,175 @@
+"""Reviewers are told when a refund waits for them (issue 14).
+
+Design note. A refund that waits unseen expires, and the customer waits for nothing.
+So when an action starts waiting, the run posts a notice (the `notify_reviewers`
+activity, which holds the webhook URL: the workflow never does); when 80 % of its time
+to expiry has passed without a final decision, a reminder; when it expires, a final
+notice. Each notice follows its action in a task of its own beside the gate: the gate
+never awaits it, so a webhook that is slow or down neither blocks nor fails the run.
+The activity retries a few times (bounded), then the notice is given up with a log
+line. The receiver may see a retry twice: every notice carries an idempotency key made
+of the run, the action hash and the kind, so it can drop the copy. A notice carries
+amount, order, mode, tenant and expiry, never ticket text, customer names nor the
+agent's reason (which may quote the ticket): the link is the way in.
+
+When the run ends, it waits for notices still being sent (`drain`), bounded by the
+activity's schedule-to-close timeout, so that the expiry notice of a run that then
+ends at once still goes out.
+
+Versioning: runs recorded before `notify-reviewers`, and runs on a worker without a
+webhook (its limits say so), send nothing and schedule no activity.
+
+This is workflow code: no I/O; time only through `workflow.now()` and timers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Literal
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.actions import PendingAction
+    from workflows.contract_base import Contract
+    from workflows.contracts import RunRequest
+
+NOTIFY_PATCH = "notify-reviewers"
+NOTIFY_ACTIVITY = "notify_reviewers"
+# The reminder goes when this share of the time from request to expiry has passed.
+REMINDER_SHARE = 0.8
+# A webhook answers in seconds or not at all: a few short attempts, then give up.
+NOTIFY_ATTEMPT_TIMEOUT = timedelta(seconds=15)
+NOTIFY_TOTAL_TIMEOUT = timedelta(minutes=2)
+NOTIFY_MAX_ATTEMPTS = 4
+NOTIFY_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=NOTIFY_MAX_ATTEMPTS,
+    # The receiver refused the body itself (a 4xx other than 429): a retry sends the
+    # same body and is refused the same way.
+    non_retryable_error_types=["NotificationRefused"],
+)
+
+NoticeKind = Literal["waiting", "reminder", "expired"]
+
+
+class Notice(Contract):
+    """What a notification says; never ticket text, names or the agent's reason."""
+
+    kind: NoticeKind
+    run_id: str
+    tenant_id: str
+    action_hash: str
+    amount: str
+    currency: str
+    order_id: str
+    mode: Literal["confirm", "review"]
+    required_approvals: int
+    approvals: int
+    expires_at: datetime
+    # When the run sent it (workflow time): retries repeat the same body word for word.
+    sent_at: datetime
+
+    def idempotency_key(self) -> str:
+        return f"{self.run_id}:{self.action_hash}:{self.kind}"
+
+
+class NoticeSent(Contract):
+    status: Literal["sent", "skipped"]
+    detail: str = ""
+
+
+def notice(kind: NoticeKind, action: PendingAction, request: RunRequest) -> Notice:
+    return Notice(
+        kind=kind,
+        run_id=workflow.info().workflow_id,
+        tenant_id=request.tenant_id,
+        action_hash=action.action_hash,
+        amount=action.arguments.get("amount", ""),
+        currency=action.arguments.get("currency", ""),
+        order_id=action.targets.get("order_id") or "",
+        mode=action.mode,
+        required_approvals=action.required_approvals,
+        approvals=len(action.approvals),
+        expires_at=action.expires_at,
+        sent_at=workflow.now(),
+    )
+
+
+def reminder_at(action: PendingAction) -> datetime:
+    return action.requested_at + (action.expires_at - action.requested_at) * REMINDER_SHARE
+
+
+@dataclass
+class ReviewerNotices:
+    """Follows each waiting action with its notices, beside the gate."""
+
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def watch(
+        self,
+        request: RunRequest,
+        current: Callable[[], PendingAction | None],
+        resolution: Callable[[], str | None],
+    ) -> None:
+        """Start telling reviewers about the action `current()` returns while it waits.
+
+        `current` gives the action as it stands (None once it left the gate);
+        `resolution` its final resolution (approved, rejected, expired) or None.
+        """
+        if not request.notify_reviewers or not workflow.patched(NOTIFY_PATCH):
+            return
+        first = current()
+        assert first is not None
+        self.tasks.append(asyncio.create_task(self._follow(request, first, current, resolution)))
+
+    async def _follow(
+        self,
+        request: RunRequest,
+        first: PendingAction,
+        current: Callable[[], PendingAction | None],
+        resolution: Callable[[], str | None],
+    ) -> None:
+        def settled() -> bool:
+            return current() is None or resolution() is not None
+
+        await self._send(notice("waiting", first, request))
+        delay = (reminder_at(first) - workflow.now()).total_seconds()
+        try:
+            if delay > 0:
+                await workflow.wait_condition(settled, timeout=delay)
+            if not settled():
+                raise TimeoutError
+        except TimeoutError:
+            await self._send(notice("reminder", current() or first, request))
+            await workflow.wait_condition(settled)
+        if resolution() == "expired":
+            await self._send(notice("expired", first, request))
+
+    async def _send(self, sent: Notice) -> None:
+        try:
+            await workflow.execute_activity(
+                NOTIFY_ACTIVITY,
+                sent,
+                result_type=NoticeSent,
+                start_to_close_timeout=NOTIFY_ATTEMPT_TIMEOUT,
+                schedule_to_close_timeout=NOTIFY_TOTAL_TIMEOUT,
+                retry_policy=NOTIFY_RETRY,
+            )
+        except ActivityError as error:
+            # Given up: reviewers still find the request in the inbox. Never the run's end.
+            workflow.logger.warning(
+                "notice %s for %s not delivered: %s", sent.kind, sent.action_hash, error.cause
+            )
+
+    async def drain(self) -> None:
+        """Wait for the notices still being sent (bounded by their activity timeouts)."""
+        if self.tasks:
+            await asyncio.gather(*self.tasks, return_exceptions=True)
