@@ -112,7 +112,7 @@ def get_order_for_ticket(source: Session | Engine, tenant_id: str, ticket_id: st
         return session.scalars(order_of_ticket(tenant_id, ticket_id)).one_or_none()
 
 
-def order_of_ticket(tenant_id: str, ticket_id: str) -> Select[tuple[Order]]:
+def order_of_ticket(tenant_id: str, ticket_id: str) -> Select[Order]:
     """The statement that reads a ticket's own order: one join, where the ticket and then
     its order were two round trips on every tool call, state read and refund. A ticket
     is one row (its key is tenant and id), so the join gives at most one order."""
