@@ -105,7 +105,11 @@ def machine() -> list[str]:
 
 
 def write_results(
-    signoff: SideFigures, raw: SideFigures, settings_line: str, notes: list[str]
+    signoff: SideFigures,
+    raw: SideFigures,
+    settings_line: str,
+    notes: list[str],
+    path: Path = RESULTS,
 ) -> str:
     text = "\n".join(
         [
@@ -124,5 +128,5 @@ def write_results(
             "",
         ]
     )
-    RESULTS.write_text(text, encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return text

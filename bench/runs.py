@@ -22,18 +22,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from activities.store import make_engine  # noqa: E402
 from bench.refund_cases import add_refund_cases  # noqa: E402
-from bench.run_report import SideFigures, write_results  # noqa: E402
+from bench.run_report import RESULTS, SideFigures, write_results  # noqa: E402
 from bench.run_samples import (  # noqa: E402
     KINDS,
     TENANT,
@@ -125,6 +127,29 @@ async def measure(
     return figures
 
 
+def start_profilers(workers: dict[Kind, subprocess.Popen[str]], folder: Path | None) -> list[Any]:
+    """py-spy on each worker (collapsed stacks, `--profile DIR`); needs `pip install py-spy`."""
+    if folder is None:
+        return []
+    folder.mkdir(parents=True, exist_ok=True)
+    spy = str(Path(sys.executable).parent / "py-spy")
+    return [
+        subprocess.Popen(
+            [spy, "record", "--pid", str(worker.pid), "--format", "raw", "--rate", "200"]
+            + ["--nonblocking", "--output", str(folder / f"worker-{kind}.txt")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for kind, worker in workers.items()
+    ]
+
+
+def stop_profilers(profilers: list[Any]) -> None:
+    for profiler in profilers:
+        profiler.send_signal(signal.SIGINT)  # py-spy writes its file on Ctrl-C
+        profiler.wait(timeout=60)
+
+
 def options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few runs: a shared machine")
@@ -132,6 +157,7 @@ def options() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=4, help="alternations per side")
     parser.add_argument("--latency-runs", type=int, default=30, help="at concurrency 1")
+    parser.add_argument("--profile", type=Path, help="folder for py-spy profiles of both workers")
     arguments = parser.parse_args()
     if arguments.quick:
         arguments.runs, arguments.concurrency, arguments.rounds = 40, 10, 4
@@ -150,7 +176,11 @@ def main() -> None:
             queues = {kind: f"bench-{kind}-{uuid.uuid4().hex[:6]}" for kind in KINDS}
             for kind in KINDS:
                 workers[kind] = start_worker(kind, queues[kind], env, home)
-            figures = asyncio.run(measure(settings, workers, queues, arguments))
+            profilers = start_profilers(workers, arguments.profile)
+            try:
+                figures = asyncio.run(measure(settings, workers, queues, arguments))
+            finally:
+                stop_profilers(profilers)
             for kind in KINDS:
                 figures[kind].peak_rss_mib = peak_rss_mib(workers[kind].pid)
         finally:
@@ -170,7 +200,10 @@ def main() -> None:
         f"concurrency {arguments.concurrency} in {arguments.rounds} alternating batches, "
         f"{arguments.latency_runs} a side at concurrency 1"
     )
-    print(write_results(figures["signoff"], figures["raw"], settings_line, notes))  # noqa: T201
+    # Profiled figures are not the benchmark's: they go beside the profiles.
+    path = arguments.profile / "RESULTS.md" if arguments.profile else RESULTS
+    text = write_results(figures["signoff"], figures["raw"], settings_line, notes, path)
+    print(text)  # noqa: T201
 
 
 if __name__ == "__main__":
