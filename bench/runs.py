@@ -167,6 +167,7 @@ def options() -> argparse.Namespace:
 
 def main() -> None:
     arguments = options()
+    loads = os.getloadavg()
     home = Path(tempfile.mkdtemp(prefix="signoff-bench-runs-"))
     print(f"Private stack in {home}; {arguments.runs} runs a side.", flush=True)  # noqa: T201
     with signoff_dev_stack(home, task_queue=f"bench-dev-{uuid.uuid4().hex[:6]}") as (env, _):
@@ -187,12 +188,11 @@ def main() -> None:
             for worker in workers.values():
                 worker.terminate()
                 worker.wait(timeout=30)
-    loaded = os.getloadavg()[0]
     notes = [
-        f"Figures from a shared, loaded machine (load average {loaded:.1f} on "
-        f"{os.cpu_count()} cores, other jobs running): absolute numbers are pessimistic "
-        "and noisy; the ratios, measured in the same run with the sides alternating, "
-        "are what count.",
+        f"A machine shared with other jobs (load average {loads[0]:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores): absolute "
+        "numbers are noisy; the ratios, measured in the same run with the sides "
+        "alternating, are what count.",
         "Dev server: `temporal server start-dev` on its SQLite file (`signoff dev`).",
         "The baseline (`bench/raw_refund.py`) runs the same activities with the same "
         "inputs; it has no version markers, no status, tenant or memo upserts, and no "
