@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-live bench-cli bootstrap clean record-histories
+.PHONY: demo test lint bench bench-live bench-cli bench-runs bootstrap clean record-histories
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ bench: $(STAMP)
 # Starts a private dev stack and 1,000 real runs: about ten minutes.
 bench-live: $(STAMP)
 	$(BIN)/python bench/inbox_live.py
+
+# signoff's refund run against a raw Temporal workflow; `--quick` on a shared machine
+# (a few minutes). Writes bench/RESULTS.md.
+bench-runs: $(STAMP)
+	$(BIN)/python bench/runs.py --quick
 
 # The CLI's start-up: `signoff --help` and `signoff status RUN`, each as a new process.
 bench-cli: $(STAMP)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -35,12 +36,20 @@ class ToolDefinition:
     risk: RiskClass
 
     def spec(self) -> ToolSpec:
-        schema = self.arguments.model_json_schema()
-        schema.pop("title", None)
-        schema.pop("description", None)
-        schema.setdefault("properties", {})
-        schema["additionalProperties"] = False
-        return ToolSpec(name=self.name, description=self.description, input_schema=schema)
+        return tool_spec(self)
+
+
+@cache
+def tool_spec(tool: ToolDefinition) -> ToolSpec:
+    """What the model is offered for `tool`. Built once per tool and process: pydantic's
+    schema generation is costly and every model turn of every run asks for it, yet the
+    result is a constant of the code (a frozen ToolSpec, shared read-only)."""
+    schema = tool.arguments.model_json_schema()
+    schema.pop("title", None)
+    schema.pop("description", None)
+    schema.setdefault("properties", {})
+    schema["additionalProperties"] = False
+    return ToolSpec(name=tool.name, description=tool.description, input_schema=schema)
 
 
 READ_TICKET = ToolDefinition(

@@ -178,9 +178,20 @@ def estimate_usage(request: ModelRequest, content: list[ReplyBlock]) -> Usage:
     )
 
 
+class ScriptVersion(NamedTuple):
+    """What identifies one content of a script file: an edited file is read again."""
+
+    mtime_ns: int
+    size: int
+
+
 class ScriptedModel:
     def __init__(self, scripts_dir: Path) -> None:
         self._scripts_dir = scripts_dir
+        # Every model turn of every run loads its script: read and validate each file
+        # once, and again only when it changed. Errors are never cached, so a fixed file
+        # is seen on the next attempt.
+        self._loaded: dict[Path, tuple[ScriptVersion, Script]] = {}
 
     async def complete(self, request: ModelRequest) -> ModelReply:
         name = request.model.model_id
@@ -211,6 +222,20 @@ class ScriptedModel:
     def load(self, name: str) -> Script:
         path = self.path_of(name)
         try:
+            status = path.stat()
+        except OSError:
+            status = None  # read_text below says why, in the usual words
+        version = None if status is None else ScriptVersion(status.st_mtime_ns, status.st_size)
+        cached = self._loaded.get(path)
+        if cached is not None and version is not None and cached[0] == version:
+            return cached[1]
+        script = self.read(name, path)
+        if version is not None:
+            self._loaded[path] = (version, script)
+        return script
+
+    def read(self, name: str, path: Path) -> Script:
+        try:
             text = path.read_text(encoding="utf-8")
         except OSError as error:
             known = ", ".join(sorted(p.stem for p in self._scripts_dir.glob("*.json")))
@@ -219,7 +244,7 @@ class ScriptedModel:
                 f"{known}. Choose one with --model scripted:NAME, or a path ending in .json."
             ) from None
         try:
-            return Script.model_validate_json(text)
+            script = Script.model_validate_json(text)
         except ValidationError as error:
             problems = "; ".join(
                 f"{'.'.join(str(part) for part in item['loc']) or 'script'}: {item['msg']}"
@@ -229,6 +254,7 @@ class ScriptedModel:
                 f"script {path} is not a valid script ({problems}). The format is described "
                 "in activities/models/scripted.py."
             ) from None
+        return script
 
     def path_of(self, name: str) -> Path:
         # The name comes from whoever started the run: only files inside the scripts

@@ -53,7 +53,7 @@ from activities.store.schema import (
     Tenant,
     join_list,
 )
-from activities.store.tickets import get_order_for_ticket, get_ticket
+from activities.store.tickets import get_order_for_ticket, order_of_ticket
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money, state_hash
 
@@ -168,15 +168,10 @@ def _tenant(session: Session, tenant_id: str) -> Tenant:
 
 def _locked_order_of_ticket(session: Session, tenant_id: str, ticket_id: str) -> Order | None:
     # FOR UPDATE is what serializes refunds on PostgreSQL; SQLite renders nothing for
-    # it and is already serialized by BEGIN IMMEDIATE.
-    ticket = get_ticket(session, tenant_id, ticket_id)
-    if ticket is None or ticket.order_id is None:
-        return None
-    return session.scalars(
-        select(Order)
-        .where(Order.tenant_id == tenant_id, Order.id == ticket.order_id)
-        .with_for_update()
-    ).one_or_none()
+    # it and is already serialized by BEGIN IMMEDIATE. `of=Order`: the order row is the
+    # lock, as when the ticket was read apart; the ticket's row stays unlocked.
+    statement = order_of_ticket(tenant_id, ticket_id).with_for_update(of=Order)
+    return session.scalars(statement).one_or_none()
 
 
 def _state(session: Session, tenant: Tenant, order: Order | None) -> ActionState:

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, Select, select
 from sqlalchemy.orm import Session
 
 from activities.store.database import use_session, write_transaction
@@ -109,7 +109,15 @@ def get_order(source: Session | Engine, tenant_id: str, order_id: str) -> Order 
 def get_order_for_ticket(source: Session | Engine, tenant_id: str, ticket_id: str) -> Order | None:
     """The ticket's own order; None when the ticket is missing or linked to no order."""
     with use_session(source) as session:
-        ticket = get_ticket(session, tenant_id, ticket_id)
-        if ticket is None or ticket.order_id is None:
-            return None
-        return get_order(session, tenant_id, ticket.order_id)
+        return session.scalars(order_of_ticket(tenant_id, ticket_id)).one_or_none()
+
+
+def order_of_ticket(tenant_id: str, ticket_id: str) -> Select[Order]:
+    """The statement that reads a ticket's own order: one join, where the ticket and then
+    its order were two round trips on every tool call, state read and refund. A ticket
+    is one row (its key is tenant and id), so the join gives at most one order."""
+    return (
+        select(Order)
+        .join(Ticket, (Ticket.tenant_id == Order.tenant_id) & (Ticket.order_id == Order.id))
+        .where(Ticket.tenant_id == tenant_id, Ticket.id == ticket_id)
+    )

@@ -16,6 +16,7 @@ from temporalio.common import (
     SearchAttributeKey,
     SearchAttributePair,
     TypedSearchAttributes,
+    WorkflowIDConflictPolicy,
     WorkflowIDReusePolicy,
 )
 from temporalio.exceptions import WorkflowAlreadyStartedError
@@ -81,17 +82,22 @@ def check_startable(request: RunRequest, now: datetime | None = None) -> None:
 async def start_run(
     client: Client, request: RunRequest, task_queue: str, now: datetime | None = None
 ) -> tuple[WorkflowHandle[Any, Any], bool]:
-    """Start the run, or find the one this request already started. Returns (handle, new)."""
+    """Start the run, or find the one this request already started. Returns (handle, new).
+
+    No lookup before the start: the start itself says "already started" when the id is
+    held by a run, running (conflict policy FAIL) or closed (reuse policy
+    REJECT_DUPLICATE), and only then is the holder's tenant read. A new run costs one
+    round trip, not a NOT_FOUND describe first.
+    """
     run_id = run_id_for(request.tenant_id, request.request_id)
-    existing = client.get_workflow_handle_for(AgentRun.run, run_id)
     try:
-        await existing.describe()
-        # Even when its deadline has passed since: it is the one run.
-        return await _same_tenant(client, existing, request), False
-    except RPCError as error:
-        if error.status != RPCStatusCode.NOT_FOUND:
+        check_startable(request, now)
+    except RunRequestRejected:
+        # A retried request whose deadline has passed since still names its one run.
+        existing = await _existing_run(client, request, run_id)
+        if existing is None:
             raise
-    check_startable(request, now)
+        return existing, False
     try:
         with run_trace(request.trace_id):  # one trace per run (config/telemetry.py)
             handle = await client.start_workflow(
@@ -100,6 +106,7 @@ async def start_run(
                 id=run_id,
                 task_queue=task_queue,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
                 search_attributes=TypedSearchAttributes(
                     [
                         SearchAttributePair(STATUS_KEY, "running"),
@@ -109,5 +116,19 @@ async def start_run(
             )
         return handle, True
     except WorkflowAlreadyStartedError:
-        raced = client.get_workflow_handle_for(AgentRun.run, run_id)
-        return await _same_tenant(client, raced, request), False
+        holder = client.get_workflow_handle_for(AgentRun.run, run_id)
+        return await _same_tenant(client, holder, request), False
+
+
+async def _existing_run(
+    client: Client, request: RunRequest, run_id: str
+) -> WorkflowHandle[Any, Any] | None:
+    """The run this request already started, if any (refused if another tenant's)."""
+    existing = client.get_workflow_handle_for(AgentRun.run, run_id)
+    try:
+        await existing.describe()
+    except RPCError as error:
+        if error.status != RPCStatusCode.NOT_FOUND:
+            raise
+        return None
+    return await _same_tenant(client, existing, request)

@@ -1,0 +1,88 @@
+"""One worker process of `bench/runs.py`: signoff's, or the raw baseline's.
+
+Each runs alone in its process so that the benchmark can read its CPU time and peak RSS
+from /proc. Both register the same activities, built on the same store and settings;
+they differ only in the workflow they run. The settings come from the environment
+(`SIGNOFF_*`), the task queue from the command line. It prints READY once polling, and
+stops on SIGTERM.
+
+    python -m bench.run_workers {signoff,raw} TASK_QUEUE
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from temporalio.worker import Worker  # noqa: E402
+
+from activities.decision_verifier import DecisionVerifier  # noqa: E402
+from activities.decisions import DecisionActivities  # noqa: E402
+from activities.model_turn import build_model_turns  # noqa: E402
+from activities.refunds import RefundActivities  # noqa: E402
+from activities.run_limits import RunLimitsActivity  # noqa: E402
+from activities.store import make_engine  # noqa: E402
+from activities.tool_gateway import ToolGateway  # noqa: E402
+from signoff.config.decision_key import load_decision_key  # noqa: E402
+from signoff.config.settings import Settings  # noqa: E402
+from signoff.config.temporal_client import connect  # noqa: E402
+from signoff.wiring.worker import build_worker  # noqa: E402
+
+READY = "READY"
+
+
+def raw_worker(client: object, settings: Settings) -> Worker:
+    """The baseline's worker: signoff's activities, the hand-written workflow."""
+    from bench.raw_refund import RawRefund
+
+    engine = make_engine(settings.resolved_database_url)
+    models = build_model_turns(settings)
+    gateway = ToolGateway(engine)
+    refunds = RefundActivities(engine)
+    verifier = DecisionVerifier(
+        engine,
+        load_decision_key(settings),
+        timedelta(seconds=settings.decision_max_age_seconds),
+    )
+    return Worker(
+        client,  # type: ignore[arg-type]
+        task_queue=settings.task_queue,
+        workflows=[RawRefund],
+        activities=[
+            models.model_turn,
+            gateway.run_tool,
+            refunds.read_action_state,
+            refunds.execute_refund,
+            verifier.verify_decision,
+            refunds.hold_pending_refund,
+            refunds.release_pending_refund,
+            DecisionActivities(engine).record_decision,
+            RunLimitsActivity(settings).run_limits,
+        ],
+    )
+
+
+async def serve(kind: str, task_queue: str) -> None:
+    settings = Settings(task_queue=task_queue)
+    client = await connect(settings)
+    worker = build_worker(client, settings) if kind == "signoff" else raw_worker(client, settings)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    async with worker:
+        print(READY, flush=True)  # noqa: T201
+        await stop.wait()
+
+
+def main() -> None:
+    if len(sys.argv) != 3 or sys.argv[1] not in ("signoff", "raw"):
+        raise SystemExit("usage: python -m bench.run_workers {signoff,raw} TASK_QUEUE")
+    asyncio.run(serve(sys.argv[1], sys.argv[2]))
+
+
+if __name__ == "__main__":
+    main()
