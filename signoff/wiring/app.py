@@ -6,13 +6,14 @@ import asyncio
 import os
 import signal
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from signoff.cli import (
     commands_approvals,
     commands_audit,
+    commands_eval,
     commands_reconcile,
     commands_runs,
     commands_store,
@@ -35,6 +36,16 @@ commands_users.register(app)
 commands_triage.register(app)
 commands_audit.register(app)
 commands_reconcile.register(app)
+
+
+def _run_evals(*arguments: Any) -> Any:
+    # Scenario evals start a stack (the wiring's job); imported only for `signoff eval`.
+    from signoff.wiring.eval_stack import run_evals
+
+    return run_evals(*arguments)
+
+
+commands_eval.register(app, _run_evals)
 
 
 @app.command("worker")

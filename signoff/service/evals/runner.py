@@ -1,0 +1,140 @@
+"""Running scenarios on a stack: set the store up, start the run, review, judge.
+
+The stack (a Temporal server with workers, and the store they use) is given: the
+wiring starts a private one, or connects to an existing one. Attempts run concurrently,
+each on its own tenants, so that they cannot disturb one another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pydantic import ValidationError
+from sqlalchemy import Engine
+from temporalio.client import Client
+
+from signoff.config.settings import Settings
+from signoff.service.evals.invariants import Check, Facts, evaluate
+from signoff.service.evals.reviewers import Reviewers
+from signoff.service.evals.scenario import LoadedScenario, ScenarioError
+from signoff.service.evals.setup import Attempt, fixture_tenants, write_fixture
+from signoff.service.evals.trajectory import read_trajectory
+from signoff.service.run_requests import DEFAULT_GOAL, new_run_request
+from signoff.service.runs import start_run
+from workflows.contracts import ModelRef, RunRequest
+
+# Attempts in flight at once: enough to keep a worker busy, few enough for two cores.
+DEFAULT_CONCURRENCY = 8
+
+
+@dataclass(frozen=True)
+class EvalStack:
+    client: Client
+    settings: Settings
+    engine: Engine
+    decision_key: bytes
+    # The task queue of a worker whose store cannot be reached (fault connector_down);
+    # None when this stack has none.
+    connector_down_queue: str | None = None
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    scenario: str
+    path: str
+    attempt: int
+    run_id: str | None
+    checks: list[Check] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.error is None and all(check.passed for check in self.checks)
+
+
+def model_ref(text: str) -> ModelRef:
+    provider, _, model_id = text.partition(":")
+    try:
+        return ModelRef.model_validate({"provider": provider, "model_id": model_id})
+    except ValidationError:
+        raise ScenarioError(
+            f"model '{text}': the provider '{provider}' is not known to this installation's "
+            "workflows."
+        ) from None
+
+
+def run_request(stack: EvalStack, loaded: LoadedScenario, attempt: Attempt) -> RunRequest:
+    spec = loaded.scenario.run
+    request = new_run_request(
+        stack.settings,
+        tenant_id=attempt.tenant(spec.tenant),
+        ticket_id=spec.ticket,
+        model=model_ref(spec.model),
+        request_id=f"eval.{loaded.name}.{attempt.token}",
+        approval_ttl_seconds=spec.approval_ttl_seconds,
+        goal=spec.goal or DEFAULT_GOAL,
+    )
+    limits = {
+        name: value
+        for name, value in (("step_budget", spec.step_budget), ("token_budget", spec.token_budget))
+        if value is not None
+    }
+    return request.model_copy(update=limits)
+
+
+async def run_attempt(stack: EvalStack, loaded: LoadedScenario, number: int) -> AttemptResult:
+    scenario, attempt = loaded.scenario, Attempt.new()
+    tenants = fixture_tenants(scenario, attempt)
+    run_id = None
+    try:
+        await write_fixture(stack.engine, tenants)
+        request = run_request(stack, loaded, attempt)
+        queue = stack.settings.task_queue
+        if scenario.fault is not None and scenario.fault.kind == "connector_down":
+            if stack.connector_down_queue is None:
+                raise ScenarioError("fault connector_down: this stack has no such worker")
+            queue = stack.connector_down_queue
+        handle, _ = await start_run(stack.client, request, queue)
+        run_id = handle.id
+        roles = {
+            (tenant.id, reviewer.id): tuple(reviewer.roles)
+            for tenant in scenario.tenants
+            for reviewer in tenant.reviewers
+        }
+        reviewers = Reviewers(stack.client, stack.decision_key, scenario, attempt, roles)
+        reviewing = await reviewers.until_final(run_id)
+        trajectory = await read_trajectory(
+            stack.client, stack.engine, run_id, [tenant.id for tenant in tenants]
+        )
+    except Exception as error:  # one broken attempt is a failed row, not a crashed eval
+        return AttemptResult(loaded.name, str(loaded.path), number, run_id, error=describe(error))
+    checks = evaluate(Facts(scenario, attempt, tenants, trajectory, reviewing))
+    return AttemptResult(loaded.name, str(loaded.path), number, run_id, checks)
+
+
+def describe(error: Exception) -> str:
+    text = str(error) or type(error).__name__
+    cause = getattr(error, "cause", None)
+    return f"{text}: {cause}" if cause is not None else text
+
+
+async def run_scenarios(
+    stack: EvalStack,
+    scenarios: list[LoadedScenario],
+    repeat: int = 1,
+    progress: Callable[[AttemptResult], None] | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> list[AttemptResult]:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(loaded: LoadedScenario, number: int) -> AttemptResult:
+        async with gate:
+            result = await run_attempt(stack, loaded, number)
+        if progress is not None:
+            progress(result)
+        return result
+
+    jobs = [one(loaded, number) for number in range(1, repeat + 1) for loaded in scenarios]
+    return list(await asyncio.gather(*jobs))
