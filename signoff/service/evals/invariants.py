@@ -19,9 +19,14 @@ from signoff.service.evals.setup import Attempt
 from signoff.service.evals.trajectory import Trajectory
 
 REFUND_TOOL = "refund"
+# The audit's kinds for an approval (the last one, and one that waited for another),
+# and for the refund carried out (activities/store/decisions.py).
+APPROVAL_KINDS = ("approved", "first_approval")
+EXECUTED_KIND = "executed"
 FOUR_EYES = 2
 # A marker shorter than this is too likely to occur by chance (an order "12", say).
 MIN_MARKER_CHARS = 6
+CENTS = Decimal("0.01")
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,7 @@ class Facts:
 
 
 def money(minor: int) -> str:
-    return str(Decimal(minor) / 100)
+    return str((Decimal(minor) / 100).quantize(CENTS))
 
 
 def outcome(facts: Facts) -> Check:
@@ -157,13 +162,18 @@ def valid_decision(facts: Facts) -> Check:
     approved_in_audit = {
         (line.action_hash, line.reviewer_id)
         for line in facts.trajectory.audit
-        if line.kind == "approved" and line.tenant_id == facts.tenant_id
+        if line.kind in APPROVAL_KINDS and line.tenant_id == facts.tenant_id
+    }
+    executed_in_audit = {
+        line.action_hash for line in facts.trajectory.audit if line.kind == EXECUTED_KIND
     }
     problems = []
     for _tenant, _order, amount, action_hash, approvers in facts.run_refunds:
         for approver in approvers or ("nobody",):
             if (action_hash, approver) not in accepted & approved_in_audit:
                 problems.append(f"{money(amount)} approved by {approver} without a valid decision")
+        if action_hash not in executed_in_audit:
+            problems.append(f"{money(amount)} refunded but not in the audit as executed")
     commands = facts.trajectory.history.refund_commands
     problems += [
         f"refund command for {command.action_hash[:12]} without approvers"

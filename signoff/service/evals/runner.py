@@ -25,8 +25,8 @@ from signoff.service.run_requests import DEFAULT_GOAL, new_run_request
 from signoff.service.runs import start_run
 from workflows.contracts import ModelRef, RunRequest
 
-# Attempts in flight at once: enough to keep a worker busy, few enough for two cores.
-DEFAULT_CONCURRENCY = 8
+# Attempts in flight at once: most of them wait for a reviewer or an expiry.
+DEFAULT_CONCURRENCY = 32
 
 
 @dataclass(frozen=True)
