@@ -242,10 +242,14 @@ def final_text(facts: Facts) -> Check:
 def refunded(facts: Facts) -> Check:
     expected = facts.scenario.expect.refunded
     total = sum(amount for _t, _o, amount, *_ in facts.run_refunds)
+    not_performed = facts.trajectory.outcome.not_performed
+    also = f"; not performed: {not_performed}" if not_performed else ""
     if expected is None:
-        return Check("refunded", True, f"{money(total)} refunded (not asked)")
+        return Check("refunded", True, f"{money(total)} refunded (not asked){also}")
     return Check(
-        "refunded", total == int(expected * 100), f"{money(total)} refunded; expected {expected}"
+        "refunded",
+        total == int(expected * 100),
+        f"{money(total)} refunded; expected {expected}{also}",
     )
 
 
