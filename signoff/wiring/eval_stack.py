@@ -4,33 +4,41 @@ Private (the default): `signoff dev` on free ports and a temporary home, its scr
 directory holding the scenarios' scripts; stopped with Ctrl-C at the end. Existing
 (`SIGNOFF_TEMPORAL_ADDRESS` set): its worker and store, as the settings name them.
 
-Either way this process also runs one more worker, on its own task queue, whose store
-cannot be reached: the real worker code, with a SQLite file whose folder was removed
-after the tables were made. Scenarios with the `connector_down` fault run there.
+Either way this process also runs the fault workers (`eval_faults.py`), each on its own
+task queue: scenarios with such a fault start their run there.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.runtime import (
+    LogForwardingConfig,
+    LoggingConfig,
+    Runtime,
+    TelemetryConfig,
+    TelemetryFilter,
+)
 
 from activities.store import make_engine
 from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
-from signoff.config.temporal_client import connect
 from signoff.service.evals.runner import AttemptResult, EvalStack, run_scenarios
 from signoff.service.evals.scenario import LoadedScenario
 from signoff.service.evals.scripts import scenario_scripts
+from signoff.wiring.eval_faults import fault_workers
 from signoff.wiring.local_stack import signoff_dev_stack
-from signoff.wiring.worker import build_worker
 
 EXISTING_STACK_VARIABLE = "SIGNOFF_TEMPORAL_ADDRESS"
-CONNECTOR_DOWN_SUFFIX = "-connector-down"
 
 
 def uses_existing_stack() -> bool:
@@ -59,26 +67,21 @@ def private_stack(scripts: dict[str, Path]) -> Iterator[Settings]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def unreachable_store_url(home: Path) -> str:
-    folder = Path(tempfile.mkdtemp(prefix="signoff-down-", dir=home))
-    url = f"sqlite:///{folder / 'gone.db'}"
-    make_engine(url).dispose()  # the tables exist; then the file and its folder go
-    shutil.rmtree(folder)
-    return url
-
-
-@asynccontextmanager
-async def connector_down_worker(settings: Settings) -> AsyncIterator[str]:
-    settings = settings.model_copy(
-        update={
-            "task_queue": settings.task_queue + CONNECTOR_DOWN_SUFFIX,
-            "database_url": unreachable_store_url(settings.home),
-        }
+async def connect_logging_to_stderr(settings: Settings) -> Client:
+    """The client the fault workers share; the SDK core's logs (a late refund answer is
+    discarded with a warning, by design) go to Python logging, hence stderr: stdout
+    holds the report, and `--json` must stay JSON."""
+    logging_config = LoggingConfig(
+        filter=TelemetryFilter(core_level="WARN", other_level="ERROR"),
+        forwarding=LogForwardingConfig(logger=logging.getLogger("temporalio.core")),
     )
-    client = await connect(settings)
-    worker = build_worker(client, settings)
-    async with worker:
-        yield settings.task_queue
+    runtime = Runtime(telemetry=TelemetryConfig(logging=logging_config))
+    return await Client.connect(
+        settings.temporal_address,
+        namespace=settings.temporal_namespace,
+        data_converter=pydantic_data_converter,
+        runtime=runtime,
+    )
 
 
 async def run_on(
@@ -87,11 +90,11 @@ async def run_on(
     repeat: int,
     progress: Callable[[AttemptResult], None] | None,
 ) -> list[AttemptResult]:
-    client = await connect(settings)
+    client = await connect_logging_to_stderr(settings)
     engine = make_engine(settings.resolved_database_url)
     try:
-        async with connector_down_worker(settings) as down_queue:
-            stack = EvalStack(client, settings, engine, load_decision_key(settings), down_queue)
+        async with fault_workers(client, settings, engine) as fault_queues:
+            stack = EvalStack(client, settings, engine, load_decision_key(settings), fault_queues)
             return await run_scenarios(stack, scenarios, repeat, progress)
     finally:
         engine.dispose()

@@ -100,3 +100,9 @@ def test_a_split_refund_still_needs_four_eyes(report: dict[str, Any]) -> None:
 def test_another_tenants_data_was_there_to_leak(report: dict[str, Any]) -> None:
     evidence = checks(report, "foreign-order-reference")["no_foreign_data"]["evidence"]
     assert not evidence.startswith("0 foreign marker")
+
+
+def test_a_refund_whose_answer_was_lost_is_retried_and_done_once(report: dict[str, Any]) -> None:
+    late = checks(report, "refund-timeout-after-commit")
+    assert late["fault"]["evidence"].startswith("refund attempts [2]; 1 ledger row(s)")
+    assert late["refunded"]["passed"] and late["no_repeated_write"]["passed"]

@@ -297,6 +297,11 @@ def fault_refused(facts: Facts) -> Check:
     if fault.kind == "connector_down":
         failed = [r.name for r in facts.trajectory.state.tool_calls if not r.ok]
         return Check("fault", bool(failed), f"tool calls that failed: {failed or 'none'}")
+    if fault.kind == "refund_timeout_after_commit":
+        attempts = facts.trajectory.history.refund_attempts
+        rows = len(facts.run_refunds)
+        evidence = f"refund attempts {attempts}; {rows} ledger row(s) for the run"
+        return Check("fault", any(n > 1 for n in attempts) and rows <= 1, evidence)
     if not sent:
         return Check("fault", False, f"{fault.kind}: no fault decision was sent")
     evidence = "; ".join(f"{s.reviewer_id}@{s.tenant_id}: {s.answer[:120]}" for s in sent)

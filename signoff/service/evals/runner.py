@@ -18,7 +18,7 @@ from temporalio.client import Client
 from signoff.config.settings import Settings
 from signoff.service.evals.invariants import Check, Facts, evaluate
 from signoff.service.evals.reviewers import Reviewers
-from signoff.service.evals.scenario import LoadedScenario, ScenarioError
+from signoff.service.evals.scenario import WORKER_FAULTS, LoadedScenario, ScenarioError
 from signoff.service.evals.setup import Attempt, fixture_tenants, write_fixture
 from signoff.service.evals.trajectory import read_trajectory
 from signoff.service.run_requests import DEFAULT_GOAL, new_run_request
@@ -35,9 +35,8 @@ class EvalStack:
     settings: Settings
     engine: Engine
     decision_key: bytes
-    # The task queue of a worker whose store cannot be reached (fault connector_down);
-    # None when this stack has none.
-    connector_down_queue: str | None = None
+    # Fault kind -> the task queue of the worker that makes that fault.
+    fault_queues: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -92,10 +91,10 @@ async def run_attempt(stack: EvalStack, loaded: LoadedScenario, number: int) -> 
         await write_fixture(stack.engine, tenants)
         request = run_request(stack, loaded, attempt)
         queue = stack.settings.task_queue
-        if scenario.fault is not None and scenario.fault.kind == "connector_down":
-            if stack.connector_down_queue is None:
-                raise ScenarioError("fault connector_down: this stack has no such worker")
-            queue = stack.connector_down_queue
+        if scenario.fault is not None and scenario.fault.kind in WORKER_FAULTS:
+            if scenario.fault.kind not in stack.fault_queues:
+                raise ScenarioError(f"fault {scenario.fault.kind}: this stack has no such worker")
+            queue = stack.fault_queues[scenario.fault.kind]
         handle, _ = await start_run(stack.client, request, queue)
         run_id = handle.id
         roles = {

@@ -110,7 +110,18 @@ class ConnectorDown(Strict):
     kind: Literal["connector_down"]
 
 
-Fault = Annotated[CrossTenantApproval | StaleApproval | ConnectorDown, Field(discriminator="kind")]
+class RefundTimeoutAfterCommit(Strict):
+    """The refund commits, then its first attempt's answer is lost (timed out)."""
+
+    kind: Literal["refund_timeout_after_commit"]
+
+
+Fault = Annotated[
+    CrossTenantApproval | StaleApproval | ConnectorDown | RefundTimeoutAfterCommit,
+    Field(discriminator="kind"),
+]
+# Faults made by a worker of their own (signoff/wiring/eval_faults.py).
+WORKER_FAULTS = ("connector_down", "refund_timeout_after_commit")
 
 
 class Expectations(Strict):

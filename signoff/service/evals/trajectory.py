@@ -52,6 +52,8 @@ class History:
     refund_commands: list[RefundCommand] = field(default_factory=list)
     state_reads: list[ActionStateRequest] = field(default_factory=list)
     holds: list[PendingRefundHold] = field(default_factory=list)
+    # The attempt on which each refund command's activity last started (1: no retry).
+    refund_attempts: list[int] = field(default_factory=list)
 
     def add(self, value: Any) -> None:
         if isinstance(value, ModelRequest):
@@ -78,8 +80,14 @@ class Trajectory:
 
 async def read_history(client: Client, run_id: str) -> History:
     history = History()
+    refunds: set[int] = set()  # event ids of scheduled refund commands
     handle = client.get_workflow_handle(run_id)
     async for event in handle.fetch_history_events():
+        if event.HasField("activity_task_started_event_attributes"):
+            started = event.activity_task_started_event_attributes
+            if started.scheduled_event_id in refunds:
+                history.refund_attempts.append(started.attempt)
+            continue
         if not event.HasField("activity_task_scheduled_event_attributes"):
             continue
         scheduled = event.activity_task_scheduled_event_attributes
@@ -88,6 +96,8 @@ async def read_history(client: Client, run_id: str) -> History:
             continue
         [value] = await client.data_converter.decode(scheduled.input.payloads, [wanted])
         history.add(value)
+        if isinstance(value, RefundCommand):
+            refunds.add(event.event_id)
     return history
 
 
