@@ -36,6 +36,9 @@ def register(app: typer.Typer, run_evals: RunEvals) -> None:
         repeat: Annotated[
             int, typer.Option(min=1, max=100, help="Attempts per scenario; pass rates.")
         ] = 1,
+        evidence: Annotated[
+            bool, typer.Option("--evidence", help="Under the table, every check's evidence.")
+        ] = False,
     ) -> None:
         """Run scenarios on a dev server (a private one, or SIGNOFF_TEMPORAL_ADDRESS's)
         and check every invariant of each trajectory. Exit 1 if any fails."""
@@ -56,7 +59,7 @@ def register(app: typer.Typer, run_evals: RunEvals) -> None:
         if as_json_output:
             emit_json(as_json(results))
         else:
-            for line in table(results, repeat):
+            for line in table(results, repeat, every_check=evidence):
                 say(line)
         if not all(result.passed for result in results):
             raise typer.Exit(EXIT_RUN_FAILED)
@@ -89,7 +92,7 @@ def cell(passed: int, attempts: int, repeat: int) -> str:
     return f"{passed}/{attempts}"
 
 
-def table(results: list[AttemptResult], repeat: int) -> list[str]:
+def table(results: list[AttemptResult], repeat: int, every_check: bool = False) -> list[str]:
     rates, names = pass_rates(results), columns()
     width = max([len("scenario"), *(len(name) for name in rates)])
     widths = [max(len(name), 5) for name in names]
@@ -105,17 +108,20 @@ def table(results: list[AttemptResult], repeat: int) -> list[str]:
                 [scenario.ljust(width), *(c.ljust(w) for c, w in zip(cells, widths, strict=True))]
             )
         )
-    failures = [result for result in results if not result.passed]
-    if failures:
+    shown = results if every_check else [result for result in results if not result.passed]
+    if shown:
         lines.append("")
-        lines.append("evidence of the failures:")
-    for result in sorted(failures, key=lambda r: (r.scenario, r.attempt)):
+        lines.append("evidence:" if every_check else "evidence of the failures:")
+    for result in sorted(shown, key=lambda r: (r.scenario, r.attempt)):
         where = f"{result.scenario} (attempt {result.attempt}, run {result.run_id or '-'})"
         if result.error is not None:
             lines.append(f"  {where}: run: {result.error[:EVIDENCE_CHARS]}")
         for check in result.checks:
-            if not check.passed:
-                lines.append(f"  {where}: {check.invariant}: {check.evidence[:EVIDENCE_CHARS]}")
+            if every_check or not check.passed:
+                mark = "" if check.passed else "FAIL "
+                lines.append(
+                    f"  {where}: {mark}{check.invariant}: {check.evidence[:EVIDENCE_CHARS]}"
+                )
     passed = sum(result.passed for result in results)
     lines.append("")
     lines.append(f"{passed}/{len(results)} attempts passed every invariant")

@@ -15,7 +15,8 @@ from activities.store.eval_fixtures import (
     FixtureTicket,
     LedgerLine,
 )
-from signoff.service.evals.invariants import Facts, evaluate
+from signoff.service.evals.facts import Facts
+from signoff.service.evals.invariants import evaluate
 from signoff.service.evals.reviewers import Reviewing, SentDecision
 from signoff.service.evals.scenario import Scenario
 from signoff.service.evals.setup import Attempt

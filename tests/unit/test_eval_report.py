@@ -4,7 +4,7 @@ the table (with the evidence of each failure) and the JSON."""
 from __future__ import annotations
 
 from signoff.cli.commands_eval import table
-from signoff.service.evals.invariants import Check
+from signoff.service.evals.facts import Check
 from signoff.service.evals.report import as_json, pass_rates
 from signoff.service.evals.runner import AttemptResult
 
@@ -40,8 +40,14 @@ def test_the_table_shows_rates_and_the_evidence_of_failures() -> None:
     assert row[0] == "s"
     assert row[header.index("refunded")] == "1/2"
     assert row[header.index("outcome")] == "2/2"
-    assert "  s (attempt 2, run run-2): refunded: 0.00 refunded; expected 10.00" in lines
+    assert "  s (attempt 2, run run-2): FAIL refunded: 0.00 refunded; expected 10.00" in lines
+    assert not any("attempt 1" in line for line in lines)
     assert lines[-1] == "1/2 attempts passed every invariant"
+
+
+def test_every_check_evidence_on_request() -> None:
+    lines = table([attempt(1, refunded_ok=True)], repeat=1, every_check=True)
+    assert "  s (attempt 1, run run-1): outcome: completed/answered" in lines
 
 
 def test_one_attempt_reads_pass_or_fail() -> None:

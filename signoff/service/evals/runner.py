@@ -16,7 +16,8 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 
 from signoff.config.settings import Settings
-from signoff.service.evals.invariants import Check, Facts, evaluate
+from signoff.service.evals.facts import Check, Facts
+from signoff.service.evals.invariants import evaluate
 from signoff.service.evals.reviewers import Reviewers
 from signoff.service.evals.scenario import WORKER_FAULTS, LoadedScenario, ScenarioError
 from signoff.service.evals.setup import Attempt, fixture_tenants, write_fixture
