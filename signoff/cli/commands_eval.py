@@ -16,12 +16,15 @@ import typer
 from signoff.cli.support import EXIT_RUN_FAILED, emit_json, fail, say
 from signoff.service.evals.loader import load_scenarios
 from signoff.service.evals.report import as_json, columns, pass_rates
-from signoff.service.evals.runner import AttemptResult, model_ref
-from signoff.service.evals.scenario import LoadedScenario, ScenarioError
+from signoff.service.evals.runner import (
+    DEFAULT_ATTEMPT_SECONDS,
+    AttemptResult,
+    EvalPlan,
+    model_ref,
+)
+from signoff.service.evals.scenario import ScenarioError
 
-RunEvals = Callable[
-    [list[LoadedScenario], int, Callable[[AttemptResult], None] | None], list[AttemptResult]
-]
+RunEvals = Callable[[EvalPlan, Callable[[AttemptResult], None] | None], list[AttemptResult]]
 BAR_WIDTH = 30
 EVIDENCE_CHARS = 300
 
@@ -36,12 +39,18 @@ def register(app: typer.Typer, run_evals: RunEvals) -> None:
         repeat: Annotated[
             int, typer.Option(min=1, max=100, help="Attempts per scenario; pass rates.")
         ] = 1,
+        timeout: Annotated[
+            float,
+            typer.Option(min=1, help="Seconds one attempt may take; then it is cancelled."),
+        ] = DEFAULT_ATTEMPT_SECONDS,
         evidence: Annotated[
             bool, typer.Option("--evidence", help="Under the table, every check's evidence.")
         ] = False,
     ) -> None:
-        """Run scenarios on a dev server (a private one, or SIGNOFF_TEMPORAL_ADDRESS's)
-        and check every invariant of each trajectory. Exit 1 if any fails."""
+        """Run scenario files on a dev server and check the invariants of every trajectory.
+
+        The dev server is a private one, or SIGNOFF_TEMPORAL_ADDRESS's. Exit 1 if any
+        invariant fails, 2 on a scenario file that is not valid."""
         try:
             scenarios = load_scenarios(paths)
             for loaded in scenarios:
@@ -51,7 +60,7 @@ def register(app: typer.Typer, run_evals: RunEvals) -> None:
         total = len(scenarios) * repeat
         progress = ProgressBar(total) if sys.stderr.isatty() else None
         try:
-            results = run_evals(scenarios, repeat, progress)
+            results = run_evals(EvalPlan(scenarios, repeat, timeout), progress)
         except ScenarioError as error:
             fail(str(error))
         if progress is not None:

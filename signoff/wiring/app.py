@@ -6,14 +6,13 @@ import asyncio
 import os
 import signal
 import sys
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from signoff.cli import (
     commands_approvals,
     commands_audit,
-    commands_eval,
     commands_reconcile,
     commands_runs,
     commands_store,
@@ -21,6 +20,7 @@ from signoff.cli import (
     commands_users,
 )
 from signoff.cli.support import client_for, fail, run_async, say, settings
+from signoff.wiring import eval_command
 
 app = typer.Typer(
     name="signoff",
@@ -36,16 +36,7 @@ commands_users.register(app)
 commands_triage.register(app)
 commands_audit.register(app)
 commands_reconcile.register(app)
-
-
-def _run_evals(*arguments: Any) -> Any:
-    # Scenario evals start a stack (the wiring's job); imported only for `signoff eval`.
-    from signoff.wiring.eval_stack import run_evals
-
-    return run_evals(*arguments)
-
-
-commands_eval.register(app, _run_evals)
+eval_command.register(app)  # `signoff eval`: it starts a stack, so the wiring registers it
 
 
 @app.command("worker")

@@ -32,8 +32,7 @@ from temporalio.runtime import (
 from activities.store import make_engine
 from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
-from signoff.service.evals.runner import AttemptResult, EvalStack, run_scenarios
-from signoff.service.evals.scenario import LoadedScenario
+from signoff.service.evals.runner import AttemptResult, EvalPlan, EvalStack, run_scenarios
 from signoff.service.evals.scripts import scenario_scripts
 from signoff.wiring.eval_faults import fault_workers
 from signoff.wiring.local_stack import signoff_dev_stack
@@ -85,30 +84,25 @@ async def connect_logging_to_stderr(settings: Settings) -> Client:
 
 
 async def run_on(
-    settings: Settings,
-    scenarios: list[LoadedScenario],
-    repeat: int,
-    progress: Callable[[AttemptResult], None] | None,
+    settings: Settings, plan: EvalPlan, progress: Callable[[AttemptResult], None] | None
 ) -> list[AttemptResult]:
     client = await connect_logging_to_stderr(settings)
     engine = make_engine(settings.resolved_database_url)
     try:
         async with fault_workers(client, settings, engine) as fault_queues:
             stack = EvalStack(client, settings, engine, load_decision_key(settings), fault_queues)
-            return await run_scenarios(stack, scenarios, repeat, progress)
+            return await run_scenarios(stack, plan, progress)
     finally:
         engine.dispose()
 
 
 def run_evals(
-    scenarios: list[LoadedScenario],
-    repeat: int,
-    progress: Callable[[AttemptResult], None] | None = None,
+    plan: EvalPlan, progress: Callable[[AttemptResult], None] | None = None
 ) -> list[AttemptResult]:
     """Run on the stack the environment names, or on a private one. Raises
     ScenarioError (bad input) before anything starts."""
     if uses_existing_stack():
-        return asyncio.run(run_on(Settings(), scenarios, repeat, progress))
-    scripts = scenario_scripts(scenarios)
+        return asyncio.run(run_on(Settings(), plan, progress))
+    scripts = scenario_scripts(plan.scenarios)
     with private_stack(scripts) as settings:
-        return asyncio.run(run_on(settings, scenarios, repeat, progress))
+        return asyncio.run(run_on(settings, plan, progress))

@@ -28,6 +28,9 @@ from workflows.contracts import ModelRef, RunRequest
 
 # Attempts in flight at once: most of them wait for a reviewer or an expiry.
 DEFAULT_CONCURRENCY = 32
+# How long one attempt may take before it is cancelled and counted as failed: a run
+# that waits for a decision nobody sends would otherwise hold the eval for a day.
+DEFAULT_ATTEMPT_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,15 @@ class EvalStack:
     decision_key: bytes
     # Fault kind -> the task queue of the worker that makes that fault.
     fault_queues: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """What `signoff eval` was asked to run."""
+
+    scenarios: list[LoadedScenario]
+    repeat: int = 1
+    attempt_seconds: float = DEFAULT_ATTEMPT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -84,7 +96,9 @@ def run_request(stack: EvalStack, loaded: LoadedScenario, attempt: Attempt) -> R
     return request.model_copy(update=limits)
 
 
-async def run_attempt(stack: EvalStack, loaded: LoadedScenario, number: int) -> AttemptResult:
+async def run_attempt(
+    stack: EvalStack, loaded: LoadedScenario, number: int, timeout: float
+) -> AttemptResult:
     scenario, attempt = loaded.scenario, Attempt.new()
     tenants = fixture_tenants(scenario, attempt)
     run_id = None
@@ -104,7 +118,14 @@ async def run_attempt(stack: EvalStack, loaded: LoadedScenario, number: int) -> 
             for reviewer in tenant.reviewers
         }
         reviewers = Reviewers(stack.client, stack.decision_key, scenario, attempt, roles)
-        reviewing = await reviewers.until_final(run_id)
+        try:
+            reviewing = await asyncio.wait_for(reviewers.until_final(run_id), timeout)
+        except TimeoutError:
+            await handle.cancel()
+            raise ScenarioError(
+                f"the run did not end within {timeout:.0f} s and was cancelled; give the "
+                "scenario reviewers, a short run.approval_ttl_seconds, or a longer --timeout"
+            ) from None
         trajectory = await read_trajectory(
             stack.client, stack.engine, run_id, [tenant.id for tenant in tenants]
         )
@@ -122,8 +143,7 @@ def describe(error: Exception) -> str:
 
 async def run_scenarios(
     stack: EvalStack,
-    scenarios: list[LoadedScenario],
-    repeat: int = 1,
+    plan: EvalPlan,
     progress: Callable[[AttemptResult], None] | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
 ) -> list[AttemptResult]:
@@ -131,10 +151,12 @@ async def run_scenarios(
 
     async def one(loaded: LoadedScenario, number: int) -> AttemptResult:
         async with gate:
-            result = await run_attempt(stack, loaded, number)
+            result = await run_attempt(stack, loaded, number, plan.attempt_seconds)
         if progress is not None:
             progress(result)
         return result
 
-    jobs = [one(loaded, number) for number in range(1, repeat + 1) for loaded in scenarios]
+    jobs = [
+        one(loaded, number) for number in range(1, plan.repeat + 1) for loaded in plan.scenarios
+    ]
     return list(await asyncio.gather(*jobs))
