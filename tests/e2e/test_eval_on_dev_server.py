@@ -42,3 +42,15 @@ def test_eval_runs_on_the_stack_the_environment_names(
     # Two attempts, two runs, each on tenants of its own.
     run_ids = {attempt["run_id"] for attempt in row["attempts"]}
     assert len(run_ids) == 2
+
+
+def test_an_attempt_that_does_not_end_in_time_is_cancelled_and_fails(
+    dev_stack: dict[str, str], tmp_path: Path
+) -> None:
+    # Nobody reviews and the approval lives for a day: only --timeout ends the attempt.
+    scenario = tmp_path / "nobody-decides.yaml"
+    scenario.write_text(SCENARIO.replace("reviewers: [{as: erin, verdict: approve}]\n", ""))
+    done = signoff(dev_stack, "eval", str(scenario), "--timeout", "5")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "did not end within 5 s and was cancelled" in done.stdout
+    assert "0/1 attempts passed every invariant" in done.stdout
