@@ -9,6 +9,9 @@ decision key) on its own task queue; a scenario with that fault starts its run t
   its first attempt, the worker keeps the answer until the attempt's start-to-close
   timeout has passed, as a worker that lost its connection after the commit would.
   Temporal retries; the retry must find the ledger row by its key (one refund).
+- `refund_outcome_unknown`: the same on every attempt, so the run never learns the
+  outcome: it must list the action as unknown, and `reconcile` must find it refunded.
+  The workflow's retry policy makes this take minutes (ten attempts, with backoff).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from workflows.gate_store import REFUND_CALL_TIMEOUT
 
 CONNECTOR_DOWN = "connector_down"
 REFUND_TIMEOUT_AFTER_COMMIT = "refund_timeout_after_commit"
+REFUND_OUTCOME_UNKNOWN = "refund_outcome_unknown"
 # Held past the attempt's timeout, with a margin; the late answer is then discarded.
 HOLD_PAST_TIMEOUT = REFUND_CALL_TIMEOUT + timedelta(seconds=5)
 # Retries may not run twice in a row on a worker without a cache: no sticky queue.
@@ -56,18 +60,24 @@ def unreachable_store_url(home: Path) -> str:
     return url
 
 
-class RefundsWhoseFirstAnswerIsLost(RefundActivities):
+class RefundsWhoseAnswerIsLost(RefundActivities):
+    def __init__(self, engine: Engine, every_attempt: bool) -> None:
+        super().__init__(engine)
+        self._every_attempt = every_attempt
+
     @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
     async def execute_refund(self, command: RefundCommand) -> RefundResult:
         result = await super().execute_refund(command)  # the real refund: committed
-        if activity.info().attempt == 1:
+        if self._every_attempt or activity.info().attempt == 1:
             await asyncio.sleep(HOLD_PAST_TIMEOUT.total_seconds())
         return result
 
 
-def late_refund_worker(client: Client, settings: Settings, engine: Engine) -> Worker:
-    """The worker of build_worker, with the refund's first answer held back."""
-    refunds = RefundsWhoseFirstAnswerIsLost(engine)
+def late_refund_worker(
+    client: Client, settings: Settings, engine: Engine, every_attempt: bool
+) -> Worker:
+    """The worker of build_worker, with the refund's answer held back."""
+    refunds = RefundsWhoseAnswerIsLost(engine, every_attempt)
     verifier = DecisionVerifier(
         engine, load_decision_key(settings), timedelta(seconds=settings.decision_max_age_seconds)
     )
@@ -101,10 +111,15 @@ async def fault_workers(
             "database_url": unreachable_store_url(settings.home),
         }
     )
-    late = settings.model_copy(
-        update={"task_queue": f"{settings.task_queue}-{REFUND_TIMEOUT_AFTER_COMMIT}"}
-    )
+    queues = {CONNECTOR_DOWN: down.task_queue}
     async with AsyncExitStack() as workers:
         await workers.enter_async_context(build_worker(client, down))
-        await workers.enter_async_context(late_refund_worker(client, late, engine))
-        yield {CONNECTOR_DOWN: down.task_queue, REFUND_TIMEOUT_AFTER_COMMIT: late.task_queue}
+        for kind, every_attempt in (
+            (REFUND_TIMEOUT_AFTER_COMMIT, False),
+            (REFUND_OUTCOME_UNKNOWN, True),
+        ):
+            late = settings.model_copy(update={"task_queue": f"{settings.task_queue}-{kind}"})
+            worker = late_refund_worker(client, late, engine, every_attempt)
+            await workers.enter_async_context(worker)
+            queues[kind] = late.task_queue
+        yield queues

@@ -30,6 +30,8 @@ class Facts:
     tenants: list[FixtureTenant]
     trajectory: Trajectory
     reviewing: Reviewing
+    # How the reconcile service settled the run's unknown actions, in words.
+    reconciled: tuple[str, ...] = ()
 
     @property
     def tenant_id(self) -> str:

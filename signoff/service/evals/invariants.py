@@ -157,6 +157,13 @@ def fault_refused(facts: Facts) -> Check:
     if fault.kind == "connector_down":
         failed = [r.name for r in facts.trajectory.state.tool_calls if not r.ok]
         return Check("fault", bool(failed), f"tool calls that failed: {failed or 'none'}")
+    if fault.kind == "refund_outcome_unknown":
+        unknown = facts.trajectory.outcome.effects_unknown
+        rows = len(facts.run_refunds)
+        settled = "; ".join(facts.reconciled) or "nothing reconciled"
+        evidence = f"{len(unknown)} unknown action(s); {rows} ledger row(s); {settled}"
+        happened = bool(facts.reconciled) and all("HAPPENED" in line for line in facts.reconciled)
+        return Check("fault", len(unknown) == 1 and rows == 1 and happened, evidence)
     if fault.kind == "refund_timeout_after_commit":
         attempts = facts.trajectory.history.refund_attempts
         rows = len(facts.run_refunds)

@@ -21,7 +21,8 @@ from signoff.service.evals.invariants import evaluate
 from signoff.service.evals.reviewers import Reviewers
 from signoff.service.evals.scenario import WORKER_FAULTS, LoadedScenario, ScenarioError
 from signoff.service.evals.setup import Attempt, fixture_tenants, write_fixture
-from signoff.service.evals.trajectory import read_trajectory
+from signoff.service.evals.trajectory import Trajectory, read_trajectory
+from signoff.service.reconcile import settle
 from signoff.service.run_requests import DEFAULT_GOAL, new_run_request
 from signoff.service.runs import start_run
 from workflows.contracts import ModelRef, RunRequest
@@ -131,8 +132,21 @@ async def run_attempt(
         )
     except Exception as error:  # one broken attempt is a failed row, not a crashed eval
         return AttemptResult(loaded.name, str(loaded.path), number, run_id, error=describe(error))
-    checks = evaluate(Facts(scenario, attempt, tenants, trajectory, reviewing))
+    reconciled: tuple[str, ...] = ()
+    if trajectory.outcome.effects_unknown:
+        reconciled = await reconcile(stack, run_id, request.tenant_id, trajectory)
+    facts = Facts(scenario, attempt, tenants, trajectory, reviewing, reconciled)
+    checks = evaluate(facts)
     return AttemptResult(loaded.name, str(loaded.path), number, run_id, checks)
+
+
+async def reconcile(
+    stack: EvalStack, run_id: str, tenant_id: str, trajectory: Trajectory
+) -> tuple[str, ...]:
+    """What `signoff reconcile RUN` would say of the run's unknown actions."""
+    effects = trajectory.outcome.effects_unknown
+    settled = await asyncio.to_thread(settle, stack.engine, run_id, tenant_id, effects)
+    return tuple(settlement.line() for settlement in settled)
 
 
 def describe(error: Exception) -> str:

@@ -116,12 +116,23 @@ class RefundTimeoutAfterCommit(Strict):
     kind: Literal["refund_timeout_after_commit"]
 
 
+class RefundOutcomeUnknown(Strict):
+    """The refund commits, and every attempt's answer is lost: an unknown outcome, which
+    the runner then settles with the reconcile service."""
+
+    kind: Literal["refund_outcome_unknown"]
+
+
 Fault = Annotated[
-    CrossTenantApproval | StaleApproval | ConnectorDown | RefundTimeoutAfterCommit,
+    CrossTenantApproval
+    | StaleApproval
+    | ConnectorDown
+    | RefundTimeoutAfterCommit
+    | RefundOutcomeUnknown,
     Field(discriminator="kind"),
 ]
 # Faults made by a worker of their own (signoff/wiring/eval_faults.py).
-WORKER_FAULTS = ("connector_down", "refund_timeout_after_commit")
+WORKER_FAULTS = ("connector_down", "refund_timeout_after_commit", "refund_outcome_unknown")
 
 
 class Expectations(Strict):
