@@ -6,8 +6,9 @@ decision key) on its own task queue; a scenario with that fault starts its run t
 - `connector_down`: its store is a SQLite file whose folder was removed after the
   tables were made, so every tool and store call fails as with a database that is down.
 - `refund_timeout_after_commit`: the real refund activity runs and commits; then, on
-  its first attempt, the worker keeps the answer until the attempt's start-to-close
-  timeout has passed, as a worker that lost its connection after the commit would.
+  its first attempt, it holds its answer past the attempt's start-to-close timeout, so
+  the attempt times out (the worker cancels it) as one whose worker lost its
+  connection after the commit would.
   Temporal retries; the retry must find the ledger row by its key (one refund).
 - `refund_outcome_unknown`: the same on every attempt, so the run never learns the
   outcome: it must list the action as unknown, and `reconcile` must find it refunded.
@@ -46,7 +47,7 @@ from workflows.gate_store import REFUND_CALL_TIMEOUT
 CONNECTOR_DOWN = "connector_down"
 REFUND_TIMEOUT_AFTER_COMMIT = "refund_timeout_after_commit"
 REFUND_OUTCOME_UNKNOWN = "refund_outcome_unknown"
-# Held past the attempt's timeout, with a margin; the late answer is then discarded.
+# Held past the attempt's timeout, with a margin: the attempt times out first.
 HOLD_PAST_TIMEOUT = REFUND_CALL_TIMEOUT + timedelta(seconds=5)
 # Retries may not run twice in a row on a worker without a cache: no sticky queue.
 NO_CACHE = 0
