@@ -59,7 +59,8 @@ def lazy_group(table: dict[str, Lazy]) -> type[TyperGroup]:
                     continue
                 command = super().get_command(ctx, name)
                 if command is not None and not command.hidden:
-                    rows.append((name, command.get_short_help_str(formatter.width)))
+                    # The first sentence whole, as the table gives it for the others.
+                    rows.append((name, command.get_short_help_str(limit=200)))
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 

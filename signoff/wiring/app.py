@@ -56,6 +56,11 @@ COMMANDS = {
     "replay": Lazy(
         HISTORY, "Replay histories against the installed workflow code; exit 1 if any fails."
     ),
+    # It starts a private stack, so the wiring registers it (signoff/wiring/eval_command.py).
+    "eval": Lazy(
+        "signoff.wiring.eval_command",
+        "Run scenario files on a dev server and check the invariants of every trajectory.",
+    ),
 }
 
 app = typer.Typer(

@@ -1,0 +1,1 @@
+"""Scenario evals: scenario files, the runner, the trajectory invariants, the report."""

@@ -1,0 +1,126 @@
+"""Workers with a fault, for the scenarios that need one the model cannot produce.
+
+Each is a real worker (the real workflow, the real activities, the stack's Temporal and
+decision key) on its own task queue; a scenario with that fault starts its run there.
+
+- `connector_down`: its store is a SQLite file whose folder was removed after the
+  tables were made, so every tool and store call fails as with a database that is down.
+- `refund_timeout_after_commit`: the real refund activity runs and commits; then, on
+  its first attempt, it holds its answer past the attempt's start-to-close timeout, so
+  the attempt times out (the worker cancels it) as one whose worker lost its
+  connection after the commit would.
+  Temporal retries; the retry must find the ledger row by its key (one refund).
+- `refund_outcome_unknown`: the same on every attempt, so the run never learns the
+  outcome: it must list the action as unknown, and `reconcile` must find it refunded.
+  The workflow's retry policy makes this take minutes (ten attempts, with backoff).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+
+from sqlalchemy import Engine
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.decision_verifier import DecisionVerifier
+from activities.decisions import DecisionActivities
+from activities.model_turn import build_model_turns
+from activities.refunds import RefundActivities
+from activities.run_limits import RunLimitsActivity
+from activities.store import make_engine
+from activities.tool_gateway import ToolGateway
+from signoff.config.decision_key import load_decision_key
+from signoff.config.settings import Settings
+from signoff.wiring.worker import build_worker
+from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
+from workflows.agent_run import AgentRun
+from workflows.gate_store import REFUND_CALL_TIMEOUT
+
+CONNECTOR_DOWN = "connector_down"
+REFUND_TIMEOUT_AFTER_COMMIT = "refund_timeout_after_commit"
+REFUND_OUTCOME_UNKNOWN = "refund_outcome_unknown"
+# Held past the attempt's timeout, with a margin: the attempt times out first.
+HOLD_PAST_TIMEOUT = REFUND_CALL_TIMEOUT + timedelta(seconds=5)
+# Retries may not run twice in a row on a worker without a cache: no sticky queue.
+NO_CACHE = 0
+
+
+def unreachable_store_url(home: Path) -> str:
+    folder = Path(tempfile.mkdtemp(prefix="signoff-down-", dir=home))
+    url = f"sqlite:///{folder / 'gone.db'}"
+    make_engine(url).dispose()  # the tables exist; then the file and its folder go
+    shutil.rmtree(folder)
+    return url
+
+
+class RefundsWhoseAnswerIsLost(RefundActivities):
+    def __init__(self, engine: Engine, every_attempt: bool) -> None:
+        super().__init__(engine)
+        self._every_attempt = every_attempt
+
+    @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
+    async def execute_refund(self, command: RefundCommand) -> RefundResult:
+        result = await super().execute_refund(command)  # the real refund: committed
+        if self._every_attempt or activity.info().attempt == 1:
+            await asyncio.sleep(HOLD_PAST_TIMEOUT.total_seconds())
+        return result
+
+
+def late_refund_worker(
+    client: Client, settings: Settings, engine: Engine, every_attempt: bool
+) -> Worker:
+    """The worker of build_worker, with the refund's answer held back."""
+    refunds = RefundsWhoseAnswerIsLost(engine, every_attempt)
+    verifier = DecisionVerifier(
+        engine, load_decision_key(settings), timedelta(seconds=settings.decision_max_age_seconds)
+    )
+    return Worker(
+        client,
+        task_queue=settings.task_queue,
+        workflows=[AgentRun],
+        activities=[
+            build_model_turns(settings).model_turn,
+            ToolGateway(engine).run_tool,
+            refunds.read_action_state,
+            refunds.execute_refund,
+            verifier.verify_decision,
+            refunds.hold_pending_refund,
+            refunds.release_pending_refund,
+            DecisionActivities(engine).record_decision,
+            RunLimitsActivity(settings).run_limits,
+        ],
+        max_cached_workflows=NO_CACHE,
+    )
+
+
+@asynccontextmanager
+async def fault_workers(
+    client: Client, settings: Settings, engine: Engine
+) -> AsyncIterator[dict[str, str]]:
+    """Both fault workers, running; yields fault kind -> task queue."""
+    down = settings.model_copy(
+        update={
+            "task_queue": f"{settings.task_queue}-{CONNECTOR_DOWN}",
+            "database_url": unreachable_store_url(settings.home),
+        }
+    )
+    queues = {CONNECTOR_DOWN: down.task_queue}
+    async with AsyncExitStack() as workers:
+        await workers.enter_async_context(build_worker(client, down))
+        for kind, every_attempt in (
+            (REFUND_TIMEOUT_AFTER_COMMIT, False),
+            (REFUND_OUTCOME_UNKNOWN, True),
+        ):
+            late = settings.model_copy(update={"task_queue": f"{settings.task_queue}-{kind}"})
+            worker = late_refund_worker(client, late, engine, every_attempt)
+            await workers.enter_async_context(worker)
+            queues[kind] = late.task_queue
+        yield queues
