@@ -39,8 +39,6 @@ Design notes:
 
 from __future__ import annotations
 
-import math
-from datetime import timedelta
 from typing import Any, get_args
 
 import anthropic
@@ -51,6 +49,7 @@ from anthropic.types import ThinkingBlock as ApiThinkingBlock
 from anthropic.types import ToolUseBlock as ApiToolUseBlock
 from temporalio.exceptions import ApplicationError
 
+from activities.models import retry_hints
 from workflows.contracts import (
     Message,
     MessageBlock,
@@ -253,22 +252,4 @@ def api_detail(error: anthropic.APIStatusError) -> str:
 
 
 def retryable(message: str, error_type: str, error: anthropic.APIStatusError) -> ApplicationError:
-    delay = retry_after(error)
-    if delay is not None:
-        message += f"; the API asked to retry after {delay.total_seconds():g} seconds"
-    return ApplicationError(message, type=error_type, next_retry_delay=delay)
-
-
-def retry_after(error: anthropic.APIStatusError) -> timedelta | None:
-    headers = error.response.headers
-    for header, seconds_per_unit in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = headers.get(header)
-        if raw is None:
-            continue
-        try:
-            seconds = float(raw) * seconds_per_unit
-        except ValueError:
-            continue
-        if math.isfinite(seconds) and seconds > 0:
-            return timedelta(seconds=seconds)
-    return None
+    return retry_hints.retryable(message, error_type, error.response.headers, "the API")

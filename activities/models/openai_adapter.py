@@ -23,14 +23,13 @@ Design notes:
 
 from __future__ import annotations
 
-import math
-from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 import openai
 from temporalio.exceptions import ApplicationError
 
+from activities.models import retry_hints
 from activities.models.openai_reply import reply_from
 from activities.models.openai_wire import call_ids, request_params
 from workflows.contracts import ModelReply, ModelRequest
@@ -158,23 +157,4 @@ def api_detail(error: openai.APIStatusError) -> str:
 
 
 def retryable(message: str, error_type: str, error: openai.APIStatusError) -> ApplicationError:
-    delay = retry_after(error)
-    if delay is not None:
-        message += f"; the server asked to retry after {delay.total_seconds():g} seconds"
-    return ApplicationError(message, type=error_type, next_retry_delay=delay)
-
-
-def retry_after(error: openai.APIStatusError) -> timedelta | None:
-    # As the Anthropic adapter: an HTTP-date value is ignored, Temporal's backoff applies.
-    headers = error.response.headers
-    for header, seconds_per_unit in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = headers.get(header)
-        if raw is None:
-            continue
-        try:
-            seconds = float(raw) * seconds_per_unit
-        except ValueError:
-            continue
-        if math.isfinite(seconds) and seconds > 0:
-            return timedelta(seconds=seconds)
-    return None
+    return retry_hints.retryable(message, error_type, error.response.headers, "the server")
