@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
 import shutil
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -15,6 +18,14 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.store import make_engine, seed_demo
 from signoff.wiring.search_attributes import ensure_search_attributes
+
+# The SDK fails a workflow task that holds its thread for 2 s, as a hint of a deadlock.
+# On a loaded 2-core CI machine a healthy task can take that long (the sandbox imports
+# the workflow's modules on first use); a failed task then lets the time-skipping server
+# skip to a deadline the run never meant to reach. Debug mode lifts only that 2 s limit
+# (and lets breakpoint() through): the sandbox and replay checks stay. This reaches the
+# dev stacks the tests start too, which inherit the environment.
+os.environ.setdefault("TEMPORAL_DEBUG", "1")
 
 
 def venv_binary(name: str) -> str:
@@ -28,24 +39,81 @@ def venv_binary(name: str) -> str:
     return found
 
 
-@asynccontextmanager
-async def time_skipping_server() -> AsyncIterator[WorkflowEnvironment]:
-    """Temporal's time-skipping test server, with our search attributes, until the end."""
+async def start_time_skipping_server() -> WorkflowEnvironment:
+    """Temporal's time-skipping test server, with our search attributes."""
     env = await WorkflowEnvironment.start_time_skipping(
         data_converter=pydantic_data_converter,
         test_server_existing_path=venv_binary("temporal-test-server"),
     )
     try:
         await ensure_search_attributes(env.client, "default")
+    except BaseException:
+        await env.shutdown()
+        raise
+    return env
+
+
+@asynccontextmanager
+async def time_skipping_server() -> AsyncIterator[WorkflowEnvironment]:
+    """A time-skipping server of one's own, until the end of the block."""
+    env = await start_time_skipping_server()
+    try:
         yield env
     finally:
         await env.shutdown()
 
 
+class SharedTimeSkippingServer:
+    """One time-skipping server for many tests, started anew after a test on it fails.
+
+    A failed test can leave the server holding its time-skipping lock (a run cut off
+    while an activity still ran, a worker stopped mid-task): every later test that needs
+    time to skip would then wait for real hours. So the first test after a failure gets
+    a fresh server, and one failure stays one failure.
+    """
+
+    def __init__(self) -> None:
+        self._env: WorkflowEnvironment | None = None
+        self.spoiled = False
+
+    async def current(self) -> WorkflowEnvironment:
+        if self._env is not None and self.spoiled:
+            await self.close()
+        if self._env is None:
+            self._env, self.spoiled = await start_time_skipping_server(), False
+        return self._env
+
+    async def close(self) -> None:
+        env, self._env = self._env, None
+        if env is not None:
+            # A server wedged by the failure may not stop politely; its process still ends.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(env.shutdown(), timeout=30)
+
+
 @pytest.fixture(scope="session")
-async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
-    async with time_skipping_server() as env:
-        yield env
+async def shared_time_skipping() -> AsyncIterator[SharedTimeSkippingServer]:
+    shared = SharedTimeSkippingServer()
+    try:
+        yield shared
+    finally:
+        await shared.close()
+
+
+@pytest.fixture
+async def time_skipping_env(shared_time_skipping: SharedTimeSkippingServer) -> WorkflowEnvironment:
+    return await shared_time_skipping.current()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    fixtures = getattr(item, "funcargs", {})
+    if report.failed and "shared_time_skipping" in fixtures:
+        fixtures["shared_time_skipping"].spoiled = True
+    return report
 
 
 # A test that lets a run end while one of its activities still runs, or that starts a

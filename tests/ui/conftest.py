@@ -58,7 +58,9 @@ class DevStack:
         )
 
 
-@pytest.fixture(scope="session")
+# Per package: the stack stops when the UI tests end, and its server, worker and UI do
+# not load the machine under the time-skipping tests that come after.
+@pytest.fixture(scope="package")
 def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
     home = tmp_path_factory.mktemp("signoff-ui-home")
     with signoff_dev_stack(
@@ -69,7 +71,7 @@ def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
         yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{ui_port}")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def store(dev_stack: DevStack) -> Iterator[Engine]:
     engine = make_engine(dev_stack.settings().resolved_database_url)
     yield engine
@@ -180,7 +182,7 @@ def pending_case(dev_stack: DevStack, store: Engine) -> RefundCase:
     return case
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def app_settings(dev_stack: DevStack) -> Settings:
     return dev_stack.settings()
 

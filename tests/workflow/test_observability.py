@@ -24,9 +24,9 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine
-from temporalio.testing import WorkflowEnvironment
 
 from activities.store import get_ticket, make_engine, seed_demo, use_session
+from tests.conftest import SharedTimeSkippingServer
 from tests.workflow.approvals import TEST_DECISION_KEY
 from tests.workflow.observed_run import ObservedRun, observed_refund_run, observed_settings
 
@@ -45,7 +45,10 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 
 
 @pytest.fixture(scope="module")
-async def run(time_skipping_env: WorkflowEnvironment, engine: Engine) -> AsyncIterator[ObservedRun]:
+async def run(
+    shared_time_skipping: SharedTimeSkippingServer, engine: Engine
+) -> AsyncIterator[ObservedRun]:
+    time_skipping_env = await shared_time_skipping.current()
     home = Path(str(engine.url.database)).parent
     with pytest.MonkeyPatch.context() as environment:
         environment.setenv("ANTHROPIC_API_KEY", API_KEY)
