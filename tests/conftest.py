@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import shutil
 import sys
 from collections.abc import AsyncIterator, Generator, Iterator
@@ -18,14 +17,6 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.store import make_engine, seed_demo
 from signoff.wiring.search_attributes import ensure_search_attributes
-
-# The SDK fails a workflow task that holds its thread for 2 s, as a hint of a deadlock.
-# On a loaded 2-core CI machine a healthy task can take that long (the sandbox imports
-# the workflow's modules on first use); a failed task then lets the time-skipping server
-# skip to a deadline the run never meant to reach. Debug mode lifts only that 2 s limit
-# (and lets breakpoint() through): the sandbox and replay checks stay. This reaches the
-# dev stacks the tests start too, which inherit the environment.
-os.environ.setdefault("TEMPORAL_DEBUG", "1")
 
 
 def venv_binary(name: str) -> str:
