@@ -11,9 +11,7 @@ first attempt and the worker exit 0. A second signal must end the process at onc
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -32,10 +30,15 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.store import make_engine, seed_demo
 from signoff.config.settings import Settings
-from signoff.wiring.local_stack import SIGNOFF
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
 from tests.conftest import venv_binary
+from tests.deploy.worker_process import (
+    READY_SECONDS,
+    wait_until,
+    worker_environment,
+    worker_process,
+)
 from tests.postgres import postgres_cluster
 from tests.workflow.fakes import new_task_queue, run_request, start
 from workflows.contracts import RUN_TOOL_ACTIVITY, ModelRef, RunOutcome
@@ -44,7 +47,6 @@ pytestmark = pytest.mark.devserver
 
 DEMO_MODEL = ModelRef(provider="scripted", model_id="demo")
 # Bounds on waiting for things to happen, never assertions on how long they took.
-READY_SECONDS = 60
 STOP_SECONDS = 60
 # Longer than the test will ever hold the lock: the drain must not cut the activity.
 SHUTDOWN_SECONDS = "120"
@@ -84,42 +86,6 @@ def tickets_locked(database_url: str) -> Iterator[psycopg.Connection[Any]]:
             yield connection
         finally:
             connection.rollback()
-
-
-def wait_until(condition: Any, what: str, within: float = READY_SECONDS) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.2)
-
-
-@contextmanager
-def worker_process(
-    tmp_path: Path, address: str, task_queue: str, database_url: str
-) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
-    alive = tmp_path / "worker-alive"
-    log_path = tmp_path / "worker.log"
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC")}
-    env.update(
-        SIGNOFF_HOME=str(tmp_path),
-        SIGNOFF_TEMPORAL_ADDRESS=address,
-        SIGNOFF_TASK_QUEUE=task_queue,
-        SIGNOFF_DATABASE_URL=database_url,
-        SIGNOFF_WORKER_SHUTDOWN_SECONDS=SHUTDOWN_SECONDS,
-        SIGNOFF_WORKER_HEARTBEAT_FILE=str(alive),
-    )
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            [SIGNOFF, "worker"], env=env, stdout=log, stderr=subprocess.STDOUT
-        )
-        try:
-            wait_until(lambda: alive.exists() or process.poll() is not None, "the worker to poll")
-            assert process.poll() is None, log_path.read_text()
-            yield process, log_path
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
 
 
 async def tool_call_in_flight(handle: WorkflowHandle[Any, Any]) -> None:
@@ -166,7 +132,14 @@ async def test_sigterm_lets_the_tool_call_in_flight_finish_then_exits_0(
     client = dev_server.client
     task_queue = new_task_queue()
     address = client.service_client.config.target_host
-    with worker_process(tmp_path, address, task_queue, database_url) as (worker, log_path):
+    env = worker_environment(
+        tmp_path,
+        SIGNOFF_TEMPORAL_ADDRESS=address,
+        SIGNOFF_TASK_QUEUE=task_queue,
+        SIGNOFF_DATABASE_URL=database_url,
+        SIGNOFF_WORKER_SHUTDOWN_SECONDS=SHUTDOWN_SECONDS,
+    )
+    with worker_process(env) as (worker, log_path):
         with tickets_locked(database_url):
             request = run_request(datetime.now(UTC), ticket_id="T-4512", model=DEMO_MODEL)
             handle = await start(client, request, task_queue)
@@ -202,7 +175,14 @@ async def test_a_second_signal_leaves_at_once(
     client = dev_server.client
     task_queue = new_task_queue()
     address = client.service_client.config.target_host
-    with worker_process(tmp_path, address, task_queue, database_url) as (worker, log_path):
+    env = worker_environment(
+        tmp_path,
+        SIGNOFF_TEMPORAL_ADDRESS=address,
+        SIGNOFF_TASK_QUEUE=task_queue,
+        SIGNOFF_DATABASE_URL=database_url,
+        SIGNOFF_WORKER_SHUTDOWN_SECONDS=SHUTDOWN_SECONDS,
+    )
+    with worker_process(env) as (worker, log_path):
         with tickets_locked(database_url):
             request = run_request(datetime.now(UTC), ticket_id="T-4512", model=DEMO_MODEL)
             handle = await start(client, request, task_queue)
