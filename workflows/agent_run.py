@@ -42,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
         MessageBlock,
         ModelReply,
         OutcomeReason,
+        RunMemo,
         RunOutcome,
         RunRequest,
         RunState,
@@ -61,11 +62,14 @@ with workflow.unsafe.imports_passed_through():
         RUN_MEMO_PATCH,
         outcome,
         publish_memo,
+        publish_start,
         publish_status,
         publish_tenant,
+        run_memo,
     )
     from workflows.tool_catalog import RefundArguments, ToolCallRejected, parse_call
     from workflows.tool_turn import ToolFailures, call_tool, unavailable
+    from workflows.version_gates import lean_history, patched
 
 # Re-exported: the triage workflow and the model-wire tests name these from here.
 __all__ = ["AgentRun", "actor_hash", "opening_message"]
@@ -96,6 +100,10 @@ class AgentRun:
         self._messages: list[Message] = []
         self._books = RunBooks()
         self._outcome: RunOutcome | None = None
+        # What this run last upserted; with lean-history, an unchanged one is skipped.
+        self._lean = False
+        self._published_status: RunStatus | None = None
+        self._published_memo: RunMemo | None = None
         self._gate = ApprovalGate(
             request,
             notify=self._on_gate_change,
@@ -108,14 +116,19 @@ class AgentRun:
         # Asked here, in the first workflow task like the other patches, not where it is
         # used at the end: a marker's place in history must not depend on how the run's
         # last tasks were grouped. `patched` is memoized per run.
-        wait_for_handlers = workflow.patched(HANDLERS_FINISH_PATCH)
-        self._set_status("running")
-        if workflow.patched(TENANT_ATTRIBUTE_PATCH):
-            # Its own tenant, from its request: not whatever the starter put beside it.
-            publish_tenant(request.tenant_id)
+        self._lean = lean_history()  # first: its marker, when new, leads the history
+        wait_for_handlers = patched(HANDLERS_FINISH_PATCH)
+        if self._lean:
+            publish_start(request.tenant_id)
+            self._published_status = "running"
+        else:
+            self._set_status("running")
+            if patched(TENANT_ATTRIBUTE_PATCH):
+                # Its own tenant, from its request: not whatever the starter put beside it.
+                publish_tenant(request.tenant_id)
         self._publish_memo(RUN_MEMO_PATCH)  # every run has a trail the audit can list
         try:
-            if workflow.patched(WORKER_LIMITS_PATCH):
+            if patched(WORKER_LIMITS_PATCH):
                 request = self._request = await held_to_worker_limits(self._request)
                 self._gate.request = request
             remaining = (request.deadline - workflow.now()).total_seconds()
@@ -170,7 +183,7 @@ class AgentRun:
     @workflow.update
     async def decide(self, decision: Decision) -> DecisionResult:
         """A reviewer's decision on one pending action, named by its hash."""
-        if workflow.patched(SIGNED_DECISIONS_PATCH):
+        if patched(SIGNED_DECISIONS_PATCH):
             decision = await verified(decision, self._request, self._gate, self._refused)
         result = self._gate.decide(decision)
         self._books.event("approval", decision_event(decision, result))
@@ -299,8 +312,17 @@ class AgentRun:
         self._publish_memo()
 
     def _publish_memo(self, patch: str = INBOX_MEMO_PATCH) -> None:
-        publish_memo(self._request, self._gate, patch)
+        if not patched(patch):
+            return
+        memo = run_memo(self._request, self._gate)
+        if self._lean and memo == self._published_memo:
+            return  # the same memo again would only be one more history event
+        self._published_memo = memo
+        publish_memo(memo)
 
     def _set_status(self, status: RunStatus) -> None:
         self._status = status
+        if self._lean and status == self._published_status:
+            return
+        self._published_status = status
         publish_status(status)

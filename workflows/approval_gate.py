@@ -55,6 +55,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_store import FOUR_EYES_EXPOSURE_PATCH, execute, read_state, release
     from workflows.reviewer_notices import ReviewerNotices
     from workflows.tool_catalog import RefundArguments
+    from workflows.version_gates import patched
 
 Resolution = Literal["approved", "rejected", "expired"]
 
@@ -171,7 +172,7 @@ class ApprovalGate(GateResults):
 
     async def refund(self, call: ToolUseBlock, arguments: RefundArguments) -> GateResult:
         # Memoized for the run: all its refunds judge four eyes the same way.
-        on_exposure = workflow.patched(FOUR_EYES_EXPOSURE_PATCH)
+        on_exposure = patched(FOUR_EYES_EXPOSURE_PATCH)
         amount_minor = to_minor(arguments.amount)
         state = await read_state(self.request)
         supersedes: str | None = None

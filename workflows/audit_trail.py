@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent, DecisionRecord
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
+    from workflows.version_gates import patched
 
 AUDIT_STORE_PATCH = "audit-store"
 RECORD_CALL_TIMEOUT = timedelta(seconds=30)
@@ -57,7 +58,7 @@ class TrailRecorder:
         return len(self.trail) > self.attempted
 
     def enabled(self) -> bool:
-        return workflow.patched(AUDIT_STORE_PATCH)
+        return patched(AUDIT_STORE_PATCH)
 
     async def wait(self, resolved: Callable[[], bool], expires_at: datetime) -> None:
         """Wait until `resolved()` or expiry (TimeoutError), writing each record to the

@@ -48,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_policy import to_minor
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
+    from workflows.version_gates import patched
 
 # Versioning. Runs recorded before "four-eyes-exposure" judge four eyes per call and
 # hold nothing in the store.
@@ -149,7 +150,7 @@ async def execute(action: PendingAction, request: RunRequest) -> RefundResult | 
         )
     except ActivityError as error:
         reraise_cancellation(error)
-        if workflow.patched(UNKNOWN_OUTCOME_PATCH):
+        if patched(UNKNOWN_OUTCOME_PATCH):
             refusal = store_refusal(error)
             if refusal is None:
                 return None  # every attempt failed, perhaps after its commit

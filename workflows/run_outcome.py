@@ -7,7 +7,9 @@ a list of runs filter on it without a query to each run.
 
 Versioning. Runs recorded before "inbox-memo" publish no memo; before "run-memo", a
 run published it only when its pending actions changed, not at its start nor on a
-policy denial.
+policy denial. Runs with the "lean-history" marker (`version_gates.py`) upsert nothing
+that would not change: the status only when it changes, the memo only when its
+content does, and at the start only the attributes the starter did not set right.
 """
 
 from __future__ import annotations
@@ -65,15 +67,17 @@ def outcome(
     )
 
 
-def publish_memo(request: RunRequest, gate: ApprovalGate, patch: str = INBOX_MEMO_PATCH) -> None:
-    """Pending actions and decisions, in the memo the inbox and audit read (RunMemo)."""
-    if workflow.patched(patch):
-        memo = RunMemo(
-            ticket_id=request.ticket_id,
-            pending_actions=list(gate.pending.values()),
-            decisions=list(gate.decisions),
-        )
-        workflow.upsert_memo({RUN_MEMO_KEY: memo})
+def run_memo(request: RunRequest, gate: ApprovalGate) -> RunMemo:
+    """Pending actions and decisions, as the inbox and the audit read them."""
+    return RunMemo(
+        ticket_id=request.ticket_id,
+        pending_actions=list(gate.pending.values()),
+        decisions=list(gate.decisions),
+    )
+
+
+def publish_memo(memo: RunMemo) -> None:
+    workflow.upsert_memo({RUN_MEMO_KEY: memo})
 
 
 def publish_status(status: RunStatus) -> None:
@@ -82,3 +86,14 @@ def publish_status(status: RunStatus) -> None:
 
 def publish_tenant(tenant_id: str) -> None:
     workflow.upsert_search_attributes([TENANT_KEY.value_set(tenant_id)])
+
+
+def publish_start(tenant_id: str) -> None:
+    """Status `running` and the run's own tenant, in one upsert, and only where the
+    attributes the run was started with say otherwise: the service starts runs with
+    both, but the run trusts its request, not whatever a starter put beside it."""
+    given = workflow.info().typed_search_attributes
+    wanted = ((STATUS_KEY, "running"), (TENANT_KEY, tenant_id))
+    changes = [key.value_set(value) for key, value in wanted if given.get(key) != value]
+    if changes:
+        workflow.upsert_search_attributes(changes)

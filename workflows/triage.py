@@ -60,6 +60,7 @@ with workflow.unsafe.imports_passed_through():
         TriageRequest,
         TriageStatus,
     )
+    from workflows.version_gates import patched
 
 TRIAGE_SYSTEM_PROMPT = (
     "You sort customer-support tickets for an online shop. Read the ticket in the tool "
@@ -103,7 +104,7 @@ class TriageTicket:
         self._request = request
         # In the first workflow task, not at the cancellation: its marker's place must
         # not depend on when a cancel request arrives.
-        self._reraise_cancel = workflow.patched(TRIAGE_CANCEL_PATCH)
+        self._reraise_cancel = patched(TRIAGE_CANCEL_PATCH)
         ticket = await self._tool(READ_TICKET.name, READ_CALL_ID)
         if ticket.is_error:
             return self._outcome("failed", detail=f"The ticket could not be read: {ticket.content}")
@@ -217,7 +218,7 @@ class TriageTicket:
             max_tokens=request.max_tokens,
         )
         limits = request.agent_limits
-        if limits is not None and workflow.patched(TRIAGE_LIMITS_PATCH):
+        if limits is not None and patched(TRIAGE_LIMITS_PATCH):
             agent_request = agent_request.model_copy(
                 update={
                     "step_budget": limits.step_budget,

@@ -24,10 +24,11 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.contracts import WORKFLOW_NAME, RunOutcome, RunRequest, ToolResult
     from workflows.run_budgets import RunEnded, held_to_worker_limits
-    from workflows.run_outcome import RUN_MEMO_PATCH, publish_tenant
+    from workflows.run_outcome import RUN_MEMO_PATCH, publish_start, publish_tenant
     from workflows.tool_catalog import READ_TICKET
-    from workflows.triage import READ_CALL_ID, TriageTicket
+    from workflows.triage import READ_CALL_ID, TRIAGE_CANCEL_PATCH, TriageTicket
     from workflows.triage_contracts import TRIAGE_WORKFLOW_NAME, TriageOutcome, TriageRequest
+    from workflows.version_gates import lean_history, patched
 
 
 class _AgentRunCopy(AgentRun):
@@ -37,15 +38,20 @@ class _AgentRunCopy(AgentRun):
     limits_gate = True
 
     async def run(self, request: RunRequest) -> RunOutcome:
-        wait_for_handlers = workflow.patched(HANDLERS_FINISH_PATCH)
-        self._set_status("running")
-        if workflow.patched(TENANT_ATTRIBUTE_PATCH):
-            publish_tenant(request.tenant_id)
+        self._lean = lean_history()
+        wait_for_handlers = patched(HANDLERS_FINISH_PATCH)
+        if self._lean:
+            publish_start(request.tenant_id)
+            self._published_status = "running"
+        else:
+            self._set_status("running")
+            if patched(TENANT_ATTRIBUTE_PATCH):
+                publish_tenant(request.tenant_id)
         self._publish_memo(RUN_MEMO_PATCH)
         try:
             # CHANGED when limits_gate is off: the worker's limits read in every run,
             # old runs included, as if the gate had been deleted.
-            if not self.limits_gate or workflow.patched(WORKER_LIMITS_PATCH):
+            if not self.limits_gate or patched(WORKER_LIMITS_PATCH):
                 request = self._request = await held_to_worker_limits(self._request)
                 self._gate.request = request
             remaining = (request.deadline - workflow.now()).total_seconds()
@@ -107,6 +113,7 @@ class TriageClassifiesBeforeReading(TriageTicket):
     @workflow.run
     async def run(self, request: TriageRequest) -> TriageOutcome:
         self._request = request
+        self._reraise_cancel = patched(TRIAGE_CANCEL_PATCH)
         # CHANGED: the classification is asked before the ticket is read.
         reply = await self._classify(ToolResult(tool_use_id=READ_CALL_ID, content=""))
         ticket = await self._tool(READ_TICKET.name, READ_CALL_ID)

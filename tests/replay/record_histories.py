@@ -244,6 +244,10 @@ SCENARIOS: dict[str, Scenario] = {
     "agent_run_refund_outcome_unknown": refund_approved,
     # Once a run waits for its handlers before it ends (HANDLERS_FINISH_PATCH).
     "agent_run_four_eyes_handlers_finish": four_eyes,
+    # One marker for every gate, no upsert that changes nothing (LEAN_HISTORY_PATCH).
+    "agent_run_refund_approved_lean_history": refund_approved,
+    "agent_run_four_eyes_lean_history": four_eyes,
+    "triage_refund_lean_history": triage_refund,
 }
 # Scenarios whose worker differs from `signoff worker`'s.
 WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {

@@ -17,6 +17,7 @@ from signoff.service.history_files import HistoryFile, expand, load
 from signoff.service.history_replay import HistoryReplayer, ReplayVerdict
 from tests.replay import altered
 from workflows.triage import TriageTicket
+from workflows.version_gates import LEAN_HISTORY_PATCH
 
 FOLDER = Path(__file__).parent.parent / "histories"
 
@@ -95,17 +96,22 @@ async def test_a_timer_removed(files: list[HistoryFile]) -> None:
 
 async def test_a_patch_gate_removed(files: list[HistoryFile]) -> None:
     verdicts = await replay_all(files, altered.AgentRunWithoutLimitsGate, TriageTicket)
-    before = [
+    runs = [
         v
         for v in verdicts.values()
-        if v.file.workflow_type == "AgentRun" and not has_patch(v.file, "worker-limits")
+        if v.file.workflow_type == "AgentRun" and not has_patch(v.file, LEAN_HISTORY_PATCH)
     ]
-    after = [
+    before = [v for v in runs if not has_patch(v.file, "worker-limits")]
+    after = [v for v in runs if has_patch(v.file, "worker-limits")]
+    lean = [
         v
         for v in verdicts.values()
-        if v.file.workflow_type == "AgentRun" and has_patch(v.file, "worker-limits")
+        if v.file.workflow_type == "AgentRun" and has_patch(v.file, LEAN_HISTORY_PATCH)
     ]
-    assert before and after
+    assert before and after and lean
+    for verdict in lean:
+        # Runs on one marker for every gate: the limits are read in them either way.
+        assert verdict.ok, f"{verdict.file.path.name}: {verdict.message}"
     for verdict in before:
         # Runs from before the gate: the code reads the worker's limits where the run
         # started its deadline timer.
