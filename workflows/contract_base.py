@@ -18,7 +18,7 @@ TENANT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:]{0,127}$"
 class Contract(BaseModel):
     """Strict by default: a field nobody declared is a bug, not data."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 Identifier = Annotated[str, Field(pattern=IDENTIFIER_PATTERN)]

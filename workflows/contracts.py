@@ -126,7 +126,7 @@ class RunRequest(Contract):
     token_budget: Annotated[int, Field(ge=1)] = 200_000
     max_tokens: Annotated[int, Field(ge=16, le=64_000)] = 1024
     approval_ttl_seconds: Annotated[int, Field(ge=60)] = 24 * 3600
-    price: ModelPrice = ModelPrice()
+    price: ModelPrice = Field(default_factory=ModelPrice)
     cost_budget_usd: Annotated[Decimal, Field(gt=0)] | None = None
     # Extended thinking, for models that take it: tokens the model may reason with before
     # it answers, out of max_tokens. None: not asked for.
@@ -245,7 +245,7 @@ class ModelRequest(Contract):
     system: str
     messages: list[Message]
     tools: list[ToolSpec]
-    tool_choice: ToolChoice = ToolChoice()
+    tool_choice: ToolChoice = Field(default_factory=ToolChoice)
     max_tokens: int
     # A hash of the actor, never a name: adapters may pass it on as end-user metadata.
     user_hash: str | None = None
@@ -258,7 +258,7 @@ class ModelReply(Contract):
 
     content: list[ReplyBlock]
     stop_reason: StopReason
-    usage: Usage = Usage()
+    usage: Usage = Field(default_factory=Usage)
     model_id: str = ""
 
 
