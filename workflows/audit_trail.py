@@ -74,9 +74,11 @@ class TrailRecorder:
 
     async def flush(self) -> None:
         """Write every record not yet in the store, oldest first."""
+        # Marked tried before any early return: a waiter woken by `behind` must find it
+        # false after a flush, or it wakes again at once and the workflow task spins.
+        self.attempted = len(self.trail)
         if self.recorded >= len(self.trail) or not self.enabled():
             return
-        self.attempted = len(self.trail)
         while self.recorded < len(self.trail):
             index = self.recorded
             try:
@@ -95,6 +97,8 @@ class TrailRecorder:
                 workflow.logger.warning("decision %d not in the audit yet: %s", index, error)
                 return
             self.recorded = index + 1
+        # Records that arrived while one was written were written by this loop too.
+        self.attempted = len(self.trail)
 
     def _event(self, index: int) -> DecisionEvent:
         record = self.trail[index]

@@ -67,11 +67,14 @@ async def gate_run(
     /,
     run_limits: Callable[..., Any] = generous_limits,
     refunds: RefundActivities | None = None,
+    audit: DecisionActivities | None = None,
     **overrides: Any,
 ) -> AsyncIterator[WorkflowHandle[Any, Any]]:
     """Start one run on a fresh task queue, with the real gateway and refund activities
-    (`refunds` replaces the refund activities, e.g. by a ledger that fails)."""
+    (`refunds` replaces the refund activities, e.g. by a ledger that fails; `audit` the
+    audit's, e.g. by one that waits)."""
     refunds = refunds or RefundActivities(engine)
+    audit = audit or DecisionActivities(engine)
     max_age = overrides.pop("decision_max_age", SKIPPING_MAX_AGE)
     verifier = DecisionVerifier(engine, TEST_DECISION_KEY, max_age)
     task_queue = new_task_queue()
@@ -89,7 +92,7 @@ async def gate_run(
             verifier.verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine).record_decision,
+            audit.record_decision,
         ],
         run_limits=run_limits,
     ):
