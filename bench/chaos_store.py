@@ -6,7 +6,8 @@ everything. To be sure the refunds meet the outage, not just the reads:
 
 1. N runs wait for approval on a worker whose store is a PostgreSQL cluster;
 2. this process locks `refund_settlements` (which every refund transaction reads), and
-   approves all N: each refund activity starts and blocks on the lock;
+   approves all N: each refund activity starts and blocks on the lock (or waits for a
+   connection of the worker's pool, whose connections are all blocked there);
 3. N more runs start (their tool calls read tickets and orders);
 4. the cluster stops (fast shutdown: every session ended, its transaction rolled back,
    the lock's too), stays down 10 s, starts again on the same port.
@@ -30,6 +31,7 @@ from bench.chaos_processes import READY_SECONDS, worker_environment, worker_proc
 from bench.chaos_runs import (
     TENANT,
     Bench,
+    Handle,
     Row,
     approve_all,
     finish_refunds,
@@ -40,6 +42,7 @@ from bench.chaos_runs import (
     start_runs,
 )
 from bench.refund_cases import add_refund_cases
+from workflows.actions import EXECUTE_REFUND_ACTIVITY
 
 OUTAGE_SECONDS = 10
 
@@ -52,14 +55,28 @@ def locked_settlements(cluster: Cluster) -> psycopg.Connection:
     return connection
 
 
-async def refunds_blocked(cluster: Cluster, count: int) -> None:
-    """Wait until `count` sessions wait on the lock: the refunds are in flight."""
+async def refunds_in_flight(handles: list[Handle]) -> None:
+    """Wait until every run's refund activity is scheduled and none has completed: they
+    wait on the lock, or for a connection of the worker's pool behind those that do."""
     deadline = time.monotonic() + READY_SECONDS
-    query = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-    while int(cluster.sql(query)[0][0]) < count:  # type: ignore[call-overload]
+    while True:
+        pending = 0
+        for handle in handles:
+            description = await handle.describe()
+            pending += any(
+                activity.activity_type.name == EXECUTE_REFUND_ACTIVITY
+                for activity in description.raw_description.pending_activities
+            )
+        if pending == len(handles):
+            return
         if time.monotonic() > deadline:
-            raise SystemExit(f"fewer than {count} refunds reached the store's lock")
-        await asyncio.sleep(0.2)
+            raise SystemExit(f"only {pending} of {len(handles)} refunds were in flight")
+        await asyncio.sleep(0.5)
+
+
+def sessions_on_lock(cluster: Cluster) -> int:
+    query = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+    return int(str(cluster.sql(query)[0][0]))
 
 
 async def store_outage(sqlite_bench: Bench, _env: dict[str, str], runs: int) -> Row:
@@ -74,8 +91,9 @@ async def store_outage(sqlite_bench: Bench, _env: dict[str, str], runs: int) -> 
             await asyncio.gather(*(pending_hash(handle) for handle in waiting))
             lock = locked_settlements(cluster)
             await approve_all(bench, waiting)
-            await refunds_blocked(cluster, runs)
+            await refunds_in_flight(waiting)
             reading = await start_runs(bench, tickets[runs:])
+            on_lock = sessions_on_lock(cluster)
             injected_at = time.monotonic()
             cluster.stop()
             with contextlib.suppress(psycopg.Error):
@@ -92,7 +110,9 @@ async def store_outage(sqlite_bench: Bench, _env: dict[str, str], runs: int) -> 
             retried = await retried_attempts([*waiting, *reading])
         notes = [
             f"Store down {OUTAGE_SECONDS} s (PostgreSQL stopped): {runs} refunds in flight "
-            f"and {runs} runs reading; activity attempts retried: {retried_text(retried)}."
+            f"({on_lock} sessions waiting on the lock at the stop, the rest queued behind "
+            f"them) and {runs} runs reading; activity attempts retried: "
+            f"{retried_text(retried)}."
         ]
         row = refund_row(
             "store unavailable 10 s (PostgreSQL stopped)",
