@@ -40,7 +40,7 @@ bench-cli: $(STAMP)
 
 # Fault injection (issue 13): workers killed at each phase, the dev server restarted,
 # an overloaded model, PostgreSQL stopped 10 s, reviewers racing. Writes bench/CHAOS.md;
-# about 15 minutes at the default 20 runs a fault. `bench/chaos.py --quick` for a try.
+# about 20 minutes at the default 20 runs a fault. `bench/chaos.py --quick` for a try.
 .PHONY: chaos
 chaos: $(STAMP)
 	$(BIN)/python bench/chaos.py

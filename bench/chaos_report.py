@@ -40,7 +40,10 @@ def write_report(
     arguments: argparse.Namespace,
     loads: tuple[float, float, float],
     path: Path | None,
+    preface: list[str] | None = None,
 ) -> str:
+    """The report; `preface`: lines said before the table (how the figures were made, if
+    not by one invocation)."""
     mode = "--quick" if arguments.quick else f"--runs {arguments.runs}"
     text = "\n".join(
         [
@@ -53,6 +56,7 @@ def write_report(
             f"{version('psycopg')}; load average at the start: {loads[0]:.2f}",
             f"- mode: {mode}; faults: {', '.join(arguments.faults)}",
             "",
+            *(preface or []),
             *table(rows),
             "",
             "- lost: a run that did not end as it should (a refund run: completed, with its "
