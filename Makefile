@@ -38,6 +38,13 @@ bench-runs: $(STAMP)
 bench-cli: $(STAMP)
 	$(BIN)/python bench/cli.py
 
+# Fault injection (issue 13): workers killed at each phase, the dev server restarted,
+# an overloaded model, PostgreSQL stopped 10 s, reviewers racing. Writes bench/CHAOS.md;
+# about 20 minutes at the default 20 runs a fault. `bench/chaos.py --quick` for a try.
+.PHONY: chaos
+chaos: $(STAMP)
+	$(BIN)/python bench/chaos.py
+
 # Records the named scenario(s) of tests/replay/record_histories.py into tests/histories/.
 # Only for a new scenario: a history that stops replaying needs a workflow.patched gate.
 record-histories: $(STAMP)
