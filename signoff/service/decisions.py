@@ -13,19 +13,23 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from pydantic import ValidationError
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError
 
-from signoff.service.pending import DecisionNotAccepted, send_decision
+from signoff.service.pending import DECIDE_RPC_TIMEOUT, DecisionNotAccepted, send_decision
 from workflows.actions import Decision, DecisionResult, Verdict
 from workflows.decision_proof import NONCE_BYTES, sign
 
 UNAVAILABLE = (
     "The run did not answer: Temporal or its worker cannot be reached. Nothing was "
     "decided. Start them (`make demo`, or `signoff worker`) and try again."
+)
+UNCONFIRMED = (
+    "The run did not confirm the decision in time: it may still be applied. Look at the "
+    "request again (the inbox, or `signoff pending`) before you decide again."
 )
 INVALID_HASH = "That is not a valid action hash: copy the full 64-character hash shown."
 
@@ -44,11 +48,12 @@ class InvalidDecision(Exception):
 
 
 class DecisionUnavailable(Exception):
-    """Temporal or the run's worker did not answer; nothing was decided."""
+    """Temporal or the run's worker did not answer: nothing was decided (UNAVAILABLE),
+    or the decision was sent but not confirmed in time (UNCONFIRMED)."""
 
-    def __init__(self) -> None:
-        super().__init__(UNAVAILABLE)
-        self.message = UNAVAILABLE
+    def __init__(self, message: str = UNAVAILABLE) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 def signed_decision(
@@ -86,11 +91,15 @@ async def decide(
     action_hash: str,
     verdict: Verdict,
     reason: str,
+    rpc_timeout: timedelta = DECIDE_RPC_TIMEOUT,
 ) -> DecisionResult:
     """Sign and send; raises InvalidDecision, DecisionNotAccepted or DecisionUnavailable."""
     decision = signed_decision(key, run_id, decider, action_hash, verdict, reason)
     try:
-        return await send_decision(client, run_id, decision)
+        return await send_decision(client, run_id, decision, rpc_timeout)
+    except WorkflowUpdateRPCTimeoutOrCancelledError:
+        # The update reached Temporal, and the run may yet take it: not "nothing".
+        raise DecisionUnavailable(UNCONFIRMED) from None
     except RPCError:
         raise DecisionUnavailable() from None
     except RuntimeError:  # the client's connection failed before any RPC

@@ -12,7 +12,7 @@ waits.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from temporalio.client import (
@@ -33,6 +33,10 @@ from workflows.contracts import (
     WORKFLOW_NAME,
     RunState,
 )
+
+# How long a reviewer's decision may wait for the run's answer: a worker that took
+# longer is busy or gone, and the face says so rather than spin.
+DECIDE_RPC_TIMEOUT = timedelta(seconds=30)
 
 
 class RunNotFound(Exception):
@@ -144,11 +148,16 @@ async def run_tenant(client: Client, run_id: str) -> str | None:
     return tenant
 
 
-async def send_decision(client: Client, run_id: str, decision: Decision) -> DecisionResult:
-    """Send the `decide` update; DecisionNotAccepted carries the validator's words."""
+async def send_decision(
+    client: Client, run_id: str, decision: Decision, rpc_timeout: timedelta = DECIDE_RPC_TIMEOUT
+) -> DecisionResult:
+    """Send the `decide` update; DecisionNotAccepted carries the validator's words.
+
+    A reviewer waits for the answer: after `rpc_timeout` the SDK gives up with
+    WorkflowUpdateRPCTimeoutOrCancelledError (the caller says what that means)."""
     handle = client.get_workflow_handle_for(AgentRun.run, run_id)
     try:
-        return await handle.execute_update(AgentRun.decide, decision)
+        return await handle.execute_update(AgentRun.decide, decision, rpc_timeout=rpc_timeout)
     except WorkflowUpdateFailedError as error:
         cause = error.cause
         message = cause.message if isinstance(cause, ApplicationError) else str(cause)
