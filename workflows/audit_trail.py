@@ -74,6 +74,9 @@ class TrailRecorder:
     async def flush(self) -> None:
         """Write every record not yet in the store, oldest first."""
         if self.recorded >= len(self.trail) or not self.enabled():
+            # Nothing left to write (a concurrent flush wrote it): the waiter that woke
+            # for it must not wake for it again, or it would spin without yielding.
+            self.attempted = len(self.trail)
             return
         self.attempted = len(self.trail)
         while self.recorded < len(self.trail):
