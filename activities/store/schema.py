@@ -299,6 +299,39 @@ class PendingRefund(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
+class WaitingAction(Base):
+    """The read model of the inbox: one row per (run, action) while it waits.
+
+    Written with the action's exposure hold (`pending_refunds.py`), brought up to date
+    by the audit's writer on a first approval of two, deleted when the action is
+    decided, voided, replaced or released, and reconciled from Temporal's visibility
+    when a worker starts (`waiting_actions.py`). The columns are what the lists sort,
+    filter and count on; `action` is the whole `PendingAction` (JSON) the pages show.
+    """
+
+    __tablename__ = "waiting_actions"
+    __table_args__ = (
+        Index("ix_waiting_actions_tenant_expiry", "tenant_id", "expires_at", "action_hash"),
+        Index("ix_waiting_actions_expiry", "expires_at", "action_hash"),
+        Index("ix_waiting_actions_tenant_amount", "tenant_id", "amount_minor", "action_hash"),
+    )
+
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH), primary_key=True)
+    action_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    ticket_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    order_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    amount_minor: Mapped[int] = mapped_column(Integer)
+    currency: Mapped[str] = mapped_column(String(3))
+    # "confirm" or "review"
+    mode: Mapped[str] = mapped_column(String(16))
+    approvals_required: Mapped[int] = mapped_column(Integer)
+    approvals_given: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    action: Mapped[str] = mapped_column(Text)
+
+
 class UiSession(Base):
     """A signed-in session of the reviewer UI, server-side so that it can be ended.
 
