@@ -314,6 +314,16 @@ class WaitingAction(Base):
         Index("ix_waiting_actions_tenant_expiry", "tenant_id", "expires_at", "action_hash"),
         Index("ix_waiting_actions_expiry", "expires_at", "action_hash"),
         Index("ix_waiting_actions_tenant_amount", "tenant_id", "amount_minor", "action_hash"),
+        # The mode filter's pages and count, and the count of waiting runs, read from an
+        # index alone: the rows themselves are large (`action`).
+        Index(
+            "ix_waiting_actions_tenant_mode_expiry",
+            "tenant_id",
+            "mode",
+            "expires_at",
+            "action_hash",
+        ),
+        Index("ix_waiting_actions_tenant_run", "tenant_id", "run_id"),
     )
 
     run_id: Mapped[str] = mapped_column(String(KEY_LENGTH), primary_key=True)

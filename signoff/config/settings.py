@@ -139,8 +139,6 @@ class Settings(BaseSettings):
     # Bounds the limiter's memory; the least recently failed key is forgotten first.
     ui_signin_tracked_keys: int = Field(default=10_000, ge=2)
     ui_inbox_refresh_seconds: int = Field(default=5, ge=1)
-    # One listing of a tenant's waiting runs serves every inbox for this long; 0: none.
-    ui_inbox_cache_seconds: float = Field(default=2.0, ge=0)
     # Who the reviewer is: our own sign-in ("session"), or a header set by an auth proxy
     # in front ("proxy"). Proxy mode trusts that header blindly: the UI must then be
     # reachable only through that proxy.

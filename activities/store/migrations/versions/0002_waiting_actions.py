@@ -50,6 +50,13 @@ def upgrade() -> None:
         ["tenant_id", "amount_minor", "action_hash"],
     )
 
+    op.create_index(
+        "ix_waiting_actions_tenant_mode_expiry",
+        "waiting_actions",
+        ["tenant_id", "mode", "expires_at", "action_hash"],
+    )
+    op.create_index("ix_waiting_actions_tenant_run", "waiting_actions", ["tenant_id", "run_id"])
+
 
 def downgrade() -> None:
     op.drop_table("waiting_actions")
