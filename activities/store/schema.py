@@ -181,6 +181,10 @@ class DecisionRow(Base):
     __table_args__ = (
         UniqueConstraint("tenant_id", "seq", name="uq_decisions_tenant_seq"),
         Index("ix_decisions_tenant_time", "tenant_id", "decided_at", "id"),
+        # The audit's filters by reviewer and by kind: their COUNT and keyset page read
+        # an index, not 100,000 rows (revision 0003).
+        Index("ix_decisions_tenant_reviewer_seq", "tenant_id", "reviewer_id", "seq"),
+        Index("ix_decisions_tenant_kind_seq", "tenant_id", "kind", "seq"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
