@@ -193,7 +193,8 @@ def measure(engine: Engine, rounds: int) -> dict[str, tuple[float, float]]:
             lambda: read_pending_page(engine, "demo", PAGE), rounds
         ),
         "pending, page 100": timings(
-            lambda: read_pending_page(engine, "demo", PAGE, cursors[98]), rounds
+            lambda: read_pending_page(engine, "demo", PAGE, cursors[min(98, len(cursors) - 1)]),
+            rounds,
         ),
         "pending, last page": timings(
             lambda: read_pending_page(engine, "demo", PAGE, cursors[-1]), rounds
@@ -206,7 +207,10 @@ def measure(engine: Engine, rounds: int) -> dict[str, tuple[float, float]]:
         ),
         "audit, first page": timings(lambda: audit_page(engine, everything, limit=PAGE), rounds),
         "audit, page 1,000": timings(
-            lambda: audit_page(engine, everything, before=befores[998], limit=PAGE), rounds
+            lambda: audit_page(
+                engine, everything, before=befores[min(998, len(befores) - 1)], limit=PAGE
+            ),
+            rounds,
         ),
         "audit, last page": timings(
             lambda: audit_page(engine, everything, before=befores[-1], limit=PAGE), rounds
@@ -253,22 +257,24 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=200)
     arguments = parser.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="signoff-bench-store-"))
-    engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
-    seed_demo(engine)
-    began = time.monotonic()
-    fill_waiting(engine, arguments.waiting)
-    fill_audit(engine, arguments.decisions)
-    filled = time.monotonic() - began
-    print(  # noqa: T201
-        f"{arguments.waiting} waiting actions (+{OTHER_TENANT_ROWS} of globex), "
-        f"{arguments.decisions} decisions, written in {filled:.0f} s to {home}"
-    )
-    results = measure(engine, arguments.rounds)
-    results.update(route_timings(home, engine, arguments.rounds))
+    # The store is deleted at the end: about 75 MB at the default sizes.
+    with tempfile.TemporaryDirectory(prefix="signoff-bench-store-") as directory:
+        home = Path(directory)
+        engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
+        seed_demo(engine)
+        began = time.monotonic()
+        fill_waiting(engine, arguments.waiting)
+        fill_audit(engine, arguments.decisions)
+        filled = time.monotonic() - began
+        print(  # noqa: T201
+            f"{arguments.waiting} waiting actions (+{OTHER_TENANT_ROWS} of globex), "
+            f"{arguments.decisions} decisions, written in {filled:.0f} s"
+        )
+        results = measure(engine, arguments.rounds)
+        results.update(route_timings(home, engine, arguments.rounds))
+        engine.dispose()
     for label, (p50, p95) in results.items():
         print(f"{label:40} p50 {p50:7.2f} ms  p95 {p95:7.2f} ms")  # noqa: T201
-    engine.dispose()
 
 
 if __name__ == "__main__":
