@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-live bench-cli bench-runs bootstrap clean record-histories
+.PHONY: demo test lint bench bench-live bench-cli bench-runs bench-store bootstrap clean record-histories
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ bench-cli: $(STAMP)
 .PHONY: chaos
 chaos: $(STAMP)
 	$(BIN)/python bench/chaos.py
+
+# The inbox's read model (10,000 waiting) and the audit (100,000 decisions), paged
+# through the service on a temporary SQLite file: about a minute, no Temporal.
+bench-store: $(STAMP)
+	$(BIN)/python bench/pending_store.py
 
 # Records the named scenario(s) of tests/replay/record_histories.py into tests/histories/.
 # Only for a new scenario: a history that stops replaying needs a workflow.patched gate.

@@ -52,13 +52,13 @@ class ApprovalList(ApiModel):
     total: int = Field(ge=0, description="Every pending action of the tenant, not this page.")
     waiting_runs: int = Field(
         ge=0,
-        description="Runs waiting for a decision, from a count query; a run may hold "
-        "more than one pending action.",
+        description="Runs waiting for a decision (those the pending actions belong to); "
+        "a run may hold more than one pending action.",
     )
     unread_runs: int = Field(
         ge=0,
-        description="Waiting runs whose pending actions could not be read (no worker "
-        "answered); their actions are not in `total` or `items`.",
+        description="Waiting runs whose pending actions could not be read; always 0 "
+        "since the listing reads the store's read model (kept for compatibility).",
     )
     items: list[PendingApproval]
     next: str | None = Field(

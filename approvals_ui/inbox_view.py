@@ -13,16 +13,10 @@ from fastapi import HTTPException, Query, status
 from sqlalchemy import Engine
 
 from approvals_ui.lookups import InboxRow
-from signoff.service.inbox_order import (
-    MODES,
-    SORTS,
-    InboxSort,
-    ModeFilter,
-    arranged_page,
-)
+from signoff.service.inbox_order import MODES, SORTS, InboxSort, ModeFilter
 from signoff.service.paging import Page
-from signoff.service.pending_pages import PendingListing
 from signoff.service.ticket_excerpts import ticket_texts
+from signoff.service.waiting_listing import PendingPage, pending_page_of
 
 ChoiceQuery = Annotated[str, Query(max_length=20)]
 SORT_LABELS = {"time_left": "time left, soonest expiry first", "amount": "amount, largest first"}
@@ -57,10 +51,12 @@ def inbox_view(sort: str, mode: str) -> InboxView:
 
 
 async def arranged_rows(
-    engine: Engine, listing: PendingListing, view: InboxView, limit: int, after: str | None
-) -> Page[InboxRow]:
-    """One page as the view asks, with its tickets' excerpts read for this page alone."""
-    page = arranged_page(listing.items, view.sort, view.mode, limit, after)
+    engine: Engine, tenant_id: str, view: InboxView, limit: int, after: str | None
+) -> tuple[Page[InboxRow], PendingPage]:
+    """One page as the view asks, from the store's read model, with its tickets'
+    excerpts read for this page alone. Raises InvalidCursor for a foreign `after`."""
+    listed = await pending_page_of(engine, tenant_id, limit, after, view.sort, view.mode)
+    page = listed.page
     texts = await asyncio.to_thread(ticket_texts, engine, page.items)
     rows = [InboxRow(item, texts.get((item.tenant_id, item.ticket_id), "")) for item in page.items]
-    return Page(total=page.total, items=rows, next=page.next, first=page.first)
+    return Page(total=page.total, items=rows, next=page.next, first=page.first), listed

@@ -10,20 +10,18 @@ import asyncio
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request, status
+from fastapi import HTTPException, Request, status
 from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.service import RPCError
 
 from approvals_ui.deps import SignedInReviewer, TemporalUnavailable, get_temporal, not_found
-from approvals_ui.inbox_cache import InboxCache
 from signoff.service.decisions import DecisionUnavailable
 from signoff.service.paging import Page
 from signoff.service.pending import PendingItem, RunNotFound, run_state, run_tenant
-from signoff.service.pending_pages import PendingListing, pending_page, position_of, read_pending
 from signoff.service.shop import Refund, get_ticket, get_tickets, list_refunds
+from signoff.service.waiting_listing import PendingPage, pending_page_of
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
 
@@ -114,31 +112,15 @@ def _excerpts(engine: Engine, items: list[PendingItem]) -> list[InboxRow]:
     return [InboxRow(item, texts.get((item.tenant_id, item.ticket_id), "")) for item in items]
 
 
-def get_inbox_cache(request: Request) -> InboxCache[PendingListing]:
-    cache: InboxCache[PendingListing] = request.app.state.inbox_cache
-    return cache
-
-
-InboxCacheDep = Annotated[InboxCache[PendingListing], Depends(get_inbox_cache)]
-
-
-async def inbox_listing(client: Client, tenant_id: str) -> PendingListing:
-    """Every pending action of the tenant, soonest expiry first, and the counts."""
-    try:
-        return await read_pending(client, tenant_id)
-    except RPCError:
-        raise HTTPException(
-            status.HTTP_503_SERVICE_UNAVAILABLE, "Temporal did not answer. Try again shortly."
-        ) from None
-
-
 async def inbox_page(
-    engine: Engine, listing: PendingListing, limit: int, after: str | None
-) -> Page[InboxRow]:
-    """One page of the listing with its tickets' excerpts, read for this page alone.
+    engine: Engine, tenant_id: str, limit: int, after: str | None
+) -> tuple[Page[InboxRow], PendingPage]:
+    """One page of the tenant's pending actions, soonest expiry first, from the store's
+    read model, with its tickets' excerpts read for this page alone.
 
     Raises InvalidCursor for an `after` the listing did not give out.
     """
-    page = pending_page(listing.items, position_of, limit, after)
+    listed = await pending_page_of(engine, tenant_id, limit, after)
+    page = listed.page
     rows = await asyncio.to_thread(_excerpts, engine, page.items)
-    return Page(total=page.total, items=rows, next=page.next, first=page.first)
+    return Page(total=page.total, items=rows, next=page.next, first=page.first), listed

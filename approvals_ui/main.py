@@ -12,7 +12,6 @@ from sqlalchemy import Engine
 
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
-from approvals_ui.inbox_cache import InboxCache
 from approvals_ui.routers import api, api_audit, approvals, audit, auth, metrics, runs
 from approvals_ui.security import SecurityHeadersMiddleware, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
@@ -66,7 +65,6 @@ def create_app(
     app.state.decision_key = load_decision_key(settings)
     app.state.engine = store
     app.state.temporal = TemporalProvider(settings, temporal_connect)
-    app.state.inbox_cache = InboxCache(settings.ui_inbox_cache_seconds)
     app.state.signin_limiter = SignInRateLimiter.from_settings(settings)
     errors.install(app)
     csrf = [Depends(csrf_protect)]

@@ -2,11 +2,11 @@
 
 What is measured: the whole `GET /approvals` route through FastAPI's TestClient (session
 cookie, reviewer read from the store, ticket excerpts read from the store, Jinja2
-render of the first page of 50, security headers), with the Temporal listing replaced
-by a function that returns N synthetic `PendingItem`s; and, apart, the template alone
-rendering all N rows (no pagination), the worst case of the markup. The listing cache
-is off, so that every round renders. The real listing against real runs is
-bench/inbox_live.py.
+render of the first page of 50, security headers), with N synthetic pending actions
+written to the store's read model (`waiting_actions`), which the inbox lists from; and,
+apart, the template alone rendering all N rows (no pagination), the worst case of the
+markup. The read model at 10,000 is bench/pending_store.py; the listing against real
+runs is bench/inbox_live.py.
 
     .venv/bin/python bench/inbox.py [--rounds 200]
 """
@@ -27,13 +27,16 @@ from fastapi.testclient import TestClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from activities.store import make_engine, seed_demo  # noqa: E402
+from sqlalchemy import delete  # noqa: E402
+
+from activities.store import make_engine, seed_demo, write_transaction  # noqa: E402
+from activities.store.schema import WaitingAction  # noqa: E402
+from activities.store.waiting_actions import new_row  # noqa: E402
 from approvals_ui import lookups  # noqa: E402
 from approvals_ui.main import create_app  # noqa: E402
 from approvals_ui.templating import templates  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.service.pending import PendingItem, time_left  # noqa: E402
-from signoff.service.pending_pages import PendingListing  # noqa: E402
 from workflows.actions import ActionState, PendingAction  # noqa: E402
 
 SIZES = (10, 1000)
@@ -89,18 +92,18 @@ def measure(
     client: TestClient, engine: Any, size: int, rounds: int
 ) -> tuple[tuple[float, float], tuple[float, float]]:
     items = pending_items(size)
-
-    async def listing(_client: Any, _tenant: str | None) -> PendingListing:
-        return PendingListing(items, waiting_runs=size, unread_runs=0)
-
-    lookups.read_pending = listing  # type: ignore[assignment]
+    now = datetime.now(UTC)
+    with write_transaction(engine) as session:  # the read model the inbox lists from
+        session.execute(delete(WaitingAction))
+        session.add_all(
+            new_row(item.tenant_id, item.run_id, item.ticket_id, item.action, now) for item in items
+        )
 
     def page() -> None:
         answer = client.get("/approvals")
         assert answer.status_code == 200 and "requests are waiting" in answer.text
 
     template = templates.get_template("_inbox_rows.html")
-    now = datetime.now(UTC)
     context = {
         "rows": lookups._excerpts(engine, items),
         "total": size,
@@ -121,7 +124,7 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="signoff-bench-"))
     engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
     seed_demo(engine)
-    settings = Settings(home=home, ui_inbox_cache_seconds=0)
+    settings = Settings(home=home)
     app = create_app(settings, temporal_connect=no_temporal, engine=engine)
     results: dict[str, dict[int, tuple[float, float]]] = {"route": {}, "template": {}}
     with TestClient(app) as client:

@@ -201,6 +201,11 @@ class PendingRefundHold(Contract):
     amount_minor: int
     expires_at: datetime
     supersedes: str | None = None
+    # The action itself and its run's ticket: the same transaction writes its row of the
+    # inbox's read model (`activities/store/waiting_actions.py`). None in holds sent
+    # before the read model; those runs get their rows from the reconciliation.
+    ticket_id: str | None = None
+    action: PendingAction | None = None
 
 
 class PendingRefundHeld(Contract):

@@ -187,7 +187,7 @@ class ApprovalGate(GateResults):
                 await self.recorder.flush()
                 return await self._released(denied, supersedes, on_exposure)
             if on_exposure:
-                action = await judged_on_exposure(action, amount_minor, state, self.request)
+                action = await judged_on_exposure(action, amount_minor, self.request)
             else:
                 action = action.model_copy(
                     update={"mode": mode, "required_approvals": 2 if mode == "review" else 1}

@@ -158,6 +158,24 @@ def exposure_note(amount_minor: int, state: ActionState, pending_minor: int) -> 
     )
 
 
+def with_exposure(action: PendingAction, amount_minor: int, pending_minor: int) -> PendingAction:
+    """The action judged on its order's exposure: its mode, approvals and note.
+
+    Pure, so that the workflow (`gate_actions.py`) and the store's inbox row written in
+    the hold's transaction (`activities/store/waiting_actions.py`) judge it alike.
+    """
+    mode, _ = refund_mode(amount_minor, action.state, pending_minor)
+    why = exposure_note(amount_minor, action.state, pending_minor)
+    return action.model_copy(
+        update={
+            "mode": "review" if mode == "review" else "confirm",
+            "required_approvals": 2 if mode == "review" else 1,
+            "pending_minor": pending_minor,
+            "note": " ".join(filter(None, (action.note, why))),
+        }
+    )
+
+
 def second_reviewer_message(action: PendingAction) -> str:
     threshold = money(action.state.review_threshold_minor)
     if to_minor(Decimal(action.arguments["amount"])) > action.state.review_threshold_minor:

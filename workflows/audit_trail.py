@@ -75,7 +75,8 @@ class TrailRecorder:
     async def flush(self) -> None:
         """Write every record not yet in the store, oldest first."""
         # Marked tried before any early return: a waiter woken by `behind` must find it
-        # false after a flush, or it wakes again at once and the workflow task spins.
+        # false after a flush (even when a concurrent flush, or this one's loop, wrote
+        # the records), or it wakes again at once and the workflow task spins.
         self.attempted = len(self.trail)
         if self.recorded >= len(self.trail) or not self.enabled():
             return

@@ -21,10 +21,9 @@ with workflow.unsafe.imports_passed_through():
         APPROVAL_POLICY_VERSION,
         PER_CALL_POLICY_VERSION,
         action_hash,
-        exposure_note,
         money,
-        refund_mode,
         state_hash,
+        with_exposure,
     )
     from workflows.contracts import RunRequest, ToolUseBlock
     from workflows.gate_store import hold
@@ -76,17 +75,9 @@ def pending_action(
 
 
 async def judged_on_exposure(
-    action: PendingAction, amount_minor: int, state: ActionState, request: RunRequest
+    action: PendingAction, amount_minor: int, request: RunRequest
 ) -> PendingAction:
-    """The mode on the order's exposure, with this action's hold in the store."""
+    """The mode on the order's exposure (judged on `action.state`), with this action's
+    hold, and its inbox row, in the store."""
     pending_minor = await hold(action, request)
-    mode, _ = refund_mode(amount_minor, state, pending_minor)
-    why = exposure_note(amount_minor, state, pending_minor)
-    return action.model_copy(
-        update={
-            "mode": "review" if mode == "review" else "confirm",
-            "required_approvals": 2 if mode == "review" else 1,
-            "pending_minor": pending_minor,
-            "note": " ".join(filter(None, (action.note, why))),
-        }
-    )
+    return with_exposure(action, amount_minor, pending_minor)

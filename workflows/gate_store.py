@@ -100,6 +100,8 @@ async def hold(action: PendingAction, request: RunRequest) -> int:
             amount_minor=to_minor_from_text(action.arguments["amount"]),
             expires_at=action.expires_at,
             supersedes=action.supersedes,
+            ticket_id=request.ticket_id,
+            action=action,
         ),
         result_type=PendingRefundHeld,
         start_to_close_timeout=STORE_CALL_TIMEOUT,

@@ -3,7 +3,7 @@
 Pages are keyset pages on the tenant's chain sequence: a page is the `limit` rows
 below a `seq` (the cursor), so a page costs the same deep in the log as on top, and
 rows appended meanwhile never shift what the next page shows. The total is a COUNT
-with the same filter.
+with the same filter, or, unfiltered, the head of the tenant's chain (its `seq`).
 """
 
 from __future__ import annotations
@@ -59,9 +59,18 @@ def audit_page(
     """`limit` rows of the tenant's audit below `before` (a seq), newest first."""
     filtered = _filtered(query)
     with use_session(source) as session:
-        total = session.scalar(select(func.count()).select_from(filtered.subquery())) or 0
         rows, next_before = _rows_below(session, filtered, before, limit)
-    return AuditPage(rows, total, next_before)
+        return AuditPage(rows, _total(session, query, filtered), next_before)
+
+
+def _total(session: Session, query: AuditQuery, filtered: Select[DecisionRow]) -> int:
+    """The filtered COUNT; unfiltered, the chain's head `seq`, which counts the tenant's
+    events from 1 with no gap (`decisions.append_event`): one index probe, not a scan of
+    every row."""
+    if query == AuditQuery(query.tenant_id):
+        head = select(func.max(DecisionRow.seq)).where(DecisionRow.tenant_id == query.tenant_id)
+        return int(session.scalar(head) or 0)
+    return int(session.scalar(select(func.count()).select_from(filtered.subquery())) or 0)
 
 
 def _rows_below(

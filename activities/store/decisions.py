@@ -31,9 +31,9 @@ from activities.store.database import write_transaction
 from activities.store.decision_chain import GENESIS, row_hash
 from activities.store.errors import StoreError, UnknownTenant
 from activities.store.schema import DecisionRow, Tenant, decimal_to_minor
+from activities.store.waiting_actions import FIRST_APPROVAL, follow_decision
 from workflows.actions import DecisionEvent, RefundCommand
 
-FIRST_APPROVAL = "first_approval"
 EXECUTED = "executed"
 # Every kind a row can have: the trail's kinds (approved is the approval that
 # authorizes), a first approval that still waits for another, and the executed refund.
@@ -118,12 +118,16 @@ def append_decision(engine: Engine, event: DecisionEvent) -> DecisionRow:
     new = from_trail(event)
     try:
         with write_transaction(engine) as session:
-            return append_event(session, new)
+            row = append_event(session, new)
+            follow_decision(session, event, new.kind)  # the inbox's read model, at once
+            return row
     except IntegrityError:
         # Two attempts raced past each other's lock (a timed-out attempt still running):
         # the unique key let one commit. Answer as the retry would.
         with write_transaction(engine) as session:
-            return append_event(session, new)
+            row = append_event(session, new)
+            follow_decision(session, event, new.kind)
+            return row
 
 
 def append_executed(session: Session, command: RefundCommand, refund_id: str) -> DecisionRow:

@@ -13,6 +13,10 @@ pending nor as refunded. A run that dies leaves its row behind: rows whose
 `expires_at` has passed count for nothing (the approval they stood for can no longer be
 given) and are deleted by the next hold on the order. Only the run that wrote a row can
 release it.
+
+The hold and the release also write and delete the action's row of the inbox's read
+model (`waiting_actions.py`). The refund's transaction leaves that row alone: the
+approval that authorized the refund already deleted it (the audit's writer).
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from sqlalchemy.orm import Session
 from activities.store.database import use_session, write_transaction
 from activities.store.errors import UnknownOrder
 from activities.store.schema import Order, PendingRefund
+from activities.store.waiting_actions import put_waiting, remove_waiting
 from workflows.actions import PendingRefundHeld, PendingRefundHold, PendingRefundRelease
+from workflows.approval_policy import with_exposure
 
 
 def hold_pending_refund(
@@ -44,6 +50,7 @@ def hold_pending_refund(
             raise UnknownOrder(hold.tenant_id, hold.order_id)
         if hold.supersedes is not None:
             release_in(session, hold.run_id, hold.supersedes)
+            remove_waiting(session, hold.run_id, hold.supersedes)
         session.execute(
             delete(PendingRefund).where(
                 PendingRefund.tenant_id == hold.tenant_id,
@@ -67,6 +74,9 @@ def hold_pending_refund(
         others = pending_minor(
             session, hold.tenant_id, hold.order_id, now, excluding=hold.action_hash
         )
+        if hold.action is not None:  # the inbox's row, judged as the workflow will judge it
+            judged = with_exposure(hold.action, hold.amount_minor, others)
+            put_waiting(session, hold.tenant_id, hold.run_id, hold.ticket_id or "", judged, now)
     return PendingRefundHeld(pending_minor=others)
 
 
@@ -74,6 +84,7 @@ def release_pending_refund(engine: Engine, release: PendingRefundRelease) -> Non
     """Take the action out of its order's exposure; releasing twice is harmless."""
     with write_transaction(engine) as session:
         release_in(session, release.run_id, release.action_hash)
+        remove_waiting(session, release.run_id, release.action_hash)
 
 
 def release_in(session: Session, run_id: str, action_hash: str) -> None:

@@ -181,6 +181,10 @@ class DecisionRow(Base):
     __table_args__ = (
         UniqueConstraint("tenant_id", "seq", name="uq_decisions_tenant_seq"),
         Index("ix_decisions_tenant_time", "tenant_id", "decided_at", "id"),
+        # The audit's filters by reviewer and by kind: their COUNT and keyset page read
+        # an index, not 100,000 rows (revision 0003).
+        Index("ix_decisions_tenant_reviewer_seq", "tenant_id", "reviewer_id", "seq"),
+        Index("ix_decisions_tenant_kind_seq", "tenant_id", "kind", "seq"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -297,6 +301,49 @@ class PendingRefund(Base):
     amount_minor: Mapped[int] = mapped_column(Integer)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class WaitingAction(Base):
+    """The read model of the inbox: one row per (run, action) while it waits.
+
+    Written with the action's exposure hold (`pending_refunds.py`), brought up to date
+    by the audit's writer on a first approval of two, deleted when the action is
+    decided, voided, replaced or released, and reconciled from Temporal's visibility
+    when a worker starts (`waiting_actions.py`). The columns are what the lists sort,
+    filter and count on; `action` is the whole `PendingAction` (JSON) the pages show.
+    """
+
+    __tablename__ = "waiting_actions"
+    __table_args__ = (
+        Index("ix_waiting_actions_tenant_expiry", "tenant_id", "expires_at", "action_hash"),
+        Index("ix_waiting_actions_expiry", "expires_at", "action_hash"),
+        Index("ix_waiting_actions_tenant_amount", "tenant_id", "amount_minor", "action_hash"),
+        # The mode filter's pages and count, and the count of waiting runs, read from an
+        # index alone: the rows themselves are large (`action`).
+        Index(
+            "ix_waiting_actions_tenant_mode_expiry",
+            "tenant_id",
+            "mode",
+            "expires_at",
+            "action_hash",
+        ),
+        Index("ix_waiting_actions_tenant_run", "tenant_id", "run_id"),
+    )
+
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH), primary_key=True)
+    action_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    ticket_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    order_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    amount_minor: Mapped[int] = mapped_column(Integer)
+    currency: Mapped[str] = mapped_column(String(3))
+    # "confirm" or "review"
+    mode: Mapped[str] = mapped_column(String(16))
+    approvals_required: Mapped[int] = mapped_column(Integer)
+    approvals_given: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    action: Mapped[str] = mapped_column(Text)
 
 
 class UiSession(Base):

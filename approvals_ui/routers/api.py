@@ -30,9 +30,6 @@ from approvals_ui.deps import (
     authenticated_by_bearer,
 )
 from approvals_ui.lookups import (
-    InboxCacheDep,
-    get_inbox_cache,
-    inbox_listing,
     inbox_page,
     run_context,
     run_for_reviewer,
@@ -82,23 +79,21 @@ def me(request: Request, reviewer: CurrentReviewer, settings: SettingsDep) -> Re
 )
 async def approvals(
     reviewer: CurrentReviewer,
-    client: TemporalDep,
     engine: EngineDep,
-    cache: InboxCacheDep,
     settings: SettingsDep,
     limit: Annotated[int | None, Query(ge=1, le=MAX_PAGE_SIZE)] = None,
     after: Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)] = None,
 ) -> ApprovalList:
-    tenant = reviewer.tenant_id
-    listing = await cache.rows(tenant, lambda: inbox_listing(client, tenant))
     try:
-        page = await inbox_page(engine, listing, limit or settings.page_size, after)
+        page, listed = await inbox_page(
+            engine, reviewer.tenant_id, limit or settings.page_size, after
+        )
     except InvalidCursor as error:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
     return ApprovalList(
         total=page.total,
-        waiting_runs=listing.waiting_runs,
-        unread_runs=listing.unread_runs,
+        waiting_runs=listed.waiting_runs,
+        unread_runs=listed.unread_runs,
         items=[
             PendingApproval(
                 run_id=row.item.run_id,
@@ -195,6 +190,4 @@ async def decide(
         )
     except DecisionNotAccepted as refused:
         raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
-    finally:
-        get_inbox_cache(request).forget(reviewer.tenant_id)
     return result

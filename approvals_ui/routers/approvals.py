@@ -10,8 +10,6 @@ from fastapi.responses import RedirectResponse, Response
 from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep, TemporalDep
 from approvals_ui.inbox_view import ChoiceQuery, InboxView, arranged_rows, inbox_view
 from approvals_ui.lookups import (
-    InboxCacheDep,
-    inbox_listing,
     run_context,
     run_for_reviewer,
     run_to_decide,
@@ -36,27 +34,21 @@ AfterQuery = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)]
 async def inbox(
     request: Request,
     reviewer: CurrentReviewer,
-    client: TemporalDep,
     engine: EngineDep,
-    cache: InboxCacheDep,
     settings: SettingsDep,
     after: AfterQuery = None,
     sort: ChoiceQuery = "",
     mode: ChoiceQuery = "",
 ) -> Response:
     view = inbox_view(sort, mode)
-    return await _inbox(
-        request, reviewer, client, engine, cache, settings, after, view, "inbox.html"
-    )
+    return await _inbox(request, reviewer, engine, settings, after, view, "inbox.html")
 
 
 @router.get("/rows")
 async def inbox_fragment(
     request: Request,
     reviewer: CurrentReviewer,
-    client: TemporalDep,
     engine: EngineDep,
-    cache: InboxCacheDep,
     settings: SettingsDep,
     after: AfterQuery = None,
     sort: ChoiceQuery = "",
@@ -64,26 +56,23 @@ async def inbox_fragment(
 ) -> Response:
     """The list alone, polled by htmx so that it follows arrivals, expiries and decisions."""
     view = inbox_view(sort, mode)
-    return await _inbox(
-        request, reviewer, client, engine, cache, settings, after, view, "_inbox_rows.html"
-    )
+    return await _inbox(request, reviewer, engine, settings, after, view, "_inbox_rows.html")
 
 
 async def _inbox(
     request: Request,
     reviewer: CurrentReviewer,
-    client: TemporalDep,
     engine: EngineDep,
-    cache: InboxCacheDep,
     settings: SettingsDep,
     after: str | None,
     view: InboxView,
     template: str,
 ) -> Response:
-    tenant = reviewer.tenant_id
-    listing = await cache.rows(tenant, lambda: inbox_listing(client, tenant))
+    """The tenant's page, from the store's read model: the inbox lists without Temporal."""
     try:
-        page = await arranged_rows(engine, listing, view, settings.page_size, after)
+        page, listed = await arranged_rows(
+            engine, reviewer.tenant_id, view, settings.page_size, after
+        )
     except InvalidCursor:
         raise HTTPException(
             status.HTTP_400_BAD_REQUEST,
@@ -96,9 +85,9 @@ async def _inbox(
             "reviewer": reviewer,
             "rows": page.items,
             "total": page.total,
-            "waiting_all": len(listing.items),
-            "waiting_runs": listing.waiting_runs,
-            "unread_runs": listing.unread_runs,
+            "waiting_all": listed.waiting_all,
+            "waiting_runs": listed.waiting_runs,
+            "unread_runs": listed.unread_runs,
             "first": page.first or 0,
             "after": after,
             "next": page.next,
@@ -150,7 +139,6 @@ async def decide(
     run_id: str,
     reviewer: CurrentReviewer,
     engine: EngineDep,
-    cache: InboxCacheDep,
     action_hash: Annotated[str, Form(max_length=200)],
     verdict: Annotated[Verdict, Form()],
     reason: Annotated[str, Form(max_length=2000)] = "",
@@ -192,10 +180,8 @@ async def decide(
             status.HTTP_400_BAD_REQUEST,
         )
     except DecisionNotAccepted as refused:
-        cache.forget(reviewer.tenant_id)
         return await _detail(
             request, run_id, reviewer, client, engine, refused.message, status.HTTP_409_CONFLICT
         )
-    cache.forget(reviewer.tenant_id)
     session_of(request)["notice"] = result.message
     return RedirectResponse(f"/approvals/{run_id}", status.HTTP_303_SEE_OTHER)

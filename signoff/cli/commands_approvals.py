@@ -22,7 +22,6 @@ from signoff.cli.support import (
     EXIT_RUN_FAILED,
     AfterOption,
     JsonOption,
-    client_for,
     emit_json,
     fail,
     run_async,
@@ -43,14 +42,8 @@ from signoff.service.decisions import (
     decide,
 )
 from signoff.service.paging import CLI_INVALID_CURSOR, InvalidCursor
-from signoff.service.pending_pages import (
-    cursor_position,
-    pending_page,
-    pending_summary,
-    position_of,
-    read_pending,
-    unread_warning,
-)
+from signoff.service.pending_pages import pending_summary, unread_warning
+from signoff.service.waiting_listing import PendingPage, read_pending_page
 from workflows.actions import Verdict
 from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -79,39 +72,33 @@ def pending_command(
     """List the actions waiting for a reviewer's decision, soonest expiry first, in pages."""
     if tenant is not None and not re.match(IDENTIFIER_PATTERN, tenant):
         fail(f"Invalid tenant '{tenant}'.")
-    try:
-        if after:
-            cursor_position(after)  # a cursor not of this listing is bad input, Temporal or not
-    except InvalidCursor:
-        fail(CLI_INVALID_CURSOR)
     current = settings()
-    run_async(_pending(current, tenant, limit or current.page_size, after, json_output))
+    # From the store's read model (service/waiting_listing.py): no Temporal call.
+    with opened_store(current) as engine:
+        try:
+            listed = read_pending_page(engine, tenant, limit or current.page_size, after)
+        except InvalidCursor:
+            fail(CLI_INVALID_CURSOR)
+    _print_pending(listed, json_output)
 
 
-async def _pending(
-    current: Settings, tenant: str | None, limit: int, after: str | None, json_output: bool
-) -> None:
-    client = await client_for(current)
-    listing = await read_pending(client, tenant)
-    try:
-        page = pending_page(listing.items, position_of, limit, after)
-    except InvalidCursor:
-        fail(CLI_INVALID_CURSOR)
+def _print_pending(listed: PendingPage, json_output: bool) -> None:
+    page = listed.page
     rows = [item.row() for item in page.items]
     if json_output:
         emit_json(
             {
                 "total": page.total,
-                "waiting_runs": listing.waiting_runs,
-                "unread_runs": listing.unread_runs,
+                "waiting_runs": listed.waiting_runs,
+                "unread_runs": listed.unread_runs,
                 "items": rows,
                 "next": page.next,
             }
         )
         return
-    say(pending_summary(page.total, listing.waiting_runs, page.first or 0, len(rows)))
-    if listing.unread_runs:
-        say(unread_warning(listing.unread_runs), err=True)
+    say(pending_summary(page.total, listed.waiting_runs, page.first or 0, len(rows)))
+    if listed.unread_runs:
+        say(unread_warning(listed.unread_runs), err=True)
     for row in rows:
         say(
             f"{row['run_id']}  {row['tool']} {row['amount']} {row['currency']} on order "

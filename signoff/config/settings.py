@@ -116,6 +116,11 @@ class Settings(BaseSettings):
     # Items per page where a person reads a list: the inbox, GET /api/approvals, and
     # the default --limit of `signoff pending` and `signoff list`.
     page_size: int = Field(default=50, ge=1, le=MAX_PAGE_SIZE)
+    # The inbox's read model (issue 13, signoff/service/waiting_reconcile.py): every
+    # worker mends it from Temporal's visibility when it starts, then this often (0:
+    # only at start). Rows younger than the grace are kept: visibility lags behind.
+    read_model_reconcile_seconds: float = Field(default=600.0, ge=0)
+    read_model_grace_seconds: float = Field(default=60.0, ge=0)
 
     # The reviewer web UI (approvals_ui).
     ui_host: str = "127.0.0.1"
@@ -134,8 +139,6 @@ class Settings(BaseSettings):
     # Bounds the limiter's memory; the least recently failed key is forgotten first.
     ui_signin_tracked_keys: int = Field(default=10_000, ge=2)
     ui_inbox_refresh_seconds: int = Field(default=5, ge=1)
-    # One listing of a tenant's waiting runs serves every inbox for this long; 0: none.
-    ui_inbox_cache_seconds: float = Field(default=2.0, ge=0)
     # Who the reviewer is: our own sign-in ("session"), or a header set by an auth proxy
     # in front ("proxy"). Proxy mode trusts that header blindly: the UI must then be
     # reachable only through that proxy.

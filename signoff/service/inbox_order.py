@@ -45,12 +45,12 @@ def with_mode(items: Sequence[PendingItem], mode: ModeFilter | None) -> list[Pen
     return [item for item in items if mode is None or item.action.mode == mode]
 
 
-def _amount_cursor(position: AmountPosition) -> str:
+def amount_cursor(position: AmountPosition) -> str:
     negated, action_hash = position
     return encode_cursor(AMOUNT_CURSOR, f"{negated}|{action_hash}".encode())
 
 
-def _amount_after(after: str) -> AmountPosition:
+def amount_after(after: str) -> AmountPosition:
     try:
         negated, _, action_hash = decode_cursor(AMOUNT_CURSOR, after).decode("ascii").partition("|")
         position = (int(negated), action_hash)
@@ -63,10 +63,10 @@ def _amount_after(after: str) -> AmountPosition:
 
 def amount_page(items: Sequence[PendingItem], limit: int, after: str | None) -> Page[PendingItem]:
     ordered = sorted(items, key=amount_position)
-    start = bisect.bisect_right(ordered, _amount_after(after), key=amount_position) if after else 0
+    start = bisect.bisect_right(ordered, amount_after(after), key=amount_position) if after else 0
     chunk = ordered[start : start + limit]
     more = start + len(chunk) < len(ordered)
-    next_cursor = _amount_cursor(amount_position(chunk[-1])) if more and chunk else None
+    next_cursor = amount_cursor(amount_position(chunk[-1])) if more and chunk else None
     return Page(total=len(ordered), items=chunk, next=next_cursor, first=start)
 
 

@@ -7,8 +7,9 @@ anyway. Visibility returns the newest runs first, so any cut of its listing hide
 oldest requests, the ones that expire first. So a page is cut from the whole listing:
 every waiting run of the tenant is listed (one visibility call per 1,000 runs, the memo
 carries each run's pending actions), the actions are sorted by expiry, then the page is
-sliced after the cursor. The inbox keeps that listing per tenant for a few seconds
-(approvals_ui/inbox_cache.py), so polls stay cheap however many reviewers watch.
+sliced after the cursor. Since issue 13 the faces list from the store's read model
+instead (`waiting_listing.py`), with the same cursors; this listing from visibility
+stays for comparison (bench/inbox_live.py) and for its cursor and summary helpers.
 
 What is counted. `total` counts pending actions, from that full listing, never from the
 length of a page. A run may hold more than one pending action, so Temporal's count

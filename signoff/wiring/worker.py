@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import timedelta
 
 from sqlalchemy import Engine
@@ -21,6 +22,7 @@ from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
+from signoff.service.waiting_reconcile import keep_reconciled
 from signoff.wiring.worker_heartbeat import heartbeat
 from workflows.registered import WORKFLOW_TYPES
 
@@ -73,6 +75,15 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
 
 async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) -> None:
     """Run until `stop` is set; in-flight activities get the worker's graceful shutdown."""
-    worker = build_worker(client, settings)
+    engine = make_engine(settings.resolved_database_url)
+    worker = build_worker(client, settings, engine)
     async with worker, heartbeat(settings.worker_heartbeat_file):
-        await stop.wait()
+        # The inbox's read model, mended from visibility beside the polling: at 10,000
+        # waiting runs the listing takes seconds, and runs must not wait for it.
+        mending = asyncio.create_task(keep_reconciled(client, engine, settings))
+        try:
+            await stop.wait()
+        finally:
+            mending.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await mending

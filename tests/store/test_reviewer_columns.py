@@ -31,6 +31,7 @@ def make_old_store(store: Engine) -> str:
             text("SELECT id, tenant_id, display_name, roles, password_hash FROM reviewers")
         ).all()
         connection.execute(text("DROP TABLE ui_sessions"))
+        connection.execute(text("DROP TABLE waiting_actions"))  # revision 0002's, later
         connection.execute(text("DROP TABLE reviewers"))
         connection.execute(text(OLD_REVIEWERS))
         for row in rows:

@@ -1,0 +1,108 @@
+"""The inbox's read model: one row per (run, action) while it waits for a decision.
+
+Design note (issue 13). Temporal's visibility cannot list waiting runs in the order a
+reviewer needs (soonest expiry first): the first page used to need the whole listing.
+So the store keeps the waiting actions itself, written by the activities the workflow
+already calls, in transactions it already runs, so that no event is added to a run's
+history:
+
+- the exposure hold (`pending_refunds.hold_pending_refund`) writes the row, judged on
+  the same exposure sum as the workflow judges it (`approval_policy.with_exposure`);
+- the audit's writer (`decisions.append_decision`) adds a first approval of two to the
+  row, and deletes the row on the event that ends the wait (approved, rejected,
+  expired, voided, cancelled, denied);
+- the release and a superseding hold delete it too (`pending_refunds.py`).
+
+What no activity sees (a run terminated, or one started before the read model) is
+mended from visibility when a worker starts (`waiting_repair.py`). Every write here is
+idempotent: activities retry.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import delete
+from sqlalchemy.orm import Session
+
+from activities.store.schema import WaitingAction
+from workflows.actions import DecisionEvent, PendingAction
+from workflows.approval_policy import to_minor
+
+# The audit's kind for an approval that still waits for another (decisions.py).
+FIRST_APPROVAL = "first_approval"
+# Audit kinds after which the action no longer waits.
+WAIT_ENDED_KINDS = ("approved", "rejected", "expired", "voided", "cancelled", "denied")
+
+
+def new_row(
+    tenant_id: str, run_id: str, ticket_id: str, action: PendingAction, now: datetime
+) -> WaitingAction:
+    return WaitingAction(
+        run_id=run_id,
+        action_hash=action.action_hash,
+        tenant_id=tenant_id,
+        ticket_id=ticket_id,
+        order_id=action.targets.get("order_id", ""),
+        amount_minor=to_minor(Decimal(action.arguments.get("amount", "0"))),
+        currency=action.arguments.get("currency", ""),
+        mode=action.mode,
+        approvals_required=action.required_approvals,
+        approvals_given=len(action.approvals),
+        expires_at=action.expires_at,
+        created_at=now,
+        action=action.model_dump_json(),
+    )
+
+
+def put_waiting(
+    session: Session,
+    tenant_id: str,
+    run_id: str,
+    ticket_id: str,
+    action: PendingAction,
+    now: datetime,
+) -> None:
+    """The action's row. A retried hold judges again and overwrites it: the workflow
+    goes on with the judgement of the attempt that answered, and no decision can have
+    reached the row before the hold answered."""
+    row = session.get(WaitingAction, (run_id, action.action_hash))
+    if row is None:
+        session.add(new_row(tenant_id, run_id, ticket_id, action, now))
+        session.flush()
+    else:
+        set_action(row, action)
+
+
+def remove_waiting(session: Session, run_id: str, action_hash: str) -> None:
+    session.execute(
+        delete(WaitingAction).where(
+            WaitingAction.run_id == run_id, WaitingAction.action_hash == action_hash
+        )
+    )
+
+
+def follow_decision(session: Session, event: DecisionEvent, kind: str) -> None:
+    """Bring the row up to date with an audit event of kind `kind`, in its transaction."""
+    record = event.record
+    if kind in WAIT_ENDED_KINDS:
+        remove_waiting(session, event.run_id, record.action_hash)
+        return
+    if kind != FIRST_APPROVAL:
+        return  # a refused attempt decides nothing
+    row = session.get(WaitingAction, (event.run_id, record.action_hash))
+    if row is None:
+        return  # a run from before the read model: the reconciliation adds it
+    action = PendingAction.model_validate_json(row.action)
+    if record in action.approvals:
+        return  # a retried activity
+    with_it = action.model_copy(update={"approvals": [*action.approvals, record]})
+    set_action(row, with_it)
+
+
+def set_action(row: WaitingAction, action: PendingAction) -> None:
+    row.action = action.model_dump_json()
+    row.approvals_given = len(action.approvals)
+    row.mode = action.mode
+    row.approvals_required = action.required_approvals

@@ -1,0 +1,86 @@
+"""The pending listing every face shows (inbox, `GET /api/approvals`, `signoff pending`),
+read from the store's read model: a count and one keyset page.
+
+Design note (issue 13). Listing from Temporal's visibility needed every waiting run for
+the first page (visibility cannot sort by expiry; 4.3 s at 3,000 waiting), hidden behind
+a two-second cache. The read model (`activities/store/waiting_actions.py`) is written by
+the activities the run already calls and mended from visibility when a worker starts,
+so a page is now a few indexed queries: no worker and no Temporal call is needed to list.
+The detail page and the decision still ask the run itself (its `state` query, the
+`decide` update), which has the last word: a row a moment stale cannot be decided.
+
+Cursors keep their form (`pending_pages.py`, `inbox_order.py`): the position of the last
+request seen, soonest expiry first (`p1`) or largest amount first (`a1`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+
+from activities.store.waiting_pages import WaitingQuery, waiting_page
+from signoff.service.inbox_order import InboxSort, ModeFilter, amount_after, amount_cursor
+from signoff.service.paging import Page
+from signoff.service.pending import PendingItem
+from signoff.service.pending_pages import cursor_position, pending_cursor
+from workflows.actions import PendingAction
+
+
+@dataclass(frozen=True)
+class PendingPage:
+    page: Page[PendingItem]
+    waiting_all: int  # pending actions of the tenant, whatever the mode filter
+    waiting_runs: int  # runs those actions belong to
+    # Waiting runs whose actions could not be read: always 0 from the read model (a run
+    # without a row is mended by the reconciliation); kept so the faces' shape holds.
+    unread_runs: int = 0
+
+
+def read_pending_page(
+    engine: Engine,
+    tenant_id: str | None,
+    limit: int,
+    after: str | None = None,
+    sort: InboxSort = "time_left",
+    mode: ModeFilter | None = None,
+) -> PendingPage:
+    """One page of the tenant's pending actions (every tenant's when None), in `sort`
+    order. Raises InvalidCursor for an `after` this order did not give out."""
+    position = None
+    if after:
+        position = amount_after(after) if sort == "amount" else cursor_position(after)
+    query = WaitingQuery(tenant_id=tenant_id, order=sort, mode=mode)
+    found = waiting_page(engine, query, position, limit)
+    items = [
+        PendingItem(
+            row.run_id, row.tenant_id, row.ticket_id, PendingAction.model_validate_json(row.action)
+        )
+        for row in found.rows
+    ]
+    next_cursor = None
+    if found.more and found.rows:
+        last = found.rows[-1]
+        next_cursor = (
+            amount_cursor((-last.amount_minor, last.action_hash))
+            if sort == "amount"
+            else pending_cursor((last.expires_at, last.action_hash))
+        )
+    return PendingPage(
+        page=Page(total=found.total, items=items, next=next_cursor, first=found.first),
+        waiting_all=found.waiting_all,
+        waiting_runs=found.waiting_runs,
+    )
+
+
+async def pending_page_of(
+    engine: Engine,
+    tenant_id: str | None,
+    limit: int,
+    after: str | None = None,
+    sort: InboxSort = "time_left",
+    mode: ModeFilter | None = None,
+) -> PendingPage:
+    """read_pending_page off the event loop (the store is synchronous)."""
+    return await asyncio.to_thread(read_pending_page, engine, tenant_id, limit, after, sort, mode)

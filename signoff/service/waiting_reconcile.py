@@ -1,0 +1,99 @@
+"""The inbox's read model, mended from Temporal's visibility (issue 13).
+
+The rows of `waiting_actions` are written by the activities a run already calls (see
+`activities/store/waiting_actions.py`). What no activity sees is mended here: a run
+terminated while it waited leaves its row; a run that started waiting before the read
+model existed has none; a write that failed after every retry left one stale. A worker
+reconciles when it starts and then every `read_model_reconcile_seconds`, so the model
+never drifts for long.
+
+The truth is what each waiting run publishes in its memo (its pending actions), or,
+for a run without one, its `state` query. A run that answers neither keeps its rows: we
+cannot tell. Visibility lags, so rows written since the listing began (less a grace
+period, `read_model_grace_seconds`, for clocks and lag) are kept, and an action whose
+end the audit already holds is not added back from a memo older than its decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine
+from temporalio.client import Client
+
+from activities.store.waiting_repair import ReconcileCounts, WaitingTruth, reconcile_rows
+from signoff.config.settings import Settings
+from signoff.service.pending import waiting_query
+from signoff.service.run_listing import QUERY_CONCURRENCY, run_memo, try_state
+from signoff.service.runs import TENANT_KEY
+from workflows.agent_run import AgentRun
+
+log = logging.getLogger(__name__)
+
+
+async def waiting_truth(client: Client) -> tuple[list[WaitingTruth], set[str]]:
+    """Every action waiting runs say waits, and the ids of the runs that said nothing."""
+    truth: list[WaitingTruth] = []
+    unknown: set[str] = set()
+    gate = asyncio.Semaphore(QUERY_CONCURRENCY)
+
+    async def queried(run_id: str) -> None:
+        async with gate:
+            state = await try_state(client.get_workflow_handle_for(AgentRun.run, run_id))
+        if state is None:
+            unknown.add(run_id)
+            return
+        truth.extend(
+            WaitingTruth(state.tenant_id, run_id, state.ticket_id, action)
+            for action in state.pending_actions
+        )
+
+    to_query: list[str] = []
+    async for execution in client.list_workflows(query=waiting_query(None)):
+        memo = await run_memo(execution)
+        tenant = execution.typed_search_attributes.get(TENANT_KEY)
+        if memo is None or memo.decisions is None or not tenant:
+            to_query.append(execution.id)
+            continue
+        truth.extend(
+            WaitingTruth(tenant, execution.id, memo.ticket_id, action)
+            for action in memo.pending_actions
+        )
+    await asyncio.gather(*(queried(run_id) for run_id in to_query))
+    return truth, unknown
+
+
+async def reconcile_waiting(client: Client, engine: Engine, grace: timedelta) -> ReconcileCounts:
+    """Make the read model match what waiting runs say (see the module note)."""
+    listed_from = datetime.now(UTC) - grace
+    truth, unknown = await waiting_truth(client)
+    counts = await asyncio.to_thread(
+        reconcile_rows, engine, truth, unknown, listed_from, datetime.now(UTC)
+    )
+    if counts.added or counts.removed or counts.updated:
+        log.warning(
+            "inbox read model mended from visibility: %d added, %d removed, %d updated "
+            "(%d waiting runs did not answer)",
+            counts.added,
+            counts.removed,
+            counts.updated,
+            len(unknown),
+        )
+    return counts
+
+
+async def keep_reconciled(client: Client, engine: Engine, settings: Settings) -> None:
+    """Reconcile now, then every `read_model_reconcile_seconds` (0: only now), until
+    cancelled. A failed round (Temporal or the store away) is logged and tried again at
+    the next: the lists go on reading the rows meanwhile."""
+    grace = timedelta(seconds=settings.read_model_grace_seconds)
+    while True:
+        try:
+            await reconcile_waiting(client, engine, grace)
+        except Exception:  # the next round tries again; the worker must go on
+            log.exception("could not reconcile the inbox read model; trying again later")
+        if settings.read_model_reconcile_seconds <= 0:
+            return
+        await asyncio.sleep(settings.read_model_reconcile_seconds)

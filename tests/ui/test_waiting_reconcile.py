@@ -1,0 +1,107 @@
+"""The inbox's read model is mended from visibility (issue 13), on the dev server: a row
+deleted by hand comes back from the waiting run's memo, a row of a run that no longer
+waits goes, and a row younger than the grace period stays (visibility lags behind a run
+that has just started to wait)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import pytest
+from sqlalchemy import Engine, delete, select
+
+from activities.store import write_transaction
+from activities.store.database import use_session
+from activities.store.schema import WaitingAction
+from activities.store.waiting_actions import new_row
+from activities.store.waiting_repair import ReconcileCounts
+from signoff.config.temporal_client import connect
+from signoff.service.pending import run_state
+from signoff.service.waiting_reconcile import reconcile_waiting
+from signoff.wiring.worker import run_worker
+from tests.ui.conftest import DevStack, RefundCase
+from workflows.actions import PendingAction
+
+pytestmark = pytest.mark.devserver
+GRACE = timedelta(minutes=1)
+MEND_SECONDS = 30.0
+Result = TypeVar("Result")
+
+
+def in_thread(coroutine: Coroutine[Any, Any, Result]) -> Result:
+    """An event loop of its own, apart from the other UI tests' (as wait_until_pending)."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
+def row(store: Engine, run_id: str) -> WaitingAction | None:
+    with use_session(store) as session:
+        return session.scalars(select(WaitingAction).where(WaitingAction.run_id == run_id)).first()
+
+
+def stray(store: Engine, template: PendingAction, run_id: str, created_at: datetime) -> None:
+    """A row for a run that is not waiting, as a terminated run would leave it."""
+    with write_transaction(store) as session:
+        session.add(new_row("demo", run_id, "T-GONE", template, created_at))
+
+
+def test_rows_are_mended_from_what_waiting_runs_say(
+    dev_stack: DevStack, store: Engine, pending_case: RefundCase
+) -> None:
+    settings = dev_stack.settings()
+    written = row(store, pending_case.run_id)
+    assert written is not None, "the hold wrote no row"
+    action = PendingAction.model_validate_json(written.action)
+    now = datetime.now(UTC)
+    with write_transaction(store) as session:
+        session.execute(delete(WaitingAction).where(WaitingAction.run_id == pending_case.run_id))
+    stray(store, action, "run-demo-terminated-long-ago", now - 2 * GRACE)
+    stray(store, action, "run-demo-just-started", now)
+
+    async def mend() -> tuple[ReconcileCounts, list[PendingAction]]:
+        client = await connect(settings)
+        counts = await reconcile_waiting(client, store, GRACE)
+        return counts, (await run_state(client, pending_case.run_id)).pending_actions
+
+    counts, truth = in_thread(mend())
+
+    mended = row(store, pending_case.run_id)
+    assert mended is not None and [PendingAction.model_validate_json(mended.action)] == truth
+    assert (mended.tenant_id, mended.ticket_id) == ("demo", pending_case.ticket_id)
+    assert row(store, "run-demo-terminated-long-ago") is None
+    assert row(store, "run-demo-just-started") is not None  # within the grace period
+    assert counts.added >= 1 and counts.removed >= 1
+    with write_transaction(store) as session:
+        session.execute(
+            delete(WaitingAction).where(WaitingAction.run_id == "run-demo-just-started")
+        )
+
+
+def test_a_worker_mends_the_read_model_when_it_starts(
+    dev_stack: DevStack, store: Engine, pending_case: RefundCase
+) -> None:
+    """The wiring: `signoff worker` (run_worker) reconciles as it starts polling."""
+    settings = dev_stack.settings().model_copy(
+        update={"task_queue": f"mend-{uuid.uuid4().hex[:8]}", "read_model_reconcile_seconds": 0}
+    )
+    with write_transaction(store) as session:
+        session.execute(delete(WaitingAction).where(WaitingAction.run_id == pending_case.run_id))
+
+    async def start_a_worker() -> bool:
+        client = await connect(settings)
+        stop = asyncio.Event()
+        worker = asyncio.create_task(run_worker(client, settings, stop))
+        deadline = time.monotonic() + MEND_SECONDS
+        while row(store, pending_case.run_id) is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        stop.set()
+        await worker
+        return row(store, pending_case.run_id) is not None
+
+    assert in_thread(start_a_worker()), "the starting worker did not mend the read model"
