@@ -32,6 +32,8 @@ def make_old_store(store: Engine) -> str:
         ).all()
         connection.execute(text("DROP TABLE ui_sessions"))
         connection.execute(text("DROP TABLE waiting_actions"))  # revision 0002's, later
+        for index in ("ix_decisions_tenant_reviewer_seq", "ix_decisions_tenant_kind_seq"):
+            connection.execute(text(f"DROP INDEX {index}"))  # revision 0003's, later
         connection.execute(text("DROP TABLE reviewers"))
         connection.execute(text(OLD_REVIEWERS))
         for row in rows:
