@@ -127,6 +127,7 @@ class AgentRun:
                 # Its own tenant, from its request: not whatever the starter put beside it.
                 publish_tenant(request.tenant_id)
         self._publish_memo(RUN_MEMO_PATCH)  # every run has a trail the audit can list
+        closing = False
         try:
             if patched(WORKER_LIMITS_PATCH):
                 request = self._request = await held_to_worker_limits(self._request)
@@ -146,14 +147,20 @@ class AgentRun:
             )
         except asyncio.CancelledError:
             return self._finish("cancelled", "cancelled", "The run was cancelled on request.")
+        except GeneratorExit:
+            # The worker dropped this run (terminated, or evicted while it waited) and
+            # Python is closing its coroutine: no workflow code may run now.
+            closing = True
+            raise
         finally:
-            if wait_for_handlers:
-                # A `decide` still running (verifying its signature) answers its
-                # reviewer before the run ends, and its trail is flushed below.
-                await workflow.wait_condition(workflow.all_handlers_finished)
-            # Whatever the trail gained where the gate did not write it yet.
-            await self._gate.recorder.flush()
-            await self._gate.notices.drain()  # notices still on their way (bounded)
+            if not closing:
+                if wait_for_handlers:
+                    # A `decide` still running (verifying its signature) answers its
+                    # reviewer before the run ends, and its trail is flushed below.
+                    await workflow.wait_condition(workflow.all_handlers_finished)
+                # Whatever the trail gained where the gate did not write it yet.
+                await self._gate.recorder.flush()
+                await self._gate.notices.drain()  # notices still on their way (bounded)
 
     @workflow.query
     def state(self) -> RunState:

@@ -246,6 +246,7 @@ class ApprovalGate(GateResults):
             self.request, lambda: self.pending.get(digest), lambda: self.resolutions.get(digest)
         )
         timeout = (action.expires_at - workflow.now()).total_seconds()
+        closing = False
         try:
             if self.recorder.enabled():
                 await self.recorder.wait(lambda: digest in self.resolutions, action.expires_at)
@@ -268,9 +269,13 @@ class ApprovalGate(GateResults):
             # a cancelled wait reaches the audit too.
             await self.recorder.flush()
             raise
+        except GeneratorExit:
+            closing = True  # the coroutine is being closed: see AgentRun.run
+            raise
         finally:
-            # `decide` replaced the entry with a copy that holds the approvals.
-            action = self.pending.pop(digest, action)
-            self.notify(f"{describe(action)}: {self.resolutions.get(digest, 'run ended')}")
+            if not closing:
+                # `decide` replaced the entry with a copy that holds the approvals.
+                action = self.pending.pop(digest, action)
+                self.notify(f"{describe(action)}: {self.resolutions.get(digest, 'run ended')}")
         await self.recorder.flush()
         return action, self.resolutions[digest]

@@ -48,6 +48,7 @@ class _AgentRunCopy(AgentRun):
             if patched(TENANT_ATTRIBUTE_PATCH):
                 publish_tenant(request.tenant_id)
         self._publish_memo(RUN_MEMO_PATCH)
+        closing = False
         try:
             # CHANGED when limits_gate is off: the worker's limits read in every run,
             # old runs included, as if the gate had been deleted.
@@ -72,11 +73,15 @@ class _AgentRunCopy(AgentRun):
             )
         except asyncio.CancelledError:
             return self._finish("cancelled", "cancelled", "The run was cancelled on request.")
+        except GeneratorExit:
+            closing = True
+            raise
         finally:
-            if wait_for_handlers:
-                await workflow.wait_condition(workflow.all_handlers_finished)
-            await self._gate.recorder.flush()
-            await self._gate.notices.drain()
+            if not closing:
+                if wait_for_handlers:
+                    await workflow.wait_condition(workflow.all_handlers_finished)
+                await self._gate.recorder.flush()
+                await self._gate.notices.drain()
 
 
 @workflow.defn(name=WORKFLOW_NAME)
