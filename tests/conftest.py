@@ -82,6 +82,22 @@ class SharedTimeSkippingServer:
                 await asyncio.wait_for(env.shutdown(), timeout=30)
 
 
+@asynccontextmanager
+async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
+    """The Temporal dev server (real persistence, real timeouts), with our search
+    attributes, until the end of the block: for tests that kill workers or wait out
+    activity timeouts, which the time-skipping server cannot show."""
+    env = await WorkflowEnvironment.start_local(
+        data_converter=pydantic_data_converter,
+        dev_server_existing_path=venv_binary("temporal"),
+    )
+    try:
+        await ensure_search_attributes(env.client, "default")
+        yield env
+    finally:
+        await env.shutdown()
+
+
 @pytest.fixture(scope="session")
 async def shared_time_skipping() -> AsyncIterator[SharedTimeSkippingServer]:
     shared = SharedTimeSkippingServer()

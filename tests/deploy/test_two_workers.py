@@ -29,13 +29,11 @@ import pytest
 from temporalio.api.enums.v1 import PendingActivityState
 from temporalio.api.history.v1 import History
 from temporalio.client import WorkflowHandle
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import list_refunds, make_engine, seed_demo
-from signoff.wiring.search_attributes import ensure_search_attributes
 from tests.anthropic_server import FakeMessagesApi, message, serving, text
-from tests.conftest import venv_binary
+from tests.conftest import dev_server as started_dev_server
 from tests.deploy.worker_process import wait_until, worker_environment, worker_process
 from tests.workflow.approvals import APPROVAL_RUN_DEADLINE, TEST_DECISION_KEY, decide, decision
 from tests.workflow.approvals import pending_actions as waiting_actions
@@ -57,15 +55,8 @@ FINISH_SECONDS = 120
 
 @pytest.fixture
 async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
-    env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
-        dev_server_existing_path=venv_binary("temporal"),
-    )
-    try:
-        await ensure_search_attributes(env.client, "default")
+    async with started_dev_server() as env:
         yield env
-    finally:
-        await env.shutdown()
 
 
 @pytest.fixture

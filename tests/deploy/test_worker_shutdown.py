@@ -25,14 +25,12 @@ from sqlalchemy.engine import make_url
 from temporalio.api.enums.v1 import PendingActivityState
 from temporalio.api.history.v1 import History
 from temporalio.client import WorkflowHandle
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import make_engine, seed_demo
 from signoff.config.settings import Settings
-from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
-from tests.conftest import venv_binary
+from tests.conftest import dev_server as started_dev_server
 from tests.deploy.worker_process import (
     READY_SECONDS,
     wait_until,
@@ -63,15 +61,8 @@ def database_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
-    env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
-        dev_server_existing_path=venv_binary("temporal"),
-    )
-    try:
-        await ensure_search_attributes(env.client, "default")
+    async with started_dev_server() as env:
         yield env
-    finally:
-        await env.shutdown()
 
 
 @contextmanager

@@ -23,14 +23,12 @@ from pathlib import Path
 
 import pytest
 from temporalio.api.history.v1 import History
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import list_refunds, make_engine, seed_demo
 from signoff.config.settings import Settings
-from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
-from tests.conftest import venv_binary
+from tests.conftest import dev_server as started_dev_server
 from tests.workflow.approvals import APPROVAL_RUN_DEADLINE, decide, decision, pending_actions
 from tests.workflow.fakes import new_task_queue, replay, run_request, start
 from workflows.actions import EXECUTE_REFUND_ACTIVITY
@@ -49,15 +47,8 @@ FINISH_SECONDS = 40
 
 @pytest.fixture
 async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
-    env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
-        dev_server_existing_path=venv_binary("temporal"),
-    )
-    try:
-        await ensure_search_attributes(env.client, "default")
+    async with started_dev_server() as env:
         yield env
-    finally:
-        await env.shutdown()
 
 
 def refund_attempts(history: History) -> list[int]:
