@@ -4,10 +4,12 @@ It does what signoff's scripted refund run does, with the same activities (the r
 ones, registered in its own worker) and the same payloads: the worker's limits, the
 model turns, the two read tools, the state read and the exposure hold, one `decide`
 Update whose handler verifies the signed decision, the audit record, the refund, and
-the answer. It leaves out what signoff's engine adds around that: status and memo
-upserts, version markers, budgets and books, the decision trail's rules, expiry timers,
-the cancellation paths and the outcome record. Its hashes and payload shapes come from
-the same pure helpers, so the activities see the very same inputs.
+the answer. Its wait for the decision ends at the approval's expiry, as any approval
+that holds an expiring reservation must (one timer, cancelled by the decision). It
+leaves out what signoff's engine adds around that: status upserts, budgets and books,
+the deadline, the decision trail's rules, the cancellation paths and the outcome
+record. Its hashes and payload shapes come from the same pure helpers, so the
+activities see the very same inputs.
 
 Workflow code: deterministic, activities by name, explicit timeouts and bounded retries.
 """
@@ -154,7 +156,9 @@ class RawRefund:
             PendingRefundHeld,
         )
         self._pending = action
-        await workflow.wait_condition(lambda: self._decision is not None)
+        expiry = (action.expires_at - workflow.now()).total_seconds()
+        # Its runs are decided at once: an expired wait (TimeoutError) fails the run.
+        await workflow.wait_condition(lambda: self._decision is not None, timeout=expiry)
         decision = self._decision
         assert decision is not None
         record = trail_record(action, "approved", reviewer_id=decision.reviewer_id)

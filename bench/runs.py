@@ -195,8 +195,10 @@ def main() -> None:
         "alternating, are what count.",
         "Dev server: `temporal server start-dev` on its SQLite file (`signoff dev`).",
         "The baseline (`bench/raw_refund.py`) runs the same activities with the same "
-        "inputs; it has no version markers, no status, tenant or memo upserts, and no "
-        "deadline or approval-expiry timer: the event table above is that difference.",
+        "inputs, and waits for its decision until the approval's expiry (one timer); it "
+        "has no status upserts and no deadline timer: the event table above is that "
+        "difference. signoff's runs are compact (`RunRequest.history`): no version "
+        "marker, no memo, one upsert per change of state.",
         "Both sides poll their pending hash by query every 20 ms before deciding; the "
         "queries are not in the histories, and their cost falls on both workers alike.",
     ]

@@ -36,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.cancellation import reraise_cancellation
     from workflows.context import clear_old_tool_results, prompt_tokens
     from workflows.contracts import (
+        HISTORY_COMPACT,
         WORKFLOW_NAME,
         FinalStatus,
         Message,
@@ -65,6 +66,7 @@ with workflow.unsafe.imports_passed_through():
         publish_start,
         publish_status,
         publish_tenant,
+        publish_waiting,
         run_memo,
     )
     from workflows.tool_catalog import RefundArguments, ToolCallRejected, parse_call
@@ -96,6 +98,8 @@ class AgentRun:
     @workflow.init
     def __init__(self, request: RunRequest) -> None:
         self._request = request
+        # Read by version_gates.compact_history before any gate is asked.
+        self.compact_history = request.history >= HISTORY_COMPACT
         self._status: RunStatus = "running"
         self._messages: list[Message] = []
         self._books = RunBooks()
@@ -104,6 +108,7 @@ class AgentRun:
         self._lean = False
         self._published_status: RunStatus | None = None
         self._published_memo: RunMemo | None = None
+        self._published_pending: tuple[str, ...] = ()  # compact runs: hashes in the attribute
         self._gate = ApprovalGate(
             request,
             notify=self._on_gate_change,
@@ -135,7 +140,10 @@ class AgentRun:
             remaining = (request.deadline - workflow.now()).total_seconds()
             if remaining <= 0:
                 raise RunEnded("failed", "deadline_exceeded", "The deadline had passed.")
-            final_text = await asyncio.wait_for(self._loop(), timeout=remaining)
+            if self.compact_history:
+                final_text = await self._loop_until_deadline(remaining)
+            else:
+                final_text = await asyncio.wait_for(self._loop(), timeout=remaining)
             return self._finish("completed", "answered", "", final_text)
         except RunEnded as ended:
             return self._finish(ended.status, ended.reason, ended.detail)
@@ -210,6 +218,28 @@ class AgentRun:
         self._publish_memo()
 
     # --- the loop: ask, classify, run tools (refunds through the gate), answer -----
+
+    async def _loop_until_deadline(self, seconds: float) -> str:
+        """The loop, cancelled when the deadline's durable timer fires (TimeoutError then),
+        as asyncio.wait_for does, but the timer is not cancelled when the loop ends first:
+        the run is ending, the server drops a timer its run outlived, and a cancel would
+        only be one more history event (compact runs)."""
+        loop = asyncio.create_task(self._loop())
+        fired = False
+
+        def deadline() -> None:
+            nonlocal fired
+            if not loop.done():
+                fired = True
+                loop.cancel()
+
+        asyncio.get_running_loop().call_later(seconds, deadline)
+        try:
+            return await loop
+        except asyncio.CancelledError:
+            if fired:
+                raise TimeoutError from None
+            raise
 
     async def _loop(self) -> str:
         self._messages.append(
@@ -319,7 +349,7 @@ class AgentRun:
         self._publish_memo()
 
     def _publish_memo(self, patch: str = INBOX_MEMO_PATCH) -> None:
-        if not patched(patch):
+        if self.compact_history or not patched(patch):
             return
         memo = run_memo(self._request, self._gate)
         if self._lean and memo == self._published_memo:
@@ -329,6 +359,14 @@ class AgentRun:
 
     def _set_status(self, status: RunStatus) -> None:
         self._status = status
+        if self.compact_history:
+            pending = tuple(sorted(self._gate.pending))
+            publish_waiting(
+                status if status != self._published_status else None,
+                pending if pending != self._published_pending else None,
+            )
+            self._published_status, self._published_pending = status, pending
+            return
         if self._lean and status == self._published_status:
             return
         self._published_status = status

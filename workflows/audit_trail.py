@@ -17,6 +17,7 @@ This is workflow code: no I/O; the activity does the writing.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -30,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent, DecisionRecord
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
-    from workflows.version_gates import patched
+    from workflows.version_gates import compact_history, patched
 
 AUDIT_STORE_PATCH = "audit-store"
 RECORD_CALL_TIMEOUT = timedelta(seconds=30)
@@ -63,6 +64,8 @@ class TrailRecorder:
     async def wait(self, resolved: Callable[[], bool], expires_at: datetime) -> None:
         """Wait until `resolved()` or expiry (TimeoutError), writing each record to the
         audit as it arrives: a first approval of two is in the audit at once."""
+        if compact_history():
+            return await self._wait_on_one_timer(resolved, expires_at)
         while True:
             timeout = (expires_at - workflow.now()).total_seconds()
             if not resolved() and timeout <= 0:
@@ -70,6 +73,29 @@ class TrailRecorder:
             await workflow.wait_condition(lambda: resolved() or self.behind, timeout=timeout)
             if resolved():
                 return
+            await self.flush()
+
+    async def _wait_on_one_timer(self, resolved: Callable[[], bool], expires_at: datetime) -> None:
+        """`wait` with one expiry timer for the whole wait (compact runs): a first
+        approval wakes the waiter without restarting the timer, which is cancelled only
+        when a decision ends the wait; a run that ends while it waits leaves it."""
+        timeout = (expires_at - workflow.now()).total_seconds()
+        if not resolved() and timeout <= 0:
+            raise TimeoutError()
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+
+        timer = asyncio.get_running_loop().call_later(max(timeout, 0), expire)
+        while True:
+            await workflow.wait_condition(lambda: resolved() or expired or self.behind)
+            if resolved():
+                timer.cancel()
+                return
+            if expired:
+                raise TimeoutError()
             await self.flush()
 
     async def flush(self) -> None:

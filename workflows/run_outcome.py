@@ -10,16 +10,22 @@ run published it only when its pending actions changed, not at its start nor on 
 policy denial. Runs with the "lean-history" marker (`version_gates.py`) upsert nothing
 that would not change: the status only when it changes, the memo only when its
 content does, and at the start only the attributes the starter did not set right.
+Runs with a compact history (`RunRequest.history`) publish no memo: the store's read
+model and audit hold what it carried. They upsert their status and the hashes of the
+actions they wait on together, one event per change of either.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from temporalio import workflow
-from temporalio.common import SearchAttributeKey
+from temporalio.common import SearchAttributeKey, SearchAttributeUpdate
 
 with workflow.unsafe.imports_passed_through():
     from workflows.approval_gate import ApprovalGate
     from workflows.contracts import (
+        PENDING_ATTRIBUTE,
         RUN_MEMO_KEY,
         STATUS_ATTRIBUTE,
         TENANT_ATTRIBUTE,
@@ -34,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
 
 STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
 TENANT_KEY = SearchAttributeKey.for_keyword(TENANT_ATTRIBUTE)
+PENDING_KEY = SearchAttributeKey.for_keyword_list(PENDING_ATTRIBUTE)
 INBOX_MEMO_PATCH = "inbox-memo"
 RUN_MEMO_PATCH = "run-memo"
 
@@ -82,6 +89,20 @@ def publish_memo(memo: RunMemo) -> None:
 
 def publish_status(status: RunStatus) -> None:
     workflow.upsert_search_attributes([STATUS_KEY.value_set(status)])
+
+
+def publish_waiting(status: RunStatus | None, pending: tuple[str, ...] | None) -> None:
+    """The status and the pending hashes that changed (None: unchanged), in one upsert:
+    a compact run's one event per change of state."""
+    changes: list[SearchAttributeUpdate[Any]] = []
+    if status is not None:
+        changes.append(STATUS_KEY.value_set(status))
+    if pending is not None:
+        changes.append(
+            PENDING_KEY.value_set(list(pending)) if pending else PENDING_KEY.value_unset()
+        )
+    if changes:
+        workflow.upsert_search_attributes(changes)
 
 
 def publish_tenant(tenant_id: str) -> None:

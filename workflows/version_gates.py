@@ -15,6 +15,11 @@ attribute or memo upsert that would not change anything.
 
 A gate added after this one must call `workflow.patched` itself, never `patched` here:
 a run that already holds the `lean-history` marker did not know the new gate.
+
+A run whose request asks for a compact history (`RunRequest.history`, set by the one
+factory) records no marker at all: its input, which the history holds from its first
+event, says which code it was started on, as a marker would. It passes lean-history and
+every gate in FOLDED without asking.
 """
 
 from __future__ import annotations
@@ -43,12 +48,19 @@ FOLDED = frozenset(
 )
 
 
+def compact_history() -> bool:
+    """Whether the running workflow's request asked for a compact history (AgentRun sets
+    `compact_history` from its request before any gate is asked; triage has none)."""
+    return bool(getattr(workflow.instance(), "compact_history", False))
+
+
 def lean_history() -> bool:
-    """Whether this run was started on code that records one marker for all gates.
+    """Whether this run was started on code that records one marker for all gates, or
+    none (a compact history).
 
     Ask it before any other gate in the run's first workflow task, so that its marker,
     when there is one, comes first."""
-    return workflow.patched(LEAN_HISTORY_PATCH)
+    return compact_history() or workflow.patched(LEAN_HISTORY_PATCH)
 
 
 def patched(patch_id: str) -> bool:

@@ -41,6 +41,17 @@ class ReconcileCounts:
     updated: int
 
 
+def stored_hashes(engine: Engine) -> dict[str, set[str]]:
+    """The hashes of the rows, by run: what the read model says each run waits on."""
+    found: dict[str, set[str]] = {}
+    with write_transaction(engine) as session:
+        for run_id, action_hash in session.execute(
+            select(WaitingAction.run_id, WaitingAction.action_hash)
+        ):
+            found.setdefault(run_id, set()).add(action_hash)
+    return found
+
+
 def reconcile_rows(
     engine: Engine,
     truth: Iterable[WaitingTruth],

@@ -32,4 +32,5 @@ retry namespace
 # A namespace just created takes a moment to reach every service: retried.
 retry register SignoffStatus Keyword
 retry register SignoffTenant Keyword
+retry register SignoffPending KeywordList
 echo "namespace $TEMPORAL_NAMESPACE and signoff's search attributes ready"

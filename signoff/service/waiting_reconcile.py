@@ -8,8 +8,13 @@ reconciles when it starts and then every `read_model_reconcile_seconds`, so the 
 never drifts for long.
 
 The truth is what each waiting run publishes in its memo (its pending actions), or,
-for a run without one, its `state` query. A run that answers neither keeps its rows: we
-cannot tell. Visibility lags, so rows written since the listing began (less a grace
+for a run without one, its `state` query. A run with a compact history publishes no
+memo, only the hashes of the actions it waits on (search attribute `SignoffPending`):
+when its rows hold exactly those hashes they are kept as they are, and it is queried
+only when they differ, so that thousands of waiting runs cost one listing, not one
+query each. A run that answers neither keeps its rows: we cannot tell.
+
+Visibility lags, so rows written since the listing began (less a grace
 period, `read_model_grace_seconds`, for clocks and lag) are kept, and an action whose
 end the audit already holds is not added back from a memo older than its decision.
 """
@@ -23,20 +28,37 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine
 from temporalio.client import Client
 
-from activities.store.waiting_repair import ReconcileCounts, WaitingTruth, reconcile_rows
+from activities.store.waiting_repair import (
+    ReconcileCounts,
+    WaitingTruth,
+    reconcile_rows,
+    stored_hashes,
+)
 from signoff.config.settings import Settings
 from signoff.service.pending import waiting_query
 from signoff.service.run_listing import QUERY_CONCURRENCY, run_memo, try_state
 from signoff.service.runs import TENANT_KEY
 from workflows.agent_run import AgentRun
+from workflows.run_outcome import PENDING_KEY
 
 log = logging.getLogger(__name__)
 
 
-async def waiting_truth(client: Client) -> tuple[list[WaitingTruth], set[str]]:
-    """Every action waiting runs say waits, and the ids of the runs that said nothing."""
+def runs_to_query(
+    indexed: dict[str, set[str]], stored: dict[str, set[str]]
+) -> tuple[set[str], set[str]]:
+    """Of the runs that publish their pending hashes (`indexed`), those whose rows hold
+    exactly those hashes (kept as they are) and those to query for the truth."""
+    kept = {run_id for run_id, hashes in indexed.items() if stored.get(run_id) == hashes}
+    return kept, set(indexed) - kept
+
+
+async def waiting_truth(client: Client, engine: Engine) -> tuple[list[WaitingTruth], set[str]]:
+    """Every action waiting runs say waits, and the ids of the runs whose rows must stay
+    as they are: those that said nothing, and those whose rows match their hashes."""
     truth: list[WaitingTruth] = []
     unknown: set[str] = set()
+    indexed: dict[str, set[str]] = {}
     gate = asyncio.Semaphore(QUERY_CONCURRENCY)
 
     async def queried(run_id: str) -> None:
@@ -52,8 +74,12 @@ async def waiting_truth(client: Client) -> tuple[list[WaitingTruth], set[str]]:
 
     to_query: list[str] = []
     async for execution in client.list_workflows(query=waiting_query(None)):
+        attributes = execution.typed_search_attributes
+        pending, tenant = attributes.get(PENDING_KEY), attributes.get(TENANT_KEY)
+        if pending and tenant:  # a compact run: its hashes, no memo
+            indexed[execution.id] = set(pending)
+            continue
         memo = await run_memo(execution)
-        tenant = execution.typed_search_attributes.get(TENANT_KEY)
         if memo is None or memo.decisions is None or not tenant:
             to_query.append(execution.id)
             continue
@@ -61,6 +87,10 @@ async def waiting_truth(client: Client) -> tuple[list[WaitingTruth], set[str]]:
             WaitingTruth(tenant, execution.id, memo.ticket_id, action)
             for action in memo.pending_actions
         )
+    if indexed:
+        kept, differing = runs_to_query(indexed, await asyncio.to_thread(stored_hashes, engine))
+        unknown |= kept
+        to_query.extend(sorted(differing))
     await asyncio.gather(*(queried(run_id) for run_id in to_query))
     return truth, unknown
 
@@ -68,7 +98,7 @@ async def waiting_truth(client: Client) -> tuple[list[WaitingTruth], set[str]]:
 async def reconcile_waiting(client: Client, engine: Engine, grace: timedelta) -> ReconcileCounts:
     """Make the read model match what waiting runs say (see the module note)."""
     listed_from = datetime.now(UTC) - grace
-    truth, unknown = await waiting_truth(client)
+    truth, unknown = await waiting_truth(client, engine)
     counts = await asyncio.to_thread(
         reconcile_rows, engine, truth, unknown, listed_from, datetime.now(UTC)
     )

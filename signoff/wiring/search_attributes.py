@@ -14,9 +14,16 @@ from temporalio.api.operatorservice.v1 import (
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
-from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE
+from workflows.contracts import PENDING_ATTRIBUTE, STATUS_ATTRIBUTE, TENANT_ATTRIBUTE
 
 KEYWORD_ATTRIBUTES = (STATUS_ATTRIBUTE, TENANT_ATTRIBUTE)
+KEYWORD_LIST_ATTRIBUTES = (PENDING_ATTRIBUTE,)
+# Every attribute by its type, as the operator API (and `temporal operator
+# search-attribute create --type`) names it.
+SEARCH_ATTRIBUTES = {
+    **{name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for name in KEYWORD_ATTRIBUTES},
+    **{name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST for name in KEYWORD_LIST_ATTRIBUTES},
+}
 
 
 async def ensure_search_attributes(client: Client, namespace: str) -> None:
@@ -30,11 +37,7 @@ async def ensure_search_attributes(client: Client, namespace: str) -> None:
         if error.status != RPCStatusCode.UNIMPLEMENTED:
             raise
         existing = set()
-    missing = {
-        name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
-        for name in KEYWORD_ATTRIBUTES
-        if name not in existing
-    }
+    missing = {name: kind for name, kind in SEARCH_ATTRIBUTES.items() if name not in existing}
     if not missing:
         return
     try:

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from signoff.config.settings import Settings
 from signoff.wiring.app import app
-from signoff.wiring.search_attributes import KEYWORD_ATTRIBUTES
+from signoff.wiring.search_attributes import KEYWORD_ATTRIBUTES, KEYWORD_LIST_ATTRIBUTES
 from tests.deploy.compose_file import (
     COMPOSE_FILE,
     REPO_ROOT,
@@ -118,7 +118,10 @@ def test_the_search_attributes_registered_are_those_the_code_declares(
     document: dict[str, Any],
 ) -> None:
     registered = dict(re.findall(r"^retry register (\w+) (\w+)$", SETUP_SCRIPT.read_text(), re.M))
-    assert registered == {name: "Keyword" for name in KEYWORD_ATTRIBUTES}
+    assert registered == {
+        **{name: "Keyword" for name in KEYWORD_ATTRIBUTES},
+        **{name: "KeywordList" for name in KEYWORD_LIST_ATTRIBUTES},
+    }
     setup = document["services"]["temporal-setup"]
     namespaces = {
         service["environment"]["SIGNOFF_TEMPORAL_NAMESPACE"]

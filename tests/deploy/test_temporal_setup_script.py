@@ -11,12 +11,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from signoff.wiring.search_attributes import KEYWORD_ATTRIBUTES
+from signoff.wiring.search_attributes import SEARCH_ATTRIBUTES
 from tests.conftest import venv_binary
 from tests.deploy.compose_file import REPO_ROOT
 
@@ -62,9 +61,7 @@ async def test_setup_creates_the_namespace_and_registers_the_attributes_once(
     listed = await dev_server.client.operator_service.list_search_attributes(
         ListSearchAttributesRequest(namespace=NAMESPACE)
     )
-    assert {name: listed.custom_attributes[name] for name in KEYWORD_ATTRIBUTES} == {
-        name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for name in KEYWORD_ATTRIBUTES
-    }
+    assert {name: listed.custom_attributes[name] for name in SEARCH_ATTRIBUTES} == SEARCH_ATTRIBUTES
 
     again = await asyncio.to_thread(run_setup, address)
     assert again.returncode == 0, again.stdout + again.stderr

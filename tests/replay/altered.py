@@ -58,10 +58,12 @@ class _AgentRunCopy(AgentRun):
             remaining = (request.deadline - workflow.now()).total_seconds()
             if remaining <= 0:
                 raise RunEnded("failed", "deadline_exceeded", "The deadline had passed.")
-            if self.deadline_timer:
-                final_text = await asyncio.wait_for(self._loop(), timeout=remaining)
-            else:  # CHANGED: the deadline's durable timer is gone
+            if not self.deadline_timer:  # CHANGED: the deadline's durable timer is gone
                 final_text = await self._loop()
+            elif self.compact_history:
+                final_text = await self._loop_until_deadline(remaining)
+            else:
+                final_text = await asyncio.wait_for(self._loop(), timeout=remaining)
             return self._finish("completed", "answered", "", final_text)
         except RunEnded as ended:
             return self._finish(ended.status, ended.reason, ended.detail)

@@ -34,6 +34,7 @@ from activities.tool_gateway import ToolGateway
 from signoff.config.settings import Settings
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
+from tests.replay.recorded_shape import RECORDED_HISTORY, record_as
 from tests.workflow.approvals import signed
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, Decision, RefundCommand, RefundResult
 from workflows.agent_run import AgentRun
@@ -52,6 +53,7 @@ RECORDING_KEY = "recording-decision-key-" + "x" * 24
 
 def agent_request(ticket_id: str, now: datetime, model: ModelRef = DEMO) -> RunRequest:
     return RunRequest(
+        history=RECORDED_HISTORY.get(),
         tenant_id="demo",
         actor_id="ops",
         request_id=uuid.uuid4().hex[:12],
@@ -248,6 +250,11 @@ SCENARIOS: dict[str, Scenario] = {
     "agent_run_refund_approved_lean_history": refund_approved,
     "agent_run_four_eyes_lean_history": four_eyes,
     "triage_refund_lean_history": triage_refund,
+    # Compact histories (RunRequest.history = 2, recorded_shape.py): no marker, no memo,
+    # one upsert per change of state, one expiry timer per wait, the deadline's timer
+    # never cancelled.
+    "agent_run_refund_approved_compact": refund_approved,
+    "agent_run_four_eyes_compact": four_eyes,
 }
 # Scenarios whose worker differs from `signoff worker`'s.
 WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
@@ -298,6 +305,7 @@ async def record_on(env: WorkflowEnvironment, names: list[str]) -> None:
                 make_worker = WORKERS.get(name) or more.WORKERS.get(name, build_worker)
                 # The server's clock: a time-skipping server may be hours ahead of ours.
                 now = (await env.get_current_time()).astimezone(UTC)
+                record_as(name)
                 async with make_worker(env.client, settings, engine):
                     if name in more.SCENARIOS:
                         handle = await more.SCENARIOS[name](

@@ -7,6 +7,7 @@ replay every history, so that what fails below fails for the change alone.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from signoff.cli.commands_history import verdict_lines
 from signoff.service.history_files import HistoryFile, expand, load
 from signoff.service.history_replay import HistoryReplayer, ReplayVerdict
 from tests.replay import altered
+from workflows.contracts import HISTORY_COMPACT
 from workflows.triage import TriageTicket
 from workflows.version_gates import LEAN_HISTORY_PATCH
 
@@ -46,6 +48,13 @@ def has_patch(file: HistoryFile, patch: str) -> bool:
         for detail in event.marker_recorded_event_attributes.details.values()
         for payload in detail.payloads
     )
+
+
+def is_compact(file: HistoryFile) -> bool:
+    """A run whose request asked for a compact history: it asks no gate at all."""
+    started = file.history.events[0].workflow_execution_started_event_attributes
+    request = json.loads(started.input.payloads[0].data)
+    return bool(request.get("history") == HISTORY_COMPACT)
 
 
 def assert_named(verdict: ReplayVerdict) -> None:
@@ -99,18 +108,22 @@ async def test_a_patch_gate_removed(files: list[HistoryFile]) -> None:
     runs = [
         v
         for v in verdicts.values()
-        if v.file.workflow_type == "AgentRun" and not has_patch(v.file, LEAN_HISTORY_PATCH)
+        if v.file.workflow_type == "AgentRun"
+        and not has_patch(v.file, LEAN_HISTORY_PATCH)
+        and not is_compact(v.file)
     ]
     before = [v for v in runs if not has_patch(v.file, "worker-limits")]
     after = [v for v in runs if has_patch(v.file, "worker-limits")]
     lean = [
         v
         for v in verdicts.values()
-        if v.file.workflow_type == "AgentRun" and has_patch(v.file, LEAN_HISTORY_PATCH)
+        if v.file.workflow_type == "AgentRun"
+        and (has_patch(v.file, LEAN_HISTORY_PATCH) or is_compact(v.file))
     ]
     assert before and after and lean
     for verdict in lean:
-        # Runs on one marker for every gate: the limits are read in them either way.
+        # Runs on one marker for every gate, or none (compact): the limits are read in
+        # them either way.
         assert verdict.ok, f"{verdict.file.path.name}: {verdict.message}"
     for verdict in before:
         # Runs from before the gate: the code reads the worker's limits where the run

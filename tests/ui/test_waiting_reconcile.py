@@ -1,7 +1,8 @@
 """The inbox's read model is mended from visibility (issue 13), on the dev server: a row
-deleted by hand comes back from the waiting run's memo, a row of a run that no longer
-waits goes, and a row younger than the grace period stays (visibility lags behind a run
-that has just started to wait)."""
+deleted by hand comes back (the run's pending hashes differ from its rows, so its
+`state` query tells the action), a stale row of a still-waiting run goes, a row of a
+run that no longer waits goes, and a row younger than the grace period stays
+(visibility lags behind a run that has just started to wait)."""
 
 from __future__ import annotations
 
@@ -40,9 +41,14 @@ def in_thread(coroutine: Coroutine[Any, Any, Result]) -> Result:
         return thread.submit(asyncio.run, coroutine).result()
 
 
-def row(store: Engine, run_id: str) -> WaitingAction | None:
+def rows(store: Engine, run_id: str) -> list[WaitingAction]:
     with use_session(store) as session:
-        return session.scalars(select(WaitingAction).where(WaitingAction.run_id == run_id)).first()
+        return list(session.scalars(select(WaitingAction).where(WaitingAction.run_id == run_id)))
+
+
+def row(store: Engine, run_id: str) -> WaitingAction | None:
+    found = rows(store, run_id)
+    return found[0] if found else None
 
 
 def stray(store: Engine, template: PendingAction, run_id: str, created_at: datetime) -> None:
@@ -63,6 +69,8 @@ def test_rows_are_mended_from_what_waiting_runs_say(
         session.execute(delete(WaitingAction).where(WaitingAction.run_id == pending_case.run_id))
     stray(store, action, "run-demo-terminated-long-ago", now - 2 * GRACE)
     stray(store, action, "run-demo-just-started", now)
+    superseded = action.model_copy(update={"action_hash": "0" * 64})
+    stray(store, superseded, pending_case.run_id, now - 2 * GRACE)
 
     async def mend() -> tuple[ReconcileCounts, list[PendingAction]]:
         client = await connect(settings)
@@ -71,8 +79,9 @@ def test_rows_are_mended_from_what_waiting_runs_say(
 
     counts, truth = in_thread(mend())
 
-    mended = row(store, pending_case.run_id)
-    assert mended is not None and [PendingAction.model_validate_json(mended.action)] == truth
+    left = rows(store, pending_case.run_id)  # the stale row went, the true one came back
+    assert [PendingAction.model_validate_json(kept.action) for kept in left] == truth
+    mended = left[0]
     assert (mended.tenant_id, mended.ticket_id) == ("demo", pending_case.ticket_id)
     assert row(store, "run-demo-terminated-long-ago") is None
     assert row(store, "run-demo-just-started") is not None  # within the grace period

@@ -30,6 +30,7 @@ from signoff.service.runs import STATUS_KEY, TENANT_KEY
 from workflows import policy
 from workflows.agent_run import AgentRun
 from workflows.contracts import (
+    HISTORY_COMPACT,
     MODEL_TURN_ACTIVITY,
     RUN_TOOL_ACTIVITY,
     ModelRef,
@@ -221,6 +222,8 @@ def run_request(
         "policy_version": "test",
         "model": ModelRef(provider="scripted", model_id="fake"),
         "deadline": env_now + deadline,
+        # As the one factory starts runs; history=HISTORY_MARKED for the older shape.
+        "history": HISTORY_COMPACT,
     }
     values.update(overrides)
     return RunRequest(**values)

@@ -3,7 +3,9 @@
 Every gate it passes (four eyes, signed decisions, the audit store, ...) is open under
 the one `lean-history` marker; the status attribute is upserted only when it changes,
 the memo only when its content does, and nothing at the start when the starter set the
-status and tenant right. The old histories, one marker per gate, still replay
+status and tenant right. (That is the marked history a run asks for with
+`history=HISTORY_MARKED`; `test_compact_history.py` has the compact one the factory asks
+for now.) The old histories, one marker per gate, still replay
 (tests/replay); these tests look at a new run's own history.
 """
 
@@ -22,6 +24,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from tests.workflow.approvals import decide, decision, gate_run, pending_actions
 from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
+from workflows.contracts import HISTORY_MARKED
 from workflows.run_outcome import STATUS_KEY
 from workflows.version_gates import LEAN_HISTORY_PATCH
 
@@ -69,7 +72,9 @@ async def test_a_four_eyes_refund_records_one_marker_and_each_change_once(
 ) -> None:
     model = FakeModel().enqueue(tool_reply(REFUND), text_reply("Refunded."))
     # 310.00 on C-3107: above the review threshold, two approvals.
-    async with gate_run(time_skipping_env, model, seeded_engine, ticket_id="T-3107") as handle:
+    async with gate_run(
+        time_skipping_env, model, seeded_engine, ticket_id="T-3107", history=HISTORY_MARKED
+    ) as handle:
         (action,) = await pending_actions(handle)
         await decide(handle, decision(seeded_engine, "alice", action.action_hash))
         await decide(handle, decision(seeded_engine, "bob", action.action_hash))

@@ -21,7 +21,7 @@ from tests.workflow.approvals import (
     state_when,
 )
 from tests.workflow.fakes import FakeModel, Gate, replay, text_reply, tool_reply
-from workflows.contracts import RUN_MEMO_KEY, RunMemo
+from workflows.contracts import HISTORY_MARKED, RUN_MEMO_KEY, RunMemo
 
 REFUND = ("refund", {"amount": "310.00", "reason": "The lamp arrived broken."})
 
@@ -38,7 +38,9 @@ async def test_the_memo_follows_the_pending_action(
     env = time_skipping_env
     model = FakeModel().enqueue(tool_reply(REFUND), text_reply("Refunded."))
     # C-3107 was paid 310.00, above the review threshold: two approvals are needed.
-    async with gate_run(env, model, seeded_engine, ticket_id="T-3107") as handle:
+    async with gate_run(
+        env, model, seeded_engine, ticket_id="T-3107", history=HISTORY_MARKED
+    ) as handle:
         (action,) = await pending_actions(handle)
         waiting = await published(handle)
         await decide(handle, decision(seeded_engine, "alice", action.action_hash))
@@ -71,7 +73,7 @@ async def test_the_memo_is_there_from_the_start_and_records_a_denial(
     model = FakeModel().enqueue(
         thinking, tool_reply(too_much), answered, text_reply("A colleague will follow up.")
     )
-    async with gate_run(env, model, seeded_engine) as handle:
+    async with gate_run(env, model, seeded_engine, history=HISTORY_MARKED) as handle:
         await asyncio.wait_for(thinking.reached.wait(), WAIT_SECONDS)
         at_start = await published(handle)
         thinking.open()

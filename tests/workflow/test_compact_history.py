@@ -1,0 +1,75 @@
+"""A run with a compact history (what `signoff run` starts now) records no version
+marker and no memo, one search-attribute upsert per change of state, and leaves its
+deadline's timer to the server.
+
+Its input says which code it started on (`RunRequest.history`), so no marker is needed;
+the store's read model and audit hold what the memo carried; the status and the hashes
+of the actions it waits on go in one upsert. The marked shape (`test_lean_history.py`)
+and every recorded history still replay (tests/replay).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from sqlalchemy import Engine
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHistory
+from temporalio.testing import WorkflowEnvironment
+
+from tests.workflow.approvals import decide, decision, gate_run, pending_actions
+from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
+from tests.workflow.test_lean_history import REFUND, markers
+from workflows.contracts import HISTORY_COMPACT, PENDING_ATTRIBUTE, STATUS_ATTRIBUTE
+
+
+def upserts(history: WorkflowHistory) -> list[dict[str, Any]]:
+    """Each search-attribute upsert, as {attribute: value or None when unset}."""
+    found = []
+    for event in history.events:
+        if event.event_type != EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
+            continue
+        fields = event.upsert_workflow_search_attributes_event_attributes.search_attributes
+        found.append(
+            {
+                name: json.loads(payload.data) if payload.data else None
+                for name, payload in fields.indexed_fields.items()
+            }
+        )
+    return found
+
+
+async def test_a_four_eyes_refund_records_one_upsert_per_change_and_no_marker(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    model = FakeModel().enqueue(tool_reply(REFUND), text_reply("Refunded."))
+    # 310.00 on C-3107: above the review threshold, two approvals.
+    async with gate_run(
+        time_skipping_env, model, seeded_engine, ticket_id="T-3107", history=HISTORY_COMPACT
+    ) as handle:
+        (action,) = await pending_actions(handle)
+        await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+        await decide(handle, decision(seeded_engine, "bob", action.action_hash))
+        outcome = await handle.result()
+    history = await handle.fetch_history()
+    await replay(handle)
+
+    assert outcome.status == "completed" and len(outcome.effects_performed) == 1
+    assert markers(history) == []
+    # Started with status and tenant set right: nothing at the start. Waiting names the
+    # action; alice's approval changes neither; the decision and the end, once each.
+    assert upserts(history) == [
+        {STATUS_ATTRIBUTE: "waiting_for_approval", PENDING_ATTRIBUTE: [action.action_hash]},
+        {STATUS_ATTRIBUTE: "running", PENDING_ATTRIBUTE: None},
+        {STATUS_ATTRIBUTE: "completed"},
+    ]
+    kinds = Counter(event.event_type for event in history.events)
+    assert kinds[EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED] == 0  # no memo
+    # The deadline's timer and the approval's expiry timer start, once each (alice's
+    # approval does not restart the expiry); only the expiry one is cancelled, by the
+    # decision: the server drops the deadline's timer its run outlived.
+    assert kinds[EventType.EVENT_TYPE_TIMER_STARTED] == 2
+    assert kinds[EventType.EVENT_TYPE_TIMER_CANCELED] == 1
+    assert kinds[EventType.EVENT_TYPE_TIMER_FIRED] == 0
