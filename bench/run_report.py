@@ -33,6 +33,7 @@ class SideFigures:
     history_bytes: list[int] = field(default_factory=list)
     peak_rss_mib: float = 0.0
     event_types: Counter[str] = field(default_factory=Counter)  # of one run's history
+    event_bytes: Counter[str] = field(default_factory=Counter)  # the same run, by event kind
 
     def rows(self) -> dict[str, float]:
         return {
@@ -73,6 +74,28 @@ def event_types(signoff: SideFigures, raw: SideFigures) -> list[str]:
         if ours != theirs:
             short = name.removeprefix("EVENT_TYPE_")
             lines.append(f"| {short} | {ours} | {theirs} | {ours - theirs:+d} |")
+    return lines
+
+
+# A difference in bytes below this, for one kind of event, is not worth a line.
+BYTES_WORTH_A_LINE = 50
+
+
+def event_bytes(signoff: SideFigures, raw: SideFigures) -> list[str]:
+    """Where the extra bytes are: each kind of event (an activity's scheduling by the
+    activity's name) whose bytes differ, in the same run of each side."""
+    lines = [
+        "History bytes by kind of event, the same runs, where they differ by "
+        f"{BYTES_WORTH_A_LINE} B or more:",
+        "",
+        "| event | signoff (B) | raw (B) | difference (B) |",
+        "| --- | --- | --- | --- |",
+    ]
+    kinds = set(signoff.event_bytes) | set(raw.event_bytes)
+    for name in sorted(kinds, key=lambda k: raw.event_bytes[k] - signoff.event_bytes[k]):
+        ours, theirs = signoff.event_bytes[name], raw.event_bytes[name]
+        if abs(ours - theirs) >= BYTES_WORTH_A_LINE:
+            lines.append(f"| {name} | {ours:,} | {theirs:,} | {ours - theirs:+,} |")
     return lines
 
 
@@ -123,6 +146,8 @@ def write_results(
             *table(signoff, raw),
             "",
             *event_types(signoff, raw),
+            "",
+            *event_bytes(signoff, raw),
             "",
             *notes,
             "",

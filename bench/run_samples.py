@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Engine
 from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHandle
 
 from activities.store.refunds import list_refunds
@@ -124,8 +125,30 @@ def decision_to_effect_ms(engine: Engine, sample: Sample) -> float:
     return (refund.created_at - sample.decided_at).total_seconds() * 1000
 
 
-async def history_size(client: Client, run_id: str) -> tuple[int, int, Counter[str]]:
-    """Events, serialized bytes and event types of the run's history."""
+@dataclass(frozen=True)
+class HistorySize:
+    events: int
+    bytes: int
+    types: Counter[str]  # events by type
+    kinds: Counter[str]  # bytes by kind of event (type, and an activity's name)
+
+
+def event_kind(event: HistoryEvent) -> str:
+    name = EventType.Name(event.event_type).removeprefix("EVENT_TYPE_")
+    if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+        return f"{name} {event.activity_task_scheduled_event_attributes.activity_type.name}"
+    return name
+
+
+async def history_size(client: Client, run_id: str) -> HistorySize:
+    """Events, serialized bytes, event types and bytes by kind of the run's history."""
     history = await client.get_workflow_handle(run_id).fetch_history()
-    types = Counter(EventType.Name(event.event_type) for event in history.events)
-    return len(history.events), sum(event.ByteSize() for event in history.events), types
+    kinds: Counter[str] = Counter()
+    for event in history.events:
+        kinds[event_kind(event)] += event.ByteSize()
+    return HistorySize(
+        events=len(history.events),
+        bytes=sum(kinds.values()),
+        types=Counter(EventType.Name(event.event_type) for event in history.events),
+        kinds=kinds,
+    )

@@ -112,10 +112,11 @@ async def measure(
             side.runs += len(samples)
             side.latencies += [sample.seconds for sample in samples]
             for sample in samples[:HISTORIES_PER_SIDE]:
-                events, size, types = await history_size(sides.client, sample.run_id)
-                side.history_events.append(events)
-                side.history_bytes.append(size)
-                side.event_types = side.event_types or types
+                size = await history_size(sides.client, sample.run_id)
+                side.history_events.append(size.events)
+                side.history_bytes.append(size.bytes)
+                if not side.event_types:
+                    side.event_types, side.event_bytes = size.types, size.kinds
     engine = make_engine(settings.resolved_database_url)
     try:
         for number in range(arguments.latency_runs):
