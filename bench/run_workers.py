@@ -32,6 +32,7 @@ from signoff.config.decision_key import load_decision_key  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.config.temporal_client import connect  # noqa: E402
 from signoff.wiring.worker import build_worker  # noqa: E402
+from workflows.sandbox import workflow_runner  # noqa: E402
 
 READY = "READY"
 
@@ -53,6 +54,8 @@ def raw_worker(client: object, settings: Settings) -> Worker:
         client,  # type: ignore[arg-type]
         task_queue=settings.task_queue,
         workflows=[RawRefund],
+        # The same sandbox as signoff's worker: its own module passed through as well.
+        workflow_runner=workflow_runner("bench.raw_refund"),
         activities=[
             models.model_turn,
             gateway.run_tool,

@@ -38,7 +38,7 @@ RECORD_CALL_TIMEOUT = timedelta(seconds=30)
 RECORD_CALL_ATTEMPTS = 10
 # The store answered and will answer the same: no such tenant, or the event's key is
 # taken by other contents (a bug to look at, not to retry).
-RECORD_FATAL_ERROR_TYPES = ["UnknownTenant", "AuditConflict"]
+RECORD_FATAL_ERROR_TYPES = ("UnknownTenant", "AuditConflict")
 
 
 @dataclass

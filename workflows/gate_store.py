@@ -62,7 +62,7 @@ STORE_CALL_ATTEMPTS = 10
 # stops counting at its expiry anyway.
 RELEASE_ATTEMPTS = 3
 # A refund the store refused for a reason that will not change on retry.
-REFUND_FATAL_ERROR_TYPES = ["UnknownTenant", "UnknownOrder", "StoreError"]
+REFUND_FATAL_ERROR_TYPES = ("UnknownTenant", "UnknownOrder", "StoreError")
 # Versioning: before "refund-outcome-unknown", a refund activity that failed after every
 # retry was reported as refused, though it may have committed.
 UNKNOWN_OUTCOME_PATCH = "refund-outcome-unknown"

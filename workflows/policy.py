@@ -48,14 +48,14 @@ TOOL_CALL_TIMEOUT = timedelta(seconds=60)
 TOOL_CALL_MAX_ATTEMPTS = 5
 
 # Non-retryable error types raised by the model adapters: retrying cannot fix them.
-MODEL_FATAL_ERROR_TYPES = [
+MODEL_FATAL_ERROR_TYPES = (
     "ModelAuthenticationFailed",
     "ModelPermissionDenied",
     "ModelBadRequest",
     "ModelNotFound",
     "ModelBadReply",
     "ScriptError",
-]
+)
 
 
 def bound_text(text: str, limit: int = MAX_TOOL_RESULT_CHARS) -> str:

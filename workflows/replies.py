@@ -7,26 +7,32 @@ holds text or a tool call: its JSON may be incomplete, so nothing in it is execu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 from workflows.contracts import ModelReply, OutcomeReason, TextBlock, ToolUseBlock
 
 ReplyKind = Literal["answer", "tool_calls", "pause", "failure"]
 
-_FAILURE_BY_STOP_REASON: dict[str, OutcomeReason] = {
-    "max_tokens": "truncated_reply",
-    "refusal": "refusal",
-    "model_context_window_exceeded": "context_window_exceeded",
-}
+_FAILURE_BY_STOP_REASON: Mapping[str, OutcomeReason] = MappingProxyType(
+    {
+        "max_tokens": "truncated_reply",
+        "refusal": "refusal",
+        "model_context_window_exceeded": "context_window_exceeded",
+    }
+)
 
-_FAILURE_DETAIL: dict[OutcomeReason, str] = {
-    "truncated_reply": "The model's reply was cut at its token limit; a cut reply is not an "
-    "answer and none of its tool calls were run.",
-    "refusal": "The model refused to continue.",
-    "context_window_exceeded": "The conversation no longer fits in the model's context window.",
-    "empty_reply": "The model's reply held neither a final answer nor a tool call to run.",
-}
+_FAILURE_DETAIL: Mapping[OutcomeReason, str] = MappingProxyType(
+    {
+        "truncated_reply": "The model's reply was cut at its token limit; a cut reply is not an "
+        "answer and none of its tool calls were run.",
+        "refusal": "The model refused to continue.",
+        "context_window_exceeded": "The conversation no longer fits in the model's context window.",
+        "empty_reply": "The model's reply held neither a final answer nor a tool call to run.",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,11 @@ authenticated request; a model (or a customer writing in a ticket) cannot name a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
+from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -119,7 +121,9 @@ REFUND = ToolDefinition(
     risk="irreversible_write",
 )
 
-CATALOG: dict[str, ToolDefinition] = {tool.name: tool for tool in (READ_TICKET, GET_ORDER, REFUND)}
+CATALOG: Mapping[str, ToolDefinition] = MappingProxyType(
+    {tool.name: tool for tool in (READ_TICKET, GET_ORDER, REFUND)}
+)
 
 
 class ToolCallRejected(Exception):

@@ -27,12 +27,12 @@ from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime, TelemetryConfig
 from temporalio.worker import Replayer, WorkflowRunner
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 from temporalio.workflow import NondeterminismError
 
 from signoff.service.history_event import command_events, event_named, task_starts
 from signoff.service.history_files import HistoryFile
 from workflows.registered import WORKFLOW_TYPES
+from workflows.sandbox import workflow_runner
 
 # The SDK wraps core's failure in a Rust debug string; the sentence is its `message`.
 CORE_MESSAGE = re.compile(r'message: "((?:[^"\\]|\\.)*)"')
@@ -86,7 +86,7 @@ class HistoryReplayer:
         self._replayer = Replayer(
             workflows=list(workflows),
             data_converter=pydantic_data_converter,
-            workflow_runner=runner or SandboxedWorkflowRunner(),
+            workflow_runner=runner or workflow_runner(),
             runtime=runtime,
         )
 

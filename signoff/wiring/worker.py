@@ -25,6 +25,7 @@ from signoff.config.settings import Settings
 from signoff.service.waiting_reconcile import keep_reconciled
 from signoff.wiring.worker_heartbeat import heartbeat
 from workflows.registered import WORKFLOW_TYPES
+from workflows.sandbox import workflow_runner
 
 
 def build_worker(client: Client, settings: Settings, engine: Engine | None = None) -> Worker:
@@ -43,6 +44,7 @@ def build_worker(client: Client, settings: Settings, engine: Engine | None = Non
         client,
         task_queue=settings.task_queue,
         workflows=list(WORKFLOW_TYPES),
+        workflow_runner=workflow_runner(),
         activities=[
             models.model_turn,
             gateway.run_tool,

@@ -47,6 +47,7 @@ from workflows.contracts import (
     run_id_for,
 )
 from workflows.run_limits import RUN_LIMITS_ACTIVITY, RunLimits, RunLimitsRequest
+from workflows.sandbox import workflow_runner
 
 # A model or tool that never answers. It stays at the head of the queue, so every
 # retry of the activity hangs too.
@@ -247,6 +248,7 @@ def worker(
         task_queue=task_queue,
         workflows=[AgentRun],
         activities=[model.model_turn, tools.run_tool, run_limits, *extra_activities],
+        workflow_runner=workflow_runner(),  # the sandbox signoff's worker runs them in
         # The SDK holds heartbeats back for most of the heartbeat timeout, in real
         # time; under time skipping that is long enough for the timeout to fire.
         max_heartbeat_throttle_interval=timedelta(milliseconds=1),
