@@ -14,6 +14,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from sqlalchemy import Engine
@@ -24,6 +25,7 @@ from temporalio.client import Client, WorkflowHandle
 from activities.store.refunds import list_refunds
 from bench.raw_refund import RAW_WORKFLOW_NAME
 from signoff.config.settings import Settings
+from signoff.config.telemetry import run_trace
 from signoff.service.decisions import Decider, decide, signed_decision
 from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
@@ -86,12 +88,15 @@ async def one_run(sides: Sides, kind: Kind, ticket_id: str) -> Sample:
     if kind == "signoff":
         handle, _ = await start_run(sides.client, request, sides.queues[kind])
     else:
-        handle = await sides.client.start_workflow(
-            RAW_WORKFLOW_NAME,
-            request,
-            id=f"raw-{request.request_id}",
-            task_queue=sides.queues[kind],
-        )
+        # Traced as signoff's runs are (the same TracingInterceptor on both workers): its
+        # activities carry the same trace header.
+        with run_trace(request.trace_id):
+            handle = await sides.client.start_workflow(
+                RAW_WORKFLOW_NAME,
+                request,
+                id=f"raw-{request.request_id}",
+                task_queue=sides.queues[kind],
+            )
     digest = await pending_hash(kind, handle)
     if kind == "signoff":
         result = await decide(
@@ -138,6 +143,13 @@ def event_kind(event: HistoryEvent) -> str:
     if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
         return f"{name} {event.activity_task_scheduled_event_attributes.activity_type.name}"
     return name
+
+
+async def keep_history(client: Client, run_id: str, path: Path) -> None:
+    """The run's history as JSON (what `signoff replay` and the Web UI read)."""
+    history = await client.get_workflow_handle(run_id).fetch_history()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(history.to_json(), encoding="utf-8")
 
 
 async def history_size(client: Client, run_id: str) -> HistorySize:

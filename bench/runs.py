@@ -43,6 +43,7 @@ from bench.run_samples import (  # noqa: E402
     Sides,
     decision_to_effect_ms,
     history_size,
+    keep_history,
     many_runs,
     one_run,
 )
@@ -117,6 +118,10 @@ async def measure(
                 side.history_bytes.append(size.bytes)
                 if not side.event_types:
                     side.event_types, side.event_bytes = size.types, size.kinds
+                    if arguments.histories is not None:
+                        await keep_history(
+                            sides.client, sample.run_id, arguments.histories / f"{kind}.json"
+                        )
     engine = make_engine(settings.resolved_database_url)
     try:
         for number in range(arguments.latency_runs):
@@ -159,6 +164,9 @@ def options() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=4, help="alternations per side")
     parser.add_argument("--latency-runs", type=int, default=30, help="at concurrency 1")
     parser.add_argument("--profile", type=Path, help="folder for py-spy profiles of both workers")
+    parser.add_argument(
+        "--histories", type=Path, help="folder for one history of each side, as JSON"
+    )
     arguments = parser.parse_args()
     if arguments.quick:
         arguments.runs, arguments.concurrency, arguments.rounds = 40, 10, 4
@@ -199,7 +207,9 @@ def main() -> None:
         "inputs, and waits for its decision until the approval's expiry (one timer); it "
         "has no status upserts and no deadline timer: the event table above is that "
         "difference. signoff's runs are compact (`RunRequest.history`): no version "
-        "marker, no memo, one upsert per change of state.",
+        "marker, no memo, one upsert per change of state. Both sides run in the same "
+        "sandbox (workflows/sandbox.py) with the same tracing: each run starts in its "
+        "own trace, and every activity carries its trace header.",
         "Both sides poll their pending hash by query every 20 ms before deciding; the "
         "queries are not in the histories, and their cost falls on both workers alike.",
     ]
