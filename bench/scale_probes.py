@@ -25,7 +25,9 @@ def checkpoints(text: str) -> tuple[int, ...]:
             f"'{text}' is not a comma-separated list of run counts, e.g. 1000,5000,10000"
         ) from None
     if not counts or any(count < 1 for count in counts):
-        raise argparse.ArgumentTypeError(f"'{text}': give at least one count, each at least 1")
+        raise argparse.ArgumentTypeError(
+            f"'{text}': give at least one count, each at least 1, e.g. 1000,5000,10000"
+        )
     if list(counts) != sorted(set(counts)):
         raise argparse.ArgumentTypeError(f"'{text}': the counts must increase, e.g. 1000,5000")
     return counts
