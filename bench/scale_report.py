@@ -30,6 +30,20 @@ class Checkpoint:
     faces: FaceTimings
 
 
+# What the figures are, for whoever reads SCALE.md without the script.
+READING = [
+    "How to read it. The worker's RSS is the `signoff dev` process's: the worker and the "
+    "embedded reviewer UI (signoff/wiring/dev.py); VmHWM is its peak since it started. "
+    "Every started run waits, so the sticky cache holds at most its size in runs and the "
+    "rest are evicted: a bounded RSS is what the cache is meant to give. The service call "
+    "is `read_pending_page` in this process (what every face calls); `signoff pending "
+    "--json` is a new process each time, its start-up included (`signoff --help` beside "
+    "it is start-up alone); the routes go through FastAPI's TestClient with a signed-in "
+    "reviewer. The start rate is runs reaching their approval per second of filling "
+    "(measuring aside), with the bench and the stack under `nice` on a shared machine.",
+]
+
+
 def _rows(points: list[Checkpoint]) -> list[tuple[str, list[str]]]:
     rows: list[tuple[str, list[str]]] = [
         ("runs started", [f"{p.started:,}" for p in points]),
@@ -120,6 +134,8 @@ def write_scale(
             *first_page_verdicts(last),
             "",
             *notes,
+            "",
+            *READING,
             "",
         ]
     )
