@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-live bench-cli bench-runs bench-store bootstrap clean record-histories
+.PHONY: demo test lint bench bench-live bench-cli bench-runs bench-store bench-scale bootstrap clean record-histories
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,12 @@ chaos: $(STAMP)
 # through the service on a temporary SQLite file: about a minute, no Temporal.
 bench-store: $(STAMP)
 	$(BIN)/python bench/pending_store.py
+
+# Issue 13's scale point: 1,000, 5,000 and 10,000 live runs waiting on one worker and
+# the dev server; worker RSS and every face's first and last page at each. Writes
+# bench/SCALE.md; about an hour on 2 cores. `bench/scale.py --quick` (200, 500) for a try.
+bench-scale: $(STAMP)
+	$(BIN)/python bench/scale.py
 
 # Records the named scenario(s) of tests/replay/record_histories.py into tests/histories/.
 # Only for a new scenario: a history that stops replaying needs a workflow.patched gate.

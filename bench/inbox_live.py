@@ -20,13 +20,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
-import statistics
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -36,31 +33,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from approvals_ui.main import create_app  # noqa: E402
 from bench.refund_cases import add_refund_cases  # noqa: E402
 from bench.stopping import stop_cleanly_on_sigterm  # noqa: E402
+from bench.waiting_runs import TENANT, refund_request, sign_in, timings  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.config.temporal_client import connect  # noqa: E402
 from signoff.service.pending import list_pending, waiting_query  # noqa: E402
 from signoff.service.pending_pages import pending_page, position_of, read_pending  # noqa: E402
-from signoff.service.run_requests import new_run_request  # noqa: E402
 from signoff.service.runs import start_run  # noqa: E402
 from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
-from workflows.contracts import ModelRef, RunRequest  # noqa: E402
 
-TENANT = "demo"
 STARTS_AT_ONCE = 50
-# Approval times, shuffled over the runs: 2 h to 24 h.
-TTL_MINUTES = (120, 24 * 60)
-
-
-def request(settings: Settings, ticket_id: str) -> RunRequest:
-    return new_run_request(
-        settings,
-        tenant_id=TENANT,
-        ticket_id=ticket_id,
-        model=ModelRef(provider="scripted", model_id="demo"),
-        actor_id="bench",
-        request_id=uuid.uuid4().hex[:12],
-        approval_ttl_seconds=random.randint(*TTL_MINUTES) * 60,
-    )
 
 
 async def start_runs(settings: Settings, count: int) -> None:
@@ -79,7 +60,10 @@ async def start_runs(settings: Settings, count: int) -> None:
     for first in range(0, count, STARTS_AT_ONCE):
         batch = tickets[first : first + STARTS_AT_ONCE]
         await asyncio.gather(
-            *(start_run(client, request(settings, ticket), settings.task_queue) for ticket in batch)
+            *(
+                start_run(client, refund_request(settings, ticket), settings.task_queue)
+                for ticket in batch
+            )
         )
         started = first + len(batch)
         while (listed := await client.count_workflows(waiting_query(TENANT))).count < started:
@@ -87,17 +71,6 @@ async def start_runs(settings: Settings, count: int) -> None:
                 raise SystemExit(f"the runs did not all reach their approval in {wait_limit:.0f} s")
             await asyncio.sleep(1)
         print(f"  {listed.count}/{count} runs wait for a decision", flush=True)  # noqa: T201
-
-
-async def timings(call: Callable[[], Awaitable[object]], rounds: int) -> tuple[float, float]:
-    await call()  # warm up
-    samples = []
-    for _ in range(rounds):
-        began = time.perf_counter()
-        await call()
-        samples.append((time.perf_counter() - began) * 1000)
-    cuts = statistics.quantiles(samples, n=100)
-    return cuts[49], cuts[94]
 
 
 async def listings(settings: Settings, count: int, rounds: int) -> dict[str, tuple[float, float]]:
@@ -151,12 +124,7 @@ async def paged_checks(settings: Settings, count: int) -> list[str]:
 def page_timings(settings: Settings, rounds: int, label: str) -> dict[str, tuple[float, float]]:
     """The inbox and the API, first page and last page (reached by following `next`)."""
     with TestClient(create_app(settings)) as client:
-        token = client.get("/signin").text.split('name="csrf_token" value="')[1].split('"')[0]
-        client.post(
-            "/signin",
-            data={"csrf_token": token, "username": "alice", "password": "demo-alice"},
-            follow_redirects=False,
-        )
+        sign_in(client)
         last_after, after = None, None
         while True:
             listed = client.get("/api/approvals", params={"after": after} if after else {})
