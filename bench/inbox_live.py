@@ -37,7 +37,8 @@ from bench.waiting_runs import TENANT, refund_request, sign_in, timings  # noqa:
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.config.temporal_client import connect  # noqa: E402
 from signoff.service.pending import list_pending, waiting_query  # noqa: E402
-from signoff.service.pending_pages import pending_page, position_of, read_pending  # noqa: E402
+from signoff.service.pending_cursor import pending_page, position_of  # noqa: E402
+from signoff.service.pending_pages import read_pending  # noqa: E402
 from signoff.service.runs import start_run  # noqa: E402
 from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
 

@@ -26,7 +26,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from activities.store import append_only  # noqa: F401  (installs the audit's trigger)
-from activities.store.schema_migrations import migrate
+from activities.store.schema_revision import at_head
 
 # The worker's activities and the CLI write the same file; wait rather than fail.
 SQLITE_BUSY_TIMEOUT_MS = 5000
@@ -46,7 +46,10 @@ def make_engine(url: str) -> Engine:
     try:
         # Alembic revisions, in one writing transaction: two processes starting at once
         # (worker and CLI) migrate one after the other (schema_migrations.py).
-        migrate(engine, writer(engine))
+        if not at_head(engine):  # Alembic is loaded only then (schema_revision.py)
+            from activities.store.schema_migrations import migrate
+
+            migrate(engine, writer(engine))
     except BaseException:
         engine.dispose()
         raise

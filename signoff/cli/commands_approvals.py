@@ -1,13 +1,13 @@
-"""`signoff pending`, `approve`, `reject`: deciding on irreversible actions from a terminal.
+"""`signoff approve`, `reject`: deciding on irreversible actions from a terminal.
 
-A decision names the exact action hash that `pending` showed. The reviewer's tenant
-and roles come from the store, never from the command line; the workflow's update
-validator has the last word, and its refusal is printed as it was written.
+A decision names the exact action hash that `signoff pending` (commands_pending.py)
+showed. The reviewer's tenant and roles come from the store, never from the command
+line; the workflow's update validator has the last word, and its refusal is printed
+as it was written.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,7 +20,6 @@ from signoff.cli.commands_runs import describe_or_fail
 from signoff.cli.store import opened_store
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
-    AfterOption,
     JsonOption,
     emit_json,
     fail,
@@ -30,7 +29,7 @@ from signoff.cli.support import (
 )
 from signoff.config.decision_key import load_decision_key
 from signoff.config.secret_files import WeakSecret
-from signoff.config.settings import MAX_PAGE_SIZE, Settings
+from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
 from signoff.config.temporal_tls import TemporalSettingsError
 from signoff.service.accounts import get_reviewer, password_holder, token_reviewer
@@ -41,72 +40,16 @@ from signoff.service.decisions import (
     InvalidDecision,
     decide,
 )
-from signoff.service.paging import CLI_INVALID_CURSOR, InvalidCursor
-from signoff.service.pending_pages import pending_summary, unread_warning
-from signoff.service.waiting_listing import PendingPage, read_pending_page
 from workflows.actions import Verdict
 from workflows.agent_run import AgentRun
-from workflows.contract_base import IDENTIFIER_PATTERN
 
 HashOption = Annotated[str, typer.Option("--hash", help="The full action hash `pending` showed.")]
 ReviewerOption = Annotated[str, typer.Option("--as", help="The reviewer deciding, e.g. alice.")]
 
 
 def register(app: typer.Typer) -> None:
-    app.command("pending")(pending_command)
     app.command("approve")(approve_command)
     app.command("reject")(reject_command)
-
-
-def pending_command(
-    tenant: Annotated[str | None, typer.Option(help="Only this tenant's runs.")] = None,
-    limit: Annotated[
-        int | None,
-        typer.Option(
-            min=1, max=MAX_PAGE_SIZE, help="Requests per page (default: SIGNOFF_PAGE_SIZE, 50)."
-        ),
-    ] = None,
-    after: AfterOption = None,
-    json_output: JsonOption = False,
-) -> None:
-    """List the actions waiting for a reviewer's decision, soonest expiry first, in pages."""
-    if tenant is not None and not re.match(IDENTIFIER_PATTERN, tenant):
-        fail(f"Invalid tenant '{tenant}'.")
-    current = settings()
-    # From the store's read model (service/waiting_listing.py): no Temporal call.
-    with opened_store(current) as engine:
-        try:
-            listed = read_pending_page(engine, tenant, limit or current.page_size, after)
-        except InvalidCursor:
-            fail(CLI_INVALID_CURSOR)
-    _print_pending(listed, json_output)
-
-
-def _print_pending(listed: PendingPage, json_output: bool) -> None:
-    page = listed.page
-    rows = [item.row() for item in page.items]
-    if json_output:
-        emit_json(
-            {
-                "total": page.total,
-                "waiting_runs": listed.waiting_runs,
-                "unread_runs": listed.unread_runs,
-                "items": rows,
-                "next": page.next,
-            }
-        )
-        return
-    say(pending_summary(page.total, listed.waiting_runs, page.first or 0, len(rows)))
-    if listed.unread_runs:
-        say(unread_warning(listed.unread_runs), err=True)
-    for row in rows:
-        say(
-            f"{row['run_id']}  {row['tool']} {row['amount']} {row['currency']} on order "
-            f"{row['order']}  mode {row['mode']} ({row['approvals']}/{row['required']})  "
-            f"expires {row['expires_at']}\n  hash {row['action_hash']}\n  reason: {row['reason']}"
-        )
-    if page.next:
-        say(f"more on the next page: add --after {page.next}")
 
 
 PasswordStdin = Annotated[

@@ -11,9 +11,7 @@ waits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from temporalio.client import (
     Client,
@@ -22,11 +20,12 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.service.pending_item import PendingItem
 from signoff.service.run_listing import QUERY_TIMEOUT, RunListing, read_runs, try_state
 from signoff.service.runs import TENANT_KEY
-from workflows.actions import Decision, DecisionResult, PendingAction
+from workflows.actions import Decision, DecisionResult
 from workflows.agent_run import AgentRun
-from workflows.approval_policy import expired_message, money
+from workflows.approval_policy import expired_message
 from workflows.contracts import (
     STATUS_ATTRIBUTE,
     TENANT_ATTRIBUTE,
@@ -50,38 +49,6 @@ class DecisionNotAccepted(Exception):
         super().__init__(message)
         self.message = message
         self.run_ended = run_ended
-
-
-@dataclass(frozen=True)
-class PendingItem:
-    run_id: str
-    tenant_id: str
-    ticket_id: str
-    action: PendingAction
-
-    def row(self) -> dict[str, Any]:
-        """The flat form `signoff pending --json` prints."""
-        action = self.action
-        return {
-            "run_id": self.run_id,
-            "tenant": self.tenant_id,
-            "status": "waiting_for_approval",
-            "ticket": self.ticket_id,
-            "action_hash": action.action_hash,
-            "tool": action.tool,
-            "amount": action.arguments.get("amount"),
-            "currency": action.arguments.get("currency"),
-            "order": action.targets.get("order_id"),
-            "reason": action.reason,
-            "mode": action.mode,
-            "required": action.required_approvals,
-            "approvals": len(action.approvals),
-            "paid": money(action.state.paid_minor),
-            "refunded_before": money(action.state.refunded_minor),
-            "requested_at": action.requested_at.isoformat(),
-            "expires_at": action.expires_at.isoformat(),
-            "note": action.note,
-        }
 
 
 def waiting_query(tenant_id: str | None) -> str:

@@ -23,8 +23,8 @@ from sqlalchemy import Engine
 from activities.store.waiting_pages import WaitingQuery, waiting_page
 from signoff.service.inbox_order import InboxSort, ModeFilter, amount_after, amount_cursor
 from signoff.service.paging import Page
-from signoff.service.pending import PendingItem
-from signoff.service.pending_pages import cursor_position, pending_cursor
+from signoff.service.pending_cursor import cursor_position, pending_cursor
+from signoff.service.pending_item import PendingItem
 from workflows.actions import PendingAction
 
 

@@ -22,7 +22,7 @@ COMMANDS = {
     "list": Lazy(RUNS, "List runs, newest first, through Temporal's visibility, a page at a time."),
     "cancel": Lazy(RUNS, "Cancel a run and the step in flight; its outcome becomes `cancelled`."),
     "pending": Lazy(
-        APPROVALS,
+        "signoff.cli.commands_pending",
         "List the actions waiting for a reviewer's decision, soonest expiry first, in pages.",
     ),
     "approve": Lazy(

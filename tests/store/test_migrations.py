@@ -30,6 +30,7 @@ from activities.store.schema_migrations import (
     head_revision,
     migrate,
 )
+from activities.store.schema_revision import HEAD_REVISION, at_head
 from tests.store.conftest import BACKENDS
 
 STARTING_TOGETHER = 4
@@ -106,6 +107,19 @@ def schema_of(engine: Engine) -> dict[str, Any]:
         for table in sorted(inspector.get_table_names())
         if table != "alembic_version"
     }
+
+
+def test_the_revision_read_without_alembic_is_alembics_head(empty_url: str) -> None:
+    """make_engine skips Alembic when the store says HEAD_REVISION: it must be the head."""
+    assert HEAD_REVISION == head_revision()
+    engine = make_engine(empty_url)
+    try:
+        assert at_head(engine)
+        with engine.begin() as connection:  # as an older signoff left it
+            connection.execute(text("UPDATE alembic_version SET version_num = '0002'"))
+        assert not at_head(engine)  # so make_engine hands it to Alembic
+    finally:
+        engine.dispose()
 
 
 def test_an_empty_database_gets_every_revision(empty_url: str, raw: Engine) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from signoff.service.paging import InvalidCursor, decode_cursor, encode_cursor
 from signoff.service.pending import PendingItem, expiry_order
-from signoff.service.pending_pages import (
+from signoff.service.pending_cursor import (
     cursor_position,
     pending_cursor,
     pending_page,

@@ -1,0 +1,78 @@
+"""Where a page of pending actions starts (a cursor on soonest expiry, then hash), and
+the line printed above it. Light on purpose: `signoff pending` reads its pages from the
+store and must not load the Temporal client to do so."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from signoff.service.paging import InvalidCursor, Page, decode_cursor, encode_cursor
+from signoff.service.pending_item import PendingItem
+
+Item = TypeVar("Item")
+Position = tuple[datetime, str]
+CURSOR_KIND = "p1"
+HASH_PATTERN = re.compile(r"^[0-9a-f]{64}$")
+
+
+def position_of(item: PendingItem) -> Position:
+    return (item.action.expires_at, item.action.action_hash)
+
+
+def pending_cursor(position: Position) -> str:
+    expires_at, action_hash = position
+    return encode_cursor(CURSOR_KIND, f"{expires_at.isoformat()}|{action_hash}".encode())
+
+
+def cursor_position(after: str) -> Position:
+    """The position a cursor names; InvalidCursor for one this listing did not give."""
+    try:
+        expiry, _, action_hash = decode_cursor(CURSOR_KIND, after).decode("ascii").partition("|")
+        expires_at = datetime.fromisoformat(expiry)
+    except (UnicodeDecodeError, ValueError):
+        raise InvalidCursor() from None
+    if expires_at.tzinfo is None or not HASH_PATTERN.match(action_hash):
+        raise InvalidCursor()
+    return (expires_at, action_hash)
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def pending_summary(total: int, waiting_runs: int, first: int, shown: int) -> str:
+    """The line above a page: what is counted, and which part of it this page shows."""
+    if total == 0 and waiting_runs == 0:
+        return "nothing is waiting for a decision"
+    where = f"{first + 1}-{first + shown} on this page" if shown else "none on this page"
+    return (
+        f"{plural(total, 'request')} waiting for a decision (in {plural(waiting_runs, 'run')}), "
+        f"soonest expiry first; {where}"
+    )
+
+
+def unread_warning(unread_runs: int) -> str:
+    return (
+        f"warning: {plural(unread_runs, 'waiting run')} could not be read (no worker answered); "
+        "their requests are not listed. Start a worker (`signoff worker`) and list again."
+    )
+
+
+def pending_page(
+    items: Sequence[Item], position: Callable[[Item], Position], limit: int, after: str | None
+) -> Page[Item]:
+    """The `limit` items after the cursor `after` (from the first when None).
+
+    `items` must be in position order (as read_pending gives them).
+    """
+    if limit < 1:
+        raise ValueError("a page holds at least one item")
+    start = bisect.bisect_right(items, cursor_position(after), key=position) if after else 0
+    chunk = list(items[start : start + limit])
+    more = start + len(chunk) < len(items)
+    next_cursor = pending_cursor(position(chunk[-1])) if more and chunk else None
+    return Page(total=len(items), items=chunk, next=next_cursor, first=start)
