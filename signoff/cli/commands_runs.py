@@ -282,7 +282,7 @@ async def _list(
 ) -> None:
     from signoff.service.run_pages import runs_page
 
-    client = await client_for(current)
+    client = await client_for(current, traced=False)  # lists only: nothing to trace
     try:
         page = await runs_page(client, query, limit, after)
     except InvalidCursor:  # a token Temporal could not read
@@ -308,7 +308,7 @@ def cancel_command(
 async def _cancel(current: Settings, run_id: str, json_output: bool) -> None:
     from temporalio.client import WorkflowExecutionStatus
 
-    client = await client_for(current)
+    client = await client_for(current, traced=False)  # describe and cancel: not traced
     handle = client.get_workflow_handle(run_id)
     description = await describe_or_fail(handle)
     if description.status != WorkflowExecutionStatus.RUNNING:

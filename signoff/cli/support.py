@@ -77,11 +77,14 @@ def settings() -> Settings:
         fail(f"Invalid SIGNOFF_* setting: {validation_message(error)}")
 
 
-async def client_for(current: Settings, runtime: Runtime | None = None) -> Client:
+async def client_for(
+    current: Settings, runtime: Runtime | None = None, *, traced: bool = True
+) -> Client:
+    """A Client, or a clean exit; `traced` as in `temporal_client.connect`."""
     from signoff.config.temporal_client import connect
 
     try:
-        return await connect(current, runtime)
+        return await connect(current, runtime, traced=traced)
     except TemporalSettingsError as error:
         fail(str(error))
     except Exception:  # connect raises plain RuntimeErrors for every network failure

@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 # What status must not import: the packages whole, and the modules by name.
 NOT_FOR_STATUS = (
     "anthropic",
@@ -27,8 +29,8 @@ NOT_FOR_STATUS = (
     "workflows.agent_run",
 )
 
-# Prints the modules of NOT_FOR_STATUS loaded after `signoff ARGS...`, as JSON.
-MODULES_AFTER = f"""
+# Prints the modules of $UNWANTED (a JSON list) loaded after `signoff ARGS...`, as JSON.
+MODULES_AFTER = """
 import json, os, sys
 sys.argv = ["signoff", *sys.argv[1:]]
 from signoff.wiring.app import app
@@ -36,7 +38,7 @@ try:
     app()
 except SystemExit:
     pass
-unwanted = {NOT_FOR_STATUS!r}
+unwanted = json.loads(os.environ["UNWANTED"])
 loaded = sorted(
     name for name in sys.modules if any(name == u or name.startswith(u + ".") for u in unwanted)
 )
@@ -46,14 +48,16 @@ os._exit(0)  # as signoff's main: the Temporal client's threads must not finaliz
 """
 
 
-def unwanted_after(*arguments: str, env: dict[str, str] | None = None) -> tuple[list[str], str]:
-    """The unwanted modules a fresh `signoff ARGUMENTS` loaded, and what it printed."""
+def unwanted_after(
+    *arguments: str, env: dict[str, str] | None = None, unwanted: tuple[str, ...] = NOT_FOR_STATUS
+) -> tuple[list[str], str]:
+    """The `unwanted` modules a fresh `signoff ARGUMENTS` loaded, and what it printed."""
     ran = subprocess.run(
         [sys.executable, "-c", MODULES_AFTER, *arguments],
         capture_output=True,
         text=True,
         check=True,
-        env=env,
+        env={**(env or os.environ), "UNWANTED": json.dumps(unwanted)},
     )
     *said, last = ran.stdout.strip().splitlines()
     return json.loads(last), "\n".join(said) + ran.stderr
@@ -69,5 +73,23 @@ def test_status_of_an_unreachable_server_loads_none_either() -> None:
     # The whole command up to the connection, which fails here.
     env = {**os.environ, "SIGNOFF_TEMPORAL_ADDRESS": "127.0.0.1:9"}
     loaded, said = unwanted_after("status", "run-demo-x", env=env)
+    assert "Cannot reach Temporal at 127.0.0.1:9" in said
+    assert loaded == []
+
+
+@pytest.mark.parametrize("command", [["list"], ["cancel", "run-demo-x"]])
+def test_list_and_cancel_load_no_tracing(command: list[str]) -> None:
+    # They make none of the calls the tracing interceptor traces: no OpenTelemetry
+    # contrib, with its SDK and temporalio.worker (0.1 s). The tracing API is light.
+    env = {**os.environ, "SIGNOFF_TEMPORAL_ADDRESS": "127.0.0.1:9"}
+    unwanted = (
+        "temporalio.contrib.opentelemetry",
+        "temporalio.worker",
+        "opentelemetry.sdk",
+        "sqlalchemy",
+        "anthropic",
+        "openai",
+    )
+    loaded, said = unwanted_after(*command, env=env, unwanted=unwanted)
     assert "Cannot reach Temporal at 127.0.0.1:9" in said
     assert loaded == []
