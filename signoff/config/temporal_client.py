@@ -1,5 +1,6 @@
 """One way to reach Temporal: the same address, namespace, security and data converter
-everywhere (the worker, the UI, every command)."""
+everywhere (the worker, the UI, every command; `signoff status` takes the same settings
+to the bare service, temporal_service.py)."""
 
 from __future__ import annotations
 
