@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import asdict
-from typing import Annotated, Any, get_args
+from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 import typer
 from pydantic import ValidationError
-from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.cli.render import event_line, outcome_lines, state_lines
@@ -27,17 +26,22 @@ from signoff.cli.support import (
     fail,
     run_async,
     say,
+    service_for,
     settings,
     validation_message,
 )
 from signoff.config.settings import MAX_PAGE_SIZE, ModelChoiceError, Settings, parse_model
 from signoff.service.paging import CLI_INVALID_CURSOR, InvalidCursor
-from signoff.service.retries import Retry, retries_of
-from signoff.service.run_listing import try_state
-from signoff.service.run_pages import page_token, runs_page
+from signoff.service.retries import Retry, retries_in
+from signoff.service.run_reading import (
+    RunDescription,
+    RunNotFound,
+    StateQueryFailed,
+    describe_run,
+    run_outcome,
+    run_state,
+)
 from signoff.service.run_requests import DEFAULT_GOAL, new_run_request
-from signoff.service.runs import RunRequestRejected, start_run
-from workflows.agent_run import AgentRun
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import (
     STATUS_ATTRIBUTE,
@@ -48,6 +52,14 @@ from workflows.contracts import (
     RunState,
     RunStatus,
 )
+
+if TYPE_CHECKING:
+    from temporalio.client import WorkflowHandle
+
+# `status` must answer in 0.6 s (bench/cli.py), and importing `temporalio.client`, the
+# workflow module or the tracing contrib costs half that: what only `run`, `list` and
+# `cancel` use is imported in them, and `status` reads through the bare service
+# (signoff/service/run_reading.py). tests/cli/test_status_imports.py keeps it so.
 
 POLL_SECONDS = 0.5
 
@@ -115,6 +127,8 @@ def check_ticket_exists(current: Settings, tenant_id: str, ticket_id: str) -> No
 
 
 async def _run(current: Settings, request: RunRequest, wait: bool, json_output: bool) -> int:
+    from signoff.service.runs import RunRequestRejected, start_run
+
     client = await client_for(current)
     try:
         handle, new = await start_run(client, request, current.task_queue)
@@ -139,6 +153,8 @@ async def _run(current: Settings, request: RunRequest, wait: bool, json_output: 
 
 async def follow(handle: WorkflowHandle[Any, Any], progress: bool) -> RunOutcome:
     """Wait for the outcome; meanwhile print each new progress event once."""
+    from signoff.service.run_listing import try_state
+
     result = asyncio.create_task(handle.result())
     shown = 0
     while True:
@@ -164,19 +180,24 @@ def status_command(
 
 
 async def _status(current: Settings, run_id: str, json_output: bool) -> int:
-    client = await client_for(current)
-    handle = client.get_workflow_handle_for(AgentRun.run, run_id)
-    description = await describe_or_fail(handle)
+    temporal = await service_for(current)
+    try:
+        description = await describe_run(temporal, run_id)
+    except RunNotFound:
+        fail(f"No run with id '{run_id}'. List runs with `signoff list`.")
     state: RunState | None = None
     outcome: RunOutcome | None = None
     retries: list[Retry] = []
-    if description.status == WorkflowExecutionStatus.RUNNING:
-        state = await try_state(handle)
+    if description.running:
+        try:
+            state = await run_state(temporal, run_id)
+        except StateQueryFailed as error:
+            fail(f"Run {run_id} failed its state query: {error}", EXIT_RUN_FAILED)
         if state is None:
             fail(f"Run {run_id} is running but no worker answered. Is `signoff worker` running?")
-        retries = retries_of(description)
-    elif description.status == WorkflowExecutionStatus.COMPLETED:
-        outcome = await handle.result()
+        retries = retries_in(description.raw)
+    elif description.completed:
+        outcome = await run_outcome(temporal, description)
     status = _status_of(description, outcome, state, retries)
     if json_output:
         emit_json(
@@ -198,7 +219,10 @@ async def _status(current: Settings, run_id: str, json_output: bool) -> int:
 
 
 def _status_of(
-    description: Any, outcome: RunOutcome | None, state: RunState | None, retries: list[Retry]
+    description: RunDescription | None,
+    outcome: RunOutcome | None,
+    state: RunState | None,
+    retries: list[Retry],
 ) -> str:
     if outcome is not None:
         return outcome.status
@@ -206,7 +230,7 @@ def _status_of(
         # Temporal retries a step the workflow cannot see: a running run is then retrying.
         return "retrying" if state.status == "running" and retries else state.status
     # Terminated or timed out from outside the workflow: Temporal's own word.
-    return "cancelled" if description.status == WorkflowExecutionStatus.CANCELED else "failed"
+    return "cancelled" if description is not None and description.cancelled else "failed"
 
 
 async def describe_or_fail(handle: WorkflowHandle[Any, Any]) -> Any:
@@ -233,6 +257,8 @@ def list_command(
     json_output: JsonOption = False,
 ) -> None:
     """List runs, newest first, through Temporal's visibility, a page at a time."""
+    from signoff.service.run_pages import page_token
+
     statuses = get_args(RunStatus)
     if status is not None and status not in statuses:
         fail(f"Unknown status '{status}'. Use one of: {', '.join(statuses)}.")
@@ -254,7 +280,9 @@ def list_command(
 async def _list(
     current: Settings, query: str, limit: int, after: str | None, json_output: bool
 ) -> None:
-    client = await client_for(current)
+    from signoff.service.run_pages import runs_page
+
+    client = await client_for(current, traced=False)  # lists only: nothing to trace
     try:
         page = await runs_page(client, query, limit, after)
     except InvalidCursor:  # a token Temporal could not read
@@ -278,7 +306,9 @@ def cancel_command(
 
 
 async def _cancel(current: Settings, run_id: str, json_output: bool) -> None:
-    client = await client_for(current)
+    from temporalio.client import WorkflowExecutionStatus
+
+    client = await client_for(current, traced=False)  # describe and cancel: not traced
     handle = client.get_workflow_handle(run_id)
     description = await describe_or_fail(handle)
     if description.status != WorkflowExecutionStatus.RUNNING:

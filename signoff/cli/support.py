@@ -10,16 +10,21 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Coroutine
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from pydantic import BaseModel, ValidationError
-from temporalio.client import Client
-from temporalio.runtime import Runtime
 
 from signoff.config.settings import Settings, get_settings
-from signoff.config.temporal_client import connect
 from signoff.config.temporal_tls import TemporalSettingsError
+
+if TYPE_CHECKING:
+    # Loaded by the commands that make a Client: `signoff status` reads a run without
+    # one (signoff/config/temporal_service.py).
+    from temporalio.client import Client
+    from temporalio.runtime import Runtime
+
+    from signoff.config.temporal_service import TemporalService
 
 # Options several commands share: one definition, one help text.
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
@@ -72,17 +77,38 @@ def settings() -> Settings:
         fail(f"Invalid SIGNOFF_* setting: {validation_message(error)}")
 
 
-async def client_for(current: Settings, runtime: Runtime | None = None) -> Client:
+async def client_for(
+    current: Settings, runtime: Runtime | None = None, *, traced: bool = True
+) -> Client:
+    """A Client, or a clean exit; `traced` as in `temporal_client.connect`."""
+    from signoff.config.temporal_client import connect
+
     try:
-        return await connect(current, runtime)
+        return await connect(current, runtime, traced=traced)
     except TemporalSettingsError as error:
         fail(str(error))
     except Exception:  # connect raises plain RuntimeErrors for every network failure
-        fail(
-            f"Cannot reach Temporal at {current.temporal_address} (namespace "
-            f"'{current.temporal_namespace}'). Start it with `make demo` (or `signoff dev`), "
-            "or point SIGNOFF_TEMPORAL_ADDRESS at a running server."
-        )
+        _unreachable(current)
+
+
+async def service_for(current: Settings) -> TemporalService:
+    """The bare service, for a command that only reads a run; as `client_for` fails."""
+    from signoff.config.temporal_service import connect_service
+
+    try:
+        return await connect_service(current)
+    except TemporalSettingsError as error:
+        fail(str(error))
+    except Exception:  # as connect: plain RuntimeErrors for every network failure
+        _unreachable(current)
+
+
+def _unreachable(current: Settings) -> NoReturn:
+    fail(
+        f"Cannot reach Temporal at {current.temporal_address} (namespace "
+        f"'{current.temporal_namespace}'). Start it with `make demo` (or `signoff dev`), "
+        "or point SIGNOFF_TEMPORAL_ADDRESS at a running server."
+    )
 
 
 def validation_message(error: ValidationError) -> str:

@@ -1,5 +1,6 @@
 """One way to reach Temporal: the same address, namespace, security and data converter
-everywhere (the worker, the UI, every command)."""
+everywhere (the worker, the UI, every command; `signoff status` takes the same settings
+to the bare service, temporal_service.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,16 @@ from signoff.config.telemetry import client_interceptors
 from signoff.config.temporal_tls import connection_security
 
 
-async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
+async def connect(
+    settings: Settings, runtime: Runtime | None = None, *, traced: bool = True
+) -> Client:
     """A client; `runtime` is a worker's (Temporal's SDK metrics), None elsewhere.
 
-    Raises TemporalSettingsError for a TLS or API key setting it cannot use."""
+    `traced=False` leaves the tracing interceptor out, and the 0.1 s of imports it costs
+    (the OpenTelemetry contrib loads temporalio.worker): for a command that makes none
+    of the calls it traces (starts, queries, signals, updates), such as listing runs or
+    cancelling one. Raises TemporalSettingsError for a TLS or API key setting it cannot
+    use."""
     security = connection_security(settings)
     return await Client.connect(
         settings.temporal_address,
@@ -24,6 +31,6 @@ async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
         tls=security.tls,
         api_key=security.api_key,
         # Tracing context travels in Temporal's headers (signoff/config/telemetry.py).
-        interceptors=client_interceptors(),
+        interceptors=client_interceptors() if traced else [],
         runtime=runtime,
     )

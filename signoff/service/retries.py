@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from temporalio.client import WorkflowExecutionDescription
+if TYPE_CHECKING:  # `signoff status` reads runs without temporalio.client (run_reading.py)
+    from temporalio.api.workflowservice.v1 import DescribeWorkflowExecutionResponse
+    from temporalio.client import WorkflowExecutionDescription
 
 
 @dataclass(frozen=True)
@@ -30,8 +33,12 @@ class Retry:
 
 
 def retries_of(description: WorkflowExecutionDescription) -> list[Retry]:
+    return retries_in(description.raw_description)
+
+
+def retries_in(raw_description: DescribeWorkflowExecutionResponse) -> list[Retry]:
     retries = []
-    for pending in description.raw_description.pending_activities:
+    for pending in raw_description.pending_activities:
         if pending.attempt <= 1:
             continue
         failure = pending.last_failure.message if pending.HasField("last_failure") else ""

@@ -18,6 +18,8 @@ from temporalio.testing import WorkflowEnvironment
 
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
+from signoff.config.temporal_service import connect_service
+from signoff.service.run_reading import RunNotFound, describe_run
 from tests.conftest import venv_binary
 from tests.deploy.certificates import CLIENT_NAME, Certificates, make_certificates, tls_settings
 from tests.deploy.tls_proxy import tls_proxy
@@ -83,3 +85,19 @@ async def test_mutual_tls_without_a_client_certificate_is_refused(
         )
         with pytest.raises(RuntimeError):
             await (await connect(settings)).count_workflows()
+
+
+async def test_status_reads_through_the_same_mutual_tls(
+    dev_server: WorkflowEnvironment, certificates: Certificates, tmp_path: Path
+) -> None:
+    # `signoff status` connects with the bare service (signoff/config/temporal_service.py):
+    # the same settings give it the same handshake, and the same refusals.
+    upstream = dev_server.client.service_client.config.target_host
+    async with tls_proxy(upstream, certificates, require_client_cert=True) as proxy:
+        temporal = await connect_service(tls_settings(proxy.address, certificates))
+        with pytest.raises(RunNotFound):  # an answer from the server, through the proxy
+            await describe_run(temporal, "run-demo-nope")
+        other = make_certificates(tmp_path / "other")
+        with pytest.raises(RuntimeError):
+            await connect_service(tls_settings(proxy.address, other))
+    assert CLIENT_NAME in proxy.client_names

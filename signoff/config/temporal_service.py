@@ -1,0 +1,41 @@
+"""Temporal's gRPC service alone, for a command that only reads one run (`signoff status`).
+
+Design note. `temporalio.client` costs about 0.2 s of imports on a 2-core machine (its
+dataclasses, and the activity, workflow, nexus and schedule modules it loads), and the
+tracing interceptor every `Client` carries loads the OpenTelemetry contrib and, with
+it, `temporalio.worker`: another 0.1 s. `signoff status` needs none of that: it makes
+single calls (describe, a query, the close event) on the service that `import
+temporalio` loads anyway. The connection is the one `temporal_client.connect` makes:
+the same address, namespace, TLS and API key (`connection_security`), the same
+defaults. Nothing is traced: a read that starts nothing has no trace to carry, and the
+CLI exports no spans (`temporal_client.connect`'s interceptor only propagates context).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from temporalio.service import ConnectConfig, ServiceClient
+
+from signoff.config.settings import Settings
+from signoff.config.temporal_tls import connection_security
+
+
+@dataclass(frozen=True)
+class TemporalService:
+    """The workflow service of the server, and the namespace every request names."""
+
+    service: ServiceClient
+    namespace: str
+
+
+async def connect_service(settings: Settings) -> TemporalService:
+    """Raises TemporalSettingsError for a TLS or API key setting it cannot use, and
+    RuntimeError when the server cannot be reached (as `Client.connect` does)."""
+    security = connection_security(settings)
+    service = await ServiceClient.connect(
+        ConnectConfig(
+            target_host=settings.temporal_address, tls=security.tls, api_key=security.api_key
+        )
+    )
+    return TemporalService(service, settings.temporal_namespace)

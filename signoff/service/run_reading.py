@@ -1,0 +1,126 @@
+"""One run as `signoff status` shows it, read over Temporal's bare gRPC service.
+
+Design note. These are the calls the client's workflow handle makes for status
+(`describe()`, `query("state")`, `result()`), made on the service directly
+(signoff/config/temporal_service.py says why: 0.3 s of imports), with the handle's
+semantics where status depends on them: the description is of the id's latest run; the
+query is retried within `QUERY_TIMEOUT`, and a run no worker answers for gives None, as
+`run_listing.try_state`; a query the run's own code fails raises (the client's
+WorkflowQueryFailedError); the outcome is the completion event of the run described,
+decoded by the same pydantic data converter as everywhere. The query goes by its name,
+not by the workflow class: importing `workflows/agent_run.py` for a name costs 0.04 s.
+tests/unit/test_run_reading.py holds the name and the timeout to the workflow's and to
+`run_listing`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TypeVar, cast
+
+from temporalio.api.common.v1 import Payload, WorkflowExecution
+from temporalio.api.enums.v1 import HistoryEventFilterType, WorkflowExecutionStatus
+from temporalio.api.workflowservice.v1 import (
+    DescribeWorkflowExecutionRequest,
+    DescribeWorkflowExecutionResponse,
+    GetWorkflowExecutionHistoryRequest,
+    QueryWorkflowRequest,
+)
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError, RPCStatusCode
+
+from signoff.config.temporal_service import TemporalService
+from workflows.contracts import RunOutcome, RunState
+
+STATE_QUERY = "state"  # AgentRun.state
+QUERY_TIMEOUT = timedelta(seconds=5)  # run_listing.QUERY_TIMEOUT
+
+T = TypeVar("T")
+
+
+class RunNotFound(LookupError):
+    """No run has this id."""
+
+
+class StateQueryFailed(RuntimeError):
+    """A worker ran the `state` query and the run's code failed it; the message says how."""
+
+
+@dataclass(frozen=True)
+class RunDescription:
+    """What Temporal says of a run's latest execution."""
+
+    run_id: str
+    execution: WorkflowExecution  # with Temporal's run id of the execution described
+    status: WorkflowExecutionStatus.ValueType
+    raw: DescribeWorkflowExecutionResponse
+
+    @property
+    def running(self) -> bool:
+        return self.status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
+
+    @property
+    def completed(self) -> bool:
+        return self.status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED
+
+    @property
+    def cancelled(self) -> bool:
+        return self.status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED
+
+
+async def describe_run(temporal: TemporalService, run_id: str) -> RunDescription:
+    try:
+        raw = await temporal.service.workflow_service.describe_workflow_execution(
+            DescribeWorkflowExecutionRequest(
+                namespace=temporal.namespace, execution=WorkflowExecution(workflow_id=run_id)
+            ),
+            retry=True,
+        )
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            raise RunNotFound(run_id) from None
+        raise
+    info = raw.workflow_execution_info
+    return RunDescription(run_id, info.execution, info.status, raw)
+
+
+async def run_state(temporal: TemporalService, run_id: str) -> RunState | None:
+    """The run's `state` query; None when no worker answers (or the run is gone)."""
+    request = QueryWorkflowRequest(
+        namespace=temporal.namespace, execution=WorkflowExecution(workflow_id=run_id)
+    )
+    request.query.query_type = STATE_QUERY
+    try:
+        response = await temporal.service.workflow_service.query_workflow(
+            request, retry=True, timeout=QUERY_TIMEOUT
+        )
+    except RPCError as error:
+        if error.status == RPCStatusCode.INVALID_ARGUMENT:  # the handler itself failed
+            raise StateQueryFailed(error.message) from None
+        return None
+    if response.HasField("query_rejected") or not response.query_result.payloads:
+        return None
+    return await _decode(response.query_result.payloads, RunState)
+
+
+async def run_outcome(temporal: TemporalService, description: RunDescription) -> RunOutcome:
+    """The outcome of a run `description` found completed."""
+    history = await temporal.service.workflow_service.get_workflow_execution_history(
+        GetWorkflowExecutionHistoryRequest(
+            namespace=temporal.namespace,
+            execution=description.execution,
+            history_event_filter_type=HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
+            skip_archival=True,
+        ),
+        retry=True,
+    )
+    [closed] = history.history.events
+    completed = closed.workflow_execution_completed_event_attributes
+    return await _decode(completed.result.payloads, RunOutcome)
+
+
+async def _decode(payloads: Sequence[Payload], kind: type[T]) -> T:
+    [value] = await pydantic_data_converter.decode(payloads, [kind])
+    return cast(T, value)
