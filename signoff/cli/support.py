@@ -16,7 +16,6 @@ import typer
 from pydantic import BaseModel, ValidationError
 
 from signoff.config.settings import Settings, get_settings
-from signoff.config.temporal_tls import TemporalSettingsError
 
 if TYPE_CHECKING:
     # Loaded by the commands that make a Client: `signoff status` reads a run without
@@ -82,6 +81,7 @@ async def client_for(
 ) -> Client:
     """A Client, or a clean exit; `traced` as in `temporal_client.connect`."""
     from signoff.config.temporal_client import connect
+    from signoff.config.temporal_tls import TemporalSettingsError
 
     try:
         return await connect(current, runtime, traced=traced)
@@ -94,6 +94,7 @@ async def client_for(
 async def service_for(current: Settings) -> TemporalService:
     """The bare service, for a command that only reads a run; as `client_for` fails."""
     from signoff.config.temporal_service import connect_service
+    from signoff.config.temporal_tls import TemporalSettingsError
 
     try:
         return await connect_service(current)

@@ -16,8 +16,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Literal, get_args
 
 from signoff.service.paging import InvalidCursor, Page, decode_cursor, encode_cursor
-from signoff.service.pending import PendingItem
 from signoff.service.pending_cursor import pending_page, position_of
+from signoff.service.pending_item import PendingItem
 from workflows.approval_policy import to_minor
 
 InboxSort = Literal["time_left", "amount"]

@@ -93,3 +93,28 @@ def test_list_and_cancel_load_no_tracing(command: list[str]) -> None:
     loaded, said = unwanted_after(*command, env=env, unwanted=unwanted)
     assert "Cannot reach Temporal at 127.0.0.1:9" in said
     assert loaded == []
+
+
+def test_pending_reads_the_store_without_temporal_or_alembic(tmp_path: object) -> None:
+    # `signoff pending` lists from the store's read model: no Temporal SDK beyond the
+    # package, no workflow code, and no Alembic for a store already at its revision.
+    env = {**os.environ, "SIGNOFF_HOME": str(tmp_path)}
+    subprocess.run(
+        [sys.executable, "-c", MODULES_AFTER, "seed"],
+        capture_output=True,
+        check=True,
+        env={**env, "UNWANTED": "[]"},
+    )  # the store, created and migrated
+    unwanted = (
+        "temporalio.client",
+        "temporalio.service",
+        "temporalio.worker",
+        "alembic",
+        "workflows.agent_run",
+        "anthropic",
+        "openai",
+        "fastapi",
+    )
+    loaded, said = unwanted_after("pending", "--json", env=env, unwanted=unwanted)
+    assert json.loads(said)["total"] == 0
+    assert loaded == []
