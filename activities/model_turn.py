@@ -103,6 +103,16 @@ class ModelTurns:
             self._anthropic = self._anthropic_factory()
         return self._anthropic
 
+    async def close(self) -> None:
+        """Close the HTTP clients of the adapters made so far: an `AsyncAnthropic` left to
+        the garbage collector schedules its own close from wherever it is collected,
+        and without a running loop that close is never awaited."""
+        made, self._anthropic, self._openai = (self._anthropic, self._openai), None, None
+        for adapter in made:
+            close = getattr(adapter, "close", None)
+            if close is not None:
+                await close()
+
     def _openai_adapter(self) -> ModelAdapter:
         if self._openai is None:
             if self._openai_factory is None:

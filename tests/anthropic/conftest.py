@@ -8,7 +8,7 @@ model-turn activity whose Anthropic adapter is the real `anthropic` SDK pointed 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from functools import partial
 
 import pytest
@@ -26,9 +26,12 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMessagesApi]:
 
 
 @pytest.fixture
-def model_turns(api: FakeMessagesApi) -> ModelTurns:
-    """The worker's model-turn activity, its Anthropic adapter aimed at the fake API."""
+async def model_turns(api: FakeMessagesApi) -> AsyncIterator[ModelTurns]:
+    """The worker's model-turn activity, its Anthropic adapter aimed at the fake API;
+    its HTTP client closed after the test (not left to the garbage collector)."""
     factory = partial(
         AnthropicModel, api_key=TEST_API_KEY, timeout_seconds=10, base_url=api.base_url
     )
-    return ModelTurns(scripted=ScriptedModel(SCRIPTS_DIR), anthropic_factory=factory)
+    turns = ModelTurns(scripted=ScriptedModel(SCRIPTS_DIR), anthropic_factory=factory)
+    yield turns
+    await turns.close()

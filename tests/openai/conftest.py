@@ -37,7 +37,10 @@ async def model(api: FakeChatApi) -> AsyncIterator[OpenAIModel]:
 
 
 @pytest.fixture
-def model_turns(api: FakeChatApi, tmp_path: Path) -> ModelTurns:
-    """The worker's model-turn activity, as the worker builds it from its settings."""
+async def model_turns(api: FakeChatApi, tmp_path: Path) -> AsyncIterator[ModelTurns]:
+    """The worker's model-turn activity, as the worker builds it from its settings; its
+    HTTP clients closed after the test."""
     settings = Settings(home=tmp_path, openai_base_url=api.base_url, openai_timeout_seconds=10)
-    return build_model_turns(settings)
+    turns = build_model_turns(settings)
+    yield turns
+    await turns.close()
