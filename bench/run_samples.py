@@ -20,7 +20,7 @@ from typing import Any, Literal
 from sqlalchemy import Engine
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowHandle, WorkflowHistory
 
 from activities.store.refunds import list_refunds
 from bench.raw_refund import RAW_WORKFLOW_NAME
@@ -136,6 +136,7 @@ class HistorySize:
     bytes: int
     types: Counter[str]  # events by type
     kinds: Counter[str]  # bytes by kind of event (type, and an activity's name)
+    history: WorkflowHistory  # the history measured
 
 
 def event_kind(event: HistoryEvent) -> str:
@@ -145,9 +146,8 @@ def event_kind(event: HistoryEvent) -> str:
     return name
 
 
-async def keep_history(client: Client, run_id: str, path: Path) -> None:
+def keep_history(history: WorkflowHistory, path: Path) -> None:
     """The run's history as JSON (what `signoff replay` and the Web UI read)."""
-    history = await client.get_workflow_handle(run_id).fetch_history()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(history.to_json(), encoding="utf-8")
 
@@ -163,4 +163,5 @@ async def history_size(client: Client, run_id: str) -> HistorySize:
         bytes=sum(kinds.values()),
         types=Counter(EventType.Name(event.event_type) for event in history.events),
         kinds=kinds,
+        history=history,
     )

@@ -119,9 +119,7 @@ async def measure(
                 if not side.event_types:
                     side.event_types, side.event_bytes = size.types, size.kinds
                     if arguments.histories is not None:
-                        await keep_history(
-                            sides.client, sample.run_id, arguments.histories / f"{kind}.json"
-                        )
+                        keep_history(size.history, arguments.histories / f"{kind}.json")
     engine = make_engine(settings.resolved_database_url)
     try:
         for number in range(arguments.latency_runs):

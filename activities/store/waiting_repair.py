@@ -15,7 +15,7 @@ from datetime import datetime
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from activities.store.database import write_transaction
+from activities.store.database import use_session, write_transaction
 from activities.store.schema import DecisionRow, WaitingAction
 from activities.store.waiting_actions import WAIT_ENDED_KINDS, new_row, set_action
 from workflows.actions import PendingAction
@@ -44,7 +44,7 @@ class ReconcileCounts:
 def stored_hashes(engine: Engine) -> dict[str, set[str]]:
     """The hashes of the rows, by run: what the read model says each run waits on."""
     found: dict[str, set[str]] = {}
-    with write_transaction(engine) as session:
+    with use_session(engine) as session:
         for run_id, action_hash in session.execute(
             select(WaitingAction.run_id, WaitingAction.action_hash)
         ):

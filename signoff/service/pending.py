@@ -21,7 +21,8 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.service.pending_item import PendingItem
-from signoff.service.run_listing import QUERY_TIMEOUT, RunListing, read_runs, try_state
+from signoff.service.run_listing import RunListing, read_runs, try_state
+from signoff.service.run_reading import QUERY_TIMEOUT
 from signoff.service.runs import TENANT_KEY
 from workflows.actions import Decision, DecisionResult
 from workflows.agent_run import AgentRun

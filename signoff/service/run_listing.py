@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from temporalio.client import Client, WorkflowExecution, WorkflowHandle
 from temporalio.service import RPCError
 
+from signoff.service.run_reading import QUERY_TIMEOUT
 from signoff.service.runs import TENANT_KEY
 from workflows.actions import DecisionRecord, PendingAction
 from workflows.agent_run import AgentRun
 from workflows.contracts import RUN_MEMO_KEY, RunMemo, RunState
 
-QUERY_TIMEOUT = timedelta(seconds=5)
 # State queries in flight at once, for runs without a memo: quick, and spares the worker.
 QUERY_CONCURRENCY = 20
 

@@ -35,7 +35,7 @@ from signoff.config.temporal_service import TemporalService
 from workflows.contracts import RunOutcome, RunState
 
 STATE_QUERY = "state"  # AgentRun.state
-QUERY_TIMEOUT = timedelta(seconds=5)  # run_listing.QUERY_TIMEOUT
+QUERY_TIMEOUT = timedelta(seconds=5)  # every `state` query (run_listing uses it too)
 
 T = TypeVar("T")
 

@@ -10,35 +10,16 @@ and every recorded history still replay (tests/replay).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from typing import Any
 
 from sqlalchemy import Engine
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
 from tests.workflow.approvals import decide, decision, gate_run, pending_actions
 from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
-from tests.workflow.test_lean_history import REFUND, markers
+from tests.workflow.test_lean_history import REFUND, markers, upserts
 from workflows.contracts import HISTORY_COMPACT, PENDING_ATTRIBUTE, STATUS_ATTRIBUTE
-
-
-def upserts(history: WorkflowHistory) -> list[dict[str, Any]]:
-    """Each search-attribute upsert, as {attribute: value or None when unset}."""
-    found = []
-    for event in history.events:
-        if event.event_type != EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
-            continue
-        fields = event.upsert_workflow_search_attributes_event_attributes.search_attributes
-        found.append(
-            {
-                name: json.loads(payload.data) if payload.data else None
-                for name, payload in fields.indexed_fields.items()
-            }
-        )
-    return found
 
 
 async def test_a_four_eyes_refund_records_one_upsert_per_change_and_no_marker(

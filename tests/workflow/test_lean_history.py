@@ -41,17 +41,25 @@ def markers(history: WorkflowHistory) -> list[str]:
     ]
 
 
-def status_upserts(history: WorkflowHistory) -> list[str]:
-    """The status attribute's value in each upsert that sets it, in order."""
-    values = []
+def upserts(history: WorkflowHistory) -> list[dict[str, Any]]:
+    """Each search-attribute upsert, as {attribute: value or None when unset}."""
+    found = []
     for event in history.events:
         if event.event_type != EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
             continue
         fields = event.upsert_workflow_search_attributes_event_attributes.search_attributes
-        payload = fields.indexed_fields.get(STATUS_KEY.name)
-        if payload is not None:
-            values.append(json.loads(payload.data))
-    return values
+        found.append(
+            {
+                name: json.loads(payload.data) if payload.data else None
+                for name, payload in fields.indexed_fields.items()
+            }
+        )
+    return found
+
+
+def status_upserts(history: WorkflowHistory) -> list[str]:
+    """The status attribute's value in each upsert that sets it, in order."""
+    return [changes[STATUS_KEY.name] for changes in upserts(history) if STATUS_KEY.name in changes]
 
 
 def memo_upserts(history: WorkflowHistory) -> list[dict[str, Any]]:
