@@ -20,6 +20,7 @@ from activities import observe
 from activities.store import pending_refunds
 from activities.store import refunds as ledger
 from activities.store.errors import StoreError
+from workflows.action_hold import AnyHold, full_hold
 from workflows.actions import (
     EXECUTE_REFUND_ACTIVITY,
     HOLD_PENDING_REFUND_ACTIVITY,
@@ -28,7 +29,6 @@ from workflows.actions import (
     ActionState,
     ActionStateRequest,
     PendingRefundHeld,
-    PendingRefundHold,
     PendingRefundRelease,
     RefundCommand,
     RefundResult,
@@ -62,9 +62,11 @@ class RefundActivities:
         return result
 
     @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)
-    async def hold_pending_refund(self, hold: PendingRefundHold) -> PendingRefundHeld:
+    async def hold_pending_refund(self, hold: AnyHold) -> PendingRefundHeld:
         try:
-            return await asyncio.to_thread(pending_refunds.hold_pending_refund, self._engine, hold)
+            return await asyncio.to_thread(
+                pending_refunds.hold_pending_refund, self._engine, full_hold(hold)
+            )
         except StoreError as error:
             raise _non_retryable(error) from None
 

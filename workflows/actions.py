@@ -208,6 +208,18 @@ class PendingRefundHold(Contract):
     action: PendingAction | None = None
 
 
+class ActionHold(Contract):
+    """The hold a run with a compact history (`RunRequest.history`) sends: the action and
+    its run, nothing beside them. The order, hash, amount, expiry and the action it
+    supersedes are the action's own, so its history carries them once;
+    `workflows/action_hold.py` reads the `PendingRefundHold` they make."""
+
+    run_id: str
+    tenant_id: str
+    ticket_id: str
+    action: PendingAction
+
+
 class PendingRefundHeld(Contract):
     # What the other live holds on the order add up to, read in the transaction that
     # wrote this one.

@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent, DecisionRecord
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
+    from workflows.fatal_errors import fatal_types
     from workflows.version_gates import compact_history, patched
 
 AUDIT_STORE_PATCH = "audit-store"
@@ -116,7 +117,7 @@ class TrailRecorder:
                     start_to_close_timeout=RECORD_CALL_TIMEOUT,
                     retry_policy=RetryPolicy(
                         maximum_attempts=RECORD_CALL_ATTEMPTS,
-                        non_retryable_error_types=RECORD_FATAL_ERROR_TYPES,
+                        non_retryable_error_types=fatal_types(*RECORD_FATAL_ERROR_TYPES),
                     ),
                 )
             except ActivityError as error:

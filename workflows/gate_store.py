@@ -31,16 +31,17 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.action_hold import AnyHold, full_hold
     from workflows.actions import (
         EXECUTE_REFUND_ACTIVITY,
         HOLD_PENDING_REFUND_ACTIVITY,
         READ_ACTION_STATE_ACTIVITY,
         RELEASE_PENDING_REFUND_ACTIVITY,
+        ActionHold,
         ActionState,
         ActionStateRequest,
         PendingAction,
         PendingRefundHeld,
-        PendingRefundHold,
         PendingRefundRelease,
         RefundCommand,
         RefundResult,
@@ -48,7 +49,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_policy import to_minor
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
-    from workflows.version_gates import patched
+    from workflows.fatal_errors import fatal_types
+    from workflows.version_gates import compact_history, patched
 
 # Versioning. Runs recorded before "four-eyes-exposure" judge four eyes per call and
 # hold nothing in the store.
@@ -69,7 +71,9 @@ UNKNOWN_OUTCOME_PATCH = "refund-outcome-unknown"
 
 
 def store_retries(*fatal: str) -> RetryPolicy:
-    return RetryPolicy(maximum_attempts=STORE_CALL_ATTEMPTS, non_retryable_error_types=[*fatal])
+    return RetryPolicy(
+        maximum_attempts=STORE_CALL_ATTEMPTS, non_retryable_error_types=fatal_types(*fatal)
+    )
 
 
 async def read_state(request: RunRequest) -> ActionState:
@@ -90,19 +94,17 @@ async def hold(action: PendingAction, request: RunRequest) -> int:
     A store that does not answer fails the call (the gate is inside the tool call, which
     turns it into an error result); judging without the sum could split four eyes.
     """
+    compact = ActionHold(
+        run_id=workflow.info().workflow_id,
+        tenant_id=request.tenant_id,
+        ticket_id=request.ticket_id,
+        action=action,
+    )
+    # A compact run sends the action alone: its order, hash, amount and expiry are in it.
+    argument: AnyHold = compact if compact_history() else full_hold(compact)
     held: PendingRefundHeld = await workflow.execute_activity(
         HOLD_PENDING_REFUND_ACTIVITY,
-        PendingRefundHold(
-            run_id=workflow.info().workflow_id,
-            tenant_id=request.tenant_id,
-            order_id=action.targets["order_id"],
-            action_hash=action.action_hash,
-            amount_minor=to_minor_from_text(action.arguments["amount"]),
-            expires_at=action.expires_at,
-            supersedes=action.supersedes,
-            ticket_id=request.ticket_id,
-            action=action,
-        ),
+        argument,
         result_type=PendingRefundHeld,
         start_to_close_timeout=STORE_CALL_TIMEOUT,
         # The tenant or the order is gone: asking again finds it gone again.

@@ -11,7 +11,8 @@ from temporalio.testing import ActivityEnvironment
 from activities.refunds import RefundActivities
 from activities.store import refunds as ledger
 from tests.store.commands import refund_command
-from workflows.actions import ActionStateRequest, RefundCommand, RefundResult
+from tests.store.test_waiting_actions import an_action, hold_for, rows
+from workflows.actions import ActionHold, ActionStateRequest, RefundCommand, RefundResult
 
 
 async def test_read_action_state(store: Engine) -> None:
@@ -58,3 +59,21 @@ async def test_a_locked_database_propagates_for_temporal_to_retry(
             RefundActivities(store).execute_refund,
             refund_command(store, key="k", amount_minor=100),
         )
+
+
+async def test_a_compact_hold_holds_and_lists_as_the_full_one(store: Engine) -> None:
+    """A compact run's hold (the action alone) writes the same exposure and inbox rows as
+    the full hold a marked run sends (workflows/action_hold.py)."""
+    activities, environment = RefundActivities(store), ActivityEnvironment()
+    first = an_action(store, "a" * 64, 15_500)
+    second = an_action(store, "b" * 64, 15_500)
+    compact = ActionHold(run_id="run-a", tenant_id="demo", ticket_id="T-3107", action=first)
+
+    held_first = await environment.run(activities.hold_pending_refund, compact)
+    held_second = await environment.run(activities.hold_pending_refund, hold_for(second, "run-b"))
+
+    assert (held_first.pending_minor, held_second.pending_minor) == (0, 15_500)
+    row_a, row_b = rows(store)
+    assert (row_a.run_id, row_a.action_hash, row_a.ticket_id) == ("run-a", "a" * 64, "T-3107")
+    assert (row_a.amount_minor, row_a.expires_at) == (15_500, first.expires_at)
+    assert (row_b.mode, row_b.approvals_required) == ("review", 2)  # it counted run-a's hold

@@ -10,16 +10,25 @@ and every recorded history still replay (tests/replay).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from typing import Any
 
 from sqlalchemy import Engine
 from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
 from tests.workflow.approvals import decide, decision, gate_run, pending_actions
 from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
-from tests.workflow.test_lean_history import REFUND, markers, upserts
-from workflows.contracts import HISTORY_COMPACT, PENDING_ATTRIBUTE, STATUS_ATTRIBUTE
+from tests.workflow.test_lean_history import REFUND, fatal_type_lists, markers, upserts
+from workflows.actions import EXECUTE_REFUND_ACTIVITY, HOLD_PENDING_REFUND_ACTIVITY
+from workflows.contracts import (
+    HISTORY_COMPACT,
+    MODEL_TURN_ACTIVITY,
+    PENDING_ATTRIBUTE,
+    STATUS_ATTRIBUTE,
+)
 
 
 async def test_a_four_eyes_refund_records_one_upsert_per_change_and_no_marker(
@@ -54,3 +63,23 @@ async def test_a_four_eyes_refund_records_one_upsert_per_change_and_no_marker(
     assert kinds[EventType.EVENT_TYPE_TIMER_STARTED] == 2
     assert kinds[EventType.EVENT_TYPE_TIMER_CANCELED] == 1
     assert kinds[EventType.EVENT_TYPE_TIMER_FIRED] == 0
+    # No retry policy repeats the fatal error types: each error says it itself
+    # (workflows/fatal_errors.py).
+    policies = fatal_type_lists(history)
+    assert {MODEL_TURN_ACTIVITY, HOLD_PENDING_REFUND_ACTIVITY, EXECUTE_REFUND_ACTIVITY} <= set(
+        policies
+    )
+    assert all(names == [] for names in policies.values()), policies
+    # The hold carries the action once, not its order, hash, amount and expiry beside it.
+    (hold,) = scheduled_inputs(history, HOLD_PENDING_REFUND_ACTIVITY)
+    assert set(hold) == {"run_id", "tenant_id", "ticket_id", "action"}
+
+
+def scheduled_inputs(history: WorkflowHistory, activity: str) -> list[dict[str, Any]]:
+    """The JSON input of each scheduling of `activity`, in order."""
+    return [
+        json.loads(event.activity_task_scheduled_event_attributes.input.payloads[0].data)
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        and event.activity_task_scheduled_event_attributes.activity_type.name == activity
+    ]

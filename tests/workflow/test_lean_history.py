@@ -24,7 +24,10 @@ from temporalio.testing import WorkflowEnvironment
 
 from tests.workflow.approvals import decide, decision, gate_run, pending_actions
 from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
-from workflows.contracts import HISTORY_MARKED
+from workflows.actions import EXECUTE_REFUND_ACTIVITY
+from workflows.contracts import HISTORY_MARKED, MODEL_TURN_ACTIVITY
+from workflows.gate_store import REFUND_FATAL_ERROR_TYPES
+from workflows.policy import MODEL_FATAL_ERROR_TYPES
 from workflows.run_outcome import STATUS_KEY
 from workflows.version_gates import LEAN_HISTORY_PATCH
 
@@ -71,6 +74,20 @@ def memo_upserts(history: WorkflowHistory) -> list[dict[str, Any]]:
     ]
 
 
+def fatal_type_lists(history: WorkflowHistory) -> dict[str, list[str]]:
+    """Each scheduled activity's `non_retryable_error_types`, by activity name (the last
+    scheduling of each name wins)."""
+    scheduled = (
+        event.activity_task_scheduled_event_attributes
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    )
+    return {
+        attributes.activity_type.name: list(attributes.retry_policy.non_retryable_error_types)
+        for attributes in scheduled
+    }
+
+
 def memo_fields(event: HistoryEvent) -> list[Payload]:
     return list(event.workflow_properties_modified_event_attributes.upserted_memo.fields.values())
 
@@ -94,6 +111,10 @@ async def test_a_four_eyes_refund_records_one_marker_and_each_change_once(
     # Started with status and tenant set right: no upsert at the start; then each
     # change once, and never the same value twice in a row.
     assert status_upserts(history) == ["waiting_for_approval", "running", "completed"]
+    # Its retry policies name the fatal error types (a compact run leaves them to the
+    # errors themselves: test_compact_history.py).
+    assert fatal_type_lists(history)[MODEL_TURN_ACTIVITY] == list(MODEL_FATAL_ERROR_TYPES)
+    assert fatal_type_lists(history)[EXECUTE_REFUND_ACTIVITY] == list(REFUND_FATAL_ERROR_TYPES)
     memos = memo_upserts(history)
     assert all(before != after for before, after in zip(memos, memos[1:], strict=False))
     pending_counts = [len(memo["pending_actions"]) for memo in memos]

@@ -15,10 +15,12 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 
 from activities.store.eval_fixtures import AuditLine, LedgerLine, audit_of, ledger_of
+from workflows.action_hold import AnyHold, full_hold
 from workflows.actions import (
     EXECUTE_REFUND_ACTIVITY,
     HOLD_PENDING_REFUND_ACTIVITY,
     READ_ACTION_STATE_ACTIVITY,
+    ActionHold,
     ActionStateRequest,
     PendingRefundHold,
     RefundCommand,
@@ -39,7 +41,7 @@ INPUT_TYPES: dict[str, type[Any]] = {
     RUN_TOOL_ACTIVITY: ToolCallInput,
     EXECUTE_REFUND_ACTIVITY: RefundCommand,
     READ_ACTION_STATE_ACTIVITY: ActionStateRequest,
-    HOLD_PENDING_REFUND_ACTIVITY: PendingRefundHold,
+    HOLD_PENDING_REFUND_ACTIVITY: AnyHold,  # type: ignore[dict-item]
 }
 
 
@@ -64,8 +66,8 @@ class History:
             self.refund_commands.append(value)
         elif isinstance(value, ActionStateRequest):
             self.state_reads.append(value)
-        elif isinstance(value, PendingRefundHold):
-            self.holds.append(value)
+        elif isinstance(value, PendingRefundHold | ActionHold):
+            self.holds.append(full_hold(value))
 
 
 @dataclass(frozen=True)
