@@ -26,6 +26,8 @@ NOT_FOR_STATUS = (
     "temporalio.client",
     "temporalio.worker",
     "temporalio.contrib.opentelemetry",
+    "temporalio.contrib.pydantic",
+    "temporalio.converter",
     "workflows.agent_run",
 )
 

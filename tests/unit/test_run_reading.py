@@ -1,0 +1,45 @@
+"""What `signoff status` reads without the SDK's client (signoff/service/run_reading.py):
+the `state` query by the workflow's own name, and a result decoded as the pydantic data
+converter decodes it, with a clear error for a payload it did not write."""
+
+from __future__ import annotations
+
+import pytest
+from temporalio.api.common.v1 import Payload
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from signoff.service.run_reading import STATE_QUERY, PayloadNotJson, _decode
+from workflows.agent_run import AgentRun
+from workflows.contracts import ModelRef, RunOutcome, Usage
+
+
+def test_the_state_query_is_the_workflows_own() -> None:
+    assert STATE_QUERY == AgentRun.state.__temporal_query_definition.name  # type: ignore[attr-defined]
+
+
+def an_outcome() -> RunOutcome:
+    return RunOutcome(
+        run_id="run-demo-1",
+        status="completed",
+        reason="answered",
+        turns_used=1,
+        usage=Usage(input_tokens=10, output_tokens=3),
+        tool_calls=[],
+        model=ModelRef(provider="scripted", model_id="demo"),
+        scripted=True,
+    )
+
+
+def test_a_result_decodes_as_the_data_converter_decodes_it() -> None:
+    payloads = pydantic_data_converter.payload_converter.to_payloads([an_outcome()])
+
+    assert _decode(payloads, RunOutcome) == an_outcome()
+
+
+def test_a_payload_signoff_did_not_write_is_refused_clearly() -> None:
+    encrypted = Payload(metadata={"encoding": b"binary/encrypted"}, data=b"\x00\x01")
+
+    with pytest.raises(PayloadNotJson, match="encoded as 'binary/encrypted'.*payload codec"):
+        _decode([encrypted], RunOutcome)
+    with pytest.raises(PayloadNotJson, match="expected one RunOutcome payload, found 0"):
+        _decode([], RunOutcome)
