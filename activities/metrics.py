@@ -68,7 +68,8 @@ TOOL_ERRORS = Counter(
 REFUNDS = Counter(
     "signoff_refunds",
     "Refund executions by ledger answer (refunded, state_changed, approver_invalid, "
-    "refused, error).",
+    "refused, error; replayed: the refund its idempotency key had already made, not "
+    "made again).",
     ["status"],
 )
 ACTIVITY_RETRIES = Counter(

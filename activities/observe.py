@@ -159,9 +159,13 @@ def refund_span(command: RefundCommand) -> Iterator[Span]:
             raise
 
 
-def refund_answered(span: Span, result: RefundResult) -> None:
-    span.set_attribute("signoff.refund_status", result.status)
-    metrics.REFUNDS.labels(result.status).inc()  # logged by the activity itself
+def refund_answered(span: Span, result: RefundResult, *, replayed: bool = False) -> None:
+    """Count the ledger's answer; a refund its key had already made counts as `replayed`,
+    never as a second `refunded` (a retried activity, or a worker that died after the
+    commit)."""
+    status = "replayed" if replayed else result.status
+    span.set_attribute("signoff.refund_status", status)
+    metrics.REFUNDS.labels(status).inc()  # logged by the activity itself
 
 
 # --- decisions -----------------------------------------------------------------------

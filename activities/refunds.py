@@ -52,12 +52,17 @@ class RefundActivities:
     async def execute_refund(self, command: RefundCommand) -> RefundResult:
         with observe.refund_span(command) as span:
             try:
-                result = await asyncio.to_thread(ledger.execute_refund, self._engine, command)
+                answer = await asyncio.to_thread(ledger.answer_refund, self._engine, command)
             except StoreError as error:
                 raise _non_retryable(error) from None
-            observe.refund_answered(span, result)
+            observe.refund_answered(span, answer.result, replayed=answer.replayed)
+        result = answer.result
         activity.logger.info(
-            "refund %s for run %s: %s", result.status, command.run_id, result.refund_id or "-"
+            "refund %s for run %s: %s%s",
+            result.status,
+            command.run_id,
+            result.refund_id or "-",
+            " (made earlier under the same key)" if answer.replayed else "",
         )
         return result
 

@@ -34,6 +34,7 @@ activity; the idempotency key makes that retry safe.
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine, func, select
@@ -84,10 +85,27 @@ def list_refunds(source: Session | Engine, tenant_id: str, order_id: str) -> lis
         return list(rows)
 
 
+@dataclass(frozen=True)
+class LedgerAnswer:
+    """The ledger's answer to a refund command, and whether it only found the refund its
+    key already made (a retried activity): then nothing was written, and the metrics
+    must not count a second refund."""
+
+    result: RefundResult
+    replayed: bool = False
+
+
 def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
     """Refund once, or say why not (see the module note). Raises UnknownTenant."""
+    return answer_refund(engine, command).result
+
+
+def answer_refund(engine: Engine, command: RefundCommand) -> LedgerAnswer:
+    """`execute_refund`, saying whether the refund was made now or found made earlier."""
     if len(command.idempotency_key) > KEY_LENGTH or len(command.run_id) > KEY_LENGTH:
-        return _refused(f"The idempotency key or run id is longer than {KEY_LENGTH} characters.")
+        return LedgerAnswer(
+            _refused(f"The idempotency key or run id is longer than {KEY_LENGTH} characters.")
+        )
     try:
         return _execute(engine, command)
     except IntegrityError:
@@ -99,56 +117,63 @@ def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
         return _replay(stored, command)
 
 
-def _execute(engine: Engine, command: RefundCommand) -> RefundResult:
+def _execute(engine: Engine, command: RefundCommand) -> LedgerAnswer:
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
         tenant = _tenant(session, command.tenant_id)
         order = _locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
         stored = _find_by_key(session, command.idempotency_key)
         if stored is not None:
             return _replay(stored, command)
-        if session.get(RefundSettlement, command.idempotency_key) is not None:
-            # A person was told this refund did not happen (activities/store/settlements.py).
-            return _refused(
-                "This refund was settled as not made by `signoff reconcile`; its key can no "
-                f"longer refund. {NOTHING_REFUNDED}"
-            )
-        if order is None or order.id != command.order_id:
-            return _refused(
-                f"Order {command.order_id} is not the order of ticket {command.ticket_id}; "
-                f"a refund can only target the ticket's own order. {NOTHING_REFUNDED}"
-            )
-        state = _state(session, tenant, order)
-        if state_hash(state) != command.expected_state_hash:
-            return RefundResult(
-                status="state_changed",
-                message=_changed_message(session, command.tenant_id, state),
-                state=state,
-            )
-        not_counted = why_approvals_do_not_count(session, command, state)
-        if not_counted is not None:
-            return RefundResult(status="approver_invalid", message=not_counted, state=state)
-        refusal = _rule_violation(command, state)
-        if refusal is not None:
-            return _refused(refusal)
-        refund = Refund(
-            id=new_refund_id(),
-            tenant_id=command.tenant_id,
-            order_id=order.id,
-            amount_minor=command.amount_minor,
-            currency=command.currency,
-            idempotency_key=command.idempotency_key,
-            run_id=command.run_id,
-            action_hash=command.action_hash,
-            approvers=join_list(command.approvers),
-            # RefundCommand carries no reason yet; the action hash points at it.
-            reason=command.reason,
-            created_at=datetime.now(UTC),
+        return LedgerAnswer(_decide(session, command, tenant, order))
+
+
+def _decide(
+    session: Session, command: RefundCommand, tenant: Tenant, order: Order | None
+) -> RefundResult:
+    """Refund in this transaction, or say why not: the key has no refund yet."""
+    if session.get(RefundSettlement, command.idempotency_key) is not None:
+        # A person was told this refund did not happen (activities/store/settlements.py).
+        return _refused(
+            "This refund was settled as not made by `signoff reconcile`; its key can no "
+            f"longer refund. {NOTHING_REFUNDED}"
         )
-        session.add(refund)
-        # From pending to refunded in one commit: the amount always counts once.
-        release_in(session, command.run_id, command.action_hash)
-        session.flush()  # the ledger row first: the audit row names it
-        append_executed(session, command, refund.id)
+    if order is None or order.id != command.order_id:
+        return _refused(
+            f"Order {command.order_id} is not the order of ticket {command.ticket_id}; "
+            f"a refund can only target the ticket's own order. {NOTHING_REFUNDED}"
+        )
+    state = _state(session, tenant, order)
+    if state_hash(state) != command.expected_state_hash:
+        return RefundResult(
+            status="state_changed",
+            message=_changed_message(session, command.tenant_id, state),
+            state=state,
+        )
+    not_counted = why_approvals_do_not_count(session, command, state)
+    if not_counted is not None:
+        return RefundResult(status="approver_invalid", message=not_counted, state=state)
+    refusal = _rule_violation(command, state)
+    if refusal is not None:
+        return _refused(refusal)
+    refund = Refund(
+        id=new_refund_id(),
+        tenant_id=command.tenant_id,
+        order_id=order.id,
+        amount_minor=command.amount_minor,
+        currency=command.currency,
+        idempotency_key=command.idempotency_key,
+        run_id=command.run_id,
+        action_hash=command.action_hash,
+        approvers=join_list(command.approvers),
+        # RefundCommand carries no reason yet; the action hash points at it.
+        reason=command.reason,
+        created_at=datetime.now(UTC),
+    )
+    session.add(refund)
+    # From pending to refunded in one commit: the amount always counts once.
+    release_in(session, command.run_id, command.action_hash)
+    session.flush()  # the ledger row first: the audit row names it
+    append_executed(session, command, refund.id)
     return RefundResult(
         status="refunded",
         refund_id=refund.id,
@@ -208,7 +233,7 @@ def _find_by_key(source: Session | Engine, idempotency_key: str) -> Refund | Non
         ).one_or_none()
 
 
-def _replay(stored: Refund, command: RefundCommand) -> RefundResult:
+def _replay(stored: Refund, command: RefundCommand) -> LedgerAnswer:
     same = (stored.tenant_id, stored.order_id, stored.amount_minor, stored.currency) == (
         command.tenant_id,
         command.order_id,
@@ -218,11 +243,13 @@ def _replay(stored: Refund, command: RefundCommand) -> RefundResult:
     if not same:
         # A key names one action; reuse with other arguments is a caller's bug, and
         # answering with the stored refund would hide it.
-        return _refused(
-            "The idempotency key was reused with other arguments: it already belongs to "
-            f"another refund. {NOTHING_REFUNDED}"
+        return LedgerAnswer(
+            _refused(
+                "The idempotency key was reused with other arguments: it already belongs to "
+                f"another refund. {NOTHING_REFUNDED}"
+            )
         )
-    return RefundResult(
+    already = RefundResult(
         status="refunded",
         refund_id=stored.id,
         message=(
@@ -231,6 +258,7 @@ def _replay(stored: Refund, command: RefundCommand) -> RefundResult:
             "earlier; nothing was refunded a second time."
         ),
     )
+    return LedgerAnswer(already, replayed=True)
 
 
 def _rule_violation(command: RefundCommand, state: ActionState) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from prometheus_client import REGISTRY
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 from temporalio.exceptions import ApplicationError
@@ -12,7 +13,7 @@ from activities.refunds import RefundActivities
 from activities.store import refunds as ledger
 from tests.store.commands import refund_command
 from tests.store.test_waiting_actions import an_action, hold_for, rows
-from workflows.actions import ActionHold, ActionStateRequest, RefundCommand, RefundResult
+from workflows.actions import ActionHold, ActionStateRequest, RefundCommand
 
 
 async def test_read_action_state(store: Engine) -> None:
@@ -50,10 +51,10 @@ async def test_unknown_tenant_is_not_retried(store: Engine) -> None:
 async def test_a_locked_database_propagates_for_temporal_to_retry(
     store: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def locked(engine: Engine, command: RefundCommand) -> RefundResult:
+    def locked(engine: Engine, command: RefundCommand) -> ledger.LedgerAnswer:
         raise OperationalError("BEGIN IMMEDIATE", {}, Exception("database is locked"))
 
-    monkeypatch.setattr(ledger, "execute_refund", locked)
+    monkeypatch.setattr(ledger, "answer_refund", locked)
     with pytest.raises(OperationalError):
         await ActivityEnvironment().run(
             RefundActivities(store).execute_refund,
@@ -77,3 +78,23 @@ async def test_a_compact_hold_holds_and_lists_as_the_full_one(store: Engine) -> 
     assert (row_a.run_id, row_a.action_hash, row_a.ticket_id) == ("run-a", "a" * 64, "T-3107")
     assert (row_a.amount_minor, row_a.expires_at) == (15_500, first.expires_at)
     assert (row_b.mode, row_b.approvals_required) == ("review", 2)  # it counted run-a's hold
+
+
+async def test_a_retried_refund_counts_once_as_refunded_then_as_replayed(store: Engine) -> None:
+    """A second call with the same key (a retry after the commit) refunds nothing, and the
+    metric says so: `replayed`, not a second `refunded`."""
+
+    def count(status: str) -> float:
+        return REGISTRY.get_sample_value("signoff_refunds_total", {"status": status}) or 0.0
+
+    activities, environment = RefundActivities(store), ActivityEnvironment()
+    command = refund_command(store, key="k-once", amount_minor=4500)
+    refunded, replayed = count("refunded"), count("replayed")
+
+    first = await environment.run(activities.execute_refund, command)
+    again = await environment.run(activities.execute_refund, command)
+
+    assert (first.status, again.status) == ("refunded", "refunded")
+    assert again.refund_id == first.refund_id and again.message.startswith("Already done")
+    assert count("refunded") - refunded == 1
+    assert count("replayed") - replayed == 1
