@@ -30,18 +30,11 @@ from temporalio import activity
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.decision_verifier import DecisionVerifier
-from activities.decisions import DecisionActivities
-from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
-from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
-from activities.tool_gateway import ToolGateway
-from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
 from signoff.wiring.worker import build_worker
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
-from workflows.agent_run import AgentRun
 from workflows.gate_store import REFUND_CALL_TIMEOUT
 
 CONNECTOR_DOWN = "connector_down"
@@ -77,28 +70,10 @@ class RefundsWhoseAnswerIsLost(RefundActivities):
 def late_refund_worker(
     client: Client, settings: Settings, engine: Engine, every_attempt: bool
 ) -> Worker:
-    """The worker of build_worker, with the refund's answer held back."""
+    """The worker of build_worker, with the refund's answer held back and no cache."""
+    uncached = settings.model_copy(update={"worker_max_cached_workflows": NO_CACHE})
     refunds = RefundsWhoseAnswerIsLost(engine, every_attempt)
-    verifier = DecisionVerifier(
-        engine, load_decision_key(settings), timedelta(seconds=settings.decision_max_age_seconds)
-    )
-    return Worker(
-        client,
-        task_queue=settings.task_queue,
-        workflows=[AgentRun],
-        activities=[
-            build_model_turns(settings).model_turn,
-            ToolGateway(engine).run_tool,
-            refunds.read_action_state,
-            refunds.execute_refund,
-            verifier.verify_decision,
-            refunds.hold_pending_refund,
-            refunds.release_pending_refund,
-            DecisionActivities(engine).record_decision,
-            RunLimitsActivity(settings).run_limits,
-        ],
-        max_cached_workflows=NO_CACHE,
-    )
+    return build_worker(client, uncached, engine, refunds=refunds)
 
 
 @asynccontextmanager

@@ -28,11 +28,19 @@ from workflows.registered import WORKFLOW_TYPES
 from workflows.sandbox import workflow_runner
 
 
-def build_worker(client: Client, settings: Settings, engine: Engine | None = None) -> Worker:
+def build_worker(
+    client: Client,
+    settings: Settings,
+    engine: Engine | None = None,
+    *,
+    refunds: RefundActivities | None = None,
+) -> Worker:
+    """The worker `signoff worker` runs; `refunds` replaces the refund activities (the
+    evals' fault workers hold a refund's answer back, signoff/wiring/eval_faults.py)."""
     engine = engine or make_engine(settings.resolved_database_url)
     models = build_model_turns(settings)
     gateway = ToolGateway(engine)
-    refunds = RefundActivities(engine)
+    refunds = refunds or RefundActivities(engine)
     verifier = DecisionVerifier(
         engine,
         load_decision_key(settings),
