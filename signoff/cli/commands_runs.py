@@ -34,6 +34,7 @@ from signoff.config.settings import MAX_PAGE_SIZE, ModelChoiceError, Settings, p
 from signoff.service.paging import CLI_INVALID_CURSOR, InvalidCursor
 from signoff.service.retries import Retry, retries_in
 from signoff.service.run_reading import (
+    PayloadNotJson,
     RunDescription,
     RunNotFound,
     StateQueryFailed,
@@ -188,16 +189,21 @@ async def _status(current: Settings, run_id: str, json_output: bool) -> int:
     state: RunState | None = None
     outcome: RunOutcome | None = None
     retries: list[Retry] = []
-    if description.running:
-        try:
-            state = await run_state(temporal, run_id)
-        except StateQueryFailed as error:
-            fail(f"Run {run_id} failed its state query: {error}", EXIT_RUN_FAILED)
-        if state is None:
-            fail(f"Run {run_id} is running but no worker answered. Is `signoff worker` running?")
-        retries = retries_in(description.raw)
-    elif description.completed:
-        outcome = await run_outcome(temporal, description)
+    try:
+        if description.running:
+            try:
+                state = await run_state(temporal, run_id)
+            except StateQueryFailed as error:
+                fail(f"Run {run_id} failed its state query: {error}", EXIT_RUN_FAILED)
+            if state is None:
+                fail(
+                    f"Run {run_id} is running but no worker answered. Is `signoff worker` running?"
+                )
+            retries = retries_in(description.raw)
+        elif description.completed:
+            outcome = await run_outcome(temporal, description)
+    except PayloadNotJson as error:
+        fail(f"Cannot read run {run_id}: {error}")
     status = _status_of(description, outcome, state, retries)
     if json_output:
         emit_json(

@@ -104,7 +104,7 @@ async def run_state(temporal: TemporalService, run_id: str) -> RunState | None:
         return None
     if response.HasField("query_rejected") or not response.query_result.payloads:
         return None
-    return _decode(response.query_result.payloads, RunState)
+    return decode_payload(response.query_result.payloads, RunState)
 
 
 async def run_outcome(temporal: TemporalService, description: RunDescription) -> RunOutcome:
@@ -120,14 +120,14 @@ async def run_outcome(temporal: TemporalService, description: RunDescription) ->
     )
     [closed] = history.history.events
     completed = closed.workflow_execution_completed_event_attributes
-    return _decode(completed.result.payloads, RunOutcome)
+    return decode_payload(completed.result.payloads, RunOutcome)
 
 
 class PayloadNotJson(ValueError):
     """A result not written as JSON: not by signoff's workers and data converter."""
 
 
-def _decode(payloads: Sequence[Payload], kind: type[M]) -> M:
+def decode_payload(payloads: Sequence[Payload], kind: type[M]) -> M:
     """The one JSON payload, validated as `kind`: what the pydantic data converter does
     for it (`json/plain`, no codec), without importing the converter (0.03 s)."""
     if len(payloads) != 1:

@@ -8,7 +8,7 @@ import pytest
 from temporalio.api.common.v1 import Payload
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from signoff.service.run_reading import STATE_QUERY, PayloadNotJson, _decode
+from signoff.service.run_reading import STATE_QUERY, PayloadNotJson, decode_payload
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, RunOutcome, Usage
 
@@ -33,13 +33,13 @@ def an_outcome() -> RunOutcome:
 def test_a_result_decodes_as_the_data_converter_decodes_it() -> None:
     payloads = pydantic_data_converter.payload_converter.to_payloads([an_outcome()])
 
-    assert _decode(payloads, RunOutcome) == an_outcome()
+    assert decode_payload(payloads, RunOutcome) == an_outcome()
 
 
 def test_a_payload_signoff_did_not_write_is_refused_clearly() -> None:
     encrypted = Payload(metadata={"encoding": b"binary/encrypted"}, data=b"\x00\x01")
 
     with pytest.raises(PayloadNotJson, match="encoded as 'binary/encrypted'.*payload codec"):
-        _decode([encrypted], RunOutcome)
+        decode_payload([encrypted], RunOutcome)
     with pytest.raises(PayloadNotJson, match="expected one RunOutcome payload, found 0"):
-        _decode([], RunOutcome)
+        decode_payload([], RunOutcome)
