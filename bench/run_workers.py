@@ -1,10 +1,11 @@
 """One worker process of `bench/runs.py`: signoff's, or the raw baseline's.
 
 Each runs alone in its process so that the benchmark can read its CPU time and peak RSS
-from /proc. Both register the same activities, built on the same store and settings;
-they differ only in the workflow they run. The settings come from the environment
-(`SIGNOFF_*`), the task queue from the command line. It prints READY once polling, and
-stops on SIGTERM.
+from /proc. Both register the same activities, built on the same store and settings,
+with the same capacity options (`capacity`: slots, cache, pollers); they differ only in
+the workflow they run, and in signoff's metrics interceptor, which is part of what its
+engine does. The settings come from the environment (`SIGNOFF_*`), the task queue from
+the command line. It prints READY once polling, and stops on SIGTERM.
 
     python -m bench.run_workers {signoff,raw} TASK_QUEUE
 """
@@ -31,7 +32,7 @@ from activities.tool_gateway import ToolGateway  # noqa: E402
 from signoff.config.decision_key import load_decision_key  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.config.temporal_client import connect  # noqa: E402
-from signoff.wiring.worker import build_worker  # noqa: E402
+from signoff.wiring.worker import build_worker, capacity  # noqa: E402
 from workflows.sandbox import workflow_runner  # noqa: E402
 
 READY = "READY"
@@ -67,6 +68,9 @@ def raw_worker(client: object, settings: Settings) -> Worker:
             DecisionActivities(engine).record_decision,
             RunLimitsActivity(settings).run_limits,
         ],
+        # The same capacity as signoff's worker: slots, cache and pollers are tuning,
+        # not engine, and must not differ between the two sides.
+        **capacity(settings),
     )
 
 

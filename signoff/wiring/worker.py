@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy import Engine
 from temporalio.client import Client
@@ -65,22 +66,29 @@ def build_worker(
             limits.run_limits,
             ReviewerNotifier(settings).notify_reviewers,
         ],
-        # Capacity and shutdown grace from the settings (README, "Temporal clusters and
-        # workers"). On shutdown the worker stops polling at once, then gives in-flight
-        # activities this long to finish before it cancels them.
-        max_concurrent_activities=settings.worker_max_concurrent_activities,
-        max_concurrent_workflow_tasks=settings.worker_max_concurrent_workflow_tasks,
-        max_cached_workflows=settings.worker_max_cached_workflows,
-        workflow_task_poller_behavior=PollerBehaviorSimpleMaximum(
-            settings.worker_workflow_task_pollers
-        ),
-        activity_task_poller_behavior=PollerBehaviorSimpleMaximum(
-            settings.worker_activity_task_pollers
-        ),
-        graceful_shutdown_timeout=timedelta(seconds=settings.worker_shutdown_seconds),
+        **capacity(settings),
         # Metrics of attempts and outcomes; tracing comes with the client (telemetry.py).
         interceptors=[ObserveInterceptor()],
     )
+
+
+def capacity(settings: Settings) -> dict[str, Any]:
+    """The `Worker` options of capacity and shutdown grace, from the settings (README,
+    "Temporal clusters and workers"); bench/run_workers.py gives its baseline the same.
+    On shutdown the worker stops polling at once, then gives in-flight activities
+    `worker_shutdown_seconds` to finish before it cancels them."""
+    return {
+        "max_concurrent_activities": settings.worker_max_concurrent_activities,
+        "max_concurrent_workflow_tasks": settings.worker_max_concurrent_workflow_tasks,
+        "max_cached_workflows": settings.worker_max_cached_workflows,
+        "workflow_task_poller_behavior": PollerBehaviorSimpleMaximum(
+            settings.worker_workflow_task_pollers
+        ),
+        "activity_task_poller_behavior": PollerBehaviorSimpleMaximum(
+            settings.worker_activity_task_pollers
+        ),
+        "graceful_shutdown_timeout": timedelta(seconds=settings.worker_shutdown_seconds),
+    }
 
 
 async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) -> None:
