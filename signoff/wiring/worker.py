@@ -14,7 +14,7 @@ from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.metrics import register_store_gauges
-from activities.model_turn import build_model_turns
+from activities.model_turn import ModelTurns, build_model_turns
 from activities.observe_interceptor import ObserveInterceptor
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
@@ -35,11 +35,13 @@ def build_worker(
     engine: Engine | None = None,
     *,
     refunds: RefundActivities | None = None,
+    models: ModelTurns | None = None,
 ) -> Worker:
     """The worker `signoff worker` runs; `refunds` replaces the refund activities (the
-    evals' fault workers hold a refund's answer back, signoff/wiring/eval_faults.py)."""
+    evals' fault workers hold a refund's answer back, signoff/wiring/eval_faults.py);
+    `models` are the model adapters, whose HTTP clients their owner closes."""
     engine = engine or make_engine(settings.resolved_database_url)
-    models = build_model_turns(settings)
+    models = models or build_model_turns(settings)
     gateway = ToolGateway(engine)
     refunds = refunds or RefundActivities(engine)
     verifier = DecisionVerifier(
@@ -94,8 +96,13 @@ def capacity(settings: Settings) -> dict[str, Any]:
 async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) -> None:
     """Run until `stop` is set; in-flight activities get the worker's graceful shutdown."""
     engine = make_engine(settings.resolved_database_url)
-    worker = build_worker(client, settings, engine)
-    async with worker, heartbeat(settings.worker_heartbeat_file):
+    models = build_model_turns(settings)
+    worker = build_worker(client, settings, engine, models=models)
+    async with contextlib.AsyncExitStack() as stack:
+        # Last out: the model clients close once the worker's activities are done.
+        stack.push_async_callback(models.close)
+        await stack.enter_async_context(worker)
+        await stack.enter_async_context(heartbeat(settings.worker_heartbeat_file))
         # The inbox's read model, mended from visibility beside the polling: at 10,000
         # waiting runs the listing takes seconds, and runs must not wait for it.
         mending = asyncio.create_task(keep_reconciled(client, engine, settings))

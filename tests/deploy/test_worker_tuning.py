@@ -1,5 +1,6 @@
 """The worker's capacity and shutdown grace come from Settings, with defaults for 2 cores;
-its heartbeat file exists while it polls and is gone once it stopped."""
+its heartbeat file exists while it polls and is gone once it stopped, and it closes its
+model clients when it stops."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import PollerBehaviorSimpleMaximum
 
+from activities.model_turn import SCRIPTS_DIR, ModelTurns
+from activities.models.scripted import ScriptedModel
 from signoff.config.settings import Settings
+from signoff.wiring import worker as worker_module
 from signoff.wiring.worker import build_worker, run_worker
 from tests.workflow.fakes import new_task_queue
 
@@ -74,3 +78,29 @@ async def test_the_heartbeat_file_lives_while_the_worker_runs(
     stop.set()
     await asyncio.wait_for(running, WAIT_SECONDS)
     assert not alive.exists()
+
+
+async def test_a_stopped_worker_closes_its_model_clients(
+    time_skipping_env: WorkflowEnvironment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An Anthropic or OpenAI client left to the garbage collector schedules a close
+    nobody awaits; the worker closes its adapters itself once it stopped."""
+    closed: list[bool] = []
+
+    class Watched(ModelTurns):
+        async def close(self) -> None:
+            closed.append(True)
+            await super().close()
+
+    def watched_turns(settings: Settings) -> ModelTurns:
+        return Watched(ScriptedModel(SCRIPTS_DIR), anthropic_factory=None)
+
+    monkeypatch.setattr(worker_module, "build_model_turns", watched_turns)
+    settings = Settings(home=tmp_path, task_queue=new_task_queue())
+    stop = asyncio.Event()
+    running = asyncio.create_task(run_worker(time_skipping_env.client, settings, stop))
+    await asyncio.sleep(0.5)
+    assert not running.done() and closed == []
+    stop.set()
+    await asyncio.wait_for(running, WAIT_SECONDS)
+    assert closed == [True]
