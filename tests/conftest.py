@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import make_engine, seed_demo
+from signoff.config.data_converter import data_converter
 from signoff.wiring.search_attributes import ensure_search_attributes
 
 
@@ -33,7 +33,7 @@ def venv_binary(name: str) -> str:
 async def start_time_skipping_server() -> WorkflowEnvironment:
     """Temporal's time-skipping test server, with our search attributes."""
     env = await WorkflowEnvironment.start_time_skipping(
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter,
         test_server_existing_path=venv_binary("temporal-test-server"),
     )
     try:
@@ -88,7 +88,7 @@ async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
     attributes, until the end of the block: for tests that kill workers or wait out
     activity timeouts, which the time-skipping server cannot show."""
     env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter,
         dev_server_existing_path=venv_binary("temporal"),
     )
     try:

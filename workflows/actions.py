@@ -17,6 +17,7 @@ from pydantic import Field
 
 from workflows.contract_base import Contract, Identifier
 from workflows.decision_proof import signed_document
+from workflows.wire_contract import WireContract
 
 READ_ACTION_STATE_ACTIVITY = "read_action_state"
 EXECUTE_REFUND_ACTIVITY = "execute_refund"
@@ -95,7 +96,9 @@ class DecisionEvent(Contract):
     requested_at: datetime | None = None
 
 
-class PendingAction(Contract):
+class PendingAction(WireContract):
+    WIRE_OMITS = ("approvals", "supersedes", "note", "pending_minor")
+
     action_hash: str
     tool_use_id: str
     tool: str

@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 from workflows.actions import DecisionRecord, PendingAction
 from workflows.contract_base import Contract, Identifier, TenantId
 from workflows.unknown_effects import UnknownEffect
+from workflows.wire_contract import WireContract
 
 TASK_QUEUE = "signoff"
 WORKFLOW_NAME = "AgentRun"
@@ -225,7 +226,10 @@ class ToolChoice(Contract):
     name: str | None = None
 
 
-class Usage(Contract):
+class Usage(WireContract):
+    # No cache tokens is the common case (a model or a turn without prompt caching).
+    WIRE_OMITS = ("cache_creation_input_tokens", "cache_read_input_tokens")
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
@@ -298,7 +302,9 @@ class ToolResult(Contract):
     is_error: bool = False
 
 
-class ToolCallRecord(Contract):
+class ToolCallRecord(WireContract):
+    WIRE_OMITS = ("error",)
+
     turn: int
     tool_use_id: str
     name: str
@@ -321,7 +327,17 @@ class RunEvent(Contract):
     text: str
 
 
-class RunOutcome(Contract):
+class RunOutcome(WireContract):
+    WIRE_OMITS = (
+        "detail",
+        "final_text",
+        "effects_performed",
+        "not_performed",
+        "effects_unknown",
+        "decisions",
+        "turn_usage",
+    )
+
     run_id: str
     status: FinalStatus
     reason: OutcomeReason

@@ -5,9 +5,9 @@ to the bare service, temporal_service.py)."""
 from __future__ import annotations
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime
 
+from signoff.config.data_converter import data_converter
 from signoff.config.settings import Settings
 from signoff.config.telemetry import client_interceptors
 from signoff.config.temporal_tls import connection_security
@@ -27,7 +27,7 @@ async def connect(
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.temporal_namespace,
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter,
         tls=security.tls,
         api_key=security.api_key,
         # Tracing context travels in Temporal's headers (signoff/config/telemetry.py).

@@ -24,11 +24,11 @@ from typing import Any
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import WorkflowHistory
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime, TelemetryConfig
 from temporalio.worker import Replayer, WorkflowRunner
 from temporalio.workflow import NondeterminismError
 
+from signoff.config.data_converter import data_converter
 from signoff.service.history_event import command_events, event_named, task_starts
 from signoff.service.history_files import HistoryFile
 from workflows.registered import WORKFLOW_TYPES
@@ -85,7 +85,7 @@ class HistoryReplayer:
         runtime = Runtime(telemetry=TelemetryConfig(logging=None))
         self._replayer = Replayer(
             workflows=list(workflows),
-            data_converter=pydantic_data_converter,
+            data_converter=data_converter,
             workflow_runner=runner or workflow_runner(),
             runtime=runtime,
         )

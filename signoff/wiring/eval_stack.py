@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import (
     LogForwardingConfig,
     LoggingConfig,
@@ -30,6 +29,7 @@ from temporalio.runtime import (
 )
 
 from activities.store import make_engine
+from signoff.config.data_converter import data_converter
 from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
 from signoff.service.evals.runner import AttemptResult, EvalPlan, EvalStack, run_scenarios
@@ -78,7 +78,7 @@ async def connect_logging_to_stderr(settings: Settings) -> Client:
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.temporal_namespace,
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter,
         runtime=runtime,
     )
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from signoff.config.data_converter import data_converter
 from signoff.wiring.search_attributes import SEARCH_ATTRIBUTES
 from tests.conftest import venv_binary
 from tests.deploy.compose_file import REPO_ROOT
@@ -29,7 +29,7 @@ SCRIPT_SECONDS = 180
 @pytest.fixture
 async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter,
         dev_server_existing_path=venv_binary("temporal"),
     )
     try:

@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from signoff.config.data_converter import data_converter
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
 from signoff.config.temporal_service import connect_service
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.devserver
 @pytest.fixture(scope="module")
 async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter,
         dev_server_existing_path=venv_binary("temporal"),
     )
     try:

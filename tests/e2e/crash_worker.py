@@ -21,7 +21,6 @@ from pathlib import Path
 
 from temporalio import activity
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 from activities.decision_verifier import DecisionVerifier
@@ -31,6 +30,7 @@ from activities.refunds import RefundActivities
 from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
+from signoff.config.data_converter import data_converter
 from signoff.config.settings import Settings
 from tests.workflow.approvals import SKIPPING_MAX_AGE, TEST_DECISION_KEY
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
@@ -49,7 +49,7 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
     settings = Settings(
         home=Path(home), temporal_address=address, task_queue=task_queue, database_url=database_url
     )
-    client = await Client.connect(address, data_converter=pydantic_data_converter)
+    client = await Client.connect(address, data_converter=data_converter)
     engine = make_engine(database_url)
     models = build_model_turns(settings)
     gateway = ToolGateway(engine)

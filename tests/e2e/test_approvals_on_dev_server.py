@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
 from activities.store import demo_password, list_refunds, make_engine
+from signoff.config.data_converter import data_converter
 from tests.e2e.cli import eventually, json_of, signoff, signoff_at_once
 from tests.workflow.fakes import replay
 
@@ -30,9 +30,7 @@ POLL_SECONDS = 60
 
 async def replay_runs(env: dict[str, str], *run_ids: str) -> None:
     """Replay the recorded histories against today's workflow code."""
-    client = await Client.connect(
-        env["SIGNOFF_TEMPORAL_ADDRESS"], data_converter=pydantic_data_converter
-    )
+    client = await Client.connect(env["SIGNOFF_TEMPORAL_ADDRESS"], data_converter=data_converter)
     for run_id in run_ids:
         await replay(client.get_workflow_handle(run_id))
 

@@ -22,7 +22,6 @@ from pydantic import SecretStr
 from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.client import Client, WorkflowHandle
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
@@ -31,6 +30,7 @@ from activities.refunds import RefundActivities
 from activities.run_limits import RunLimitsActivity, limits_from_settings
 from activities.store import make_engine, seed_demo
 from activities.tool_gateway import ToolGateway
+from signoff.config.data_converter import data_converter
 from signoff.config.settings import Settings
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
@@ -276,13 +276,13 @@ async def record(names: list[str]) -> None:
     on_dev_server = [name for name in names if name not in skipping]
     if skipping:
         env = await WorkflowEnvironment.start_time_skipping(
-            data_converter=pydantic_data_converter,
+            data_converter=data_converter,
             test_server_existing_path=venv_binary("temporal-test-server"),
         )
         await record_on(env, skipping)
     if on_dev_server:
         env = await WorkflowEnvironment.start_local(
-            data_converter=pydantic_data_converter,
+            data_converter=data_converter,
             dev_server_existing_path=venv_binary("temporal"),
         )
         await record_on(env, on_dev_server)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from temporalio.client import WorkflowHistory
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
+from signoff.config.data_converter import data_converter
 from tests.replay.record_histories import ID_SEPARATOR
 from workflows.registered import WORKFLOW_TYPES
 
@@ -61,6 +61,6 @@ async def test_history_replays(path: Path) -> None:
     document = json.loads(path.read_text(encoding="utf-8"))
     workflow_id = path.stem.split(ID_SEPARATOR, 1)[1]
     history = WorkflowHistory.from_json(workflow_id, document)
-    replayer = Replayer(workflows=list(WORKFLOW_TYPES), data_converter=pydantic_data_converter)
+    replayer = Replayer(workflows=list(WORKFLOW_TYPES), data_converter=data_converter)
     result = await replayer.replay_workflow(history)
     assert result.replay_failure is None

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from temporalio.contrib.pydantic import pydantic_data_converter
 
+from signoff.config.data_converter import data_converter
 from workflows.action_hold import AnyHold, full_hold
 from workflows.actions import ActionHold, ActionState, PendingAction, PendingRefundHold
 from workflows.approval_policy import state_hash
@@ -67,7 +67,7 @@ def test_the_activity_payload_decodes_to_the_shape_sent(compact: bool) -> None:
     sent: AnyHold = compact_hold(an_action())
     if not compact:
         sent = full_hold(sent)
-    converter = pydantic_data_converter.payload_converter
+    converter = data_converter.payload_converter
 
     [received] = converter.from_payloads(converter.to_payloads([sent]), [AnyHold])  # type: ignore[list-item]
 
@@ -75,7 +75,7 @@ def test_the_activity_payload_decodes_to_the_shape_sent(compact: bool) -> None:
 
 
 def test_a_compact_hold_carries_nothing_twice() -> None:
-    converter = pydantic_data_converter.payload_converter
+    converter = data_converter.payload_converter
     [payload] = converter.to_payloads([compact_hold(an_action())])
     [full] = converter.to_payloads([full_hold(compact_hold(an_action()))])
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 from temporalio.api.common.v1 import Payload
-from temporalio.contrib.pydantic import pydantic_data_converter
 
+from signoff.config.data_converter import data_converter
 from signoff.service.run_reading import STATE_QUERY, PayloadNotJson, decode_payload
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, RunOutcome, Usage
@@ -31,7 +31,7 @@ def an_outcome() -> RunOutcome:
 
 
 def test_a_result_decodes_as_the_data_converter_decodes_it() -> None:
-    payloads = pydantic_data_converter.payload_converter.to_payloads([an_outcome()])
+    payloads = data_converter.payload_converter.to_payloads([an_outcome()])
 
     assert decode_payload(payloads, RunOutcome) == an_outcome()
 

@@ -21,11 +21,11 @@ from typing import Any, Protocol
 from temporalio import activity
 from temporalio.client import Client, WorkflowHandle
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer, Worker
 
+from signoff.config.data_converter import data_converter
 from signoff.service.runs import STATUS_KEY, TENANT_KEY
 from workflows import policy
 from workflows.agent_run import AgentRun
@@ -274,7 +274,7 @@ async def start(client: Client, request: RunRequest, task_queue: str) -> Workflo
 async def replay(handle: WorkflowHandle[Any, Any]) -> None:
     """Replay the run's history against today's workflow code: it must not diverge."""
     history = await handle.fetch_history()
-    replayer = Replayer(workflows=[AgentRun], data_converter=pydantic_data_converter)
+    replayer = Replayer(workflows=[AgentRun], data_converter=data_converter)
     await replayer.replay_workflow(history)
 
 

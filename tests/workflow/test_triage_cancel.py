@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import CancelledError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
+from signoff.config.data_converter import data_converter
 from tests.workflow.fakes import HANG, FakeModel, new_task_queue
 from tests.workflow.test_triage import triage_request, triage_worker
 from workflows.agent_run import AgentRun
@@ -47,5 +47,5 @@ async def test_a_cancelled_triage_is_cancelled_not_failed(
     assert isinstance(ended.value.cause, CancelledError)
     assert description.status == WorkflowExecutionStatus.CANCELED
     assert len(model.history) == 1
-    replayer = Replayer(workflows=[TriageTicket, AgentRun], data_converter=pydantic_data_converter)
+    replayer = Replayer(workflows=[TriageTicket, AgentRun], data_converter=data_converter)
     await replayer.replay_workflow(history)

@@ -1,0 +1,50 @@
+"""The data converter of every signoff process: pydantic's JSON, with the wire context.
+
+It is `temporalio.contrib.pydantic`'s converter, except that each value is serialized
+with `WIRE_CONTEXT`, so that contracts leave their empty defaults out of the history
+(workflows/wire_contract.py). Reading is the same: a payload with or without those
+fields validates to the same contract, so histories recorded before replay unchanged.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+from pydantic_core import to_json
+from temporalio.api.common.v1 import Payload
+from temporalio.contrib.pydantic import PydanticJSONPlainPayloadConverter
+from temporalio.converter import (
+    CompositePayloadConverter,
+    DataConverter,
+    DefaultPayloadConverter,
+    JSONPlainPayloadConverter,
+)
+
+from workflows.wire_contract import WIRE_KEY
+
+WIRE_CONTEXT = MappingProxyType({WIRE_KEY: True})
+
+
+class WireJSONPayloadConverter(PydanticJSONPlainPayloadConverter):
+    """pydantic's `json/plain` converter, serializing in the wire context."""
+
+    def to_payload(self, value: Any) -> Payload | None:
+        data = to_json(value, context=dict(WIRE_CONTEXT))
+        return Payload(metadata={"encoding": self.encoding.encode()}, data=data)
+
+
+class WirePayloadConverter(CompositePayloadConverter):
+    """The SDK's default converters, with ours in the place of plain JSON."""
+
+    def __init__(self) -> None:
+        json_converter = WireJSONPayloadConverter()
+        super().__init__(
+            *(
+                json_converter if isinstance(converter, JSONPlainPayloadConverter) else converter
+                for converter in DefaultPayloadConverter.default_encoding_payload_converters
+            )
+        )
+
+
+data_converter = DataConverter(payload_converter_class=WirePayloadConverter)
