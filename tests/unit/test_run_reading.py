@@ -9,25 +9,13 @@ from temporalio.api.common.v1 import Payload
 
 from signoff.config.data_converter import data_converter
 from signoff.service.run_reading import STATE_QUERY, PayloadNotJson, decode_payload
+from tests.unit.test_wire_contract import an_outcome
 from workflows.agent_run import AgentRun
-from workflows.contracts import ModelRef, RunOutcome, Usage
+from workflows.contracts import RunOutcome
 
 
 def test_the_state_query_is_the_workflows_own() -> None:
     assert STATE_QUERY == AgentRun.state.__temporal_query_definition.name  # type: ignore[attr-defined]
-
-
-def an_outcome() -> RunOutcome:
-    return RunOutcome(
-        run_id="run-demo-1",
-        status="completed",
-        reason="answered",
-        turns_used=1,
-        usage=Usage(input_tokens=10, output_tokens=3),
-        tool_calls=[],
-        model=ModelRef(provider="scripted", model_id="demo"),
-        scripted=True,
-    )
 
 
 def test_a_result_decodes_as_the_data_converter_decodes_it() -> None:
