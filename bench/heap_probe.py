@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import os
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -87,10 +89,50 @@ def malloc_kib() -> dict[str, int] | None:
     libc.mallinfo2.restype = _MallInfo2
     info = libc.mallinfo2()
     return {
+        "system": info.arena // 1024,
         "in_use": info.uordblks // 1024,
         "free": info.fordblks // 1024,
         "mmapped": info.hblkhd // 1024,
     }
+
+
+PYMALLOC_LINES = {
+    "# arenas allocated current": "arenas",
+    "# bytes in allocated blocks": "in_blocks",
+    "# bytes in available blocks": "available",
+}
+
+
+def pymalloc_stats(text: str) -> dict[str, int]:
+    """From `sys._debugmallocstats()`'s text: Python's small-object arenas now (1 MiB
+    each), and the bytes in their used and free blocks (KiB): arenas far above the
+    blocks in use are Python's own fragmentation."""
+    found: dict[str, int] = {}
+    for line in text.splitlines():
+        name, _, value = line.partition("=")
+        key = PYMALLOC_LINES.get(name.strip())
+        if key is not None:
+            number = int(value.strip().replace(",", ""))
+            found[key] = number if key == "arenas" else number // 1024
+    if len(found) != len(PYMALLOC_LINES):
+        raise ValueError("no pymalloc arena counts in this text (not _debugmallocstats?)")
+    return found
+
+
+def pymalloc_kib() -> dict[str, int]:
+    """`pymalloc_stats` of this process: `_debugmallocstats` writes to C's stderr, so
+    file descriptor 2 is pointed at a temporary file for the call."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile("w+") as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        captured.seek(0)
+        return pymalloc_stats(captured.read())
 
 
 def malloc_trim() -> bool:
@@ -121,4 +163,5 @@ def snapshot() -> dict[str, Any]:
         "gc_objects": sum(counts.values()),
         "types": dict(counts.most_common(200)),
         "malloc_kib": malloc_kib(),
+        "pymalloc": pymalloc_kib(),
     }

@@ -39,7 +39,18 @@ def _malloc(shot: dict[str, Any]) -> str:
     heap = shot.get("malloc_kib")
     if heap is None:
         return "n/a"
-    return f"{mib(heap['in_use'])} / {mib(heap['free'])} / {mib(heap['mmapped'])}"
+    return (
+        f"{mib(heap.get('system'))} / {mib(heap['in_use'])} / {mib(heap['free'])} / "
+        f"{mib(heap['mmapped'])}"
+    )
+
+
+def _arenas(shot: dict[str, Any]) -> str:
+    """Python's arenas (MiB, 1 each) and the KiB in their used blocks, as MiB."""
+    stats = shot.get("pymalloc")
+    if stats is None:  # an answer from before the probe read it
+        return "n/a"
+    return f"{stats['arenas']:,} / {mib(stats['in_blocks'])}"
 
 
 def _heap(shot: dict[str, Any]) -> str:
@@ -59,7 +70,11 @@ def rows(points: list[MemoryPoint]) -> list[tuple[str, list[str]]]:
             [mib(p.filled["status_kib"]["RssAnon"]) for p in points],
         ),
         ("Python heap: allocated blocks / gc-tracked objects", [_heap(p.filled) for p in points]),
-        ("glibc malloc: in use / freed, kept / mmapped (MiB)", [_malloc(p.filled) for p in points]),
+        ("Python arenas: MiB / in blocks (MiB)", [_arenas(p.filled) for p in points]),
+        (
+            "glibc malloc: from the system / in use / freed, kept / mmapped (MiB)",
+            [_malloc(p.filled) for p in points],
+        ),
         ("threads", [str(p.filled["status_kib"]["Threads"]) for p in points]),
     ]
     most = max((len(p.rounds) for p in points), default=0)

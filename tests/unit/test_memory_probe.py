@@ -7,7 +7,14 @@ from typing import Any
 
 import pytest
 
-from bench.heap_probe import grown_types, malloc_kib, snapshot, status_fields, type_counts
+from bench.heap_probe import (
+    grown_types,
+    malloc_kib,
+    pymalloc_stats,
+    snapshot,
+    status_fields,
+    type_counts,
+)
 from bench.memory_report import MemoryPoint, grown, table
 
 STATUS = """Name:\tpython
@@ -31,7 +38,8 @@ def shot(rss_kib: int, types: dict[str, int]) -> dict[str, Any]:
         "allocated_blocks": 1_000_000,
         "gc_objects": 300_000,
         "types": types,
-        "malloc_kib": {"in_use": 51_200, "free": 10_240, "mmapped": 2_048},
+        "malloc_kib": {"system": 71_680, "in_use": 51_200, "free": 10_240, "mmapped": 2_048},
+        "pymalloc": {"arenas": 120, "in_blocks": 102_400, "available": 4_096},
     }
 
 
@@ -65,11 +73,32 @@ def test_the_types_that_grew_most_come_first_and_shrunk_ones_not_at_all() -> Non
     assert grown_types(before, after, top=3) == [("Row", 5000), ("dict", 30), ("Coroutine", 7)]
 
 
+DEBUGMALLOCSTATS = """Small block threshold = 512, in 32 size classes.
+# arenas allocated total           =                    3
+# arenas allocated current         =                  250
+250 arenas * 1048576 bytes/arena     =          262,144,000
+# bytes in allocated blocks        =          209,715,200
+# bytes in available blocks        =            1,048,576
+Total                              =          262,144,000
+"""
+
+
+def test_pythons_arenas_and_their_blocks_are_read_from_debugmallocstats() -> None:
+    assert pymalloc_stats(DEBUGMALLOCSTATS) == {
+        "arenas": 250,
+        "in_blocks": 204_800,
+        "available": 1_024,
+    }
+    with pytest.raises(ValueError, match="pymalloc"):
+        pymalloc_stats("Total = 3")
+
+
 def test_a_snapshot_of_this_process_reads_every_part() -> None:
     found = snapshot()
     assert found["status_kib"]["VmRSS"] > 0
     assert found["allocated_blocks"] > 0 and found["gc_objects"] > 0
     assert found["types"]["builtins.dict"] > 0
+    assert found["pymalloc"]["arenas"] > 0 and found["pymalloc"]["in_blocks"] > 0
     heap = malloc_kib()  # glibc 2.33+ here; None elsewhere, which the report shows as n/a
     assert heap is None or heap["in_use"] > 0
 
@@ -98,8 +127,8 @@ def test_the_table_has_a_column_per_checkpoint_and_each_round_in_mib() -> None:
         in text
     )
     assert "| reconcile round 1: seconds; added, removed, updated | 3.2; 1, 2, 0 | - |" in text
-    assert (
-        "| glibc malloc: in use / freed, kept / mmapped (MiB) | 50 / 10 / 2 | 50 / 10 / 2 |" in text
-    )
-    assert "| after malloc_trim: RSS (MiB); glibc (MiB) | - | 190; 50 / 10 / 2 |" in text
+    glibc = "glibc malloc: from the system / in use / freed, kept / mmapped (MiB)"
+    assert f"| {glibc} | 70 / 50 / 10 / 2 | 70 / 50 / 10 / 2 |" in text
+    assert "| Python arenas: MiB / in blocks (MiB) | 120 / 100 | 120 / 100 |" in text
+    assert "| after malloc_trim: RSS (MiB); glibc (MiB) | - | 190; 70 / 50 / 10 / 2 |" in text
     assert grown(points) == ["- `Row`: +1,000", "- `dict`: +5"]
