@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-live bench-cli bench-runs bench-store bench-scale bootstrap clean record-histories
+.PHONY: demo test lint bench bench-live bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,12 @@ bench-store: $(STAMP)
 # bench/SCALE.md; about an hour on 2 cores. `bench/scale.py --quick` (200, 500) for a try.
 bench-scale: $(STAMP)
 	$(BIN)/python bench/scale.py
+
+# Issue 13: the worker's memory (RSS, Python's heap, glibc's) at 500 to 3,500 waiting
+# runs, and each forced round of the read model's reconcile. Writes bench/MEMORY.md;
+# about 25 minutes on 2 cores.
+bench-memory: $(STAMP)
+	nice -n 10 $(BIN)/python bench/worker_memory.py
 
 # Records the named scenario(s) of tests/replay/record_histories.py into tests/histories/.
 # Only for a new scenario: a history that stops replaying needs a workflow.patched gate.

@@ -8,11 +8,11 @@ says when it runs and why each guard is needed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, delete, select
 from sqlalchemy.orm import Session
 
 from activities.store.database import use_session, write_transaction
@@ -41,14 +41,23 @@ class ReconcileCounts:
     updated: int
 
 
-def stored_hashes(engine: Engine) -> dict[str, set[str]]:
-    """The hashes of the rows, by run: what the read model says each run waits on."""
+def _batches(run_ids: Collection[str]) -> Iterator[list[str]]:
+    ordered = sorted(run_ids)
+    for start in range(0, len(ordered), RUN_ID_BATCH):
+        yield ordered[start : start + RUN_ID_BATCH]
+
+
+def stored_hashes(engine: Engine, run_ids: Collection[str]) -> dict[str, set[str]]:
+    """The hashes of the rows of these runs: what the read model says each waits on."""
     found: dict[str, set[str]] = {}
     with use_session(engine) as session:
-        for run_id, action_hash in session.execute(
-            select(WaitingAction.run_id, WaitingAction.action_hash)
-        ):
-            found.setdefault(run_id, set()).add(action_hash)
+        for batch in _batches(run_ids):
+            for run_id, action_hash in session.execute(
+                select(WaitingAction.run_id, WaitingAction.action_hash).where(
+                    WaitingAction.run_id.in_(batch)
+                )
+            ):
+                found.setdefault(run_id, set()).add(action_hash)
     return found
 
 
@@ -58,8 +67,11 @@ def reconcile_rows(
     unknown_runs: set[str],
     listed_from: datetime,
     now: datetime,
+    runs: Collection[str] | None = None,
 ) -> ReconcileCounts:
-    """Make the rows match `truth`, read from visibility from `listed_from` on.
+    """Make the rows match `truth`, read from visibility from `listed_from` on: every
+    row, or only the rows of `runs` (a page of the listing, `truth` being theirs), so
+    that a reconcile holds one page of rows at a time, not the whole table.
 
     A row whose action the truth lacks is deleted, unless its run could not be read
     (`unknown_runs`) or it was written at or after `listed_from` (visibility lags: a run
@@ -72,8 +84,15 @@ def reconcile_rows(
     wanted = {(item.run_id, item.action.action_hash): item for item in truth}
     added = removed = updated = 0
     with write_transaction(engine) as session:
+        if runs is None:
+            chosen = [select(WaitingAction)]
+        else:
+            chosen = [
+                select(WaitingAction).where(WaitingAction.run_id.in_(batch))
+                for batch in _batches(runs)
+            ]
         rows = {
-            (row.run_id, row.action_hash): row for row in session.scalars(select(WaitingAction))
+            (row.run_id, row.action_hash): row for query in chosen for row in session.scalars(query)
         }
         for key, row in rows.items():
             if key in wanted or row.run_id in unknown_runs or row.created_at >= listed_from:
@@ -96,16 +115,32 @@ def reconcile_rows(
     return ReconcileCounts(added=added, removed=removed, updated=updated)
 
 
+def remove_unlisted(engine: Engine, listed: set[str], listed_from: datetime) -> int:
+    """Delete the rows of runs the listing did not hold (no longer waiting), unless
+    written at or after `listed_from` (see `reconcile_rows`); how many were deleted."""
+    with use_session(engine) as session:
+        stored = set(session.scalars(select(WaitingAction.run_id).distinct()))
+    removed = 0
+    with write_transaction(engine) as session:
+        for batch in _batches(stored - listed):
+            result = session.execute(
+                delete(WaitingAction).where(
+                    WaitingAction.run_id.in_(batch), WaitingAction.created_at < listed_from
+                )
+            )
+            removed += int(getattr(result, "rowcount", 0) or 0)
+    return removed
+
+
 def _wait_ended(session: Session, keys: list[tuple[str, str]]) -> set[tuple[str, str]]:
     """Of `keys`, those whose wait the audit says has ended."""
     if not keys:
         return set()
-    run_ids = sorted({run_id for run_id, _ in keys})
     found: set[tuple[str, str]] = set()
-    for start in range(0, len(run_ids), RUN_ID_BATCH):
+    for batch in _batches({run_id for run_id, _ in keys}):
         rows = session.execute(
             select(DecisionRow.run_id, DecisionRow.action_hash).where(
-                DecisionRow.run_id.in_(run_ids[start : start + RUN_ID_BATCH]),
+                DecisionRow.run_id.in_(batch),
                 DecisionRow.kind.in_(WAIT_ENDED_KINDS),
             )
         )

@@ -14,6 +14,13 @@ when its rows hold exactly those hashes they are kept as they are, and it is que
 only when they differ, so that thousands of waiting runs cost one listing, not one
 query each. A run that answers neither keeps its rows: we cannot tell.
 
+The listing is taken a page at a time (`RECONCILE_PAGE` runs): each page's runs are
+compared with their own rows and mended in a transaction of their own, and only the
+ids of the runs listed so far are kept, so that at the end the rows of runs no page
+listed (no longer waiting) go. A round's memory is one page's, whatever the number of
+waiting runs (issue 13, `bench/worker_memory.py`), and no write lock is held for a
+whole round.
+
 Visibility lags, so rows written since the listing began (less a grace
 period, `read_model_grace_seconds`, for clocks and lag) are kept, and an action whose
 end the audit already holds is not added back from a memo older than its decision.
@@ -23,15 +30,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from sqlalchemy import Engine
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowExecution
 
 from activities.store.waiting_repair import (
+    RUN_ID_BATCH,
     ReconcileCounts,
     WaitingTruth,
     reconcile_rows,
+    remove_unlisted,
     stored_hashes,
 )
 from signoff.config.settings import Settings
@@ -42,6 +53,9 @@ from workflows.agent_run import AgentRun
 from workflows.run_outcome import PENDING_KEY
 
 log = logging.getLogger(__name__)
+# Runs reconciled at once: one page of the listing, whose ids fit one `IN (...)`.
+RECONCILE_PAGE = RUN_ID_BATCH
+T = TypeVar("T")
 
 
 def runs_to_query(
@@ -53,9 +67,24 @@ def runs_to_query(
     return kept, set(indexed) - kept
 
 
-async def waiting_truth(client: Client, engine: Engine) -> tuple[list[WaitingTruth], set[str]]:
-    """Every action waiting runs say waits, and the ids of the runs whose rows must stay
-    as they are: those that said nothing, and those whose rows match their hashes."""
+async def pages(items: AsyncIterator[T], size: int) -> AsyncIterator[list[T]]:
+    """The listing in lists of `size` executions: one page's worth held at a time."""
+    page: list[T] = []
+    async for item in items:
+        page.append(item)
+        if len(page) == size:
+            yield page
+            page = []
+    if page:
+        yield page
+
+
+async def page_truth(
+    client: Client, engine: Engine, page: list[WorkflowExecution]
+) -> tuple[list[WaitingTruth], set[str]]:
+    """Every action the waiting runs of `page` say waits, and the ids of those whose
+    rows must stay as they are: runs that said nothing, and runs whose rows match their
+    hashes."""
     truth: list[WaitingTruth] = []
     unknown: set[str] = set()
     indexed: dict[str, set[str]] = {}
@@ -73,7 +102,7 @@ async def waiting_truth(client: Client, engine: Engine) -> tuple[list[WaitingTru
         )
 
     to_query: list[str] = []
-    async for execution in client.list_workflows(query=waiting_query(None)):
+    for execution in page:
         attributes = execution.typed_search_attributes
         pending, tenant = attributes.get(PENDING_KEY), attributes.get(TENANT_KEY)
         if pending and tenant:  # a compact run: its hashes, no memo
@@ -88,7 +117,8 @@ async def waiting_truth(client: Client, engine: Engine) -> tuple[list[WaitingTru
             for action in memo.pending_actions
         )
     if indexed:
-        kept, differing = runs_to_query(indexed, await asyncio.to_thread(stored_hashes, engine))
+        stored = await asyncio.to_thread(stored_hashes, engine, set(indexed))
+        kept, differing = runs_to_query(indexed, stored)
         unknown |= kept
         to_query.extend(sorted(differing))
     await asyncio.gather(*(queried(run_id) for run_id in to_query))
@@ -96,22 +126,38 @@ async def waiting_truth(client: Client, engine: Engine) -> tuple[list[WaitingTru
 
 
 async def reconcile_waiting(client: Client, engine: Engine, grace: timedelta) -> ReconcileCounts:
-    """Make the read model match what waiting runs say (see the module note)."""
+    """Make the read model match what waiting runs say (see the module note), a page
+    of the listing at a time: what it holds is one page's runs and rows, and the ids
+    of the runs listed so far (issue 13: all at once, its peak grew with every run
+    waiting, and the worker's RSS kept that peak)."""
     listed_from = datetime.now(UTC) - grace
-    truth, unknown = await waiting_truth(client, engine)
-    counts = await asyncio.to_thread(
-        reconcile_rows, engine, truth, unknown, listed_from, datetime.now(UTC)
-    )
-    if counts.added or counts.removed or counts.updated:
+    listed: set[str] = set()
+    added = removed = updated = unknown_runs = 0
+    executions = client.list_workflows(query=waiting_query(None), page_size=RECONCILE_PAGE)
+    async for page in pages(executions, RECONCILE_PAGE):
+        truth, unknown = await page_truth(client, engine, page)
+        runs = {execution.id for execution in page}
+        listed |= runs
+        counts = await asyncio.to_thread(
+            reconcile_rows, engine, truth, unknown, listed_from, datetime.now(UTC), runs
+        )
+        added, removed, updated = (
+            added + counts.added,
+            removed + counts.removed,
+            updated + counts.updated,
+        )
+        unknown_runs += len(unknown)
+    removed += await asyncio.to_thread(remove_unlisted, engine, listed, listed_from)
+    if added or removed or updated:
         log.warning(
             "inbox read model mended from visibility: %d added, %d removed, %d updated "
             "(%d waiting runs did not answer)",
-            counts.added,
-            counts.removed,
-            counts.updated,
-            len(unknown),
+            added,
+            removed,
+            updated,
+            unknown_runs,
         )
-    return counts
+    return ReconcileCounts(added=added, removed=removed, updated=updated)
 
 
 async def keep_reconciled(client: Client, engine: Engine, settings: Settings) -> None:

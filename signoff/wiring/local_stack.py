@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -49,11 +49,16 @@ class PortTaken(Exception):
 
 
 @contextmanager
-def running_signoff_dev(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """`signoff dev` until it says it is ready; Ctrl-C on the way out."""
+def running_signoff_dev(
+    env: dict[str, str], log_path: Path, command: Sequence[str] = ()
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`signoff dev` (or `command`, a launcher that runs it) until it says it is ready;
+    Ctrl-C on the way out."""
     temporal_log = Path(env["SIGNOFF_HOME"]) / "temporal.log"
     with log_path.open("w") as log:
-        launcher = subprocess.Popen([SIGNOFF, "dev"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        launcher = subprocess.Popen(
+            list(command) or [SIGNOFF, "dev"], env=env, stdout=log, stderr=subprocess.STDOUT
+        )
         try:
             deadline = time.monotonic() + READY_SECONDS
             while "Press Ctrl-C" not in log_path.read_text():
@@ -80,7 +85,7 @@ def running_signoff_dev(env: dict[str, str], log_path: Path) -> Iterator[subproc
 
 @contextmanager
 def signoff_dev_stack(
-    home: Path, task_queue: str, **extra: str
+    home: Path, task_queue: str, command: Sequence[str] = (), **extra: str
 ) -> Iterator[tuple[dict[str, str], subprocess.Popen[bytes]]]:
     """A private `signoff dev` on free ports, ready. A port is picked free and bound a
     moment later by the stack; another process may take it meanwhile, so a start that
@@ -88,7 +93,7 @@ def signoff_dev_stack(
     for attempt in range(1, PORT_ATTEMPTS + 1):
         env = stack_env(home, task_queue, **extra)
         try:
-            with running_signoff_dev(env, home / "dev.log") as launcher:
+            with running_signoff_dev(env, home / "dev.log", command) as launcher:
                 yield env, launcher
                 return
         except PortTaken:

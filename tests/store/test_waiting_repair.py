@@ -15,7 +15,7 @@ from activities.store.database import use_session
 from activities.store.decisions import append_decision
 from activities.store.schema import WaitingAction
 from activities.store.waiting_actions import new_row
-from activities.store.waiting_repair import WaitingTruth, reconcile_rows
+from activities.store.waiting_repair import WaitingTruth, reconcile_rows, remove_unlisted
 from workflows.actions import ActionState, DecisionEvent, DecisionRecord, PendingAction
 
 LISTED = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -53,8 +53,11 @@ def rows(store: Engine) -> dict[str, WaitingAction]:
         return {row.run_id: row for row in session.scalars(select(WaitingAction))}
 
 
-def test_each_guard_of_the_mending(store: Engine) -> None:
-    alice = DecisionRecord(action_hash="f" * 64, kind="approved", reviewer_id="alice", at=BEFORE)
+ALICE = DecisionRecord(action_hash="f" * 64, kind="approved", reviewer_id="alice", at=BEFORE)
+
+
+def the_guards_case(store: Engine) -> None:
+    """Rows and an audit event that each guard of the mending has something to do with."""
     with write_transaction(store) as session:
         for run_id, letter, created in (
             ("run-gone", "c", BEFORE),  # terminated: nobody waits on it
@@ -77,6 +80,10 @@ def test_each_guard_of_the_mending(store: Engine) -> None:
         ),
     )
 
+
+def test_each_guard_of_the_mending(store: Engine) -> None:
+    alice = ALICE
+    the_guards_case(store)
     counts = reconcile_rows(
         store,
         [
@@ -104,3 +111,38 @@ def test_each_guard_of_the_mending(store: Engine) -> None:
         now=LISTED,
     )
     assert (again.added, again.removed, again.updated) == (0, 0, 0)
+
+
+def test_page_by_page_the_mending_does_what_it_does_on_the_whole_table(store: Engine) -> None:
+    """The reconcile takes the listing a page at a time (issue 13: all at once, its peak
+    grew with every waiting run): each page touches only its own runs' rows, and the
+    rows of runs no page listed go at the end, unless younger than the listing."""
+    the_guards_case(store)
+    first = reconcile_rows(
+        store,
+        [truth("run-missing", action("a")), truth("run-late", action("b"))],
+        unknown_runs=set(),
+        listed_from=LISTED,
+        now=LISTED,
+        runs={"run-missing", "run-late"},
+    )
+    between = rows(store)
+    assert between["run-behind"].approvals_given == 0  # another page's run: untouched
+    assert "run-gone" in between  # not listed: only the end removes it
+    second = reconcile_rows(
+        store,
+        [truth("run-behind", action("f", [ALICE]))],
+        unknown_runs={"run-mute"},
+        listed_from=LISTED,
+        now=LISTED,
+        runs={"run-behind", "run-mute"},
+    )
+    listed = {"run-missing", "run-late", "run-behind", "run-mute"}
+    unlisted_removed = remove_unlisted(store, listed, LISTED)
+
+    mended = rows(store)
+    assert set(mended) == {"run-missing", "run-new", "run-mute", "run-behind"}
+    assert mended["run-behind"].approvals_given == 1
+    assert (first.added, first.removed, first.updated) == (1, 0, 0)
+    assert (second.added, second.removed, second.updated) == (0, 0, 1)
+    assert unlisted_removed == 1  # run-gone; run-new is younger than the listing
