@@ -8,10 +8,8 @@ writes one shape, so the activity and the evals read the other through `full_hol
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from workflows.actions import ActionHold, PendingRefundHold
-from workflows.approval_policy import to_minor
+from workflows.approval_policy import action_amount_minor
 
 AnyHold = PendingRefundHold | ActionHold
 
@@ -26,7 +24,7 @@ def full_hold(hold: AnyHold) -> PendingRefundHold:
         tenant_id=hold.tenant_id,
         order_id=action.targets["order_id"],
         action_hash=action.action_hash,
-        amount_minor=to_minor(Decimal(action.arguments["amount"])),
+        amount_minor=action_amount_minor(action),
         expires_at=action.expires_at,
         supersedes=action.supersedes,
         ticket_id=hold.ticket_id,

@@ -50,6 +50,11 @@ def to_minor(amount: Decimal) -> int:
     return int((amount * 100).to_integral_value())
 
 
+def action_amount_minor(action: PendingAction) -> int:
+    """The refund an action asks for, in minor units (its `amount` argument is text)."""
+    return to_minor(Decimal(action.arguments["amount"]))
+
+
 def refund_mode(
     amount_minor: int, state: ActionState, pending_minor: int | None = None
 ) -> tuple[ApprovalMode, str]:
@@ -178,7 +183,7 @@ def with_exposure(action: PendingAction, amount_minor: int, pending_minor: int) 
 
 def second_reviewer_message(action: PendingAction) -> str:
     threshold = money(action.state.review_threshold_minor)
-    if to_minor(Decimal(action.arguments["amount"])) > action.state.review_threshold_minor:
+    if action_amount_minor(action) > action.state.review_threshold_minor:
         return f"Amounts above {threshold} need a second reviewer; your approval is recorded."
     return (
         f"Refunds on order {action.targets['order_id']} would come to more than {threshold} "

@@ -24,7 +24,6 @@ This is workflow code: activities by name, explicit timeouts, bounded retries.
 from __future__ import annotations
 
 from datetime import timedelta
-from decimal import Decimal
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -46,7 +45,7 @@ with workflow.unsafe.imports_passed_through():
         RefundCommand,
         RefundResult,
     )
-    from workflows.approval_policy import to_minor
+    from workflows.approval_policy import action_amount_minor
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
     from workflows.fatal_errors import fatal_types
@@ -135,7 +134,7 @@ async def execute(action: PendingAction, request: RunRequest) -> RefundResult | 
         tenant_id=request.tenant_id,
         ticket_id=request.ticket_id,
         order_id=action.targets["order_id"],
-        amount_minor=to_minor_from_text(action.arguments["amount"]),
+        amount_minor=action_amount_minor(action),
         currency=action.arguments["currency"],
         idempotency_key=refund_key(action),
         action_hash=action.action_hash,
@@ -183,7 +182,3 @@ def store_refusal(error: ActivityError) -> str | None:
     ):
         return cause.message
     return None
-
-
-def to_minor_from_text(amount: str) -> int:
-    return to_minor(Decimal(amount))

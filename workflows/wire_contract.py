@@ -16,6 +16,8 @@ tests/unit/test_wire_contract.py holds both.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 
 from pydantic import SerializationInfo, SerializerFunctionWrapHandler, model_serializer
@@ -23,12 +25,14 @@ from pydantic import SerializationInfo, SerializerFunctionWrapHandler, model_ser
 from workflows.contract_base import Contract
 
 WIRE_KEY = "signoff.wire"
+# The context the data converter serializes Temporal payloads in (read-only: one for all).
+WIRE_CONTEXT: Mapping[str, bool] = MappingProxyType({WIRE_KEY: True})
 
 
 def on_the_wire(info: SerializationInfo) -> bool:
     """Whether this serialization is a Temporal payload (the data converter's context)."""
     context = info.context
-    return isinstance(context, dict) and bool(context.get(WIRE_KEY))
+    return isinstance(context, Mapping) and bool(context.get(WIRE_KEY))
 
 
 class WireContract(Contract):

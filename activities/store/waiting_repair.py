@@ -36,9 +36,14 @@ class WaitingTruth:
 
 @dataclass(frozen=True)
 class ReconcileCounts:
-    added: int
-    removed: int
-    updated: int
+    added: int = 0
+    removed: int = 0
+    updated: int = 0
+
+    def __add__(self, other: ReconcileCounts) -> ReconcileCounts:
+        return ReconcileCounts(
+            self.added + other.added, self.removed + other.removed, self.updated + other.updated
+        )
 
 
 def _batches(run_ids: Collection[str]) -> Iterator[list[str]]:
@@ -67,11 +72,11 @@ def reconcile_rows(
     unknown_runs: set[str],
     listed_from: datetime,
     now: datetime,
-    runs: Collection[str] | None = None,
+    runs: Collection[str],
 ) -> ReconcileCounts:
-    """Make the rows match `truth`, read from visibility from `listed_from` on: every
-    row, or only the rows of `runs` (a page of the listing, `truth` being theirs), so
-    that a reconcile holds one page of rows at a time, not the whole table.
+    """Make the rows of `runs` (a page of the listing, `truth` being theirs) match
+    `truth`, read from visibility from `listed_from` on: a reconcile holds one page of
+    rows at a time, not the whole table (`remove_unlisted` ends it).
 
     A row whose action the truth lacks is deleted, unless its run could not be read
     (`unknown_runs`) or it was written at or after `listed_from` (visibility lags: a run
@@ -84,15 +89,10 @@ def reconcile_rows(
     wanted = {(item.run_id, item.action.action_hash): item for item in truth}
     added = removed = updated = 0
     with write_transaction(engine) as session:
-        if runs is None:
-            chosen = [select(WaitingAction)]
-        else:
-            chosen = [
-                select(WaitingAction).where(WaitingAction.run_id.in_(batch))
-                for batch in _batches(runs)
-            ]
         rows = {
-            (row.run_id, row.action_hash): row for query in chosen for row in session.scalars(query)
+            (row.run_id, row.action_hash): row
+            for batch in _batches(runs)
+            for row in session.scalars(select(WaitingAction).where(WaitingAction.run_id.in_(batch)))
         }
         for key, row in rows.items():
             if key in wanted or row.run_id in unknown_runs or row.created_at >= listed_from:

@@ -8,7 +8,6 @@ fields validates to the same contract, so histories recorded before replay uncha
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import Any
 
 from pydantic_core import to_json
@@ -21,16 +20,14 @@ from temporalio.converter import (
     JSONPlainPayloadConverter,
 )
 
-from workflows.wire_contract import WIRE_KEY
-
-WIRE_CONTEXT = MappingProxyType({WIRE_KEY: True})
+from workflows.wire_contract import WIRE_CONTEXT
 
 
 class WireJSONPayloadConverter(PydanticJSONPlainPayloadConverter):
     """pydantic's `json/plain` converter, serializing in the wire context."""
 
     def to_payload(self, value: Any) -> Payload | None:
-        data = to_json(value, context=dict(WIRE_CONTEXT))
+        data = to_json(value, context=WIRE_CONTEXT)
         return Payload(metadata={"encoding": self.encoding.encode()}, data=data)
 
 

@@ -10,13 +10,17 @@ other is refused rather than read as a position it is not.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Literal, get_args
 
-from signoff.service.paging import InvalidCursor, Page, decode_cursor, encode_cursor
-from signoff.service.pending_cursor import pending_page, position_of
+from signoff.service.paging import InvalidCursor, Page
+from signoff.service.pending_cursor import (
+    hash_cursor,
+    hash_cursor_parts,
+    pending_page,
+    position_of,
+)
 from signoff.service.pending_item import PendingItem
 from workflows.approval_policy import to_minor
 
@@ -25,7 +29,6 @@ ModeFilter = Literal["confirm", "review"]
 SORTS: tuple[str, ...] = get_args(InboxSort)
 MODES: tuple[str, ...] = get_args(ModeFilter)
 AMOUNT_CURSOR = "a1"
-HASH_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 AmountPosition = tuple[int, str]
 
 
@@ -47,18 +50,15 @@ def with_mode(items: Sequence[PendingItem], mode: ModeFilter | None) -> list[Pen
 
 def amount_cursor(position: AmountPosition) -> str:
     negated, action_hash = position
-    return encode_cursor(AMOUNT_CURSOR, f"{negated}|{action_hash}".encode())
+    return hash_cursor(AMOUNT_CURSOR, str(negated), action_hash)
 
 
 def amount_after(after: str) -> AmountPosition:
+    negated, action_hash = hash_cursor_parts(AMOUNT_CURSOR, after)
     try:
-        negated, _, action_hash = decode_cursor(AMOUNT_CURSOR, after).decode("ascii").partition("|")
-        position = (int(negated), action_hash)
-    except (UnicodeDecodeError, ValueError):
+        return (int(negated), action_hash)
+    except ValueError:
         raise InvalidCursor() from None
-    if not HASH_PATTERN.match(action_hash):
-        raise InvalidCursor()
-    return position
 
 
 def amount_page(items: Sequence[PendingItem], limit: int, after: str | None) -> Page[PendingItem]:

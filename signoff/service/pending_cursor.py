@@ -23,19 +23,35 @@ def position_of(item: PendingItem) -> Position:
     return (item.action.expires_at, item.action.action_hash)
 
 
+def hash_cursor(kind: str, key: str, action_hash: str) -> str:
+    """A cursor of `kind` on an order's key, ties broken by the action's hash."""
+    return encode_cursor(kind, f"{key}|{action_hash}".encode())
+
+
+def hash_cursor_parts(kind: str, after: str) -> tuple[str, str]:
+    """The key and the hash of a `hash_cursor`; InvalidCursor for anything else."""
+    try:
+        key, _, action_hash = decode_cursor(kind, after).decode("ascii").partition("|")
+    except UnicodeDecodeError:
+        raise InvalidCursor() from None
+    if not HASH_PATTERN.match(action_hash):
+        raise InvalidCursor()
+    return key, action_hash
+
+
 def pending_cursor(position: Position) -> str:
     expires_at, action_hash = position
-    return encode_cursor(CURSOR_KIND, f"{expires_at.isoformat()}|{action_hash}".encode())
+    return hash_cursor(CURSOR_KIND, expires_at.isoformat(), action_hash)
 
 
 def cursor_position(after: str) -> Position:
     """The position a cursor names; InvalidCursor for one this listing did not give."""
+    expiry, action_hash = hash_cursor_parts(CURSOR_KIND, after)
     try:
-        expiry, _, action_hash = decode_cursor(CURSOR_KIND, after).decode("ascii").partition("|")
         expires_at = datetime.fromisoformat(expiry)
-    except (UnicodeDecodeError, ValueError):
+    except ValueError:
         raise InvalidCursor() from None
-    if expires_at.tzinfo is None or not HASH_PATTERN.match(action_hash):
+    if expires_at.tzinfo is None:
         raise InvalidCursor()
     return (expires_at, action_hash)
 

@@ -132,32 +132,28 @@ async def reconcile_waiting(client: Client, engine: Engine, grace: timedelta) ->
     waiting, and the worker's RSS kept that peak)."""
     listed_from = datetime.now(UTC) - grace
     listed: set[str] = set()
-    added = removed = updated = unknown_runs = 0
+    counts, unknown_runs = ReconcileCounts(), 0
     executions = client.list_workflows(query=waiting_query(None), page_size=RECONCILE_PAGE)
     async for page in pages(executions, RECONCILE_PAGE):
         truth, unknown = await page_truth(client, engine, page)
         runs = {execution.id for execution in page}
         listed |= runs
-        counts = await asyncio.to_thread(
+        counts += await asyncio.to_thread(
             reconcile_rows, engine, truth, unknown, listed_from, datetime.now(UTC), runs
         )
-        added, removed, updated = (
-            added + counts.added,
-            removed + counts.removed,
-            updated + counts.updated,
-        )
         unknown_runs += len(unknown)
-    removed += await asyncio.to_thread(remove_unlisted, engine, listed, listed_from)
-    if added or removed or updated:
+    removed = await asyncio.to_thread(remove_unlisted, engine, listed, listed_from)
+    counts += ReconcileCounts(removed=removed)
+    if counts.added or counts.removed or counts.updated:
         log.warning(
             "inbox read model mended from visibility: %d added, %d removed, %d updated "
             "(%d waiting runs did not answer)",
-            added,
-            removed,
-            updated,
+            counts.added,
+            counts.removed,
+            counts.updated,
             unknown_runs,
         )
-    return ReconcileCounts(added=added, removed=removed, updated=updated)
+    return counts
 
 
 async def keep_reconciled(client: Client, engine: Engine, settings: Settings) -> None:

@@ -20,7 +20,6 @@ from workflows.actions import (
     EXECUTE_REFUND_ACTIVITY,
     HOLD_PENDING_REFUND_ACTIVITY,
     READ_ACTION_STATE_ACTIVITY,
-    ActionHold,
     ActionStateRequest,
     PendingRefundHold,
     RefundCommand,
@@ -66,7 +65,7 @@ class History:
             self.refund_commands.append(value)
         elif isinstance(value, ActionStateRequest):
             self.state_reads.append(value)
-        elif isinstance(value, PendingRefundHold | ActionHold):
+        elif isinstance(value, AnyHold):
             self.holds.append(full_hold(value))
 
 
