@@ -13,6 +13,7 @@ missing=()
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || missing+=(postgresql)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+command -v faketime >/dev/null 2>&1 || missing+=(faketime)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then

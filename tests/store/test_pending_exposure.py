@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine
@@ -18,10 +18,11 @@ from activities.store.pending_refunds import (
     release_pending_refund,
 )
 from activities.store.refunds import execute_refund
+from tests.clock import clock_now
 from tests.store.commands import ACTION_HASH, refund_command
 from workflows.actions import PendingRefundHold, PendingRefundRelease
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+NOW = clock_now()
 LATER = NOW + timedelta(hours=24)
 CONTENDERS = 8
 

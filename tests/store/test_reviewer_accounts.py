@@ -3,7 +3,7 @@ roles, API tokens and server-side sessions that end at once."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import Engine, select
@@ -28,9 +28,10 @@ from activities.store import (
 )
 from activities.store.database import write_transaction
 from activities.store.schema import Reviewer
+from tests.clock import clock_now
 from workflows.actions import REFUND_APPROVER_ROLE
 
-T0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+T0 = clock_now()
 TWELVE_HOURS = timedelta(hours=12)
 
 

@@ -5,7 +5,7 @@ every write is idempotent, as retried activities need."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import Engine, select
 
@@ -14,6 +14,7 @@ from activities.store.decisions import append_decision
 from activities.store.pending_refunds import hold_pending_refund, release_pending_refund
 from activities.store.refunds import read_action_state
 from activities.store.schema import WaitingAction
+from tests.clock import clock_now
 from workflows.actions import (
     DecisionEvent,
     DecisionKind,
@@ -24,7 +25,7 @@ from workflows.actions import (
 )
 from workflows.approval_policy import money, state_hash
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+NOW = clock_now()
 LATER = NOW + timedelta(hours=24)
 
 

@@ -5,7 +5,7 @@ of another order refused."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import Engine, delete
@@ -16,9 +16,10 @@ from activities.store.waiting_actions import new_row
 from signoff.service.inbox_order import InboxSort
 from signoff.service.paging import InvalidCursor
 from signoff.service.waiting_listing import read_pending_page
+from tests.clock import clock_now
 from workflows.actions import ActionState, PendingAction
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+NOW = clock_now()
 COUNT = 23  # demo's rows; globex gets 4
 
 

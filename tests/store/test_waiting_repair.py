@@ -6,7 +6,7 @@ visibility, is tests/ui/test_waiting_reconcile.py.)"""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import Engine, select
 
@@ -16,9 +16,10 @@ from activities.store.decisions import append_decision
 from activities.store.schema import WaitingAction
 from activities.store.waiting_actions import new_row
 from activities.store.waiting_repair import WaitingTruth, reconcile_rows, remove_unlisted
+from tests.clock import clock_now
 from workflows.actions import ActionState, DecisionEvent, DecisionRecord, PendingAction
 
-LISTED = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+LISTED = clock_now()
 BEFORE = LISTED - timedelta(hours=1)
 
 

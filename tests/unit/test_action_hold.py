@@ -4,16 +4,17 @@ decodes to the shape that was sent (workflows/action_hold.py)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
 from signoff.config.data_converter import data_converter
+from tests.clock import clock_now
 from workflows.action_hold import AnyHold, full_hold
 from workflows.actions import ActionHold, ActionState, PendingAction, PendingRefundHold
 from workflows.approval_policy import state_hash
 
-NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+NOW = clock_now()
 
 
 def an_action(amount: str = "310.00", supersedes: str | None = None) -> PendingAction:

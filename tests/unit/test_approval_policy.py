@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
+from tests.clock import clock_now
 from workflows.actions import ActionState, Decision, DecisionRecord, PendingAction
 from workflows.approval_policy import DecisionRefused, check_decision, expired_message, person_key
 from workflows.gate_results import as_sentence, describe
 
-REQUESTED = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
+REQUESTED = clock_now()
 EXPIRES = REQUESTED + timedelta(hours=24)
 HASH = "ab" * 32
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
 from signoff.service.pending import ended_run_message, time_left
+from tests.clock import clock_now
 from workflows.actions import DecisionKind, DecisionRecord
 from workflows.contracts import ModelRef, RunState, Usage
 
-NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+NOW = clock_now()
 HASH, OTHER = "ab" * 32, "cd" * 32
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -16,9 +16,10 @@ from signoff.service.pending_cursor import (
     pending_summary,
     position_of,
 )
+from tests.clock import clock_now
 from workflows.actions import ActionState, PendingAction
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+NOW = clock_now()
 
 
 def item(number: int, expires_in_minutes: int) -> PendingItem:

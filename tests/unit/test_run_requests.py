@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
 from signoff.config.settings import Settings
 from signoff.service.run_requests import new_run_request
+from tests.clock import clock_now
 from workflows.contracts import HISTORY_COMPACT, HISTORY_MARKED, ModelRef, RunRequest
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+NOW = clock_now()
 CLAUDE = ModelRef(provider="anthropic", model_id="claude-sonnet-4-6")
 
 
