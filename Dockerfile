@@ -3,16 +3,21 @@
 # tests); a non-root user; configuration only through SIGNOFF_* environment variables.
 
 FROM python:3.12.8-slim-bookworm AS build
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    UV_PYTHON_DOWNLOADS=never UV_PROJECT_ENVIRONMENT=/opt/signoff \
+    UV_COMPILE_BYTECODE=1 UV_LINK_MODE=copy UV_NO_CACHE=1
+# The installer at the version the Makefile pins (UV_VERSION).
+RUN pip install uv==0.13.9
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml uv.lock README.md ./
 COPY workflows ./workflows
 COPY activities ./activities
 COPY approvals_ui ./approvals_ui
 COPY signoff ./signoff
-# The postgres extra: psycopg, the driver of the store in temporal-dev.yml.
-RUN python -m venv /opt/signoff \
-    && /opt/signoff/bin/pip install ".[postgres]"
+# Every dependency at the version and hash uv.lock pins (--locked: a stale lock stops
+# the build), the project as a package, not editable. The postgres extra: psycopg, the
+# driver of the store in temporal-dev.yml.
+RUN uv sync --locked --no-editable --extra postgres --python /usr/local/bin/python
 
 FROM python:3.12.8-slim-bookworm
 ENV PATH=/opt/signoff/bin:$PATH \

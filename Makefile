@@ -3,14 +3,34 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Every install comes from uv.lock (every dependency, direct and transitive, pinned with
+# its hashes), through uv, itself pinned here and kept in a venv of its own (.tools).
+UV_VERSION := 0.13.9
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+# uv uses the interpreter it is given, never one it would download.
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: demo test test-calendar lint bench bench-live bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
+.PHONY: demo test test-calendar lint lock outdated bench bench-live bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet uv==$(UV_VERSION)
+
+# --locked: a uv.lock that no longer matches pyproject.toml stops the install (`make lock`).
+$(STAMP): pyproject.toml uv.lock | $(UV)
+	$(UV) sync --locked --extra dev --python $(PYTHON) --quiet
 	touch $(STAMP)
+
+# After a change to the dependencies in pyproject.toml; `make lock ARGS=--upgrade` moves
+# every pin to the newest allowed release, `ARGS='--upgrade-package NAME'` one of them.
+lock: | $(UV)
+	$(UV) lock $(ARGS)
+
+# What has a newer release than the lock pins (nothing is changed).
+outdated: $(STAMP)
+	$(UV) pip list --outdated --python $(BIN)/python
 
 bootstrap: $(STAMP)
 
@@ -82,4 +102,4 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 clean:
-	rm -rf .signoff .pytest_cache .mypy_cache .ruff_cache
+	rm -rf .tools .signoff .pytest_cache .mypy_cache .ruff_cache

@@ -44,15 +44,25 @@ def test_the_image_runs_as_a_user_who_is_not_root() -> None:
     assert users[-1].split(":")[0] not in {"root", "0"}
 
 
-def test_the_package_is_installed_without_dev_extras() -> None:
+def test_the_package_is_installed_from_the_lock_without_dev_extras() -> None:
     text = DOCKERFILE.read_text()
     assert "[dev]" not in text
     runs = " ".join(rest for keyword, rest in instructions() if keyword == "RUN")
-    installed = re.search(r"pip install \"?\.(\[(?P<extras>[a-z,]+)\])?\"?(\s|$)", runs)
-    assert installed, "the project is not installed"
+    installed = re.search(r"uv sync (?P<options>[^&;]*)", runs)
+    assert installed, "the project is not installed with uv sync"
+    options = installed["options"].split()
+    assert "--locked" in options and "--no-editable" in options
     # Only the extras a running signoff needs: the PostgreSQL driver, never the dev tools.
-    assert set((installed["extras"] or "").split(",")) <= {"", "postgres"}
-    assert "pip install -e" not in runs
+    extras = {options[index + 1] for index, word in enumerate(options) if word == "--extra"}
+    assert extras <= {"postgres"} and "--all-extras" not in options
+    assert "pip install ." not in runs and "pip install -e" not in runs
+
+
+def test_the_image_installs_with_the_uv_the_makefile_pins() -> None:
+    pinned = re.search(r"^UV_VERSION := (\S+)$", (REPO_ROOT / "Makefile").read_text(), re.M)
+    assert pinned, "the Makefile pins no UV_VERSION"
+    runs = " ".join(rest for keyword, rest in instructions() if keyword == "RUN")
+    assert f"pip install uv=={pinned[1]}" in runs
 
 
 def test_every_package_of_the_project_is_copied_in() -> None:
@@ -68,7 +78,7 @@ def test_every_package_of_the_project_is_copied_in() -> None:
         for source in rest.split()[:-1]
     }
     assert packages <= copied, packages - copied
-    assert {"pyproject.toml", "README.md"} <= copied  # the build reads the readme
+    assert {"pyproject.toml", "uv.lock", "README.md"} <= copied  # the build reads the readme
 
 
 def test_the_entry_point_is_signoff() -> None:
