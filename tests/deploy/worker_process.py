@@ -32,9 +32,10 @@ def worker_environment(home: Path, **settings: str) -> dict[str, str]:
 
 @contextmanager
 def worker_process(
-    env: dict[str, str], name: str = "worker"
+    env: dict[str, str], name: str = "worker", signoff: str = SIGNOFF
 ) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
-    """A started `signoff worker` that polls; killed at the end if it still runs.
+    """A started `signoff worker` (this venv's, or the `signoff` command given) that polls;
+    killed at the end if it still runs.
 
     Ready means its heartbeat file exists: the worker touches it once it polls."""
     home = Path(env["SIGNOFF_HOME"])
@@ -42,7 +43,7 @@ def worker_process(
     log_path = home / f"{name}.log"
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [SIGNOFF, "worker"],
+            [signoff, "worker"],
             env={**env, "SIGNOFF_WORKER_HEARTBEAT_FILE": str(alive)},
             stdout=log,
             stderr=subprocess.STDOUT,
