@@ -20,12 +20,13 @@ from activities import observe
 from activities.store import pending_refunds
 from activities.store import refunds as ledger
 from activities.store.errors import StoreError
-from workflows.action_hold import AnyHold, full_hold
+from workflows.action_hold import full_hold
 from workflows.actions import (
     EXECUTE_REFUND_ACTIVITY,
     HOLD_PENDING_REFUND_ACTIVITY,
     READ_ACTION_STATE_ACTIVITY,
     RELEASE_PENDING_REFUND_ACTIVITY,
+    ActionHold,
     ActionState,
     ActionStateRequest,
     PendingRefundHeld,
@@ -67,7 +68,7 @@ class RefundActivities:
         return result
 
     @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)
-    async def hold_pending_refund(self, hold: AnyHold) -> PendingRefundHeld:
+    async def hold_pending_refund(self, hold: ActionHold) -> PendingRefundHeld:
         try:
             return await asyncio.to_thread(
                 pending_refunds.hold_pending_refund, self._engine, full_hold(hold)

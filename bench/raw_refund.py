@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         HOLD_PENDING_REFUND_ACTIVITY,
         READ_ACTION_STATE_ACTIVITY,
         RECORD_DECISION_ACTIVITY,
+        ActionHold,
         ActionState,
         ActionStateRequest,
         Decision,
@@ -38,7 +39,6 @@ with workflow.unsafe.imports_passed_through():
         DecisionResult,
         PendingAction,
         PendingRefundHeld,
-        PendingRefundHold,
         RefundCommand,
         RefundResult,
     )
@@ -141,17 +141,15 @@ class RawRefund:
             ActionStateRequest(tenant_id=request.tenant_id, ticket_id=request.ticket_id),
             ActionState,
         )
-        action = pending_action(request, tool_call, arguments, amount_minor, state, None, "", True)
+        action = pending_action(request, tool_call, arguments, amount_minor, state, None, "")
         run_id = workflow.info().workflow_id
         await call(
             HOLD_PENDING_REFUND_ACTIVITY,
-            PendingRefundHold(
+            ActionHold(
                 run_id=run_id,
                 tenant_id=request.tenant_id,
-                order_id=action.targets["order_id"],
-                action_hash=action.action_hash,
-                amount_minor=amount_minor,
-                expires_at=action.expires_at,
+                ticket_id=request.ticket_id,
+                action=action,
             ),
             PendingRefundHeld,
         )

@@ -204,7 +204,7 @@ def main() -> None:
         "The baseline (`bench/raw_refund.py`) runs the same activities with the same "
         "inputs, and waits for its decision until the approval's expiry (one timer); it "
         "has no status upserts and no deadline timer: the event table above is that "
-        "difference. signoff's runs are compact (`RunRequest.history`): no version "
+        "difference. signoff's runs record no version "
         "marker, no memo, one upsert per change of state. Both sides run in the same "
         "sandbox (workflows/sandbox.py) with the same tracing: each run starts in its "
         "own trace, and every activity carries its trace header.",

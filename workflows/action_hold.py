@@ -1,9 +1,9 @@
-"""The exposure hold an activity receives, in either of its two shapes.
+"""The exposure hold the store writes, read from the hold a run sends.
 
-A run recorded before compact histories sends `PendingRefundHold`, whose order, hash,
-amount, expiry and superseded action repeat what its `action` says; a compact run sends
-`ActionHold`, the action alone (issue 13: no payload twice in a history). The store
-writes one shape, so the activity and the evals read the other through `full_hold`.
+A run sends `ActionHold`, the action alone: its order, hash, amount, expiry and the
+action it supersedes are the action's own, so its history carries them once. The store
+writes `PendingRefundHold`, every field spelled out; the activity and the evals read it
+through `full_hold`.
 """
 
 from __future__ import annotations
@@ -11,13 +11,9 @@ from __future__ import annotations
 from workflows.actions import ActionHold, PendingRefundHold
 from workflows.approval_policy import action_amount_minor
 
-AnyHold = PendingRefundHold | ActionHold
 
-
-def full_hold(hold: AnyHold) -> PendingRefundHold:
-    """The hold with every field spelled out, read from its action when it is compact."""
-    if isinstance(hold, PendingRefundHold):
-        return hold
+def full_hold(hold: ActionHold) -> PendingRefundHold:
+    """The hold with every field spelled out, read from its action."""
     action = hold.action
     return PendingRefundHold(
         run_id=hold.run_id,

@@ -212,9 +212,9 @@ class PendingRefundHold(Contract):
 
 
 class ActionHold(Contract):
-    """The hold a run with a compact history (`RunRequest.history`) sends: the action and
-    its run, nothing beside them. The order, hash, amount, expiry and the action it
-    supersedes are the action's own, so its history carries them once;
+    """The hold a run sends: the action and its run, nothing beside them. The order,
+    hash, amount, expiry and the action it supersedes are the action's own, so its
+    history carries them once;
     `workflows/action_hold.py` reads the `PendingRefundHold` they make."""
 
     run_id: str

@@ -17,7 +17,7 @@ model can read.
 
 The parts live beside it: `model_turn.py` (ask), `tool_turn.py` (run tools and when
 failures end a run), `approval_gate.py` (gate), `run_books.py` (usage, cost, trail),
-`run_budgets.py` (when a run must stop), `run_outcome.py` (outcome, memo, status) and
+`run_budgets.py` (when a run must stop), `run_outcome.py` (outcome, status) and
 `decision_update.py` (the `decide` update's checks).
 """
 
@@ -36,14 +36,12 @@ with workflow.unsafe.imports_passed_through():
     from workflows.cancellation import reraise_cancellation
     from workflows.context import clear_old_tool_results, prompt_tokens
     from workflows.contracts import (
-        HISTORY_COMPACT,
         WORKFLOW_NAME,
         FinalStatus,
         Message,
         MessageBlock,
         ModelReply,
         OutcomeReason,
-        RunMemo,
         RunOutcome,
         RunRequest,
         RunState,
@@ -52,38 +50,17 @@ with workflow.unsafe.imports_passed_through():
         ToolResultBlock,
         ToolUseBlock,
     )
-    from workflows.decision_check import SIGNED_DECISIONS_PATCH
     from workflows.decision_update import decision_event, refuse_unsigned, verified
     from workflows.model_turn import actor_hash, ask_model
     from workflows.replies import ClassifiedReply, classify
     from workflows.run_books import RunBooks
     from workflows.run_budgets import RunEnded, check_budgets, held_to_worker_limits, over_budget
-    from workflows.run_outcome import (
-        INBOX_MEMO_PATCH,
-        RUN_MEMO_PATCH,
-        outcome,
-        publish_memo,
-        publish_start,
-        publish_status,
-        publish_tenant,
-        publish_waiting,
-        run_memo,
-    )
+    from workflows.run_outcome import outcome, publish_start, publish_waiting
     from workflows.tool_catalog import RefundArguments, ToolCallRejected, parse_call
     from workflows.tool_turn import ToolFailures, call_tool, unavailable
-    from workflows.version_gates import lean_history, patched
 
 # Re-exported: the triage workflow and the model-wire tests name these from here.
 __all__ = ["AgentRun", "actor_hash", "opening_message"]
-
-# Versioning. Before "tenant-attribute" a run kept the tenant attribute its starter
-# set; before "worker-limits" it used the budgets, expiry and price its request named.
-# The memo's patches are in run_outcome.py.
-TENANT_ATTRIBUTE_PATCH = "tenant-attribute"
-WORKER_LIMITS_PATCH = "worker-limits"
-# Before "handlers-finish-first" a run could complete while a `decide` was still
-# verifying its decision; the reviewer then got no answer (only the SDK's warning).
-HANDLERS_FINISH_PATCH = "handlers-finish-first"
 
 
 def opening_message(request: RunRequest) -> str:
@@ -98,56 +75,37 @@ class AgentRun:
     @workflow.init
     def __init__(self, request: RunRequest) -> None:
         self._request = request
-        # Read by version_gates.compact_history before any gate is asked.
-        self.compact_history = request.history >= HISTORY_COMPACT
         self._status: RunStatus = "running"
         self._messages: list[Message] = []
         self._books = RunBooks()
         self._outcome: RunOutcome | None = None
-        # What this run last upserted; with lean-history, an unchanged one is skipped.
-        self._lean = False
+        # What this run last upserted: an unchanged attribute is not upserted again.
         self._published_status: RunStatus | None = None
-        self._published_memo: RunMemo | None = None
-        self._published_pending: tuple[str, ...] = ()  # compact runs: hashes in the attribute
+        self._published_pending: tuple[str, ...] = ()
         self._gate = ApprovalGate(
             request,
             notify=self._on_gate_change,
             over_budget=lambda: over_budget(self._books, self._request),
-            denied=lambda: self._publish_memo(RUN_MEMO_PATCH),
         )
 
     @workflow.run
     async def run(self, request: RunRequest) -> RunOutcome:
-        # Asked here, in the first workflow task like the other patches, not where it is
-        # used at the end: a marker's place in history must not depend on how the run's
-        # last tasks were grouped. `patched` is memoized per run.
-        self._lean = lean_history()  # first: its marker, when new, leads the history
-        wait_for_handlers = patched(HANDLERS_FINISH_PATCH)
-        if self._lean:
-            publish_start(request.tenant_id)
-            self._published_status = "running"
-        else:
-            self._set_status("running")
-            if patched(TENANT_ATTRIBUTE_PATCH):
-                # Its own tenant, from its request: not whatever the starter put beside it.
-                publish_tenant(request.tenant_id)
-        self._publish_memo(RUN_MEMO_PATCH)  # every run has a trail the audit can list
+        # Its own tenant, from its request: not whatever the starter put beside it.
+        publish_start(request.tenant_id)
+        self._published_status = "running"
         closing = False
         try:
-            if patched(WORKER_LIMITS_PATCH):
-                request = self._request = await held_to_worker_limits(self._request)
-                self._gate.request = request
+            # The budgets, expiry and price the worker allows, not only what was asked.
+            request = self._request = await held_to_worker_limits(self._request)
+            self._gate.request = request
             remaining = (request.deadline - workflow.now()).total_seconds()
             if remaining <= 0:
                 raise RunEnded("failed", "deadline_exceeded", "The deadline had passed.")
-            if self.compact_history:
-                final_text = await self._loop_until_deadline(remaining)
-            else:
-                final_text = await asyncio.wait_for(self._loop(), timeout=remaining)
+            final_text = await self._loop_until_deadline(remaining)
             return self._finish("completed", "answered", "", final_text)
         except RunEnded as ended:
             return self._finish(ended.status, ended.reason, ended.detail)
-        except TimeoutError:  # asyncio.wait_for's durable timer fired
+        except TimeoutError:  # the deadline's durable timer fired
             return self._finish(
                 "failed",
                 "deadline_exceeded",
@@ -162,10 +120,9 @@ class AgentRun:
             raise
         finally:
             if not closing:
-                if wait_for_handlers:
-                    # A `decide` still running (verifying its signature) answers its
-                    # reviewer before the run ends, and its trail is flushed below.
-                    await workflow.wait_condition(workflow.all_handlers_finished)
+                # A `decide` still running (verifying its signature) answers its
+                # reviewer before the run ends, and its trail is flushed below.
+                await workflow.wait_condition(workflow.all_handlers_finished)
                 # Whatever the trail gained where the gate did not write it yet.
                 await self._gate.recorder.flush()
                 await self._gate.notices.drain()  # notices still on their way (bounded)
@@ -198,12 +155,9 @@ class AgentRun:
     @workflow.update
     async def decide(self, decision: Decision) -> DecisionResult:
         """A reviewer's decision on one pending action, named by its hash."""
-        if patched(SIGNED_DECISIONS_PATCH):
-            decision = await verified(decision, self._request, self._gate, self._refused)
+        decision = await verified(decision, self._request, self._gate, self._refused)
         result = self._gate.decide(decision)
         self._books.event("approval", decision_event(decision, result))
-        if result.status == "approval_recorded":  # still waiting, with one approval more
-            self._publish_memo()
         return result
 
     @decide.validator
@@ -215,7 +169,6 @@ class AgentRun:
 
     def _refused(self, text: str) -> None:
         self._books.event("approval", text)
-        self._publish_memo()
 
     # --- the loop: ask, classify, run tools (refunds through the gate), answer -----
 
@@ -223,7 +176,7 @@ class AgentRun:
         """The loop, cancelled when the deadline's durable timer fires (TimeoutError then),
         as asyncio.wait_for does, but the timer is not cancelled when the loop ends first:
         the run is ending, the server drops a timer its run outlived, and a cancel would
-        only be one more history event (compact runs)."""
+        only be one more history event."""
         loop = asyncio.create_task(self._loop())
         fired = False
 
@@ -346,28 +299,12 @@ class AgentRun:
         self._books.event("approval", text)
         if self._outcome is None:
             self._set_status("waiting_for_approval" if self._gate.waiting else "running")
-        self._publish_memo()
-
-    def _publish_memo(self, patch: str = INBOX_MEMO_PATCH) -> None:
-        if self.compact_history or not patched(patch):
-            return
-        memo = run_memo(self._request, self._gate)
-        if self._lean and memo == self._published_memo:
-            return  # the same memo again would only be one more history event
-        self._published_memo = memo
-        publish_memo(memo)
 
     def _set_status(self, status: RunStatus) -> None:
         self._status = status
-        if self.compact_history:
-            pending = tuple(sorted(self._gate.pending))
-            publish_waiting(
-                status if status != self._published_status else None,
-                pending if pending != self._published_pending else None,
-            )
-            self._published_status, self._published_pending = status, pending
-            return
-        if self._lean and status == self._published_status:
-            return
-        self._published_status = status
-        publish_status(status)
+        pending = tuple(sorted(self._gate.pending))
+        publish_waiting(
+            status if status != self._published_status else None,
+            pending if pending != self._published_pending else None,
+        )
+        self._published_status, self._published_pending = status, pending

@@ -52,10 +52,9 @@ with workflow.unsafe.imports_passed_through():
         describe,
         trail_record,
     )
-    from workflows.gate_store import FOUR_EYES_EXPOSURE_PATCH, execute, read_state, release
+    from workflows.gate_store import execute, read_state, release
     from workflows.reviewer_notices import ReviewerNotices
     from workflows.tool_catalog import RefundArguments
-    from workflows.version_gates import patched
 
 Resolution = Literal["approved", "rejected", "expired"]
 
@@ -82,9 +81,9 @@ class ApprovalGate(GateResults):
     voided: set[str] = field(default_factory=set)
     # When each expired action expired, to tell a late reviewer how long ago.
     expiries: dict[str, datetime] = field(default_factory=dict)
-    # Writes the trail to the store's audit table (behind the "audit-store" patch).
+    # Writes the trail to the store's audit table.
     recorder: TrailRecorder = field(init=False)
-    # Tells reviewers when an action waits (behind the "notify-reviewers" patch).
+    # Tells reviewers when an action waits, when the worker says to.
     notices: ReviewerNotices = field(default_factory=ReviewerNotices)
 
     def __post_init__(self) -> None:
@@ -171,27 +170,20 @@ class ApprovalGate(GateResults):
     # --- the gate ------------------------------------------------------------------
 
     async def refund(self, call: ToolUseBlock, arguments: RefundArguments) -> GateResult:
-        # Memoized for the run: all its refunds judge four eyes the same way.
-        on_exposure = patched(FOUR_EYES_EXPOSURE_PATCH)
         amount_minor = to_minor(arguments.amount)
         state = await read_state(self.request)
         supersedes: str | None = None
         note = ""
         while True:
             action = pending_action(
-                self.request, call, arguments, amount_minor, state, supersedes, note, on_exposure
+                self.request, call, arguments, amount_minor, state, supersedes, note
             )
             mode, why = refund_mode(amount_minor, state)
             if mode == "deny":
                 denied = self._denied(action, why)
                 await self.recorder.flush()
-                return await self._released(denied, supersedes, on_exposure)
-            if on_exposure:
-                action = await judged_on_exposure(action, amount_minor, self.request)
-            else:
-                action = action.model_copy(
-                    update={"mode": mode, "required_approvals": 2 if mode == "review" else 1}
-                )
+                return await self._released(denied, supersedes)
+            action = await judged_on_exposure(action, amount_minor, self.request)
             # The approvals recorded while it waited travel on: the ledger row and the
             # result name the reviewers.
             try:
@@ -199,37 +191,32 @@ class ApprovalGate(GateResults):
             except asyncio.CancelledError:
                 # The run ends (cancelled, or its deadline): its hold would otherwise
                 # count until it expired.
-                if on_exposure:
-                    await release(action.action_hash)
+                await release(action.action_hash)
                 raise
             held: str | None = action.action_hash
             if resolution == "rejected":
-                return await self._released(self._rejected(action), held, on_exposure)
+                return await self._released(self._rejected(action), held)
             if resolution == "expired":
-                return await self._released(self._expired(action), held, on_exposure)
+                return await self._released(self._expired(action), held)
             spent = self.over_budget()
             if spent is not None:
                 refused = RefundResult(status="refused", message=f"the run {spent}")
-                return await self._released(self._executed(action, refused), held, on_exposure)
+                return await self._released(self._executed(action, refused), held)
             result = await execute(action, self.request)
             if result is None:  # the ledger never answered: a person must check
-                return await self._released(self._unknown(action), held, on_exposure)
-            # An approver who no longer counts voids the approval like a changed state;
-            # runs judged per call never got that status before, and keep it final.
-            voiding = ("state_changed", "approver_invalid") if on_exposure else ("state_changed",)
-            if result.status not in voiding or result.state is None:
+                return await self._released(self._unknown(action), held)
+            # An approver who no longer counts voids the approval like a changed state.
+            if result.status not in ("state_changed", "approver_invalid") or result.state is None:
                 if result.status == "refunded":
                     held = None  # its hold went in the refund's own transaction
-                return await self._released(self._executed(action, result), held, on_exposure)
+                return await self._released(self._executed(action, result), held)
             self.voided.add(action.action_hash)
             self.decisions.append(trail_record(action, "voided", reason=result.message))
             await self.recorder.flush()
             supersedes, note, state = action.action_hash, result.message, result.state
 
-    async def _released(
-        self, result: GateResult, held: str | None, on_exposure: bool
-    ) -> GateResult:
-        if on_exposure and held is not None:
+    async def _released(self, result: GateResult, held: str | None) -> GateResult:
+        if held is not None:
             await release(held)
         return result
 
@@ -245,13 +232,9 @@ class ApprovalGate(GateResults):
         self.notices.watch(
             self.request, lambda: self.pending.get(digest), lambda: self.resolutions.get(digest)
         )
-        timeout = (action.expires_at - workflow.now()).total_seconds()
         closing = False
         try:
-            if self.recorder.enabled():
-                await self.recorder.wait(lambda: digest in self.resolutions, action.expires_at)
-            else:  # runs from before the audit table: one timer, as they were recorded
-                await workflow.wait_condition(lambda: digest in self.resolutions, timeout=timeout)
+            await self.recorder.wait(lambda: digest in self.resolutions, action.expires_at)
         except TimeoutError:  # the expiry timer fired first
             self.resolutions[digest] = "expired"
             self.expiries[digest] = action.expires_at

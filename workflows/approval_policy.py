@@ -23,9 +23,6 @@ from workflows.actions import (
 
 # Four eyes on the order's cumulative exposure (refunded + pending + this call).
 APPROVAL_POLICY_VERSION = "approvals-2026-11-30"
-# Four eyes per call (amount > threshold): actions of runs recorded before
-# `four-eyes-exposure` keep this version, so that their hashes replay unchanged.
-PER_CALL_POLICY_VERSION = "approvals-2026-11-29"
 DEFAULT_APPROVAL_TTL = timedelta(hours=24)
 CENTS = Decimal("0.01")
 

@@ -9,8 +9,9 @@ expiry, void, denial, cancellation) and the run once more at its end, so a recor
 added anywhere else (a refused attempt, say) reaches the store too.
 
 If the store stays down through every retry, the run goes on (the decision is in its
-history and memo); the record is tried again at the next flush. Runs recorded before
-the "audit-store" patch never call the activity, so their histories replay unchanged.
+history); the record is tried again at the next flush. The store's audit activity says
+itself which of its errors are final (non-retryable): a retry policy that named them
+again would repeat them in every scheduling event of the history.
 
 This is workflow code: no I/O; the activity does the writing.
 """
@@ -31,15 +32,9 @@ with workflow.unsafe.imports_passed_through():
     from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent, DecisionRecord
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
-    from workflows.fatal_errors import fatal_types
-    from workflows.version_gates import compact_history, patched
 
-AUDIT_STORE_PATCH = "audit-store"
 RECORD_CALL_TIMEOUT = timedelta(seconds=30)
 RECORD_CALL_ATTEMPTS = 10
-# The store answered and will answer the same: no such tenant, or the event's key is
-# taken by other contents (a bug to look at, not to retry).
-RECORD_FATAL_ERROR_TYPES = ("UnknownTenant", "AuditConflict")
 
 
 @dataclass
@@ -59,27 +54,13 @@ class TrailRecorder:
         """A record arrived since the last flush."""
         return len(self.trail) > self.attempted
 
-    def enabled(self) -> bool:
-        return patched(AUDIT_STORE_PATCH)
-
     async def wait(self, resolved: Callable[[], bool], expires_at: datetime) -> None:
         """Wait until `resolved()` or expiry (TimeoutError), writing each record to the
-        audit as it arrives: a first approval of two is in the audit at once."""
-        if compact_history():
-            return await self._wait_on_one_timer(resolved, expires_at)
-        while True:
-            timeout = (expires_at - workflow.now()).total_seconds()
-            if not resolved() and timeout <= 0:
-                raise TimeoutError()
-            await workflow.wait_condition(lambda: resolved() or self.behind, timeout=timeout)
-            if resolved():
-                return
-            await self.flush()
+        audit as it arrives: a first approval of two is in the audit at once.
 
-    async def _wait_on_one_timer(self, resolved: Callable[[], bool], expires_at: datetime) -> None:
-        """`wait` with one expiry timer for the whole wait (compact runs): a first
-        approval wakes the waiter without restarting the timer, which is cancelled only
-        when a decision ends the wait; a run that ends while it waits leaves it."""
+        One expiry timer for the whole wait: a first approval wakes the waiter without
+        restarting the timer, which is cancelled only when a decision ends the wait; a
+        run that ends while it waits leaves it to the server."""
         timeout = (expires_at - workflow.now()).total_seconds()
         if not resolved() and timeout <= 0:
             raise TimeoutError()
@@ -105,7 +86,7 @@ class TrailRecorder:
         # false after a flush (even when a concurrent flush, or this one's loop, wrote
         # the records), or it wakes again at once and the workflow task spins.
         self.attempted = len(self.trail)
-        if self.recorded >= len(self.trail) or not self.enabled():
+        if self.recorded >= len(self.trail):
             return
         while self.recorded < len(self.trail):
             index = self.recorded
@@ -115,10 +96,7 @@ class TrailRecorder:
                     self._event(index),
                     result_type=int,
                     start_to_close_timeout=RECORD_CALL_TIMEOUT,
-                    retry_policy=RetryPolicy(
-                        maximum_attempts=RECORD_CALL_ATTEMPTS,
-                        non_retryable_error_types=fatal_types(*RECORD_FATAL_ERROR_TYPES),
-                    ),
+                    retry_policy=RetryPolicy(maximum_attempts=RECORD_CALL_ATTEMPTS),
                 )
             except ActivityError as error:
                 reraise_cancellation(error)

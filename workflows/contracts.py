@@ -26,20 +26,13 @@ RUN_TOOL_ACTIVITY = "run_tool"
 # Custom search attributes (Keyword). The dev launcher registers them.
 STATUS_ATTRIBUTE = "SignoffStatus"
 TENANT_ATTRIBUTE = "SignoffTenant"
-# KeywordList: the hashes of the actions a run waits on, upserted with its status by runs
-# with a compact history (below), which publish no memo.
+# KeywordList: the hashes of the actions a run waits on, upserted with its status.
 PENDING_ATTRIBUTE = "SignoffPending"
-# The memo key under which a run publishes its pending actions and decisions (RunMemo).
+# The memo key under which runs recorded before the versioning fold published their
+# pending actions and decisions (RunMemo). No run publishes one now: the store's read
+# model and audit hold what it carried. Read only by the visibility inbox path
+# (signoff/service/run_listing.py), which falls back to each run's `state` query.
 RUN_MEMO_KEY = "signoff_run"
-
-# What a run records in its history (RunRequest.history). MARKED: a version marker (one
-# per gate, or lean-history's one for all) and a memo beside its status, as every run
-# recorded before issue 13. COMPACT: no version marker and no memo; one search-attribute
-# upsert per change of state (status and pending hashes together); the deadline's timer
-# is left to the server when the run ends first. The one factory (run_requests.py)
-# starts compact runs; a request recorded before the field existed reads as MARKED.
-HISTORY_MARKED: Literal[1] = 1
-HISTORY_COMPACT: Literal[2] = 2
 
 
 RunStatus = Literal[
@@ -148,9 +141,6 @@ class RunRequest(Contract):
     # worker's word alone (its limits, see run_limits.clamp); never serialized, so that no
     # starter sets it and a worker that predates it never reads it.
     notify_reviewers: bool = Field(default=False, exclude=True)
-    # HISTORY_MARKED or HISTORY_COMPACT (above). It chooses what the run records, never
-    # what it decides, so a starter may set either.
-    history: Literal[1, 2] = HISTORY_MARKED
 
     @model_validator(mode="after")
     def _thinking_fits(self) -> RunRequest:

@@ -21,8 +21,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.contract_base import Contract
 
 VERIFY_DECISION_ACTIVITY = "verify_decision"
-# Versioning: runs recorded before decisions carried proofs never call the activity.
-SIGNED_DECISIONS_PATCH = "signed-decisions"
 VERIFY_TIMEOUT = timedelta(seconds=10)
 # A store that does not answer is retried briefly: the reviewer is waiting on the page.
 VERIFY_ATTEMPTS = 5

@@ -2,8 +2,8 @@
 
 Its hash covers the exact arguments, the targets, the model's reason, the policy
 version and the state the reviewer judges on; its expiry is the approval time to live,
-never past the run's deadline. Runs judged on the order's exposure hold the amount in
-the store while they wait and take their mode (and a note) from that exposure.
+never past the run's deadline. A run holds the amount in the store while it waits and
+takes its mode (and a note) from the order's exposure.
 
 This is workflow code: no I/O (the `hold` activity does it), time only through
 `workflow.now()`.
@@ -19,7 +19,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.actions import ActionState, PendingAction
     from workflows.approval_policy import (
         APPROVAL_POLICY_VERSION,
-        PER_CALL_POLICY_VERSION,
         action_hash,
         money,
         state_hash,
@@ -38,9 +37,7 @@ def pending_action(
     state: ActionState,
     supersedes: str | None,
     note: str,
-    on_exposure: bool,
 ) -> PendingAction:
-    version = APPROVAL_POLICY_VERSION if on_exposure else PER_CALL_POLICY_VERSION
     normalized = {"amount": money(amount_minor), "currency": state.currency or ""}
     targets = {"tenant_id": request.tenant_id, "order_id": state.order_id or ""}
     digest = state_hash(state)
@@ -52,7 +49,7 @@ def pending_action(
             arguments=normalized,
             targets=targets,
             reason=arguments.reason,
-            policy_version=version,
+            policy_version=APPROVAL_POLICY_VERSION,
             state_digest=digest,
             run_id=workflow.info().workflow_id,
             call_id=call.id if supersedes is None else f"{call.id}/{supersedes}",
@@ -62,7 +59,7 @@ def pending_action(
         arguments=normalized,
         targets=targets,
         reason=arguments.reason,
-        policy_version=version,
+        policy_version=APPROVAL_POLICY_VERSION,
         state=state,
         state_hash=digest,
         mode="confirm",

@@ -12,7 +12,6 @@ This is workflow code: no I/O, and time only through `workflow.now()`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from temporalio import workflow
@@ -29,16 +28,10 @@ class GateResult:
     is_error: bool
 
 
-def _nothing() -> None:
-    pass
-
-
 @dataclass(kw_only=True)
 class GateResults:
     """The gate's records of its outcomes; `ApprovalGate` builds on it."""
 
-    # Called when policy denies a call: a decision record with no pending action change.
-    denied: Callable[[], None] = _nothing
     decisions: list[DecisionRecord] = field(default_factory=list)
     effects: list[str] = field(default_factory=list)
     not_performed: list[str] = field(default_factory=list)
@@ -46,7 +39,6 @@ class GateResults:
 
     def _denied(self, action: PendingAction, why: str) -> GateResult:
         self.decisions.append(trail_record(action, "denied", reason=why))
-        self.denied()
         self.not_performed.append(f"{describe(action)}: refused by policy: {why}")
         return GateResult(
             f"Refused by policy: {why}. The refund did not happen. Do not retry it; tell the "

@@ -30,7 +30,6 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.action_hold import AnyHold, full_hold
     from workflows.actions import (
         EXECUTE_REFUND_ACTIVITY,
         HOLD_PENDING_REFUND_ACTIVITY,
@@ -48,12 +47,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_policy import action_amount_minor
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
-    from workflows.fatal_errors import fatal_types
-    from workflows.version_gates import compact_history, patched
 
-# Versioning. Runs recorded before "four-eyes-exposure" judge four eyes per call and
-# hold nothing in the store.
-FOUR_EYES_EXPOSURE_PATCH = "four-eyes-exposure"
 STORE_CALL_TIMEOUT = timedelta(seconds=30)
 # One short transaction. A worker that dies mid-refund (after the commit, say) is noticed
 # only when this runs out; the retry is safe, it finds the ledger row by its key.
@@ -62,17 +56,11 @@ STORE_CALL_ATTEMPTS = 10
 # Few: a run that ends at its deadline waits for its releases, and a hold left behind
 # stops counting at its expiry anyway.
 RELEASE_ATTEMPTS = 3
-# A refund the store refused for a reason that will not change on retry.
+# A refund the store refused for a reason that will not change on retry: the store
+# raises these non-retryable, having written nothing.
 REFUND_FATAL_ERROR_TYPES = ("UnknownTenant", "UnknownOrder", "StoreError")
-# Versioning: before "refund-outcome-unknown", a refund activity that failed after every
-# retry was reported as refused, though it may have committed.
-UNKNOWN_OUTCOME_PATCH = "refund-outcome-unknown"
-
-
-def store_retries(*fatal: str) -> RetryPolicy:
-    return RetryPolicy(
-        maximum_attempts=STORE_CALL_ATTEMPTS, non_retryable_error_types=fatal_types(*fatal)
-    )
+# The store's errors that retrying cannot fix say so themselves (workflows/policy.py).
+STORE_RETRIES = RetryPolicy(maximum_attempts=STORE_CALL_ATTEMPTS)
 
 
 async def read_state(request: RunRequest) -> ActionState:
@@ -81,8 +69,7 @@ async def read_state(request: RunRequest) -> ActionState:
         ActionStateRequest(tenant_id=request.tenant_id, ticket_id=request.ticket_id),
         result_type=ActionState,
         start_to_close_timeout=STORE_CALL_TIMEOUT,
-        # An unknown tenant stays unknown on every attempt.
-        retry_policy=store_retries("UnknownTenant"),
+        retry_policy=STORE_RETRIES,
     )
     return state
 
@@ -93,21 +80,18 @@ async def hold(action: PendingAction, request: RunRequest) -> int:
     A store that does not answer fails the call (the gate is inside the tool call, which
     turns it into an error result); judging without the sum could split four eyes.
     """
-    compact = ActionHold(
-        run_id=workflow.info().workflow_id,
-        tenant_id=request.tenant_id,
-        ticket_id=request.ticket_id,
-        action=action,
-    )
-    # A compact run sends the action alone: its order, hash, amount and expiry are in it.
-    argument: AnyHold = compact if compact_history() else full_hold(compact)
+    # The action alone: its order, hash, amount and expiry are in it.
     held: PendingRefundHeld = await workflow.execute_activity(
         HOLD_PENDING_REFUND_ACTIVITY,
-        argument,
+        ActionHold(
+            run_id=workflow.info().workflow_id,
+            tenant_id=request.tenant_id,
+            ticket_id=request.ticket_id,
+            action=action,
+        ),
         result_type=PendingRefundHeld,
         start_to_close_timeout=STORE_CALL_TIMEOUT,
-        # The tenant or the order is gone: asking again finds it gone again.
-        retry_policy=store_retries(*REFUND_FATAL_ERROR_TYPES),
+        retry_policy=STORE_RETRIES,
     )
     return held.pending_minor
 
@@ -149,20 +133,15 @@ async def execute(action: PendingAction, request: RunRequest) -> RefundResult | 
             command,
             result_type=RefundResult,
             start_to_close_timeout=REFUND_CALL_TIMEOUT,
-            retry_policy=store_retries(*REFUND_FATAL_ERROR_TYPES),
+            retry_policy=STORE_RETRIES,
         )
     except ActivityError as error:
         reraise_cancellation(error)
-        if patched(UNKNOWN_OUTCOME_PATCH):
-            refusal = store_refusal(error)
-            if refusal is None:
-                return None  # every attempt failed, perhaps after its commit
-            # The store answered with an error that rolled the transaction back.
-            return RefundResult(status="refused", message=f"the store refused it: {refusal}")
-        return RefundResult(
-            status="refused",
-            message="the ledger did not answer after every retry; no refund was confirmed",
-        )
+        refusal = store_refusal(error)
+        if refusal is None:
+            return None  # every attempt failed, perhaps after its commit
+        # The store answered with an error that rolled the transaction back.
+        return RefundResult(status="refused", message=f"the store refused it: {refusal}")
     return result
 
 

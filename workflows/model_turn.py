@@ -29,7 +29,6 @@ with workflow.unsafe.imports_passed_through():
         ModelRequest,
         RunRequest,
     )
-    from workflows.fatal_errors import fatal_types
     from workflows.run_budgets import RunEnded
     from workflows.tool_catalog import offered_tools
 
@@ -62,7 +61,6 @@ async def ask_model(request: RunRequest, messages: list[Message]) -> ModelReply:
                 initial_interval=timedelta(seconds=2),
                 maximum_interval=timedelta(minutes=1),
                 maximum_attempts=policy.MODEL_TURN_MAX_ATTEMPTS,
-                non_retryable_error_types=fatal_types(*policy.MODEL_FATAL_ERROR_TYPES),
             ),
         )
     except ActivityError as error:

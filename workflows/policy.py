@@ -47,15 +47,10 @@ MODEL_TURN_MAX_ATTEMPTS = 6
 TOOL_CALL_TIMEOUT = timedelta(seconds=60)
 TOOL_CALL_MAX_ATTEMPTS = 5
 
-# Non-retryable error types raised by the model adapters: retrying cannot fix them.
-MODEL_FATAL_ERROR_TYPES = (
-    "ModelAuthenticationFailed",
-    "ModelPermissionDenied",
-    "ModelBadRequest",
-    "ModelNotFound",
-    "ModelBadReply",
-    "ScriptError",
-)
+# A retry policy names no error types: every error an activity raises that retrying
+# cannot fix (a bad request, a bad reply, an unknown tenant) says so itself, with
+# `ApplicationError(..., non_retryable=True)`, tested where it is raised. Naming them
+# again would repeat them in every scheduling event of a run's history.
 
 
 def bound_text(text: str, limit: int = MAX_TOOL_RESULT_CHARS) -> str:

@@ -38,9 +38,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.actions import PendingAction
     from workflows.contract_base import Contract
     from workflows.contracts import RunRequest
-    from workflows.version_gates import patched
 
-NOTIFY_PATCH = "notify-reviewers"
 NOTIFY_ACTIVITY = "notify_reviewers"
 # The reminder goes when this share of the time from request to expiry has passed.
 REMINDER_SHARE = 0.8
@@ -125,7 +123,7 @@ class ReviewerNotices:
         `current` gives the action as it stands (None once it left the gate);
         `resolution` its final resolution (approved, rejected, expired) or None.
         """
-        if not request.notify_reviewers or not patched(NOTIFY_PATCH):
+        if not request.notify_reviewers:
             return
         first = current()
         assert first is not None

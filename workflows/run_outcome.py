@@ -1,18 +1,12 @@
-"""What a run publishes about itself: its outcome, its memo and its status attribute.
+"""What a run publishes about itself: its outcome and its search attributes.
 
 The outcome is built from the run's books and its gate, so that the result, the state
-query and the audit tell the same story. The memo (`RunMemo`) carries the pending
-actions and decisions the inbox and the audit read; the status search attribute lets
-a list of runs filter on it without a query to each run.
-
-Versioning. Runs recorded before "inbox-memo" publish no memo; before "run-memo", a
-run published it only when its pending actions changed, not at its start nor on a
-policy denial. Runs with the "lean-history" marker (`version_gates.py`) upsert nothing
-that would not change: the status only when it changes, the memo only when its
-content does, and at the start only the attributes the starter did not set right.
-Runs with a compact history (`RunRequest.history`) publish no memo: the store's read
-model and audit hold what it carried. They upsert their status and the hashes of the
-actions they wait on together, one event per change of either.
+query and the audit tell the same story. The status search attribute lets a list of
+runs filter on it without a query to each run; beside it, the hashes of the actions
+the run waits on let the read model's reconcile check its rows without a query. A run
+upserts both together, one history event per change of either, and nothing that would
+not change; at its start, only the attributes its starter did not set right. The
+store's read model and audit hold the pending actions and decisions themselves.
 """
 
 from __future__ import annotations
@@ -26,12 +20,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_gate import ApprovalGate
     from workflows.contracts import (
         PENDING_ATTRIBUTE,
-        RUN_MEMO_KEY,
         STATUS_ATTRIBUTE,
         TENANT_ATTRIBUTE,
         FinalStatus,
         OutcomeReason,
-        RunMemo,
         RunOutcome,
         RunRequest,
         RunStatus,
@@ -41,8 +33,6 @@ with workflow.unsafe.imports_passed_through():
 STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
 TENANT_KEY = SearchAttributeKey.for_keyword(TENANT_ATTRIBUTE)
 PENDING_KEY = SearchAttributeKey.for_keyword_list(PENDING_ATTRIBUTE)
-INBOX_MEMO_PATCH = "inbox-memo"
-RUN_MEMO_PATCH = "run-memo"
 
 
 def outcome(
@@ -74,26 +64,9 @@ def outcome(
     )
 
 
-def run_memo(request: RunRequest, gate: ApprovalGate) -> RunMemo:
-    """Pending actions and decisions, as the inbox and the audit read them."""
-    return RunMemo(
-        ticket_id=request.ticket_id,
-        pending_actions=list(gate.pending.values()),
-        decisions=list(gate.decisions),
-    )
-
-
-def publish_memo(memo: RunMemo) -> None:
-    workflow.upsert_memo({RUN_MEMO_KEY: memo})
-
-
-def publish_status(status: RunStatus) -> None:
-    workflow.upsert_search_attributes([STATUS_KEY.value_set(status)])
-
-
 def publish_waiting(status: RunStatus | None, pending: tuple[str, ...] | None) -> None:
     """The status and the pending hashes that changed (None: unchanged), in one upsert:
-    a compact run's one event per change of state."""
+    one event per change of state."""
     changes: list[SearchAttributeUpdate[Any]] = []
     if status is not None:
         changes.append(STATUS_KEY.value_set(status))
@@ -103,10 +76,6 @@ def publish_waiting(status: RunStatus | None, pending: tuple[str, ...] | None) -
         )
     if changes:
         workflow.upsert_search_attributes(changes)
-
-
-def publish_tenant(tenant_id: str) -> None:
-    workflow.upsert_search_attributes([TENANT_KEY.value_set(tenant_id)])
 
 
 def publish_start(tenant_id: str) -> None:

@@ -60,7 +60,6 @@ with workflow.unsafe.imports_passed_through():
         TriageRequest,
         TriageStatus,
     )
-    from workflows.version_gates import patched
 
 TRIAGE_SYSTEM_PROMPT = (
     "You sort customer-support tickets for an online shop. Read the ticket in the tool "
@@ -74,10 +73,6 @@ REFUND_AGENT_GOAL = (
     "propose a refund only if the records justify it."
 )
 AGENT_DEADLINE = timedelta(hours=48)
-# Versioning: before "triage-run-limits" the agent run got RunRequest's defaults; before
-# "triage-reraise-cancel" a cancelled triage reported `failed` (its activity's error).
-TRIAGE_LIMITS_PATCH = "triage-run-limits"
-TRIAGE_CANCEL_PATCH = "triage-reraise-cancel"
 TOOL_RETRY = RetryPolicy(maximum_attempts=policy.TOOL_CALL_MAX_ATTEMPTS)
 
 
@@ -102,9 +97,6 @@ class TriageTicket:
     @workflow.run
     async def run(self, request: TriageRequest) -> TriageOutcome:
         self._request = request
-        # In the first workflow task, not at the cancellation: its marker's place must
-        # not depend on when a cancel request arrives.
-        self._reraise_cancel = patched(TRIAGE_CANCEL_PATCH)
         ticket = await self._tool(READ_TICKET.name, READ_CALL_ID)
         if ticket.is_error:
             return self._outcome("failed", detail=f"The ticket could not be read: {ticket.content}")
@@ -181,10 +173,7 @@ class TriageTicket:
             result_type=ModelReply,
             start_to_close_timeout=policy.MODEL_TURN_TIMEOUT,
             heartbeat_timeout=policy.MODEL_TURN_HEARTBEAT,
-            retry_policy=RetryPolicy(
-                maximum_attempts=policy.MODEL_TURN_MAX_ATTEMPTS,
-                non_retryable_error_types=policy.MODEL_FATAL_ERROR_TYPES,
-            ),
+            retry_policy=RetryPolicy(maximum_attempts=policy.MODEL_TURN_MAX_ATTEMPTS),
         )
         return reply
 
@@ -218,7 +207,7 @@ class TriageTicket:
             max_tokens=request.max_tokens,
         )
         limits = request.agent_limits
-        if limits is not None and patched(TRIAGE_LIMITS_PATCH):
+        if limits is not None:
             agent_request = agent_request.model_copy(
                 update={
                     "step_budget": limits.step_budget,
@@ -253,7 +242,7 @@ class TriageTicket:
     def _reraise_cancellation(self, error: ActivityError) -> None:
         """A cancelled triage ends cancelled: its activity's cancellation is not a failure
         to report. Unlike AgentRun, triage has nothing done to keep readable in an outcome."""
-        if self._reraise_cancel and is_cancelled_exception(error):
+        if is_cancelled_exception(error):
             raise error
 
     def _outcome(

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from signoff.config.run_limits import limits_from_settings
 from signoff.config.settings import Settings
-from workflows.contracts import HISTORY_COMPACT, ModelPrice, ModelRef, RunRequest
+from workflows.contracts import ModelPrice, ModelRef, RunRequest
 
 DEFAULT_GOAL = "Answer the customer's support ticket."
 
@@ -56,5 +56,4 @@ def new_run_request(
         thinking_budget_tokens=(
             settings.anthropic_thinking_budget if model.provider == "anthropic" else None
         ),
-        history=HISTORY_COMPACT,
     )

@@ -7,12 +7,11 @@ model existed has none; a write that failed after every retry left one stale. A 
 reconciles when it starts and then every `read_model_reconcile_seconds`, so the model
 never drifts for long.
 
-The truth is what each waiting run publishes in its memo (its pending actions), or,
-for a run without one, its `state` query. A run with a compact history publishes no
-memo, only the hashes of the actions it waits on (search attribute `SignoffPending`):
-when its rows hold exactly those hashes they are kept as they are, and it is queried
-only when they differ, so that thousands of waiting runs cost one listing, not one
-query each. A run that answers neither keeps its rows: we cannot tell.
+The truth is what each waiting run publishes: the hashes of the actions it waits on
+(search attribute `SignoffPending`). When its rows hold exactly those hashes they are
+kept as they are, and the run is asked its `state` query only when they differ (or it
+published none), so that thousands of waiting runs cost one listing, not one query
+each. A run that does not answer keeps its rows: we cannot tell.
 
 The listing is taken a page at a time (`RECONCILE_PAGE` runs): each page's runs are
 compared with their own rows and mended in a transaction of their own, and only the
@@ -23,7 +22,7 @@ whole round.
 
 Visibility lags, so rows written since the listing began (less a grace
 period, `read_model_grace_seconds`, for clocks and lag) are kept, and an action whose
-end the audit already holds is not added back from a memo older than its decision.
+end the audit already holds is not added back from a listing older than its decision.
 """
 
 from __future__ import annotations
@@ -47,7 +46,7 @@ from activities.store.waiting_repair import (
 )
 from signoff.config.settings import Settings
 from signoff.service.pending import waiting_query
-from signoff.service.run_listing import QUERY_CONCURRENCY, run_memo, try_state
+from signoff.service.run_listing import QUERY_CONCURRENCY, try_state
 from signoff.service.runs import TENANT_KEY
 from workflows.agent_run import AgentRun
 from workflows.run_outcome import PENDING_KEY
@@ -105,17 +104,10 @@ async def page_truth(
     for execution in page:
         attributes = execution.typed_search_attributes
         pending, tenant = attributes.get(PENDING_KEY), attributes.get(TENANT_KEY)
-        if pending and tenant:  # a compact run: its hashes, no memo
+        if pending and tenant:
             indexed[execution.id] = set(pending)
-            continue
-        memo = await run_memo(execution)
-        if memo is None or memo.decisions is None or not tenant:
+        else:
             to_query.append(execution.id)
-            continue
-        truth.extend(
-            WaitingTruth(tenant, execution.id, memo.ticket_id, action)
-            for action in memo.pending_actions
-        )
     if indexed:
         stored = await asyncio.to_thread(stored_hashes, engine, set(indexed))
         kept, differing = runs_to_query(indexed, stored)

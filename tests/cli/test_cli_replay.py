@@ -29,14 +29,15 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
 
 
 def corrupted_copy(folder: Path) -> tuple[Path, int]:
-    """APPROVED with its second activity renamed: what the code schedules differs there."""
+    """APPROVED with its first tool call renamed: what the code schedules differs there."""
     document = json.loads(APPROVED.read_text(encoding="utf-8"))
     scheduled = [
         event
         for event in document["events"]
         if event["eventType"] == "EVENT_TYPE_ACTIVITY_TASK_SCHEDULED"
+        and event["activityTaskScheduledEventAttributes"]["activityType"]["name"] == "run_tool"
     ]
-    event = scheduled[1]
+    event = scheduled[0]
     event["activityTaskScheduledEventAttributes"]["activityType"]["name"] = "send_email"
     path = folder / APPROVED.name.replace("agent_run_refund_approved", "corrupted")
     path.write_text(json.dumps(document), encoding="utf-8")
@@ -127,7 +128,7 @@ def test_a_folder_without_histories_is_refused(cli: CliRunner, tmp_path: Path) -
     assert "holds no .json history files" in result.stderr
 
 
-def test_a_history_under_the_wrong_workflow_id_fails_at_the_task_that_raised(
+def test_a_history_under_the_wrong_workflow_id_fails_where_the_decision_acted(
     cli: CliRunner, tmp_path: Path
 ) -> None:
     # The action hash binds the run id: under another id the decision matches nothing.
@@ -138,12 +139,18 @@ def test_a_history_under_the_wrong_workflow_id_fails_at_the_task_that_raised(
     [verdict] = json.loads(result.stdout)["histories"]
     assert verdict["workflow_id"] == "run-demo-not-this-one"
     failure = verdict["failure"]
-    assert failure["kind"] == "workflow_task_failed"
-    assert failure["message"].startswith("KeyError")
+    assert failure["kind"] == "nondeterminism"
     events = json.loads(APPROVED.read_text(encoding="utf-8"))["events"]
-    [event] = [event for event in events if int(event["eventId"]) == failure["event_id"]]
-    # The reviewer's decision: its hash names no pending action of a run with that id.
-    assert event["eventType"] == "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED"
+    kinds = {int(event["eventId"]): event["eventType"] for event in events}
+    # The reviewer's decision arrived, but under this id it names no pending action: the
+    # expiry timer it cancelled in the recorded run stays, and replay stops there.
+    assert kinds[failure["event_id"]] == "EVENT_TYPE_TIMER_CANCELED"
+    accepted = [
+        event_id
+        for event_id, kind in kinds.items()
+        if kind == "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED"
+    ]
+    assert accepted and accepted[0] < failure["event_id"]
 
 
 def test_a_workflow_type_signoff_does_not_register_fails(cli: CliRunner, tmp_path: Path) -> None:

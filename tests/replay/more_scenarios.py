@@ -189,10 +189,6 @@ SCENARIOS: dict[str, Scenario] = {
     "agent_run_cancelled_waiting": cancelled_waiting,
     "agent_run_model_error_after_retries": model_error,
     "triage_other": triage_other,
-    # Compact histories (recorded_shape.py): an expiry on the one timer of
-    # the wait, and a cancellation while waiting with the deadline's timer left running.
-    "agent_run_refund_expired_compact": refund_expired,
-    "agent_run_cancelled_waiting_compact": cancelled_waiting,
 }
 WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
     "agent_run_model_error_after_retries": worker_with_model_down,
@@ -200,6 +196,5 @@ WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
 # An expiry of 24 h and a minute of retry backoff: the time-skipping server skips them.
 TIME_SKIPPING = {
     "agent_run_refund_expired",
-    "agent_run_refund_expired_compact",
     "agent_run_model_error_after_retries",
 }

@@ -3,8 +3,10 @@
 Each scenario runs the real workflows and activities (seeded SQLite store, scripted
 models, decisions through the `decide` update) on the time-skipping test server (those
 of more_scenarios.py mostly on the dev server), then writes the history as JSON under
-tests/histories/. Record again only for a new scenario: the point of the files is that
-old runs keep replaying after code changes. `make record-histories NAME=...` runs this.
+tests/histories/, one file per scenario. Until the first release, a change to workflow
+code records the scenarios it changes again (`make record-histories NAME=...`); from
+the first release on, a recorded history is a run that exists in someone's cluster, and
+a change that breaks it needs a versioning gate instead (docs: development).
 """
 
 from __future__ import annotations
@@ -25,16 +27,13 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
-from activities.run_limits import RunLimitsActivity, limits_from_settings
+from activities.run_limits import limits_from_settings
 from activities.store import make_engine, seed_demo
-from activities.tool_gateway import ToolGateway
 from signoff.config.data_converter import data_converter
 from signoff.config.settings import Settings
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
-from tests.replay.recorded_shape import RECORDED_HISTORY, record_as
 from tests.workflow.approvals import signed
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, Decision, RefundCommand, RefundResult
 from workflows.agent_run import AgentRun
@@ -53,7 +52,6 @@ RECORDING_KEY = "recording-decision-key-" + "x" * 24
 
 def agent_request(ticket_id: str, now: datetime, model: ModelRef = DEMO) -> RunRequest:
     return RunRequest(
-        history=RECORDED_HISTORY.get(),
         tenant_id="demo",
         actor_id="ops",
         request_id=uuid.uuid4().hex[:12],
@@ -199,20 +197,7 @@ class LedgerThatNeverAnswers(RefundActivities):
 
 def worker_with_failing_ledger(client: Client, settings: Settings, engine: Engine) -> Worker:
     """build_worker's worker, with a refund activity whose outcome is never known."""
-    models = build_model_turns(settings)
-    refunds = LedgerThatNeverAnswers(engine)
-    return Worker(
-        client,
-        task_queue=settings.task_queue,
-        workflows=[AgentRun, TriageTicket],
-        activities=[
-            models.model_turn,
-            ToolGateway(engine).run_tool,
-            refunds.read_action_state,
-            refunds.execute_refund,
-            RunLimitsActivity(settings).run_limits,
-        ],
-    )
+    return build_worker(client, settings, engine, refunds=LedgerThatNeverAnswers(engine))
 
 
 Scenario = Callable[[Client, str, datetime], Awaitable[WorkflowHandle[Any, Any]]]
@@ -221,40 +206,11 @@ SCENARIOS: dict[str, Scenario] = {
     "agent_run_refund_approved": refund_approved,
     "agent_run_refund_rejected": refund_rejected,
     "agent_run_four_eyes": four_eyes,
-    # The same path once runs publish their pending actions in a memo (INBOX_MEMO_PATCH):
-    # the older files replay the unpatched branch, this one the patched.
-    "agent_run_four_eyes_inbox_memo": four_eyes,
-    # Once runs publish their memo at start and on a policy denial (RUN_MEMO_PATCH).
-    "agent_run_injection_run_memo": injection_rejected,
-    # Once decisions go to the store's audit table (AUDIT_STORE_PATCH): a first approval
-    # written while the run waits, then the final one; and policy denials.
-    "agent_run_four_eyes_audit_store": four_eyes,
-    "agent_run_injection_audit_store": injection_rejected,
+    "agent_run_injection": injection_rejected,
     "triage_tracking": triage_tracking,
-    # Once decisions carry a signed proof, checked by an activity (SIGNED_DECISIONS_PATCH).
-    "agent_run_four_eyes_signed_decisions": four_eyes,
-    # Once four eyes is judged on the order's exposure (FOUR_EYES_EXPOSURE_PATCH): the
-    # action is held in the store, then made (its hold goes with it) or released.
-    "agent_run_four_eyes_exposure": four_eyes,
-    "agent_run_refund_rejected_exposure": refund_rejected,
-    # Once a run asks the worker for its limits (WORKER_LIMITS_PATCH) and sets its own
-    # tenant attribute (TENANT_ATTRIBUTE_PATCH).
-    "agent_run_refund_approved_worker_limits": refund_approved,
-    # Once triage gives its agent run the settings' limits (TRIAGE_LIMITS_PATCH).
-    "triage_refund_run_limits": triage_refund,
-    # A ledger that never answered: the outcome is unknown (UNKNOWN_OUTCOME_PATCH).
+    "triage_refund": triage_refund,
+    # A ledger that never answered: the outcome is unknown (its worker below).
     "agent_run_refund_outcome_unknown": refund_approved,
-    # Once a run waits for its handlers before it ends (HANDLERS_FINISH_PATCH).
-    "agent_run_four_eyes_handlers_finish": four_eyes,
-    # One marker for every gate, no upsert that changes nothing (LEAN_HISTORY_PATCH).
-    "agent_run_refund_approved_lean_history": refund_approved,
-    "agent_run_four_eyes_lean_history": four_eyes,
-    "triage_refund_lean_history": triage_refund,
-    # Compact histories (RunRequest.history = 2, recorded_shape.py): no marker, no memo,
-    # one upsert per change of state, one expiry timer per wait, the deadline's timer
-    # never cancelled.
-    "agent_run_refund_approved_compact": refund_approved,
-    "agent_run_four_eyes_compact": four_eyes,
 }
 # Scenarios whose worker differs from `signoff worker`'s.
 WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
@@ -274,12 +230,15 @@ async def record(names: list[str]) -> None:
         raise SystemExit(f"Unknown scenario(s): {', '.join(unknown)}. Known: {known}.")
     skipping = [name for name in names if name not in more.SCENARIOS or name in more.TIME_SKIPPING]
     on_dev_server = [name for name in names if name not in skipping]
-    if skipping:
+    # A time-skipping server of its own for each: a run left with a timer (a deadline the
+    # run outlived) lets the server skip far ahead, and the next scenario's decisions,
+    # signed on this machine's clock, would then read as years old.
+    for name in skipping:
         env = await WorkflowEnvironment.start_time_skipping(
             data_converter=data_converter,
             test_server_existing_path=venv_binary("temporal-test-server"),
         )
-        await record_on(env, skipping)
+        await record_on(env, [name])
     if on_dev_server:
         env = await WorkflowEnvironment.start_local(
             data_converter=data_converter,
@@ -305,7 +264,6 @@ async def record_on(env: WorkflowEnvironment, names: list[str]) -> None:
                 make_worker = WORKERS.get(name) or more.WORKERS.get(name, build_worker)
                 # The server's clock: a time-skipping server may be hours ahead of ours.
                 now = (await env.get_current_time()).astimezone(UTC)
-                record_as(name)
                 async with make_worker(env.client, settings, engine):
                     if name in more.SCENARIOS:
                         handle = await more.SCENARIOS[name](
@@ -327,6 +285,7 @@ async def record_on(env: WorkflowEnvironment, names: list[str]) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:
-        # Never all at once: a recorded history is kept, not refreshed (see the README).
+        # Named, never all by default: a history is recorded again only where a change
+        # to the workflow code asks for it.
         raise SystemExit("Name the scenario(s) to record, e.g. agent_run_order_not_found.")
     asyncio.run(record(sys.argv[1:]))

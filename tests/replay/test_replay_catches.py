@@ -7,7 +7,6 @@ replay every history, so that what fails below fails for the change alone.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,8 @@ from signoff.cli.commands_history import verdict_lines
 from signoff.service.history_files import HistoryFile, expand, load
 from signoff.service.history_replay import HistoryReplayer, ReplayVerdict
 from tests.replay import altered
-from workflows.contracts import HISTORY_COMPACT
+from workflows.run_limits import RUN_LIMITS_ACTIVITY
 from workflows.triage import TriageTicket
-from workflows.version_gates import LEAN_HISTORY_PATCH
 
 FOLDER = Path(__file__).parent.parent / "histories"
 
@@ -38,23 +36,6 @@ def event_type(file: HistoryFile, event_id: int | None) -> int:
     assert event_id is not None, f"{file.path.name}: the failure names no event"
     [event] = [event for event in file.history.events if event.event_id == event_id]
     return event.event_type
-
-
-def has_patch(file: HistoryFile, patch: str) -> bool:
-    return any(
-        patch.encode() in payload.data
-        for event in file.history.events
-        if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
-        for detail in event.marker_recorded_event_attributes.details.values()
-        for payload in detail.payloads
-    )
-
-
-def is_compact(file: HistoryFile) -> bool:
-    """A run whose request asked for a compact history: it asks no gate at all."""
-    started = file.history.events[0].workflow_execution_started_event_attributes
-    request = json.loads(started.input.payloads[0].data)
-    return bool(request.get("history") == HISTORY_COMPACT)
 
 
 def assert_named(verdict: ReplayVerdict) -> None:
@@ -103,37 +84,15 @@ async def test_a_timer_removed(files: list[HistoryFile]) -> None:
         assert event_type(verdict.file, verdict.event_id) == EventType.EVENT_TYPE_TIMER_STARTED
 
 
-async def test_a_patch_gate_removed(files: list[HistoryFile]) -> None:
-    verdicts = await replay_all(files, altered.AgentRunWithoutLimitsGate, TriageTicket)
-    runs = [
-        v
-        for v in verdicts.values()
-        if v.file.workflow_type == "AgentRun"
-        and not has_patch(v.file, LEAN_HISTORY_PATCH)
-        and not is_compact(v.file)
-    ]
-    before = [v for v in runs if not has_patch(v.file, "worker-limits")]
-    after = [v for v in runs if has_patch(v.file, "worker-limits")]
-    lean = [
-        v
-        for v in verdicts.values()
-        if v.file.workflow_type == "AgentRun"
-        and (has_patch(v.file, LEAN_HISTORY_PATCH) or is_compact(v.file))
-    ]
-    assert before and after and lean
-    for verdict in lean:
-        # Runs on one marker for every gate, or none (compact): the limits are read in
-        # them either way.
-        assert verdict.ok, f"{verdict.file.path.name}: {verdict.message}"
-    for verdict in before:
-        # Runs from before the gate: the code reads the worker's limits where the run
-        # started its deadline timer.
-        assert not verdict.ok, f"{verdict.file.path.name} replayed without the gate"
+async def test_an_activity_removed(files: list[HistoryFile]) -> None:
+    verdicts = await replay_all(files, altered.AgentRunWithoutLimitsRead, TriageTicket)
+    runs = [v for v in verdicts.values() if v.file.workflow_type == "AgentRun"]
+    assert runs
+    for verdict in runs:
+        assert not verdict.ok, f"{verdict.file.path.name} replayed without its limits read"
         assert_named(verdict)
-        assert event_type(verdict.file, verdict.event_id) == EventType.EVENT_TYPE_TIMER_STARTED
-    for verdict in after:
-        # Runs from after: their patch marker has no `patched` call left to match.
-        assert not verdict.ok, f"{verdict.file.path.name} replayed without the gate"
-        assert_named(verdict)
-        assert event_type(verdict.file, verdict.event_id) == EventType.EVENT_TYPE_MARKER_RECORDED
-        assert "worker-limits" in str(verdict.message)
+        # Where the history scheduled the worker's limits, the code starts its timer.
+        [event] = [e for e in verdict.file.history.events if e.event_id == verdict.event_id]
+        assert event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        scheduled = event.activity_task_scheduled_event_attributes.activity_type.name
+        assert scheduled == RUN_LIMITS_ACTIVITY and "Timer" in str(verdict.message)

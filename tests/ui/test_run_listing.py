@@ -1,9 +1,8 @@
 """The visibility listing (`read_runs`) reads a run's memo when it has one and its query
 when not; both readings of the same real runs must agree, and stay within the tenant.
 
-Runs started now have a compact history and publish no memo (the inbox reads the
-store's read model), so here both readings go through the query; the memo a marked run
-publishes is tested in tests/workflow/test_run_memo.py."""
+No run publishes a memo now (the inbox reads the store's read model), so here both
+readings go through the query."""
 
 from __future__ import annotations
 

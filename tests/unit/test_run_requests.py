@@ -9,7 +9,7 @@ from pathlib import Path
 from signoff.config.settings import Settings
 from signoff.service.run_requests import new_run_request
 from tests.clock import clock_now
-from workflows.contracts import HISTORY_COMPACT, HISTORY_MARKED, ModelRef, RunRequest
+from workflows.contracts import ModelRef
 
 NOW = clock_now()
 CLAUDE = ModelRef(provider="anthropic", model_id="claude-sonnet-4-6")
@@ -35,16 +35,3 @@ def test_a_caller_may_shorten_the_ttl_never_lengthen_it(tmp_path: Path) -> None:
     )
     assert shorter.approval_ttl_seconds == 600
     assert longer.approval_ttl_seconds == int(settings.approval_ttl_hours * 3600)
-
-
-def test_runs_start_with_a_compact_history_and_old_requests_read_as_marked(
-    tmp_path: Path,
-) -> None:
-    request = new_run_request(
-        Settings(home=tmp_path), tenant_id="demo", ticket_id="T-1", model=CLAUDE
-    )
-    assert request.history == HISTORY_COMPACT
-    # A request recorded before the field existed, as its history holds it.
-    recorded = request.model_dump(mode="json")
-    del recorded["history"]
-    assert RunRequest.model_validate(recorded).history == HISTORY_MARKED

@@ -30,7 +30,6 @@ from signoff.service.runs import STATUS_KEY, TENANT_KEY
 from workflows import policy
 from workflows.agent_run import AgentRun
 from workflows.contracts import (
-    HISTORY_COMPACT,
     MODEL_TURN_ACTIVITY,
     RUN_TOOL_ACTIVITY,
     ModelRef,
@@ -223,8 +222,6 @@ def run_request(
         "policy_version": "test",
         "model": ModelRef(provider="scripted", model_id="fake"),
         "deadline": env_now + deadline,
-        # As the one factory starts runs; history=HISTORY_MARKED for the older shape.
-        "history": HISTORY_COMPACT,
     }
     values.update(overrides)
     return RunRequest(**values)
@@ -241,12 +238,13 @@ def worker(
     tools: ToolActivities | None = None,
     extra_activities: Sequence[Callable[..., Any]] = (),
     run_limits: Callable[..., Any] = generous_limits,
+    workflows: Sequence[type] = (AgentRun,),
 ) -> Worker:
     tools = tools or FakeTools()
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=[AgentRun],
+        workflows=list(workflows),
         activities=[model.model_turn, tools.run_tool, run_limits, *extra_activities],
         workflow_runner=workflow_runner(),  # the sandbox signoff's worker runs them in
         # The SDK holds heartbeats back for most of the heartbeat timeout, in real

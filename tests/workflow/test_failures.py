@@ -7,7 +7,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from tests.workflow.fakes import FakeModel, FakeTools, run_to_end, text_reply, tool_reply
 from workflows import policy
-from workflows.contracts import HISTORY_MARKED, ToolCallInput, ToolResult
+from workflows.contracts import ToolCallInput, ToolResult
 
 
 async def test_three_turns_of_only_errors_end_the_run(
@@ -79,29 +79,11 @@ async def test_repeating_a_call_whose_tool_failed_ends_the_run(
     assert len(tools.calls) == 2
 
 
-async def test_model_authentication_failure_is_not_retried_in_a_marked_history(
-    time_skipping_env: WorkflowEnvironment,
-) -> None:
-    # Marked retryable on purpose: in a run recorded before compact histories, the
-    # policy's list of fatal types must stop it.
-    denied = ApplicationError(
-        "authentication failed: invalid x-api-key", type="ModelAuthenticationFailed"
-    )
-    model = FakeModel().enqueue(denied, text_reply("Never asked."))
-
-    outcome = await run_to_end(time_skipping_env, model, history=HISTORY_MARKED)
-
-    assert (outcome.status, outcome.reason) == ("failed", "model_error")
-    assert "authentication failed" in outcome.detail
-    assert len(model.history) == 1
-    assert outcome.turns_used == 1
-
-
-async def test_a_fatal_model_error_is_not_retried_in_a_compact_history(
+async def test_a_fatal_model_error_is_not_retried(
     time_skipping_env: WorkflowEnvironment,
 ) -> None:
     # As the adapters raise it (tests/unit/test_anthropic_adapter.py): the error says
-    # it is fatal, and a compact run's retry policy names no type (workflows/fatal_errors.py).
+    # it is fatal, and the retry policy names no type (workflows/policy.py).
     denied = ApplicationError(
         "authentication failed: invalid x-api-key",
         type="ModelAuthenticationFailed",

@@ -15,11 +15,12 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 
 from activities.store.eval_fixtures import AuditLine, LedgerLine, audit_of, ledger_of
-from workflows.action_hold import AnyHold, full_hold
+from workflows.action_hold import full_hold
 from workflows.actions import (
     EXECUTE_REFUND_ACTIVITY,
     HOLD_PENDING_REFUND_ACTIVITY,
     READ_ACTION_STATE_ACTIVITY,
+    ActionHold,
     ActionStateRequest,
     PendingRefundHold,
     RefundCommand,
@@ -40,7 +41,7 @@ INPUT_TYPES: dict[str, type[Any]] = {
     RUN_TOOL_ACTIVITY: ToolCallInput,
     EXECUTE_REFUND_ACTIVITY: RefundCommand,
     READ_ACTION_STATE_ACTIVITY: ActionStateRequest,
-    HOLD_PENDING_REFUND_ACTIVITY: AnyHold,  # type: ignore[dict-item]
+    HOLD_PENDING_REFUND_ACTIVITY: ActionHold,
 }
 
 
@@ -65,7 +66,7 @@ class History:
             self.refund_commands.append(value)
         elif isinstance(value, ActionStateRequest):
             self.state_reads.append(value)
-        elif isinstance(value, AnyHold):
+        elif isinstance(value, ActionHold):
             self.holds.append(full_hold(value))
 
 
