@@ -37,10 +37,15 @@ from signoff.service.history_export import (
     history_json,
 )
 from signoff.service.history_files import HistoryFile, HistoryFileError, expand, load
+from signoff.service.history_gates import GateReport, open_run_gates
 from signoff.service.history_replay import HistoryReplayer, ReplayVerdict
 from workflows.contract_base import tenant_id_problem
 
-history = typer.Typer(help="Run histories: export them for `signoff replay`.")
+history = typer.Typer(
+    help="Run histories: export them for `signoff replay`; list the gates open runs need."
+)
+# A line on stderr every this many runs read, on a cluster with many open runs.
+GATES_PROGRESS_EVERY = 500
 
 
 def register(app: typer.Typer) -> None:
@@ -130,6 +135,46 @@ async def _export_many(
         fail(f"Temporal did not list the runs: {error.message}")
     except OSError as error:
         fail(f"Cannot write into {folder}: {error.strerror or error}.")
+
+
+@history.command("gates")
+def gates_command(
+    tenant: Annotated[
+        str | None, typer.Option(help="Only the open runs whose tenant attribute is this one.")
+    ] = None,
+    json_output: JsonOption = False,
+) -> None:
+    """List the versioning gates (patch ids) that open runs still depend on."""
+    problem = tenant_id_problem(tenant) if tenant is not None else None
+    if problem is not None:
+        fail(problem)
+    report = run_async(_gates(settings(), tenant, quiet=json_output))
+    if json_output:
+        emit_json(report.as_json())
+        return
+    of = f" of tenant '{tenant}'" if tenant else ""
+    say(f"{report.runs} open run{'s' if report.runs != 1 else ''}{of} read.")
+    if not report.gates:
+        say("No open run depends on a versioning gate: none needs to stay in the code.")
+    for patch, runs in sorted(report.gates.items()):
+        say(f"{patch}  {len(runs)} open run{'s' if len(runs) != 1 else ''}, e.g. {runs[0]}")
+    for unread in report.unread:
+        say(f"not read: {unread}", err=True)
+
+
+async def _gates(current: Settings, tenant: str | None, *, quiet: bool) -> GateReport:
+    client = await client_for(current)
+
+    def progress(read: int) -> None:
+        if not quiet and read % GATES_PROGRESS_EVERY == 0:
+            say(f"{read} open runs read...", err=True)
+
+    try:
+        return await open_run_gates(client, tenant, progress)
+    except QueryRejected as error:
+        fail(f"Temporal refused the listing of open runs: {error}.")
+    except RPCError as error:
+        fail(f"Temporal did not list the open runs: {error.message}")
 
 
 def replay_command(

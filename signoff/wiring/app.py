@@ -52,7 +52,10 @@ COMMANDS = {
         "signoff.cli.commands_audit",
         "The decision audit: every decision, from the store, tamper-evident.",
     ),
-    "history": Lazy(HISTORY, "Run histories: export them for `signoff replay`."),
+    "history": Lazy(
+        HISTORY,
+        "Run histories: export them for `signoff replay`; list the gates open runs need.",
+    ),
     "replay": Lazy(
         HISTORY, "Replay histories against the installed workflow code; exit 1 if any fails."
     ),
