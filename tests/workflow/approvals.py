@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -25,6 +25,7 @@ from sqlalchemy import Engine
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
 
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
@@ -73,15 +74,35 @@ async def gate_run(
     """Start one run on a fresh task queue, with the real gateway and refund activities
     (`refunds` replaces the refund activities, e.g. by a ledger that fails; `audit` the
     audit's, e.g. by one that waits)."""
-    refunds = refunds or RefundActivities(engine)
-    audit = audit or DecisionActivities(engine)
     max_age = overrides.pop("decision_max_age", SKIPPING_MAX_AGE)
-    verifier = DecisionVerifier(engine, TEST_DECISION_KEY, max_age)
     task_queue = new_task_queue()
     values: dict[str, Any] = {"ticket_id": "T-1042", "deadline": APPROVAL_RUN_DEADLINE}
     values.update(overrides)
     request = run_request(await env.get_current_time(), **values)
-    async with worker(
+    async with gate_worker(
+        env, model, engine, task_queue, run_limits, refunds, audit, decision_max_age=max_age
+    ):
+        yield await start(env.client, request, task_queue)
+
+
+def gate_worker(
+    env: WorkflowEnvironment,
+    model: ModelActivities,
+    engine: Engine,
+    task_queue: str,
+    run_limits: Callable[..., Any] = generous_limits,
+    refunds: RefundActivities | None = None,
+    audit: DecisionActivities | None = None,
+    *,
+    decision_max_age: timedelta = SKIPPING_MAX_AGE,
+    workflows: Sequence[type] = (AgentRun,),
+) -> Worker:
+    """A worker of `workflows` on `task_queue`, with the real gateway and store
+    activities, the signed decisions' verifier and the fake `model`."""
+    refunds = refunds or RefundActivities(engine)
+    audit = audit or DecisionActivities(engine)
+    verifier = DecisionVerifier(engine, TEST_DECISION_KEY, decision_max_age)
+    return worker(
         env.client,
         task_queue,
         model,
@@ -95,8 +116,8 @@ async def gate_run(
             audit.record_decision,
         ],
         run_limits=run_limits,
-    ):
-        yield await start(env.client, request, task_queue)
+        workflows=workflows,
+    )
 
 
 async def state_when(
