@@ -16,6 +16,7 @@ from datetime import timedelta
 from sqlalchemy import Engine
 from temporalio import activity
 
+from activities.caller import only_its_own
 from activities.store.decision_nonces import claim_nonce
 from activities.store.reviewers import get_reviewer
 from workflows.actions import REFUND_APPROVER_ROLE
@@ -40,6 +41,8 @@ class DecisionVerifier:
 
     @activity.defn(name=VERIFY_DECISION_ACTIVITY)
     async def verify_decision(self, check: DecisionCheck) -> DecisionProof:
+        # Only the run itself may have its decisions verified: the nonce is claimed for it.
+        only_its_own(check.run_id)
         proof = await asyncio.to_thread(self.verify, check)
         if not proof.accepted:
             activity.logger.warning(

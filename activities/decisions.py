@@ -17,6 +17,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import observe
+from activities.caller import only_its_own
 from activities.store import decisions as audit
 from activities.store.errors import StoreError
 from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent
@@ -28,7 +29,9 @@ class DecisionActivities:
 
     @activity.defn(name=RECORD_DECISION_ACTIVITY)
     async def record_decision(self, event: DecisionEvent) -> int:
-        """Append the event; return its row id (the same id on a retry)."""
+        """Append the event; return its row id (the same id on a retry). Only the run
+        itself writes its trail (activities/caller.py)."""
+        only_its_own(event.run_id)
         started = datetime.now(UTC)
         try:
             row = await asyncio.to_thread(audit.append_decision, self._engine, event)

@@ -17,8 +17,10 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import observe
+from activities.caller import caller_run_id, only_its_own
 from activities.store import pending_refunds
 from activities.store import refunds as ledger
+from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
 from workflows.action_hold import full_hold
 from workflows.actions import (
@@ -37,8 +39,11 @@ from workflows.actions import (
 
 
 class RefundActivities:
-    def __init__(self, engine: Engine) -> None:
+    """`key` verifies the signed approvals a refund carries (the decision key)."""
+
+    def __init__(self, engine: Engine, key: bytes) -> None:
         self._engine = engine
+        self._key = key
 
     @activity.defn(name=READ_ACTION_STATE_ACTIVITY)
     async def read_action_state(self, request: ActionStateRequest) -> ActionState:
@@ -53,7 +58,10 @@ class RefundActivities:
     async def execute_refund(self, command: RefundCommand) -> RefundResult:
         with observe.refund_span(command) as span:
             try:
-                answer = await asyncio.to_thread(ledger.answer_refund, self._engine, command)
+                check = ProofCheck(key=self._key, caller_run_id=caller_run_id())
+                answer = await asyncio.to_thread(
+                    ledger.answer_proven_refund, self._engine, command, check
+                )
             except StoreError as error:
                 raise _non_retryable(error) from None
             observe.refund_answered(span, answer.result, replayed=answer.replayed)
@@ -69,6 +77,7 @@ class RefundActivities:
 
     @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)
     async def hold_pending_refund(self, hold: ActionHold) -> PendingRefundHeld:
+        only_its_own(hold.run_id)
         try:
             return await asyncio.to_thread(
                 pending_refunds.hold_pending_refund, self._engine, full_hold(hold)
@@ -78,6 +87,7 @@ class RefundActivities:
 
     @activity.defn(name=RELEASE_PENDING_REFUND_ACTIVITY)
     async def release_pending_refund(self, release: PendingRefundRelease) -> None:
+        only_its_own(release.run_id)
         await asyncio.to_thread(pending_refunds.release_pending_refund, self._engine, release)
 
 

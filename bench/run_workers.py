@@ -45,10 +45,11 @@ def raw_worker(client: object, settings: Settings) -> Worker:
     engine = make_engine(settings.resolved_database_url)
     models = build_model_turns(settings)
     gateway = ToolGateway(engine)
-    refunds = RefundActivities(engine)
+    key = load_decision_key(settings)
+    refunds = RefundActivities(engine, key)
     verifier = DecisionVerifier(
         engine,
-        load_decision_key(settings),
+        key,
         timedelta(seconds=settings.decision_max_age_seconds),
     )
     return Worker(

@@ -163,7 +163,14 @@ class DecisionResult(Contract):
 
 
 class RefundCommand(Contract):
-    """Executes one approved refund; the idempotency key comes from run and action."""
+    """Executes one approved refund; the idempotency key comes from run and action.
+
+    It carries its proof: the action the reviewers approved and their signed decisions.
+    The ledger trusts no field of it by itself (anyone who reaches the task queue can
+    call the activity): it computes the action's hash again, checks that the command's
+    fields are the action's, verifies every signature and spends each decision on this
+    one refund (`activities/store/effect_proofs.py`).
+    """
 
     run_id: str
     tenant_id: str
@@ -179,6 +186,8 @@ class RefundCommand(Contract):
     # Who asked for the run: never one of its approvers. None in commands recorded
     # before it was added; the ledger still checks everything else about each approver.
     actor_id: str | None = None
+    action: PendingAction
+    proofs: list[Decision]
 
 
 class RefundResult(Contract):

@@ -79,6 +79,8 @@ class ApprovalGate(GateResults):
     pending: dict[str, PendingAction] = field(default_factory=dict)
     resolutions: dict[str, Resolution] = field(default_factory=dict)
     voided: set[str] = field(default_factory=set)
+    # The signed approvals of each action, in order: the effect's proof.
+    proofs: dict[str, list[Decision]] = field(default_factory=dict)
     # When each expired action expired, to tell a late reviewer how long ago.
     expiries: dict[str, datetime] = field(default_factory=dict)
     # Writes the trail to the store's audit table.
@@ -129,6 +131,8 @@ class ApprovalGate(GateResults):
             )
         action = action.model_copy(update={"approvals": [*action.approvals, record]})
         self.pending[action.action_hash] = action
+        # The signed decision itself goes to the effect, which verifies it again.
+        self.proofs.setdefault(action.action_hash, []).append(decision)
         if len(action.approvals) < action.required_approvals:
             return DecisionResult(
                 action_hash=action.action_hash,
@@ -202,7 +206,7 @@ class ApprovalGate(GateResults):
             if spent is not None:
                 refused = RefundResult(status="refused", message=f"the run {spent}")
                 return await self._released(self._executed(action, refused), held)
-            result = await execute(action, self.request)
+            result = await execute(action, self.request, self.proofs.get(action.action_hash, []))
             if result is None:  # the ledger never answered: a person must check
                 return await self._released(self._unknown(action), held)
             # An approver who no longer counts voids the approval like a changed state.

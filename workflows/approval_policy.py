@@ -106,6 +106,32 @@ def action_hash(
     )
 
 
+def call_id_of(tool_use_id: str, supersedes: str | None) -> str:
+    """The call an action hashes: the model's call, and the action it replaces if any."""
+    return tool_use_id if supersedes is None else f"{tool_use_id}/{supersedes}"
+
+
+def effect_key(run_id: str, tool: str, digest: str) -> str:
+    """An effect's idempotency key: from the run and the logical action, never from the
+    attempt. The effect computes it again and refuses a command that names another."""
+    return f"{run_id}:{tool}:{digest}"
+
+
+def recomputed_hash(action: PendingAction, run_id: str) -> str:
+    """The hash `action` must carry, computed again from its own fields: an effect that
+    receives an action checks it before it trusts any of them."""
+    return action_hash(
+        tool=action.tool,
+        arguments=action.arguments,
+        targets=action.targets,
+        reason=action.reason,
+        policy_version=action.policy_version,
+        state_digest=state_hash(action.state),
+        run_id=run_id,
+        call_id=call_id_of(action.tool_use_id, action.supersedes),
+    )
+
+
 def check_decision(
     pending: PendingAction,
     decision: Decision,

@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_policy import (
         APPROVAL_POLICY_VERSION,
         action_hash,
+        call_id_of,
         money,
         state_hash,
         with_exposure,
@@ -52,7 +53,7 @@ def pending_action(
             policy_version=APPROVAL_POLICY_VERSION,
             state_digest=digest,
             run_id=workflow.info().workflow_id,
-            call_id=call.id if supersedes is None else f"{call.id}/{supersedes}",
+            call_id=call_id_of(call.id, supersedes),
         ),
         tool_use_id=call.id,
         tool=call.name,

@@ -38,13 +38,14 @@ with workflow.unsafe.imports_passed_through():
         ActionHold,
         ActionState,
         ActionStateRequest,
+        Decision,
         PendingAction,
         PendingRefundHeld,
         PendingRefundRelease,
         RefundCommand,
         RefundResult,
     )
-    from workflows.approval_policy import action_amount_minor
+    from workflows.approval_policy import action_amount_minor, effect_key
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
 
@@ -110,8 +111,11 @@ async def release(action_hash: str) -> None:
         reraise_cancellation(error)
 
 
-async def execute(action: PendingAction, request: RunRequest) -> RefundResult | None:
-    """The ledger's answer; None when it never gave one (the outcome is unknown)."""
+async def execute(
+    action: PendingAction, request: RunRequest, proofs: list[Decision]
+) -> RefundResult | None:
+    """The ledger's answer; None when it never gave one (the outcome is unknown). The
+    command carries the action and its signed approvals: the ledger verifies them."""
     run_id = workflow.info().workflow_id
     command = RefundCommand(
         run_id=run_id,
@@ -126,6 +130,8 @@ async def execute(action: PendingAction, request: RunRequest) -> RefundResult | 
         approvers=[a.reviewer_id for a in action.approvals if a.reviewer_id],
         reason=action.reason,
         actor_id=request.actor_id,
+        action=action,
+        proofs=proofs,
     )
     try:
         result: RefundResult = await workflow.execute_activity(
@@ -147,7 +153,7 @@ async def execute(action: PendingAction, request: RunRequest) -> RefundResult | 
 
 def refund_key(action: PendingAction) -> str:
     """From the run and the logical action, never from the attempt number."""
-    return f"{workflow.info().workflow_id}:refund:{action.action_hash}"
+    return effect_key(workflow.info().workflow_id, action.tool, action.action_hash)
 
 
 def store_refusal(error: ActivityError) -> str | None:

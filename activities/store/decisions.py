@@ -35,6 +35,8 @@ from activities.store.waiting_actions import FIRST_APPROVAL, follow_decision
 from workflows.actions import DecisionEvent, RefundCommand
 
 EXECUTED = "executed"
+# The event key's tag of an effect the ledger refused (`append_refused_effect`).
+REFUSED_EFFECT = "refused-effect"
 # Every kind a row can have: the trail's kinds (approved is the approval that
 # authorizes), a first approval that still waits for another, and the executed refund.
 AUDIT_KINDS: tuple[str, ...] = (
@@ -147,6 +149,30 @@ def append_executed(session: Session, command: RefundCommand, refund_id: str) ->
             amount_minor=command.amount_minor,
             currency=command.currency,
             refund_id=refund_id,
+        ),
+    )
+
+
+def append_refused_effect(
+    session: Session, command: RefundCommand, why: str, caller_run_id: str
+) -> DecisionRow:
+    """An effect the ledger refused to carry out, and why, in the caller's transaction:
+    an attempt with a forged, altered or spent proof is on the record. One row per
+    caller, action and reason: a retried attempt finds its row."""
+    return append_event(
+        session,
+        NewEvent(
+            event_key=event_key(REFUSED_EFFECT, caller_run_id, command.action_hash, why),
+            tenant_id=command.tenant_id,
+            kind="refused",
+            run_id=command.run_id,
+            ticket_id=command.ticket_id,
+            action_hash=command.action_hash,
+            decided_at=datetime.now(UTC),
+            reason=f"effect refused (called by workflow '{caller_run_id}'): {why}",
+            order_id=command.order_id,
+            amount_minor=command.amount_minor,
+            currency=command.currency,
         ),
     )
 

@@ -6,6 +6,9 @@ refund of the same order: on SQLite it opens with `BEGIN IMMEDIATE` (see
 first. Only then does it read the idempotency key, the totals and the state hash, so a
 concurrent refund has either committed (and is seen) or not started. The steps:
 
+0. through the activity (`answer_proven_refund`), the command must prove itself: its
+   action, its signed approvals, its caller (`effect_proofs.py`), or it is refused
+   with a `refused` audit event and nothing else is written;
 1. a ledger row with the same idempotency key: the same arguments get the stored
    result (a retried activity), other arguments are refused;
    a key that `signoff reconcile` settled as not refunded is refused;
@@ -15,7 +18,8 @@ concurrent refund has either committed (and is seen) or not started. The steps:
    approval is void (`approver_invalid`);
 4. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
 5. the ledger row is written with its `executed` audit event (`decisions.py`), the
-   action's pending hold deleted, and all of it committed together.
+   action's pending hold deleted, the approvals spent on this refund, and all of it
+   committed together.
 
 Isolation. On PostgreSQL the transaction sets READ COMMITTED itself, whatever the
 server's default: the order row lock only serializes the refunds, and each statement
@@ -43,7 +47,8 @@ from sqlalchemy.orm import Session
 
 from activities.store.approvers import why_approvals_do_not_count
 from activities.store.database import use_session, write_transaction
-from activities.store.decisions import append_executed
+from activities.store.decisions import append_executed, append_refused_effect
+from activities.store.effect_proofs import ProofCheck, proof_refusal, spend_proofs
 from activities.store.errors import UnknownTenant
 from activities.store.pending_refunds import release_in
 from activities.store.schema import (
@@ -100,14 +105,24 @@ def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
     return answer_refund(engine, command).result
 
 
-def answer_refund(engine: Engine, command: RefundCommand) -> LedgerAnswer:
-    """`execute_refund`, saying whether the refund was made now or found made earlier."""
+def answer_proven_refund(engine: Engine, command: RefundCommand, check: ProofCheck) -> LedgerAnswer:
+    """What the `execute_refund` activity answers: the command proves itself in the
+    refund's transaction (step 0 of the module note), then the ledger decides."""
+    return answer_refund(engine, command, check)
+
+
+def answer_refund(
+    engine: Engine, command: RefundCommand, check: ProofCheck | None = None
+) -> LedgerAnswer:
+    """`execute_refund`, saying whether the refund was made now or found made earlier.
+    Without `check`, the ledger's rules alone: for this module's own callers and tests,
+    never for a command that came through the task queue."""
     if len(command.idempotency_key) > KEY_LENGTH or len(command.run_id) > KEY_LENGTH:
         return LedgerAnswer(
             _refused(f"The idempotency key or run id is longer than {KEY_LENGTH} characters.")
         )
     try:
-        return _execute(engine, command)
+        return _execute(engine, command, check)
     except IntegrityError:
         # Same key, other order: PostgreSQL's row locks are per order, so both
         # transactions may insert; the UNIQUE key lets one commit. Answer as step 1.
@@ -117,18 +132,23 @@ def answer_refund(engine: Engine, command: RefundCommand) -> LedgerAnswer:
         return _replay(stored, command)
 
 
-def _execute(engine: Engine, command: RefundCommand) -> LedgerAnswer:
+def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -> LedgerAnswer:
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
         tenant = _tenant(session, command.tenant_id)
         order = _locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
+        if check is not None:
+            refusal = proof_refusal(session, command, check.key, check.caller_run_id)
+            if refusal is not None:
+                append_refused_effect(session, command, refusal, check.caller_run_id)
+                return LedgerAnswer(_refused(refusal))
         stored = _find_by_key(session, command.idempotency_key)
         if stored is not None:
             return _replay(stored, command)
-        return LedgerAnswer(_decide(session, command, tenant, order))
+        return LedgerAnswer(_decide(session, command, tenant, order, proven=check is not None))
 
 
 def _decide(
-    session: Session, command: RefundCommand, tenant: Tenant, order: Order | None
+    session: Session, command: RefundCommand, tenant: Tenant, order: Order | None, *, proven: bool
 ) -> RefundResult:
     """Refund in this transaction, or say why not: the key has no refund yet."""
     if session.get(RefundSettlement, command.idempotency_key) is not None:
@@ -170,6 +190,8 @@ def _decide(
         created_at=datetime.now(UTC),
     )
     session.add(refund)
+    if proven:
+        spend_proofs(session, command)  # each approval authorizes this refund alone
     # From pending to refunded in one commit: the amount always counts once.
     release_in(session, command.run_id, command.action_hash)
     session.flush()  # the ledger row first: the audit row names it

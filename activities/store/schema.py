@@ -277,6 +277,9 @@ class DecisionNonce(Base):
     update_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
     reviewer_id: Mapped[str] = mapped_column(String(ID_LENGTH))
     used_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # The effect (its idempotency key) this decision was spent on: a proof authorizes
+    # one effect, in the effect's own transaction (activities/store/effect_proofs.py).
+    effect_key: Mapped[str | None] = mapped_column(String(KEY_LENGTH), nullable=True)
 
 
 class PendingRefund(Base):

@@ -32,6 +32,7 @@ from temporalio.worker import Worker
 
 from activities.refunds import RefundActivities
 from activities.store import make_engine
+from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
 from signoff.wiring.worker import build_worker
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
@@ -55,8 +56,8 @@ def unreachable_store_url(home: Path) -> str:
 
 
 class RefundsWhoseAnswerIsLost(RefundActivities):
-    def __init__(self, engine: Engine, every_attempt: bool) -> None:
-        super().__init__(engine)
+    def __init__(self, engine: Engine, key: bytes, every_attempt: bool) -> None:
+        super().__init__(engine, key)
         self._every_attempt = every_attempt
 
     @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
@@ -72,7 +73,7 @@ def late_refund_worker(
 ) -> Worker:
     """The worker of build_worker, with the refund's answer held back and no cache."""
     uncached = settings.model_copy(update={"worker_max_cached_workflows": NO_CACHE})
-    refunds = RefundsWhoseAnswerIsLost(engine, every_attempt)
+    refunds = RefundsWhoseAnswerIsLost(engine, load_decision_key(settings), every_attempt)
     return build_worker(client, uncached, engine, refunds=refunds)
 
 

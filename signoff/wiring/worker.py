@@ -43,10 +43,11 @@ def build_worker(
     engine = engine or make_engine(settings.resolved_database_url)
     models = models or build_model_turns(settings)
     gateway = ToolGateway(engine)
-    refunds = refunds or RefundActivities(engine)
+    key = load_decision_key(settings)
+    refunds = refunds or RefundActivities(engine, key)
     verifier = DecisionVerifier(
         engine,
-        load_decision_key(settings),
+        key,
         timedelta(seconds=settings.decision_max_age_seconds),
     )
     limits = RunLimitsActivity(settings)

@@ -14,6 +14,7 @@ from activities.model_turn import ModelTurns
 from activities.refunds import RefundActivities
 from tests.anthropic.wire import CLAUDE, EPHEMERAL, RecordingGateway, tools_param
 from tests.anthropic_server import FakeMessagesApi, message, tool_use
+from tests.workflow.approvals import TEST_DECISION_KEY
 from tests.workflow.fakes import generous_limits, new_task_queue
 from workflows.agent_run import AgentRun, actor_hash
 from workflows.contracts import ModelRef, RunOutcome
@@ -39,7 +40,7 @@ async def triage(
         agent_model=AGENT_MODEL,
     )
     gateway = RecordingGateway(engine)
-    refunds = RefundActivities(engine)
+    refunds = RefundActivities(engine, TEST_DECISION_KEY)
     queue = new_task_queue()
     agent: RunOutcome | None = None
     async with Worker(

@@ -53,7 +53,7 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
     engine = make_engine(database_url)
     models = build_model_turns(settings)
     gateway = ToolGateway(engine)
-    refunds = RefundsThatCrashAfterCommit(engine)
+    refunds = RefundsThatCrashAfterCommit(engine, TEST_DECISION_KEY)
     worker = Worker(
         client,
         task_queue=task_queue,

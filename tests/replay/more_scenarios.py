@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine
@@ -20,19 +20,13 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
-from activities.decision_verifier import DecisionVerifier
-from activities.decisions import DecisionActivities
 from activities.model_turn import ModelTurns
-from activities.refunds import RefundActivities
-from activities.run_limits import RunLimitsActivity
 from activities.store import add_ticket
-from activities.tool_gateway import ToolGateway
-from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
+from signoff.wiring.worker import build_worker
 from tests.replay.record_histories import DEMO, TRIAGE, agent_request, decision, wait_for_pending
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, ModelReply, ModelRequest, RunRequest, run_id_for
-from workflows.registered import WORKFLOW_TYPES
 from workflows.triage import TriageTicket
 from workflows.triage_contracts import TriageRequest
 
@@ -154,28 +148,7 @@ class ModelThatIsDown:
 def worker_with_model_down(client: Client, settings: Settings, engine: Engine) -> Worker:
     """`signoff worker`'s worker (signoff/wiring/worker.py), with a model that is down."""
     models = ModelTurns(scripted=ModelThatIsDown(), anthropic_factory=None)
-    refunds = RefundActivities(engine)
-    verifier = DecisionVerifier(
-        engine,
-        load_decision_key(settings),
-        timedelta(seconds=settings.decision_max_age_seconds),
-    )
-    return Worker(
-        client,
-        task_queue=settings.task_queue,
-        workflows=list(WORKFLOW_TYPES),
-        activities=[
-            models.model_turn,
-            ToolGateway(engine).run_tool,
-            refunds.read_action_state,
-            refunds.execute_refund,
-            verifier.verify_decision,
-            refunds.hold_pending_refund,
-            refunds.release_pending_refund,
-            DecisionActivities(engine).record_decision,
-            RunLimitsActivity(settings).run_limits,
-        ],
-    )
+    return build_worker(client, settings, engine, models=models)
 
 
 Scenario = Callable[[Client, str, datetime, Engine], Awaitable[Handle]]

@@ -197,7 +197,9 @@ class LedgerThatNeverAnswers(RefundActivities):
 
 def worker_with_failing_ledger(client: Client, settings: Settings, engine: Engine) -> Worker:
     """build_worker's worker, with a refund activity whose outcome is never known."""
-    return build_worker(client, settings, engine, refunds=LedgerThatNeverAnswers(engine))
+    return build_worker(
+        client, settings, engine, refunds=LedgerThatNeverAnswers(engine, RECORDING_KEY.encode())
+    )
 
 
 Scenario = Callable[[Client, str, datetime], Awaitable[WorkflowHandle[Any, Any]]]

@@ -12,12 +12,13 @@ from temporalio.testing import ActivityEnvironment
 from activities.refunds import RefundActivities
 from activities.store import refunds as ledger
 from tests.store.commands import refund_command
-from tests.store.test_waiting_actions import an_action, hold_for, rows
+from tests.store.proofs import PROOF_KEY, as_run, proven_action, proven_command, signed_approval
+from tests.store.test_waiting_actions import an_action, rows
 from workflows.actions import ActionHold, ActionStateRequest, RefundCommand
 
 
 async def test_read_action_state(store: Engine) -> None:
-    activities = RefundActivities(store)
+    activities = RefundActivities(store, PROOF_KEY)
     state = await ActivityEnvironment().run(
         activities.read_action_state, ActionStateRequest(tenant_id="demo", ticket_id="T-2210")
     )
@@ -25,19 +26,22 @@ async def test_read_action_state(store: Engine) -> None:
 
 
 async def test_execute_refund_and_its_refusal(store: Engine) -> None:
-    activities = RefundActivities(store)
-    environment = ActivityEnvironment()
+    activities = RefundActivities(store, PROOF_KEY)
+    environment = as_run()
+    whole = proven_action(store, 4500)
     done = await environment.run(
-        activities.execute_refund, refund_command(store, key="k-1", amount_minor=4500)
+        activities.execute_refund, proven_command(whole, [signed_approval(store, whole, "alice")])
     )
+    more = proven_action(store, 100, call_id="call-2")
     refused = await environment.run(
-        activities.execute_refund, refund_command(store, key="k-2", amount_minor=100)
+        activities.execute_refund, proven_command(more, [signed_approval(store, more, "alice")])
     )
     assert (done.status, refused.status) == ("refunded", "refused")
+    assert "more than what remains refundable" in refused.message
 
 
 async def test_unknown_tenant_is_not_retried(store: Engine) -> None:
-    activities = RefundActivities(store)
+    activities = RefundActivities(store, PROOF_KEY)
     with pytest.raises(ApplicationError) as caught:
         await ActivityEnvironment().run(
             activities.read_action_state, ActionStateRequest(tenant_id="nobody", ticket_id="T-1")
@@ -51,27 +55,28 @@ async def test_unknown_tenant_is_not_retried(store: Engine) -> None:
 async def test_a_locked_database_propagates_for_temporal_to_retry(
     store: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def locked(engine: Engine, command: RefundCommand) -> ledger.LedgerAnswer:
+    def locked(engine: Engine, command: RefundCommand, check: object) -> ledger.LedgerAnswer:
         raise OperationalError("BEGIN IMMEDIATE", {}, Exception("database is locked"))
 
-    monkeypatch.setattr(ledger, "answer_refund", locked)
+    monkeypatch.setattr(ledger, "answer_proven_refund", locked)
     with pytest.raises(OperationalError):
         await ActivityEnvironment().run(
-            RefundActivities(store).execute_refund,
+            RefundActivities(store, PROOF_KEY).execute_refund,
             refund_command(store, key="k", amount_minor=100),
         )
 
 
-async def test_a_compact_hold_holds_and_lists_as_the_full_one(store: Engine) -> None:
-    """A compact run's hold (the action alone) writes the same exposure and inbox rows as
-    the full hold a marked run sends (workflows/action_hold.py)."""
-    activities, environment = RefundActivities(store), ActivityEnvironment()
+async def test_a_hold_holds_and_lists_the_action(store: Engine) -> None:
+    """A run's hold (the action alone) writes the exposure and inbox rows of the full hold
+    (workflows/action_hold.py)."""
+    activities = RefundActivities(store, PROOF_KEY)
     first = an_action(store, "a" * 64, 15_500)
     second = an_action(store, "b" * 64, 15_500)
-    compact = ActionHold(run_id="run-a", tenant_id="demo", ticket_id="T-3107", action=first)
+    hold_a = ActionHold(run_id="run-a", tenant_id="demo", ticket_id="T-3107", action=first)
+    hold_b = ActionHold(run_id="run-b", tenant_id="demo", ticket_id="T-3107", action=second)
 
-    held_first = await environment.run(activities.hold_pending_refund, compact)
-    held_second = await environment.run(activities.hold_pending_refund, hold_for(second, "run-b"))
+    held_first = await as_run("run-a").run(activities.hold_pending_refund, hold_a)
+    held_second = await as_run("run-b").run(activities.hold_pending_refund, hold_b)
 
     assert (held_first.pending_minor, held_second.pending_minor) == (0, 15_500)
     row_a, row_b = rows(store)
@@ -87,8 +92,9 @@ async def test_a_retried_refund_counts_once_as_refunded_then_as_replayed(store: 
     def count(status: str) -> float:
         return REGISTRY.get_sample_value("signoff_refunds_total", {"status": status}) or 0.0
 
-    activities, environment = RefundActivities(store), ActivityEnvironment()
-    command = refund_command(store, key="k-once", amount_minor=4500)
+    activities, environment = RefundActivities(store, PROOF_KEY), as_run()
+    action = proven_action(store, 4500)
+    command = proven_command(action, [signed_approval(store, action, "alice")])
     refunded, replayed = count("refunded"), count("replayed")
 
     first = await environment.run(activities.execute_refund, command)

@@ -23,6 +23,7 @@ from signoff.config.settings import get_settings
 from signoff.service.reconcile import settle, unknown_effects_of
 from signoff.wiring.app import app
 from tests.workflow.approvals import (
+    TEST_DECISION_KEY,
     decide,
     decision,
     gate_run,
@@ -47,7 +48,7 @@ class LedgerThatNeverAnswers(RefundActivities):
     """Every attempt fails like a dropped connection, after its commit or before it."""
 
     def __init__(self, engine: Engine, commit_first: bool) -> None:
-        super().__init__(engine)
+        super().__init__(engine, TEST_DECISION_KEY)
         self.commit_first = commit_first
         self.attempts = 0
 
@@ -146,7 +147,9 @@ async def test_a_store_that_refused_is_a_clean_refusal(
 ) -> None:
     env = time_skipping_env
     model = FakeModel().enqueue(tool_reply(REFUND), text_reply("Sorry."))
-    async with run_with(env, model, seeded_engine, StoreThatRefuses(seeded_engine)) as handle:
+    async with run_with(
+        env, model, seeded_engine, StoreThatRefuses(seeded_engine, TEST_DECISION_KEY)
+    ) as handle:
         (action,) = await pending_actions(handle)
         await decide(handle, decision(seeded_engine, "alice", action.action_hash))
         outcome = await handle.result()

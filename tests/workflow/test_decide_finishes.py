@@ -71,7 +71,7 @@ async def test_a_decide_in_flight_answers_before_the_run_ends(
         text_reply("Done."),
     )
     verifier = HeldVerifier(seeded_engine)
-    refunds = RefundActivities(seeded_engine)
+    refunds = RefundActivities(seeded_engine, TEST_DECISION_KEY)
     task_queue = new_task_queue()
     request = run_request(
         await env.get_current_time(), ticket_id="T-1042", deadline=APPROVAL_RUN_DEADLINE

@@ -74,7 +74,7 @@ async def notified_run(
     receiver: Receiver | None,
     tmp_path: Path,
 ) -> AsyncIterator[WorkflowHandle[Any, Any]]:
-    refunds = RefundActivities(engine)
+    refunds = RefundActivities(engine, TEST_DECISION_KEY)
     settings = Settings(
         home=tmp_path, notify_webhook_url=receiver.url if receiver else None, ui_base_url=UI_BASE
     )

@@ -64,7 +64,7 @@ async def test_two_reviewers_approving_at_once_make_one_refund_each_time(
 ) -> None:
     env, engine = time_skipping_env, seeded_engine
     tickets = add_refund_cases(engine.url.render_as_string(), "demo", RACES)
-    refunds = RefundActivities(engine)
+    refunds = RefundActivities(engine, TEST_DECISION_KEY)
     task_queue = new_task_queue()
     async with worker(
         env.client,

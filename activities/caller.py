@@ -1,0 +1,34 @@
+"""Which run called an activity, and the refusal of a call about another run.
+
+Anyone who reaches the Temporal frontend can run a workflow of their own that calls
+signoff's activities by name on its task queue. What an activity receives is then
+theirs to write; which workflow scheduled it is not: Temporal says it, and no workflow
+can take the id of a run that is open. So an activity that acts for a run (holds,
+releases, audit records, decisions, effects) checks that the run is its caller.
+"""
+
+from __future__ import annotations
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+
+def caller_run_id() -> str:
+    """The workflow that scheduled this activity; "" for one no workflow scheduled, which
+    is then no run's."""
+    return activity.info().workflow_id or ""
+
+
+def only_its_own(run_id: str) -> None:
+    """Refuse a call about another run: a run holds and releases its own actions only.
+    The caller is the workflow that scheduled the activity, which a workflow of someone
+    else's cannot claim while the run is open."""
+    caller = caller_run_id()
+    if caller != run_id:
+        activity.logger.warning("refused: workflow %s acted for run %s", caller, run_id)
+        # Retrying cannot make the caller another workflow.
+        raise ApplicationError(
+            f"Workflow '{caller}' may not act for run '{run_id}'.",
+            type="NotItsRun",
+            non_retryable=True,
+        )

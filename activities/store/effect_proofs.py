@@ -1,0 +1,148 @@
+"""The effect's own check of its proof: nothing a command says is taken on its word.
+
+Design note. Anyone who reaches the Temporal frontend can run a workflow of their own
+that calls `execute_refund` by name on signoff's task queue. So the effect does not
+trust its caller, not even signoff's own workflow: inside the refund's transaction it
+checks, in order, that
+
+1. the caller is the run the command names (the calling workflow's id): a workflow
+   cannot take the id of a run that is open;
+2. the action's hash is what its own fields give (`recomputed_hash`), and every field
+   of the command (order, tenant, amount, currency, reason, state hash, idempotency key)
+   is the action's: the key is computed again from the run and the action;
+3. each proof is a decision signed by a signoff front end for this run and this exact
+   action, an approval, of the action's tenant, signed before the action expired (the
+   signature covers the action's hash, which no one knows before it is proposed);
+   two proofs of one reviewer count once, and the approvers named are the proofs' own;
+4. each proof was accepted by its run (the run's `verify_decision` claimed its nonce)
+   and was spent on no other effect.
+
+The reviewers themselves are read again after this (`approvers.py`): active, in the
+tenant, with the role, not the run's actor, and as many as the order's total needs.
+Only when the refund is written are the proofs spent on it (`spend_proofs`), in the
+same transaction: a refused command spends nothing, and a retried one finds its own
+spending. A refusal is written to the audit as a `refused` event that says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from activities.store.schema import DecisionNonce
+from workflows.actions import RefundCommand
+from workflows.approval_policy import action_amount_minor, effect_key, recomputed_hash
+from workflows.decision_proof import signature_matches
+
+# A front end's clock may run a little ahead of the server's (as for verify_decision).
+CLOCK_SKEW = timedelta(seconds=30)
+NOTHING_DONE = "Nothing was refunded."
+
+
+@dataclass(frozen=True)
+class ProofCheck:
+    """What the effect checks a command against: the key that verifies decisions, and
+    the workflow that called it (from the activity's own info, never from the command)."""
+
+    key: bytes
+    caller_run_id: str
+
+
+def proof_refusal(
+    session: Session, command: RefundCommand, key: bytes, caller_run_id: str
+) -> str | None:
+    """None when the command proves itself (see the module note); else why not."""
+    problem = _command_problem(command, caller_run_id)
+    if problem is None:
+        problem = _signature_problem(command, key)
+    if problem is None:
+        problem = _spending_problem(session, command)
+    return None if problem is None else f"{problem} {NOTHING_DONE}"
+
+
+def spend_proofs(session: Session, command: RefundCommand) -> None:
+    """Spend every proof on this effect, in the effect's transaction."""
+    for proof in command.proofs:
+        claim = session.get(DecisionNonce, proof.nonce)
+        if claim is not None:
+            claim.effect_key = command.idempotency_key
+    session.flush()
+
+
+def _command_problem(command: RefundCommand, caller_run_id: str) -> str | None:
+    action = command.action
+    if command.run_id != caller_run_id:
+        return (
+            f"This refund was asked by workflow '{caller_run_id}' for run '{command.run_id}': "
+            "only the run itself may carry out its action."
+        )
+    if recomputed_hash(action, command.run_id) != action.action_hash:
+        return "The action does not hash to its own hash: it was altered after it was proposed."
+    expected = (
+        action.action_hash,
+        action.targets.get("tenant_id"),
+        action.targets.get("order_id"),
+        action_amount_minor(action),
+        action.arguments.get("currency"),
+        action.state_hash,
+        action.reason,
+        effect_key(command.run_id, action.tool, action.action_hash),
+    )
+    given = (
+        command.action_hash,
+        command.tenant_id,
+        command.order_id,
+        command.amount_minor,
+        command.currency,
+        command.expected_state_hash,
+        command.reason,
+        command.idempotency_key,
+    )
+    if action.tool != "refund" or given != expected:
+        return "The command does not match the action it claims to carry out."
+    return None
+
+
+def _signature_problem(command: RefundCommand, key: bytes) -> str | None:
+    action = command.action
+    if not command.proofs:
+        return "The command carries no signed approval."
+    reviewers: list[str] = []
+    for proof in command.proofs:
+        if proof.signature is None or proof.issued_at is None or proof.nonce is None:
+            return f"The approval of '{proof.reviewer_id}' carries no signature."
+        if proof.action_hash != action.action_hash or proof.verdict != "approve":
+            return f"The decision of '{proof.reviewer_id}' is not an approval of this action."
+        if proof.tenant_id != command.tenant_id:
+            return f"The approval of '{proof.reviewer_id}' is for another tenant."
+        if not signature_matches(key, proof.signed_document(command.run_id), proof.signature):
+            return (
+                f"The approval of '{proof.reviewer_id}' was not signed by a signoff front end "
+                "for this run and this action."
+            )
+        if proof.issued_at > action.expires_at + CLOCK_SKEW:
+            return f"The approval of '{proof.reviewer_id}' was signed after the action expired."
+        if proof.reviewer_id not in reviewers:
+            reviewers.append(proof.reviewer_id)
+    if reviewers != list(dict.fromkeys(command.approvers)):
+        return "The approvers the command names are not the ones who signed."
+    return None
+
+
+def _spending_problem(session: Session, command: RefundCommand) -> str | None:
+    nonces = [proof.nonce for proof in command.proofs]
+    claims = {
+        claim.nonce: claim
+        for claim in session.scalars(select(DecisionNonce).where(DecisionNonce.nonce.in_(nonces)))
+    }
+    for proof in command.proofs:
+        claim = claims.get(proof.nonce or "")
+        accepted_by = None if claim is None else (claim.run_id, claim.reviewer_id)
+        if claim is None or accepted_by != (command.run_id, proof.reviewer_id):
+            return f"The approval of '{proof.reviewer_id}' was never accepted by this run."
+        if claim.effect_key not in (None, command.idempotency_key):
+            return f"The approval of '{proof.reviewer_id}' was already spent on another effect."
+    return None

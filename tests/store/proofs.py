@@ -1,0 +1,115 @@
+"""Refund commands that prove themselves, as signoff's own workflow sends them.
+
+The action is built as the gate builds it (its hash computed from its fields), each
+approval is signed with the test decision key as a front end signs it, and its nonce is
+claimed for the run as the run's `verify_decision` claims it. `as_run` gives the
+activity environment the run as its caller.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine
+from temporalio.testing import ActivityEnvironment
+
+from activities.store.decision_nonces import claim_nonce
+from activities.store.refunds import read_action_state
+from workflows.actions import Decision, PendingAction, RefundCommand
+from workflows.approval_policy import (
+    action_amount_minor,
+    effect_key,
+    money,
+    recomputed_hash,
+    state_hash,
+)
+from workflows.decision_proof import sign
+
+PROOF_KEY = b"store-tests-decision-key-32-bytes-long!!"
+RUN_ID = "run-demo-proven"
+
+
+def proven_action(
+    engine: Engine, amount_minor: int, *, ticket_id: str = "T-2210", call_id: str = "call-1"
+) -> PendingAction:
+    state = read_action_state(engine, "demo", ticket_id)
+    assert state.order_id is not None and state.currency is not None
+    now = datetime.now(UTC)
+    action = PendingAction(
+        action_hash="0" * 64,
+        tool_use_id=call_id,
+        tool="refund",
+        arguments={"amount": money(amount_minor), "currency": state.currency},
+        targets={"tenant_id": "demo", "order_id": state.order_id},
+        reason="The parcel never came.",
+        policy_version="test",
+        state=state,
+        state_hash=state_hash(state),
+        mode="confirm",
+        required_approvals=1,
+        requested_at=now,
+        expires_at=now + timedelta(hours=24),
+    )
+    return action.model_copy(update={"action_hash": recomputed_hash(action, RUN_ID)})
+
+
+def signed_approval(
+    engine: Engine,
+    action: PendingAction,
+    reviewer: str,
+    *,
+    key: bytes = PROOF_KEY,
+    issued_at: datetime | None = None,
+) -> Decision:
+    """An approval as a front end signs it, accepted by the run (its nonce claimed)."""
+    unsigned = Decision(
+        action_hash=action.action_hash,
+        verdict="approve",
+        reviewer_id=reviewer,
+        reviewer_roles=["refund_approver"],
+        tenant_id="demo",
+        issued_at=issued_at or datetime.now(UTC),
+        nonce=secrets.token_hex(16),
+    )
+    proof = unsigned.model_copy(update={"signature": sign(key, unsigned.signed_document(RUN_ID))})
+    assert proof.nonce is not None and proof.issued_at is not None
+    claim_nonce(
+        engine,
+        nonce=proof.nonce,
+        run_id=RUN_ID,
+        update_id=f"update-{proof.nonce}",
+        reviewer_id=reviewer,
+        at=proof.issued_at,
+    )
+    return proof
+
+
+def proven_command(
+    action: PendingAction, proofs: list[Decision], *, ticket_id: str = "T-2210"
+) -> RefundCommand:
+    """The command the gate sends for `action` (workflows/gate_store.py)."""
+    return RefundCommand(
+        run_id=RUN_ID,
+        tenant_id=action.targets["tenant_id"],
+        ticket_id=ticket_id,
+        order_id=action.targets["order_id"],
+        amount_minor=action_amount_minor(action),
+        currency=action.arguments["currency"],
+        idempotency_key=effect_key(RUN_ID, action.tool, action.action_hash),
+        action_hash=action.action_hash,
+        expected_state_hash=action.state_hash,
+        approvers=list(dict.fromkeys(proof.reviewer_id for proof in proofs)),
+        reason=action.reason,
+        actor_id="ops",
+        action=action,
+        proofs=proofs,
+    )
+
+
+def as_run(run_id: str = RUN_ID) -> ActivityEnvironment:
+    """An activity environment whose caller is the workflow `run_id`."""
+    environment = ActivityEnvironment()
+    environment.info = dataclasses.replace(environment.info, workflow_id=run_id)
+    return environment

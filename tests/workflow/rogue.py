@@ -1,0 +1,67 @@
+"""A workflow of someone else's, for tests/workflow/test_rogue_workflow.py: it runs on a
+task queue of its own and calls signoff's activities by name on signoff's queue, with
+what it can read or make up, as anyone who reaches the Temporal frontend could."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.actions import (
+        EXECUTE_REFUND_ACTIVITY,
+        RECORD_DECISION_ACTIVITY,
+        RELEASE_PENDING_REFUND_ACTIVITY,
+        DecisionEvent,
+        PendingRefundRelease,
+        RefundCommand,
+        RefundResult,
+    )
+    from workflows.contract_base import Contract
+
+ONCE = RetryPolicy(maximum_attempts=1)
+TIMEOUT = timedelta(seconds=30)
+
+
+class RoguePlan(Contract):
+    signoff_queue: str
+    command: RefundCommand
+    release: PendingRefundRelease
+    record: DecisionEvent
+
+
+@workflow.defn(name="RogueRun")
+class RogueRun:
+    @workflow.run
+    async def run(self, plan: RoguePlan) -> list[str]:
+        said: list[str] = []
+        refund: RefundResult = await workflow.execute_activity(
+            EXECUTE_REFUND_ACTIVITY,
+            plan.command,
+            task_queue=plan.signoff_queue,
+            result_type=RefundResult,
+            start_to_close_timeout=TIMEOUT,
+            retry_policy=ONCE,
+        )
+        said.append(f"refund: {refund.status}: {refund.message}")
+        for name, argument in (
+            (RELEASE_PENDING_REFUND_ACTIVITY, plan.release),
+            (RECORD_DECISION_ACTIVITY, plan.record),
+        ):
+            try:
+                await workflow.execute_activity(
+                    name,
+                    argument,
+                    task_queue=plan.signoff_queue,
+                    start_to_close_timeout=TIMEOUT,
+                    retry_policy=ONCE,
+                )
+                said.append(f"{name}: done")
+            except ActivityError as error:
+                cause = error.cause
+                kind = cause.type if isinstance(cause, ApplicationError) else type(cause).__name__
+                said.append(f"{name}: {kind}")
+        return said
