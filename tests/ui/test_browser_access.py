@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Error as PlaywrightError
 from sqlalchemy import Engine
 
 from tests.ui.browser import ARRIVAL_TIMEOUT_MS, new_page, screenshot, sign_in
@@ -160,6 +161,11 @@ def cases(browser: Browser, dev_stack: DevStack, store: Engine) -> Cases:
     return made
 
 
+# A node the page dropped while it was read (CDP's words), and how often to read again.
+NODE_GONE = "node with given id"
+WALK_ATTEMPTS = 3
+
+
 def press_tab(page: Page, selector: str) -> bool:
     """One Tab press; the element it lands on must show a focus outline, on screen."""
     page.keyboard.press("Tab")
@@ -174,7 +180,21 @@ def tab_to(page: Page, selector: str) -> None:
 
 
 def accessibility_problems(page: Page) -> list[str]:
-    """What a screen reader user would miss on this page, in words; empty when nothing."""
+    """What a screen reader user would miss on this page, in words; empty when nothing.
+
+    A page that polls (the inbox replaces its list every few seconds) can drop a node
+    between the query that found it and the read of its accessibility: the walk is then
+    read again, whole, from a fresh document."""
+    for attempt in range(1, WALK_ATTEMPTS + 1):
+        try:
+            return _accessibility_problems(page)
+        except PlaywrightError as error:
+            if NODE_GONE not in str(error) or attempt == WALK_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _accessibility_problems(page: Page) -> list[str]:
     problems: list[str] = page.evaluate(PAGE_STRUCTURE)
     cdp = page.context.new_cdp_session(page)
     try:
