@@ -59,6 +59,10 @@ COMMANDS = {
     "replay": Lazy(
         HISTORY, "Replay histories against the installed workflow code; exit 1 if any fails."
     ),
+    "profiles": Lazy(
+        "signoff.cli.commands_profiles",
+        "Agent profiles: check a profile file offline, or show what a worker would load.",
+    ),
     # It starts a private stack, so the wiring registers it (signoff/wiring/eval_command.py).
     "eval": Lazy(
         "signoff.wiring.eval_command",

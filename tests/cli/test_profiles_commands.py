@@ -1,0 +1,121 @@
+"""`signoff profiles check/show`: a profile file checked offline, and what a worker would
+load, with its name and content hash."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from signoff.config.profiles import BUILTIN_PROFILES, load_profile_file
+from signoff.config.settings import get_settings
+from signoff.wiring.app import app
+from signoff.wiring.local_stack import free_port
+
+TWO_AGENTS = """\
+default_agent = "support"
+
+[agents.support]
+system_prompt = "Answer the ticket."
+tools = ["read_ticket", "get_order", "refund"]
+model = { provider = "scripted", model_id = "demo" }
+budgets.default = { steps = 8, tokens = 1000, deadline = "2h" }
+tool_policy.refund = { approval = "confirm", approver_roles = ["refund_approver"] }
+tenants.globex = { deny_tools = ["refund"] }
+
+[agents.tracking]
+system_prompt = "Say where the parcel is."
+tools = ["read_ticket", "get_order"]
+model = { provider = "anthropic" }
+budgets.default = { steps = 4, tokens = 1000, deadline = "30m" }
+"""
+BAD = TWO_AGENTS.replace('approval = "confirm"', 'approval = "maybe"')
+BAD_MESSAGE = (
+    "agents.support.tool_policy.refund.approval: 'maybe' is not allowed; "
+    "allowed: auto, confirm, review, deny"
+)
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CliRunner]:
+    monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_ADDRESS", f"127.0.0.1:{free_port()}")
+    monkeypatch.delenv("SIGNOFF_PROFILES", raising=False)
+    get_settings.cache_clear()
+    yield CliRunner()
+    get_settings.cache_clear()
+
+
+def profile(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "profiles.toml"
+    path.write_text(text)
+    return path
+
+
+def test_check_prints_one_line_per_agent(cli: CliRunner, tmp_path: Path) -> None:
+    path = profile(tmp_path, TWO_AGENTS)
+    result = cli.invoke(app, ["profiles", "check", str(path)])
+    assert result.exit_code == 0, result.output
+    header, *agents = result.stdout.splitlines()
+    assert header == (
+        f"{path}: profile 'profiles' is valid, sha256 {load_profile_file(path).content_hash}"
+    )
+    assert agents == [
+        "agent support (default): model scripted:demo; tools read_ticket (read), get_order "
+        "(read), refund (confirm); budgets default; narrowed for tenants globex",
+        "agent tracking: model anthropic; tools read_ticket (read), get_order (read); "
+        "budgets default",
+    ]
+
+
+def test_check_of_a_bad_file_says_what_and_where_and_nothing_else(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    path = profile(tmp_path, BAD)
+    result = cli.invoke(app, ["profiles", "check", str(path)])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == f"error: {path}: {BAD_MESSAGE}\n"
+
+
+def test_show_prints_the_built_in_profile_by_default(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["profiles", "show"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"profile builtin (built-in: {BUILTIN_PROFILES})"
+    assert lines[1] == f"sha256 {load_profile_file(BUILTIN_PROFILES).content_hash}"
+    assert (
+        "    refund: irreversible, confirm, four eyes above 200.00, expires after 1d, "
+        "approved by refund_approver"
+    ) in lines
+
+
+def test_show_json_follows_the_setting(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = profile(tmp_path, TWO_AGENTS)
+    monkeypatch.setenv("SIGNOFF_PROFILES", str(path))
+    get_settings.cache_clear()
+    result = cli.invoke(app, ["profiles", "show", "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert (shown["name"], shown["source"], shown["builtin"]) == ("profiles", str(path), False)
+    assert shown["content_hash"] == load_profile_file(path).content_hash
+    tracking = shown["profiles"]["agents"]["tracking"]
+    assert tracking["budgets"]["default"]["deadline"] == "30m"
+    assert shown["profiles"]["agents"]["support"]["tenants"] == {
+        "globex": {"allow_tools": None, "deny_tools": ["refund"]}
+    }
+
+
+def test_show_refuses_a_bad_setting_file(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = profile(tmp_path, BAD)
+    monkeypatch.setenv("SIGNOFF_PROFILES", str(path))
+    get_settings.cache_clear()
+    result = cli.invoke(app, ["profiles", "show"])
+    assert (result.exit_code, result.stderr) == (2, f"error: {path}: {BAD_MESSAGE}\n")
