@@ -1,9 +1,14 @@
-"""`signoff profiles check/show`: a profile file checked offline, and what a worker would
-load, with its name and content hash."""
+"""`signoff profiles check/show`, and the worker's start-up check: a bad profile file stops
+`signoff worker` and `signoff dev` with exit 2 and the loader's message, before anything
+connects or starts (no Temporal server is needed here: the check comes first)."""
 
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -118,4 +123,35 @@ def test_show_refuses_a_bad_setting_file(
     monkeypatch.setenv("SIGNOFF_PROFILES", str(path))
     get_settings.cache_clear()
     result = cli.invoke(app, ["profiles", "show"])
+    assert (result.exit_code, result.stderr) == (2, f"error: {path}: {BAD_MESSAGE}\n")
+
+
+def test_a_worker_will_not_start_on_a_bad_profile(tmp_path: Path) -> None:
+    path = profile(tmp_path, BAD)
+    env = {
+        **os.environ,
+        "SIGNOFF_HOME": str(tmp_path),
+        "SIGNOFF_PROFILES": str(path),
+        # Nothing listens there: a worker that went on would fail to connect instead.
+        "SIGNOFF_TEMPORAL_ADDRESS": f"127.0.0.1:{free_port()}",
+    }
+    worker = [sys.executable, "-c", "from signoff.wiring.app import main; main()", "worker"]
+    ran = subprocess.run(worker, env=env, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 2
+    assert ran.stderr == f"error: {path}: {BAD_MESSAGE}\n"
+    assert ran.stdout == ""
+
+
+def test_dev_will_not_start_on_a_bad_profile(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = profile(tmp_path, BAD)
+    monkeypatch.setenv("SIGNOFF_PROFILES", str(path))
+    with socket.socket() as taken:
+        # Were the profile checked later, dev would stop here: "Something already listens".
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        monkeypatch.setenv("SIGNOFF_TEMPORAL_ADDRESS", f"127.0.0.1:{taken.getsockname()[1]}")
+        get_settings.cache_clear()
+        result = cli.invoke(app, ["dev"])
     assert (result.exit_code, result.stderr) == (2, f"error: {path}: {BAD_MESSAGE}\n")
