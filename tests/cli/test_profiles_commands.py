@@ -155,3 +155,15 @@ def test_dev_will_not_start_on_a_bad_profile(
         get_settings.cache_clear()
         result = cli.invoke(app, ["dev"])
     assert (result.exit_code, result.stderr) == (2, f"error: {path}: {BAD_MESSAGE}\n")
+
+
+def test_the_readmes_example_passes_check(cli: CliRunner, tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("\n## Profiles\n") :]
+    example = section[section.index("```toml\n") + 8 : section.index("\n```\n")]
+    path = profile(tmp_path, example)
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "support.md").write_text("Answer the ticket.")
+    result = cli.invoke(app, ["profiles", "check", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1].startswith("agent support (default): model auto;")
