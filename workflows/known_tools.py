@@ -8,16 +8,16 @@ the profile loader, `signoff profiles check` and the worker agree on what exists
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Literal
 
 from workflows.tool_catalog import CATALOG, RiskClass, ToolDefinition
 
 # A profile's word for a risk class: what the tool may do, not how it is implemented.
 ProfileRisk = Literal["read", "irreversible"]
-PROFILE_RISK: Mapping[RiskClass, ProfileRisk] = {
-    "read": "read",
-    "irreversible_write": "irreversible",
-}
+PROFILE_RISK: Mapping[RiskClass, ProfileRisk] = MappingProxyType(
+    {"read": "read", "irreversible_write": "irreversible"}
+)
 
 
 def known_tools() -> Mapping[str, ToolDefinition]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 from decimal import Decimal
+from types import MappingProxyType
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, PlainSerializer
@@ -22,7 +23,7 @@ from pydantic_core import PydanticCustomError
 
 PROFILE_ERROR = "profile"
 DURATION_PATTERN = re.compile(r"^([1-9][0-9]{0,8})([smhd])$")
-SECONDS_PER_UNIT = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
+SECONDS_PER_UNIT = MappingProxyType({"d": 86_400, "h": 3_600, "m": 60, "s": 1})
 
 
 def problem(message: str, key: str | None = None) -> PydanticCustomError:
