@@ -98,6 +98,9 @@ class Settings(BaseSettings):
     # Where `scripted:NAME` scripts live; default: the ones shipped in activities/scripts.
     # The worker reads no script outside it.
     scripts_dir: Path | None = None
+    # The agent profiles (README, "Profiles"): a TOML file; default: the built-in one,
+    # signoff/config/default_profiles.toml. A worker refuses to start on a bad file.
+    profiles: Path | None = None
 
     # Budgets and limits of one run.
     # At most MAX_STEP_BUDGET: it keeps a run's history bounded (workflows/policy.py).

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from signoff.cli.lazy_commands import MARKUP, Lazy, lazy_group
+
+if TYPE_CHECKING:  # loaded by the commands that run a worker, not by `signoff --help`
+    from signoff.config.profiles import LoadedProfiles
+    from signoff.config.settings import Settings
 
 RUNS = "signoff.cli.commands_runs"
 APPROVALS = "signoff.cli.commands_approvals"
@@ -59,6 +63,10 @@ COMMANDS = {
     "replay": Lazy(
         HISTORY, "Replay histories against the installed workflow code; exit 1 if any fails."
     ),
+    "profiles": Lazy(
+        "signoff.cli.commands_profiles",
+        "Agent profiles: check a profile file offline, or show what a worker would load.",
+    ),
     # It starts a private stack, so the wiring registers it (signoff/wiring/eval_command.py).
     "eval": Lazy(
         "signoff.wiring.eval_command",
@@ -77,6 +85,18 @@ app = typer.Typer(
 )
 
 
+def loaded_profiles_or_stop(current: Settings) -> LoadedProfiles:
+    """The profiles a worker runs on; a bad file stops it with exit 2 and the loader's
+    message, before it connects to anything (issue 23)."""
+    from signoff.cli.support import fail
+    from signoff.config.profiles import ProfileError, load_profiles
+
+    try:
+        return load_profiles(current)
+    except ProfileError as error:
+        fail(str(error))
+
+
 @app.command("worker")
 def worker_command() -> None:
     """Run a worker until SIGTERM or Ctrl-C, which let activities in flight finish first."""
@@ -89,6 +109,7 @@ def worker_command() -> None:
     from signoff.wiring.worker_signals import stop_on_signals
 
     current = settings()
+    profiles = loaded_profiles_or_stop(current)
     start_observability(current, "worker")
 
     async def serve() -> None:
@@ -96,6 +117,7 @@ def worker_command() -> None:
         stop = asyncio.Event()
         stop_on_signals(stop, current.worker_shutdown_seconds)
         say(f"worker on task queue '{current.task_queue}' at {current.temporal_address}")
+        say(f"profile {profiles.name} ({profiles.source}), sha256 {profiles.content_hash}")
         await run_worker(client, current, stop)
         say("worker stopped: every activity it was running has finished or was cancelled")
 
@@ -147,6 +169,7 @@ def dev_command(
     from signoff.wiring.observability import start_observability
 
     current = settings()
+    loaded_profiles_or_stop(current)
     start_observability(current, "dev")
     if temporal_ui_port is not None:
         current = current.model_copy(update={"temporal_ui_port": temporal_ui_port})
