@@ -18,6 +18,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.decisions import DecisionActivities
 from activities.model_turn import ModelTurns
 from activities.tool_gateway import ToolGateway
+from tests.store.proofs import as_run
 from workflows.actions import DecisionEvent, DecisionRecord
 from workflows.contracts import (
     ModelPrice,
@@ -113,8 +114,8 @@ async def test_a_decision_is_counted_once_when_its_recording_is_retried(seeded: 
     before = value("signoff_approvals_total", **labels)
     waits = value("signoff_approval_wait_seconds_sum", **labels)
     record = DecisionActivities(seeded).record_decision
-    first = await ActivityEnvironment().run(record, event)
-    again = await ActivityEnvironment().run(record, event)  # a retry finds its row
+    first = await as_run(event.run_id).run(record, event)
+    again = await as_run(event.run_id).run(record, event)  # a retry finds its row
 
     assert first == again
     assert value("signoff_approvals_total", **labels) - before == 1
