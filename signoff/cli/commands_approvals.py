@@ -122,10 +122,20 @@ class Credential:
     def read(self, reviewer_id: str) -> str:
         if self.password_stdin and self.token_stdin:
             fail("Give a password or a token, not both.")
+        what = "API token" if self.token_stdin else "password"
         if self.password_stdin or self.token_stdin:
-            return sys.stdin.readline().rstrip("\n")
-        secret: str = typer.prompt(f"Password of {reviewer_id}", hide_input=True)
-        return secret
+            secret = sys.stdin.readline().rstrip("\n")
+            if not secret:
+                fail(f"Nothing on stdin: give {reviewer_id}'s {what} on one line. Nothing decided.")
+            return secret
+        if not sys.stdin.isatty():
+            # No terminal to ask on: a prompt would only fail (GetPassWarning, Aborted!).
+            fail(
+                f"No terminal to ask {reviewer_id}'s password: give it with --password-stdin, "
+                "or an API token with --token-stdin. Nothing was decided."
+            )
+        entered: str = typer.prompt(f"Password of {reviewer_id}", hide_input=True)
+        return entered
 
 
 def authenticate(current: Settings, reviewer_id: str, credential: Credential) -> Decider:
