@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -66,6 +67,8 @@ def create_app(
     app.state.engine = store
     app.state.temporal = TemporalProvider(settings, temporal_connect)
     app.state.signin_limiter = SignInRateLimiter.from_settings(settings)
+    # At most this many password hashes at once (argon2: about 64 MiB each).
+    app.state.password_checks = asyncio.Semaphore(settings.ui_signin_concurrent_checks)
     errors.install(app)
     csrf = [Depends(csrf_protect)]
     for router in (auth.router, approvals.router, runs.router, audit.router):

@@ -11,6 +11,13 @@ After `free_failures` a key waits `first_delay`, doubling with each further fail
 to `max_delay`; failures are forgotten `forget_after` seconds after the wait ends. An
 attempt refused for waiting is not checked and not counted.
 
+An attempt is counted as a failure when it starts (`begin`), before its password is
+hashed, and a success takes that count back (`succeeded`). Counted only once the hash
+answered, 200 wrong passwords sent at once from one address were all checked: each
+passed the check before any had failed. Counted at the start, the sixth finds five
+attempts in flight and waits. The hashing itself runs under a cap on how many at
+once (the route's semaphore): argon2 takes about 64 MiB per check.
+
 Memory is bounded: at most `max_keys` keys, the least recently failed evicted first.
 A key is made only by a failure that passed both checks, so filling the table to evict
 a locked key takes failures from as many addresses, each limited on its own. IPv6
@@ -106,6 +113,14 @@ class SignInRateLimiter:
         now = self._clock()
         return max(self._wait(key, now) for key in self._keys(name_key, address))
 
+    def begin(self, name_key: str, address: str) -> float:
+        """An attempt starts: the seconds it must wait (refused, not counted), or 0 when
+        it may be checked, counted as a failure until `succeeded` takes it back."""
+        wait = self.retry_after(name_key, address)
+        if wait == 0:
+            self.failed(name_key, address)
+        return wait
+
     def failed(self, name_key: str, address: str) -> None:
         now = self._clock()
         for key in self._keys(name_key, address):
@@ -118,9 +133,17 @@ class SignInRateLimiter:
             self._failures.popitem(last=False)
 
     def succeeded(self, name_key: str, address: str) -> None:
-        # The address keeps its count: signing in to one's own account must not let an
-        # attacker reset the count of the address they guess other names from.
-        self._failures.pop(self._keys(name_key, address)[0], None)
+        """A begun attempt signed in: the name's failures go, and the address loses the
+        one count its own attempt added. The address keeps its other failures: signing in
+        to one's own account must not reset the count of the address another name is
+        guessed from."""
+        name, where = self._keys(name_key, address)
+        self._failures.pop(name, None)
+        record = self._failures.get(where)
+        if record is not None:
+            record.count -= 1
+            if record.count <= 0:
+                del self._failures[where]
 
     def tracked_keys(self) -> int:
         return len(self._failures)

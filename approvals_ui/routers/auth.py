@@ -90,17 +90,17 @@ async def signin(
         context = {"next": safe_next(next), "username": username, "error": error}
         return render(request, "signin.html", context, status_code)
 
-    wait = limiter.retry_after(name_key, address)
+    wait = limiter.begin(name_key, address)  # counted now, before the slow hash
     if wait > 0:
         signin_failed("rate_limited")
         return refused(
             f"Too many sign-in attempts. Try again in {_wait_words(wait)}.",
             status.HTTP_429_TOO_MANY_REQUESTS,
         )
-    # argon2 is slow on purpose: off the event loop.
-    reviewer = await asyncio.to_thread(password_holder, engine, username, password)
-    if reviewer is None:
-        limiter.failed(name_key, address)
+    # argon2 is slow and memory-hard on purpose: off the event loop, a few at a time.
+    async with request.app.state.password_checks:
+        reviewer = await asyncio.to_thread(password_holder, engine, username, password)
+    if reviewer is None:  # already counted by begin
         signin_failed("wrong_credentials")
         return refused("Wrong name or password.", status.HTTP_401_UNAUTHORIZED)
     if not reviewer.active:

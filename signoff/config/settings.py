@@ -140,6 +140,8 @@ class Settings(BaseSettings):
     ui_signin_max_delay_seconds: float = Field(default=900.0, gt=0)
     ui_signin_window_seconds: float = Field(default=300.0, gt=0)
     # Bounds the limiter's memory; the least recently failed key is forgotten first.
+    # Password hashes (argon2, about 64 MiB each) the UI runs at once; more wait.
+    ui_signin_concurrent_checks: int = Field(default=4, ge=1)
     ui_signin_tracked_keys: int = Field(default=10_000, ge=2)
     ui_inbox_refresh_seconds: int = Field(default=5, ge=1)
     # Who the reviewer is: our own sign-in ("session"), or a header set by an auth proxy

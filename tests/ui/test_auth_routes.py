@@ -8,10 +8,13 @@ session, token and proxy header, a bearer token that is wrong or revoked.
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -218,3 +221,23 @@ def test_weak_secrets_are_refused_when_the_app_is_made(home: Path, store: Engine
         make_app(home, store)
     secret_file.chmod(0o600)
     make_app(home, store)
+
+
+async def test_a_burst_of_wrong_passwords_is_limited_like_a_sequence(
+    home: Path, store: Engine
+) -> None:
+    """50 wrong passwords for alice sent at once from one address: an attempt counts when
+    it starts, so only the free attempts are checked; the rest get 429 at once."""
+    app = make_app(home, store)
+    limit = Settings(home=home).ui_signin_attempts
+    transport = httpx.ASGITransport(app=app, client=("10.0.0.66", 50000))
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://ui") as client,
+    ):
+        page = (await client.get("/signin")).text
+        token = page.split('name="csrf_token" value="')[1].split('"')[0]
+        form = {"csrf_token": token, "username": "alice", "password": "guess-1234"}
+        answers = await asyncio.gather(*(client.post("/signin", data=form) for _ in range(50)))
+    codes = Counter(answer.status_code for answer in answers)
+    assert codes == {401: limit, 429: 50 - limit}, codes

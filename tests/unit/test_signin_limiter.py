@@ -71,9 +71,21 @@ def test_success_clears_the_name_but_not_the_address() -> None:
     clock = Clock()
     limit = limiter(clock)
     for name in ("alice", "bob", "carol", "dave", "erin", "alice"):
-        limit.failed(name, "10.0.0.1")
-    limit.succeeded("alice", "10.0.0.1")
-    assert limit.retry_after("fred", "10.0.0.1") > 0  # six failures from the address
+        assert limit.begin(name, "10.0.0.1") == 0  # each counted as it starts
+    assert limit.retry_after("fred", "10.0.0.1") > 0  # six from the address
+    limit.succeeded("alice", "10.0.0.1")  # alice's last attempt was right
+    assert limit.retry_after("fred", "10.0.0.1") == 0  # her own count taken back: five left
+    assert limit.begin("fred", "10.0.0.1") == 0
+    assert limit.retry_after("fred", "10.0.0.1") > 0  # the address kept the five others
+
+
+def test_an_attempt_counts_when_it_starts() -> None:
+    """Attempts in flight count: a burst from one address is limited like a sequence."""
+    clock = Clock()
+    limit = limiter(clock)
+    started = [limit.begin("alice", "10.0.0.1") for _ in range(10)]
+    assert started.count(0) == 3  # the free attempts; the rest wait and are not counted
+    assert all(wait > 0 for wait in started[3:])
 
 
 def test_memory_is_bounded_by_evicting_the_oldest() -> None:
