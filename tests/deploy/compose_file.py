@@ -8,8 +8,10 @@ what they check is what `docker compose up` would run.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,14 @@ def resolved(path: Path = COMPOSE_FILE) -> dict[str, Any]:
     return document
 
 
+def resolved_with(**variables: str) -> dict[str, Any]:
+    """The file as Compose resolves it with these variables set in its environment."""
+    completed = compose_config(COMPOSE_FILE, env={**os.environ, **variables})
+    assert completed.returncode == 0, completed.stderr
+    document: dict[str, Any] = yaml.safe_load(completed.stdout)
+    return document
+
+
 def signoff_services(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {
         name: service
@@ -68,13 +78,34 @@ def long_running(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def published_host_ports(service: dict[str, Any]) -> list[int]:
-    ports = []
+    return [port.published for port in published(service) if port.published is not None]
+
+
+@dataclass(frozen=True)
+class Published:
+    """One `ports` entry: the host address and port, and the container port."""
+
+    host_ip: str | None
+    published: int | None
+    target: str
+
+
+def published(service: dict[str, Any]) -> list[Published]:
+    """A service's `ports`, in either form docker-compose config prints: the long form
+    (a mapping) or the short one, `[HOST_IP:]HOST_PORT:CONTAINER_PORT[/PROTOCOL]`."""
+    found = []
     for entry in service.get("ports", []):
-        if isinstance(entry, dict):  # the long form docker-compose config prints
-            if entry.get("published") is not None:
-                ports.append(int(entry["published"]))
-        else:
-            host, _, _container = str(entry).rpartition(":")
-            if host:
-                ports.append(int(host.rpartition(":")[2]))
-    return ports
+        if isinstance(entry, dict):
+            port = entry.get("published")
+            found.append(
+                Published(
+                    entry.get("host_ip"), None if port is None else int(port), str(entry["target"])
+                )
+            )
+            continue
+        parts = str(entry).split("/")[0].split(":")
+        target = parts[-1]
+        host_port = int(parts[-2]) if len(parts) >= 2 else None
+        host_ip = ":".join(parts[:-2]) or None
+        found.append(Published(host_ip, host_port, target))
+    return found

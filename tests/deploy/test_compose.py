@@ -28,8 +28,10 @@ from tests.deploy.compose_file import (
     REPO_ROOT,
     compose_config,
     long_running,
+    published,
     published_host_ports,
     resolved,
+    resolved_with,
     signoff_services,
 )
 
@@ -101,6 +103,20 @@ def test_every_command_is_a_real_signoff_command(document: dict[str, Any]) -> No
         assert command[0] in group.list_commands(context), f"{name} runs `signoff {command[0]}`"
         shown = runner.invoke(app, [*command, "--help"])
         assert shown.exit_code == 0, f"{name}: {shown.output}"
+
+
+def test_every_port_is_published_on_loopback_unless_told_otherwise(
+    document: dict[str, Any],
+) -> None:
+    """Temporal (no TLS), its Web UI (no sign-in) and the reviewer UI (plain HTTP) are
+    reachable from this host only; PUBLISH_ADDRESS opens them on purpose."""
+    entries = [entry for service in document["services"].values() for entry in published(service)]
+    assert len(entries) == 3
+    assert {entry.host_ip for entry in entries} == {"127.0.0.1"}, entries
+    opened = resolved_with(PUBLISH_ADDRESS="0.0.0.0")
+    assert {
+        entry.host_ip for service in opened["services"].values() for entry in published(service)
+    } == {"0.0.0.0"}
 
 
 def test_published_ports_do_not_clash_and_workers_can_scale(document: dict[str, Any]) -> None:
@@ -187,9 +203,5 @@ def test_the_ui_listens_where_it_is_published_and_checked(document: dict[str, An
     ui = document["services"]["ui"]
     port = ui["environment"]["SIGNOFF_UI_PORT"]
     assert ui["environment"]["SIGNOFF_UI_HOST"] == "0.0.0.0"
-    targets = [
-        str(entry["target"]) if isinstance(entry, dict) else str(entry).rpartition(":")[2]
-        for entry in ui["ports"]
-    ]
-    assert targets == [port]
+    assert [entry.target for entry in published(ui)] == [port]
     assert f"127.0.0.1:{port}/signin" in " ".join(ui["healthcheck"]["test"])
