@@ -35,6 +35,7 @@ from signoff.service.history_export import (
     file_name,
     history_document,
     history_json,
+    write_private,
 )
 from signoff.service.history_files import HistoryFile, HistoryFileError, expand, load
 from signoff.service.history_gates import GateReport, open_run_gates
@@ -97,7 +98,7 @@ def export_command(
         return
     path = output / file_name(run_id, None, set()) if output.is_dir() else output
     try:
-        path.write_text(text, encoding="utf-8")
+        write_private(path, text)
     except OSError as error:
         fail(f"Cannot write {path}: {error.strerror or error}.")
     say(f"history of {run_id} written to {path}", err=True)

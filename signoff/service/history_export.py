@@ -15,6 +15,7 @@ run is "not found", never "not yours".
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -83,6 +84,15 @@ def tenant_of(started: HistoryEvent) -> str | None:
     return tenant if isinstance(tenant, str) else None
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` readable and writable by its owner only (0600), whatever the
+    umask, and an existing file too: a history holds ticket text and customer names."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)  # a file that existed keeps its old mode otherwise
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def history_json(document: dict[str, Any]) -> str:
     """Indented as the temporal CLI writes it."""
     return json.dumps(document, indent=2) + "\n"
@@ -125,7 +135,7 @@ async def export_matching(
                 report.failed.append(f"{execution.id}: its history is gone or not the tenant's")
                 continue
             path = folder / file_name(execution.id, execution.run_id, taken)
-            path.write_text(history_json(document), encoding="utf-8")
+            write_private(path, history_json(document))
             report.written.append(path)
             progress(path)
     except RPCError as error:
