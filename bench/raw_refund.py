@@ -188,6 +188,8 @@ class RawRefund:
                 approvers=[decision.reviewer_id],
                 reason=action.reason,
                 actor_id=request.actor_id,
+                action=action,
+                proofs=[decision],
             ),
             RefundResult,
         )
