@@ -66,7 +66,7 @@ def raw_worker(client: object, settings: Settings) -> Worker:
             verifier.verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine).record_decision,
+            DecisionActivities(engine, key).record_decision,
             RunLimitsActivity(settings).run_limits,
         ],
         # The same capacity as signoff's worker: slots, cache and pollers are tuning,

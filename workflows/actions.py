@@ -94,6 +94,9 @@ class DecisionEvent(Contract):
     # events sent before they were added. Not part of the audit row.
     mode: Literal["confirm", "review"] | None = None
     requested_at: datetime | None = None
+    # The reviewer's signed decision, for an approved or rejected record: the audit
+    # writes a reviewer's decision only with its proof (activities/store/record_proofs.py).
+    proof: Decision | None = None
 
 
 class PendingAction(WireContract):

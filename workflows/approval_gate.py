@@ -122,6 +122,7 @@ class ApprovalGate(GateResults):
             action, kind, reviewer_id=decision.reviewer_id, reason=decision.reason
         )
         self.decisions.append(record)
+        self.recorder.signed[len(self.decisions) - 1] = decision  # the audit writes it
         if kind == "rejected":
             self.resolutions[action.action_hash] = "rejected"
             return DecisionResult(

@@ -29,7 +29,12 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent, DecisionRecord
+    from workflows.actions import (
+        RECORD_DECISION_ACTIVITY,
+        Decision,
+        DecisionEvent,
+        DecisionRecord,
+    )
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
 
@@ -46,6 +51,8 @@ class TrailRecorder:
     required: dict[str, int] = field(default_factory=dict)
     # Each waiting action's mode and pending time, for the worker's metrics and spans.
     waited: dict[str, tuple[Literal["confirm", "review"], datetime]] = field(default_factory=dict)
+    # The signed decision behind each reviewer's record, by its index in the trail.
+    signed: dict[int, Decision] = field(default_factory=dict)
     recorded: int = 0  # trail[:recorded] is in the store
     attempted: int = 0  # trail[:attempted] was tried; a new record wakes the waiter
 
@@ -128,4 +135,5 @@ class TrailRecorder:
             approvals_required=required,
             mode=mode,
             requested_at=requested_at,
+            proof=self.signed.get(index),
         )

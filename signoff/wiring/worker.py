@@ -65,7 +65,7 @@ def build_worker(
             verifier.verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine).record_decision,
+            DecisionActivities(engine, key).record_decision,
             limits.run_limits,
             ReviewerNotifier(settings).notify_reviewers,
         ],

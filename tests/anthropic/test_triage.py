@@ -54,7 +54,7 @@ async def triage(
             refunds.execute_refund,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine).record_decision,
+            DecisionActivities(engine, TEST_DECISION_KEY).record_decision,
             generous_limits,
         ],
     ):

@@ -66,7 +66,7 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
             DecisionVerifier(engine, TEST_DECISION_KEY, SKIPPING_MAX_AGE).verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine).record_decision,
+            DecisionActivities(engine, TEST_DECISION_KEY).record_decision,
             RunLimitsActivity(settings).run_limits,
         ],
         max_cached_workflows=0,

@@ -17,7 +17,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.store.decision_nonces import claim_nonce
 from activities.store.refunds import read_action_state
-from workflows.actions import Decision, PendingAction, RefundCommand
+from workflows.actions import Decision, PendingAction, RefundCommand, Verdict
 from workflows.approval_policy import (
     action_amount_minor,
     effect_key,
@@ -63,22 +63,41 @@ def signed_approval(
     key: bytes = PROOF_KEY,
     issued_at: datetime | None = None,
 ) -> Decision:
-    """An approval as a front end signs it, accepted by the run (its nonce claimed)."""
+    """An approval of `action` as a front end signs it, accepted by the run."""
+    return signed_decision(
+        engine, RUN_ID, action.action_hash, reviewer, "approve", key=key, issued_at=issued_at
+    )
+
+
+def signed_decision(
+    engine: Engine,
+    run_id: str,
+    action_hash: str,
+    reviewer: str,
+    verdict: Verdict,
+    *,
+    reason: str = "",
+    key: bytes = PROOF_KEY,
+    issued_at: datetime | None = None,
+) -> Decision:
+    """A decision as a front end signs it, accepted by `run_id` (its nonce claimed, as
+    the run's `verify_decision` claims it)."""
     unsigned = Decision(
-        action_hash=action.action_hash,
-        verdict="approve",
+        action_hash=action_hash,
+        verdict=verdict,
         reviewer_id=reviewer,
         reviewer_roles=["refund_approver"],
         tenant_id="demo",
+        reason=reason,
         issued_at=issued_at or datetime.now(UTC),
         nonce=secrets.token_hex(16),
     )
-    proof = unsigned.model_copy(update={"signature": sign(key, unsigned.signed_document(RUN_ID))})
+    proof = unsigned.model_copy(update={"signature": sign(key, unsigned.signed_document(run_id))})
     assert proof.nonce is not None and proof.issued_at is not None
     claim_nonce(
         engine,
         nonce=proof.nonce,
-        run_id=RUN_ID,
+        run_id=run_id,
         update_id=f"update-{proof.nonce}",
         reviewer_id=reviewer,
         at=proof.issued_at,

@@ -18,7 +18,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.decisions import DecisionActivities
 from activities.model_turn import ModelTurns
 from activities.tool_gateway import ToolGateway
-from tests.store.proofs import as_run
+from tests.store.proofs import PROOF_KEY, as_run, signed_decision
 from workflows.actions import DecisionEvent, DecisionRecord
 from workflows.contracts import (
     ModelPrice,
@@ -109,11 +109,12 @@ async def test_a_decision_is_counted_once_when_its_recording_is_retried(seeded: 
         record=DecisionRecord(action_hash="ef" * 32, kind="rejected", reviewer_id="alice", at=at),
         mode="confirm",
         requested_at=at - timedelta(minutes=5),
+        proof=signed_decision(seeded, "run-demo-retried", "ef" * 32, "alice", "reject"),
     )
     labels = {"verdict": "rejected", "mode": "confirm"}
     before = value("signoff_approvals_total", **labels)
     waits = value("signoff_approval_wait_seconds_sum", **labels)
-    record = DecisionActivities(seeded).record_decision
+    record = DecisionActivities(seeded, PROOF_KEY).record_decision
     first = await as_run(event.run_id).run(record, event)
     again = await as_run(event.run_id).run(record, event)  # a retry finds its row
 

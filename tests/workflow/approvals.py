@@ -100,7 +100,7 @@ def gate_worker(
     """A worker of `workflows` on `task_queue`, with the real gateway and store
     activities, the signed decisions' verifier and the fake `model`."""
     refunds = refunds or RefundActivities(engine, TEST_DECISION_KEY)
-    audit = audit or DecisionActivities(engine)
+    audit = audit or DecisionActivities(engine, TEST_DECISION_KEY)
     verifier = DecisionVerifier(engine, TEST_DECISION_KEY, decision_max_age)
     return worker(
         env.client,

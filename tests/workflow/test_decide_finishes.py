@@ -87,7 +87,7 @@ async def test_a_decide_in_flight_answers_before_the_run_ends(
             verifier.verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(seeded_engine).record_decision,
+            DecisionActivities(seeded_engine, TEST_DECISION_KEY).record_decision,
         ],
     ):
         handle = await start(env.client, request, task_queue)

@@ -93,7 +93,7 @@ async def notified_run(
             DecisionVerifier(engine, TEST_DECISION_KEY, SKIPPING_MAX_AGE).verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine).record_decision,
+            DecisionActivities(engine, TEST_DECISION_KEY).record_decision,
             ReviewerNotifier(settings).notify_reviewers,
         ],
         run_limits=limits_with_webhook if receiver else generous_limits,

@@ -77,7 +77,7 @@ async def test_two_reviewers_approving_at_once_make_one_refund_each_time(
             DecisionVerifier(engine, TEST_DECISION_KEY, SKIPPING_MAX_AGE).verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine).record_decision,
+            DecisionActivities(engine, TEST_DECISION_KEY).record_decision,
         ],
     ):
         now = await env.get_current_time()

@@ -58,7 +58,7 @@ def triage_worker(client: Client, queue: str, engine: Engine, model: Any) -> Wor
             refunds.execute_refund,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine).record_decision,
+            DecisionActivities(engine, TEST_DECISION_KEY).record_decision,
             # The worker's own limits, from default settings, as `signoff worker` has.
             RunLimitsActivity(Settings()).run_limits,
         ],

@@ -1,0 +1,48 @@
+"""The audit writes a reviewer's decision only with its proof.
+
+Design note. `record_decision` writes into a tenant's hash chain, the record an auditor
+trusts. A record of an approval or a rejection says that a reviewer decided: it must
+carry the decision that reviewer's front end signed (`DecisionEvent.proof`), for this
+run, this action, this verdict and this tenant, and its run must have accepted it (its
+`verify_decision` claimed the nonce). Records the run makes itself (expired, voided,
+denied, refused, cancelled) name no reviewer's will and need no signature; the
+activity writes them only for its caller's own run (`activities/caller.py`).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+
+from activities.store.database import use_session
+from activities.store.schema import DecisionNonce
+from workflows.actions import DecisionEvent
+from workflows.decision_proof import signature_matches
+
+VERDICT_OF = {"approved": "approve", "rejected": "reject"}
+
+
+def record_refusal(engine: Engine, event: DecisionEvent, key: bytes) -> str | None:
+    """None when the event may be written; else why not."""
+    record = event.record
+    verdict = VERDICT_OF.get(record.kind)
+    if verdict is None:
+        return None  # the run's own record, written for the run alone
+    proof = event.proof
+    if proof is None or proof.signature is None or proof.nonce is None:
+        return f"A record of a reviewer's decision ({record.kind}) came without its proof."
+    same = (proof.action_hash, proof.verdict, proof.reviewer_id, proof.tenant_id) == (
+        record.action_hash,
+        verdict,
+        record.reviewer_id,
+        event.tenant_id,
+    )
+    if not same:
+        return "The record does not say what its signed decision says."
+    if not signature_matches(key, proof.signed_document(event.run_id), proof.signature):
+        return "The record's decision was not signed by a signoff front end for this run."
+    with use_session(engine) as session:
+        claim = session.get(DecisionNonce, proof.nonce)
+        accepted = claim is not None and claim.run_id == event.run_id
+    if not accepted:
+        return "The record's decision was never accepted by its run."
+    return None
