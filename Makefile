@@ -37,12 +37,9 @@ bootstrap: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/signoff dev
 
-# Everything, on two workers (pytest-xdist): each starts its own time-skipping server
-# and PostgreSQL cluster; a module's tests, and the modules of a package that share a
-# dev stack, stay on one worker (tests/conftest.py).
 test: $(STAMP)
 	scripts/ensure-system-packages.sh
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q
 	$(MAKE) --no-print-directory test-calendar
 
 # Between edits (README, "Tests"): no dev server, browser, PostgreSQL or slow test.

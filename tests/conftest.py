@@ -9,7 +9,6 @@ import sys
 from collections.abc import AsyncIterator, Generator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -130,30 +129,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         for fixture in sorted(TIER_OF_FIXTURE.keys() & set(getattr(item, "fixturenames", ()))):
             item.add_marker(TIER_OF_FIXTURE[fixture])
-
-
-# `make test` runs on two workers with `--dist loadfile`: a module's tests stay on one
-# worker, so that its module-scoped fixtures start once. These packages share one dev
-# stack between their modules (a package-scoped fixture); each is one unit of work too,
-# so that its stack starts once, not on each worker: a stack is a dev server, a worker
-# and the UI, and on 2 cores two at once cost more than they save. (xdist's own
-# `loadgroup` would say it with marks, but does not group on pytest 9.2:
-# https://github.com/pytest-dev/pytest-xdist/issues/1386.)
-PACKAGES_SHARING_A_STACK = ("tests/ui/", "tests/e2e/")
-
-
-@pytest.hookimpl(tryfirst=True, optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class ModulesAndSharedStacks(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            module = super()._split_scope(nodeid)
-            return next((p for p in PACKAGES_SHARING_A_STACK if module.startswith(p)), module)
-
-    return ModulesAndSharedStacks(config, log)
 
 
 @pytest.hookimpl(wrapper=True)
