@@ -12,7 +12,7 @@ UV := $(TOOLS)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: demo test test-calendar lint lock outdated bench bench-live bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
+.PHONY: demo test test-fast test-calendar lint lock outdated bench bench-live bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -41,6 +41,10 @@ test: $(STAMP)
 	scripts/ensure-system-packages.sh
 	$(BIN)/python -m pytest -q
 	$(MAKE) --no-print-directory test-calendar
+
+# Between edits (README, "Tests"): no dev server, browser, PostgreSQL or slow test.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not devserver and not browser and not postgres and not slow"
 
 # The tiers that never start a Temporal server, 400 days ahead under Debian's faketime:
 # a test that holds a calendar date where the code reads the clock fails here first.

@@ -4,7 +4,7 @@ recovery took, written to `bench/CHAOS.md`.
 
 One invocation starts its own Temporal dev server (on a SQLite file) and a SQLite store
 in a fresh folder; each fault gets its own task queue and its own workers, and runs on
-fresh orders (`bench/refund_cases.py`). The faults (`--faults` picks some):
+fresh orders (`testkit/refund_cases.py`). The faults (`--faults` picks some):
 
 - kills: a worker killed (SIGKILL) at each phase of N runs, then a new worker
   (`bench/chaos_kills.py`);

@@ -27,8 +27,8 @@ from bench.chaos_runs import (
     retried_text,
     start_runs,
 )
-from bench.refund_cases import add_refund_cases
 from signoff.service.decisions import DecisionNotAccepted, decide
+from testkit.refund_cases import add_refund_cases
 from workflows import policy
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, RunOutcome

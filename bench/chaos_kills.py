@@ -30,7 +30,7 @@ from bench.chaos_runs import (
     retried_text,
     start_runs,
 )
-from bench.refund_cases import add_refund_cases
+from testkit.refund_cases import add_refund_cases
 
 PHASES = {
     "model_turn": "worker SIGKILL during a model turn",

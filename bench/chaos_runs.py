@@ -1,6 +1,6 @@
 """Runs driven through a fault, and how each fault's row of the table is counted.
 
-A refund run gets its own order and ticket (`bench/refund_cases.py`), is started as
+A refund run gets its own order and ticket (`testkit/refund_cases.py`), is started as
 `signoff run` starts it, waits for a reviewer, is approved with a signed decision as the
 CLI sends it, and must end `completed` with exactly one refund on its order:
 

@@ -41,7 +41,7 @@ from bench.chaos_runs import (
     retried_text,
     start_runs,
 )
-from bench.refund_cases import add_refund_cases
+from testkit.refund_cases import add_refund_cases
 from workflows.actions import EXECUTE_REFUND_ACTIVITY
 
 OUTAGE_SECONDS = 10

@@ -1,7 +1,7 @@
 """The inbox listing against real waiting runs: memo listing against one query per run.
 
 A private `signoff dev` stack (Temporal dev server, worker, SQLite) gets N runs, each on
-a refund ticket and order of its own (`bench/refund_cases.py`); each proposes a refund
+a refund ticket and order of its own (`testkit/refund_cases.py`); each proposes a refund
 and waits for a decision, with an approval time of its own (shuffled), so that expiry
 order is not start order. Then, p50/p95 of:
 the listing the inbox uses (one visibility call, pending actions read from each run's
@@ -31,7 +31,6 @@ from fastapi.testclient import TestClient
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from approvals_ui.main import create_app  # noqa: E402
-from bench.refund_cases import add_refund_cases  # noqa: E402
 from bench.stopping import stop_cleanly_on_sigterm  # noqa: E402
 from bench.waiting_runs import TENANT, refund_request, sign_in, timings  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
@@ -41,6 +40,7 @@ from signoff.service.pending_cursor import pending_page, position_of  # noqa: E4
 from signoff.service.pending_pages import read_pending  # noqa: E402
 from signoff.service.runs import start_run  # noqa: E402
 from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
+from testkit.refund_cases import add_refund_cases  # noqa: E402
 
 STARTS_AT_ONCE = 50
 

@@ -3,7 +3,7 @@
 One invocation starts a private `signoff dev` stack (Temporal dev server on its SQLite
 file, the store seeded) and two worker processes on their own task queues, one running
 signoff's `AgentRun`, one the hand-written baseline (`bench/raw_refund.py`), with the
-same activities. Each run gets a fresh order and ticket (`bench/refund_cases.py`); each
+same activities. Each run gets a fresh order and ticket (`testkit/refund_cases.py`); each
 is approved by a signed decision as soon as it waits. Then, alternating the two sides
 batch by batch so that the machine's load falls on both alike:
 
@@ -34,7 +34,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from activities.store import make_engine  # noqa: E402
-from bench.refund_cases import add_refund_cases  # noqa: E402
 from bench.run_report import RESULTS, SideFigures, write_results  # noqa: E402
 from bench.run_samples import (  # noqa: E402
     KINDS,
@@ -52,6 +51,7 @@ from signoff.config.decision_key import load_decision_key  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.config.temporal_client import connect  # noqa: E402
 from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
+from testkit.refund_cases import add_refund_cases  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TICKS = os.sysconf("SC_CLK_TCK")

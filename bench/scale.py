@@ -2,7 +2,7 @@
 
 A private `signoff dev` stack (Temporal dev server on SQLite, one worker in the launcher's
 process, the store on SQLite) gets waiting refund runs, each on a refund case of its own
-(`bench/refund_cases.py`), up to each checkpoint (default 1,000, 5,000 and 10,000). Runs
+(`testkit/refund_cases.py`), up to each checkpoint (default 1,000, 5,000 and 10,000). Runs
 start as a sliding window: at most `--in-flight` runs started and not yet waiting, well
 under the worker's sticky cache, so that a run's next task finds it cached instead of
 replaying it. At each checkpoint, once every started run waits (the store's read model
@@ -33,7 +33,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.refund_cases import add_refund_cases  # noqa: E402
 from bench.scale_faces import face_timings, walk  # noqa: E402
 from bench.scale_fill import Filling, StoppedFilling, fill_to, read_model_runs  # noqa: E402
 from bench.scale_probes import (  # noqa: E402
@@ -51,6 +50,7 @@ from signoff.config.temporal_client import connect  # noqa: E402
 from signoff.service.pending import waiting_query  # noqa: E402
 from signoff.service.store import open_store  # noqa: E402
 from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
+from testkit.refund_cases import add_refund_cases  # noqa: E402
 
 # Visibility lags the read model (written in the hold's own transaction) by a moment.
 VISIBILITY_SECONDS = 120.0

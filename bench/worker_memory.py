@@ -38,7 +38,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.memory_report import MEMORY, MemoryPoint, write_memory  # noqa: E402
 from bench.probed_dev import probe_dir  # noqa: E402
-from bench.refund_cases import add_refund_cases  # noqa: E402
 from bench.scale_fill import Filling, StoppedFilling, fill_to, read_model_runs  # noqa: E402
 from bench.scale_probes import checkpoints  # noqa: E402
 from bench.stopping import stop_cleanly_on_sigterm  # noqa: E402
@@ -46,6 +45,7 @@ from bench.waiting_runs import TENANT  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.service.store import open_store  # noqa: E402
 from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
+from testkit.refund_cases import add_refund_cases  # noqa: E402
 
 DEFAULT_CHECKPOINTS = (500, 1500, 2500, 3500)
 ANSWER_SECONDS = 600.0  # a reconcile round of thousands of runs takes a while

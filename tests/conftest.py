@@ -112,6 +112,25 @@ async def time_skipping_env(shared_time_skipping: SharedTimeSkippingServer) -> W
     return await shared_time_skipping.current()
 
 
+# The tiers (README, "Tests"): a test carries the mark of what it starts, so that
+# `make test-fast` can leave it out. These fixtures start it for every test that uses
+# them, directly or through another fixture; a test that starts a dev server, a
+# browser or a cluster itself is marked in its module, and a PostgreSQL parameter of
+# the store tests (tests/store/conftest.py) on its `pytest.param`.
+TIER_OF_FIXTURE = {
+    "dev_stack": "devserver",
+    "browser": "browser",
+    "postgres_url": "postgres",
+    "postgres_repeatable_read_url": "postgres",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture in sorted(TIER_OF_FIXTURE.keys() & set(getattr(item, "fixturenames", ()))):
+            item.add_marker(TIER_OF_FIXTURE[fixture])
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]

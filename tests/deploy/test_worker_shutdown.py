@@ -41,7 +41,7 @@ from tests.postgres import postgres_cluster
 from tests.workflow.fakes import new_task_queue, run_request, start
 from workflows.contracts import RUN_TOOL_ACTIVITY, ModelRef, RunOutcome
 
-pytestmark = pytest.mark.devserver
+pytestmark = [pytest.mark.devserver, pytest.mark.postgres]
 
 DEMO_MODEL = ModelRef(provider="scripted", model_id="demo")
 # Bounds on waiting for things to happen, never assertions on how long they took.

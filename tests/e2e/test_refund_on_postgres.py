@@ -26,7 +26,7 @@ from signoff.wiring.local_stack import free_port, signoff_dev_stack
 from tests.e2e.cli import eventually, json_of, signoff
 from tests.e2e.test_approvals_on_dev_server import pending_rows, replay_runs
 
-pytestmark = pytest.mark.devserver
+pytestmark = [pytest.mark.devserver, pytest.mark.postgres]
 
 POLL_SECONDS = 60
 

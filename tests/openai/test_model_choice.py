@@ -113,6 +113,8 @@ def test_a_hand_built_worker_without_the_adapter_says_so_without_retrying() -> N
     assert (raised.value.type, raised.value.non_retryable) == ("ModelBadRequest", True)
 
 
+# Slow: a fresh interpreter imports the worker and the OpenAI SDK.
+@pytest.mark.slow
 def test_a_worker_loads_the_openai_sdk_only_for_an_openai_turn() -> None:
     # Workers that never run a local model never import it (nor pay its import time).
     program = (

@@ -19,7 +19,8 @@ from activities.store.schema import Base
 from activities.store.seed import seed_demo
 from tests.postgres import PostgresUnavailable, postgres_cluster
 
-BACKENDS = ["sqlite", "postgresql"]
+# PostgreSQL's parameter is marked: `make test-fast` runs the store on SQLite alone.
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
 @pytest.fixture(scope="session")

@@ -32,7 +32,9 @@ CONTENDERS = 20
 FULL_AMOUNT_MINOR = 4500  # order C-2210
 
 
-@pytest.fixture(params=[*BACKENDS, "postgresql-repeatable-read"])
+@pytest.fixture(
+    params=[*BACKENDS, pytest.param("postgresql-repeatable-read", marks=pytest.mark.postgres)]
+)
 def race_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """The store on each backend, and on a PostgreSQL whose default isolation is
     REPEATABLE READ: the refund must set its own isolation, not inherit the server's."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = str(Path(sys.executable).parent / "lint-imports")
-PACKAGES = ("workflows", "activities", "signoff", "approvals_ui", "bench", "tests")
+PACKAGES = ("workflows", "activities", "signoff", "approvals_ui", "bench", "tests", "testkit")
 
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
@@ -52,3 +52,14 @@ def test_a_face_reaching_past_the_service_breaks_the_contract(tmp_path: Path) ->
     assert result.returncode != 0
     assert "Faces go through the service: no adapter, no SQL BROKEN" in result.stdout
     assert "approvals_ui.lookups -> activities.store.tickets" in result.stdout
+
+
+def test_a_test_reaching_into_the_benchmarks_breaks_the_contract(tmp_path: Path) -> None:
+    test = copy_of_repo(tmp_path) / "tests" / "workflow" / "test_reviewers_race.py"
+    # What testkit exists to avoid: a test that a change to a benchmark can break.
+    test.write_text(test.read_text() + "\nimport bench.scale_probes  # noqa\n")
+
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "Tests stand alone: nothing from the benchmarks BROKEN" in result.stdout
+    assert "tests.workflow.test_reviewers_race -> bench.scale_probes" in result.stdout

@@ -26,6 +26,8 @@ from tests.workflow.fakes import new_task_queue, run_request, start
 ALICE = Decider(reviewer_id="alice", tenant_id="demo", roles=("refund_approver",))
 
 
+# Slow: the update waits in real time for a worker that never answers.
+@pytest.mark.slow
 async def test_a_decision_no_worker_confirms_is_unconfirmed_not_lost(
     time_skipping_env: WorkflowEnvironment,
 ) -> None:

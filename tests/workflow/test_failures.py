@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
@@ -98,6 +99,9 @@ async def test_a_fatal_model_error_is_not_retried(
     assert len(model.history) == 1
 
 
+# Slow: the retry policy's backoff between six attempts (2 + 4 + ... + 32 s) passes in
+# real time; the time-skipping server does not skip an activity's retry interval.
+@pytest.mark.slow
 async def test_model_failing_every_attempt_ends_with_model_error(
     time_skipping_env: WorkflowEnvironment,
 ) -> None:

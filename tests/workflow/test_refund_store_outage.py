@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 from temporalio import activity
@@ -42,6 +43,8 @@ class StoreDroppingAfterCommit(RefundActivities):
         return result
 
 
+# Slow: the three lost answers wait out the default backoff (1 + 2 + 4 s) in real time.
+@pytest.mark.slow
 async def test_a_refund_whose_answer_the_store_lost_is_retried_by_its_key_not_repeated(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:

@@ -26,7 +26,7 @@ from activities.models.scripted import ScriptedModel
 from activities.refunds import RefundActivities
 from activities.store import list_refunds
 from activities.tool_gateway import ToolGateway
-from bench.refund_cases import add_refund_cases
+from testkit.refund_cases import add_refund_cases
 from tests.workflow.approvals import (
     APPROVAL_RUN_DEADLINE,
     SKIPPING_MAX_AGE,

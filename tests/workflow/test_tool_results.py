@@ -154,6 +154,8 @@ async def test_tool_raising_a_non_retryable_error_gives_a_safe_error_result(
     assert outcome.status == "completed"
 
 
+# Slow: the default backoff between five attempts (1 + 2 + 4 + 8 s), in real time.
+@pytest.mark.slow
 async def test_tool_failing_every_attempt_gives_an_error_result_after_the_retries(
     time_skipping_env: WorkflowEnvironment,
 ) -> None:

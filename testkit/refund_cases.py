@@ -1,4 +1,4 @@
-"""Fresh refund cases for the benchmarks: one order and one ticket per run.
+"""Fresh refund cases for the benchmarks and the tests: one order and one ticket per run.
 
 Runs on one order would share its exposure: since four eyes counts every refund waiting
 on an order (issue 9, `pending_refunds`), only as many runs as the order's paid amount

@@ -1,0 +1,1 @@
+"""The benchmarks' own pieces, tested beside them: `tests/` does not import `bench`."""
