@@ -22,10 +22,8 @@ from activities.store.reviewers import get_reviewer
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.approval_policy import same_person
 from workflows.decision_check import VERIFY_DECISION_ACTIVITY, DecisionCheck, DecisionProof
-from workflows.decision_proof import signature_matches
+from workflows.decision_proof import CLOCK_SKEW, signature_matches
 
-# A front end's clock may run a little ahead of the server's.
-CLOCK_SKEW = timedelta(seconds=30)
 FORGED = (
     "This decision's proof does not match it: no signoff front end signed this decision "
     "for this run and this action. Nothing was decided."

@@ -59,9 +59,7 @@ class RefundActivities:
         with observe.refund_span(command) as span:
             try:
                 check = ProofCheck(key=self._key, caller_run_id=caller_run_id())
-                answer = await asyncio.to_thread(
-                    ledger.answer_proven_refund, self._engine, command, check
-                )
+                answer = await asyncio.to_thread(ledger.answer_refund, self._engine, command, check)
             except StoreError as error:
                 raise _non_retryable(error) from None
             observe.refund_answered(span, answer.result, replayed=answer.replayed)

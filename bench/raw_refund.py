@@ -39,7 +39,6 @@ with workflow.unsafe.imports_passed_through():
         DecisionResult,
         PendingAction,
         PendingRefundHeld,
-        RefundCommand,
         RefundResult,
     )
     from workflows.agent_run import opening_message
@@ -61,6 +60,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_actions import pending_action
     from workflows.gate_results import trail_record
     from workflows.model_turn import actor_hash
+    from workflows.refund_commands import refund_command
     from workflows.run_limits import RUN_LIMITS_ACTIVITY, RunLimits, RunLimitsRequest
     from workflows.tool_catalog import RefundArguments, offered_tools
 
@@ -175,21 +175,12 @@ class RawRefund:
         )
         result: RefundResult = await call(
             EXECUTE_REFUND_ACTIVITY,
-            RefundCommand(
+            refund_command(
+                action,
+                [decision],
                 run_id=run_id,
-                tenant_id=request.tenant_id,
                 ticket_id=request.ticket_id,
-                order_id=action.targets["order_id"],
-                amount_minor=amount_minor,
-                currency=action.arguments["currency"],
-                idempotency_key=f"{run_id}:refund:{action.action_hash}",
-                action_hash=action.action_hash,
-                expected_state_hash=action.state_hash,
-                approvers=[decision.reviewer_id],
-                reason=action.reason,
                 actor_id=request.actor_id,
-                action=action,
-                proofs=[decision],
             ),
             RefundResult,
         )

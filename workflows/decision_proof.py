@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import rfc8785
 
 NONCE_BYTES = 16
+# A front end's clock may run a little ahead of the server's, or of the effect's.
+CLOCK_SKEW = timedelta(seconds=30)
 SIGNATURE_HEX_LENGTH = 64
 
 

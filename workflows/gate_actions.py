@@ -19,9 +19,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.actions import ActionState, PendingAction
     from workflows.approval_policy import (
         APPROVAL_POLICY_VERSION,
-        action_hash,
-        call_id_of,
         money,
+        recomputed_hash,
         state_hash,
         with_exposure,
     )
@@ -39,30 +38,18 @@ def pending_action(
     supersedes: str | None,
     note: str,
 ) -> PendingAction:
-    normalized = {"amount": money(amount_minor), "currency": state.currency or ""}
-    targets = {"tenant_id": request.tenant_id, "order_id": state.order_id or ""}
-    digest = state_hash(state)
     now = workflow.now()
     expires_at = min(now + timedelta(seconds=request.approval_ttl_seconds), request.deadline)
-    return PendingAction(
-        action_hash=action_hash(
-            tool=call.name,
-            arguments=normalized,
-            targets=targets,
-            reason=arguments.reason,
-            policy_version=APPROVAL_POLICY_VERSION,
-            state_digest=digest,
-            run_id=workflow.info().workflow_id,
-            call_id=call_id_of(call.id, supersedes),
-        ),
+    unhashed = PendingAction(
+        action_hash="",
         tool_use_id=call.id,
         tool=call.name,
-        arguments=normalized,
-        targets=targets,
+        arguments={"amount": money(amount_minor), "currency": state.currency or ""},
+        targets={"tenant_id": request.tenant_id, "order_id": state.order_id or ""},
         reason=arguments.reason,
         policy_version=APPROVAL_POLICY_VERSION,
         state=state,
-        state_hash=digest,
+        state_hash=state_hash(state),
         mode="confirm",
         required_approvals=1,
         requested_at=now,
@@ -70,6 +57,9 @@ def pending_action(
         supersedes=supersedes,
         note=note,
     )
+    # The hash the ledger computes again from the same fields (recomputed_hash).
+    digest = recomputed_hash(unhashed, workflow.info().workflow_id)
+    return unhashed.model_copy(update={"action_hash": digest})
 
 
 async def judged_on_exposure(

@@ -42,12 +42,12 @@ with workflow.unsafe.imports_passed_through():
         PendingAction,
         PendingRefundHeld,
         PendingRefundRelease,
-        RefundCommand,
         RefundResult,
     )
-    from workflows.approval_policy import action_amount_minor, effect_key
+    from workflows.approval_policy import effect_key
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
+    from workflows.refund_commands import refund_command
 
 STORE_CALL_TIMEOUT = timedelta(seconds=30)
 # One short transaction. A worker that dies mid-refund (after the commit, say) is noticed
@@ -116,22 +116,12 @@ async def execute(
 ) -> RefundResult | None:
     """The ledger's answer; None when it never gave one (the outcome is unknown). The
     command carries the action and its signed approvals: the ledger verifies them."""
-    run_id = workflow.info().workflow_id
-    command = RefundCommand(
-        run_id=run_id,
-        tenant_id=request.tenant_id,
+    command = refund_command(
+        action,
+        proofs,
+        run_id=workflow.info().workflow_id,
         ticket_id=request.ticket_id,
-        order_id=action.targets["order_id"],
-        amount_minor=action_amount_minor(action),
-        currency=action.arguments["currency"],
-        idempotency_key=refund_key(action),
-        action_hash=action.action_hash,
-        expected_state_hash=action.state_hash,
-        approvers=[a.reviewer_id for a in action.approvals if a.reviewer_id],
-        reason=action.reason,
         actor_id=request.actor_id,
-        action=action,
-        proofs=proofs,
     )
     try:
         result: RefundResult = await workflow.execute_activity(

@@ -27,7 +27,6 @@ spending. A refusal is written to the audit as a `refused` event that says why.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -35,10 +34,8 @@ from sqlalchemy.orm import Session
 from activities.store.schema import DecisionNonce
 from workflows.actions import RefundCommand
 from workflows.approval_policy import action_amount_minor, effect_key, recomputed_hash
-from workflows.decision_proof import signature_matches
+from workflows.decision_proof import CLOCK_SKEW, signature_matches
 
-# A front end's clock may run a little ahead of the server's (as for verify_decision).
-CLOCK_SKEW = timedelta(seconds=30)
 NOTHING_DONE = "Nothing was refunded."
 
 

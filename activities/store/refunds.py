@@ -6,7 +6,7 @@ refund of the same order: on SQLite it opens with `BEGIN IMMEDIATE` (see
 first. Only then does it read the idempotency key, the totals and the state hash, so a
 concurrent refund has either committed (and is seen) or not started. The steps:
 
-0. through the activity (`answer_proven_refund`), the command must prove itself: its
+0. through the activity (`answer_refund` with a check), the command must prove itself: its
    action, its signed approvals, its caller (`effect_proofs.py`), or it is refused
    with a `refused` audit event and nothing else is written;
 1. a ledger row with the same idempotency key: the same arguments get the stored
@@ -105,18 +105,14 @@ def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
     return answer_refund(engine, command).result
 
 
-def answer_proven_refund(engine: Engine, command: RefundCommand, check: ProofCheck) -> LedgerAnswer:
-    """What the `execute_refund` activity answers: the command proves itself in the
-    refund's transaction (step 0 of the module note), then the ledger decides."""
-    return answer_refund(engine, command, check)
-
-
 def answer_refund(
     engine: Engine, command: RefundCommand, check: ProofCheck | None = None
 ) -> LedgerAnswer:
     """`execute_refund`, saying whether the refund was made now or found made earlier.
-    Without `check`, the ledger's rules alone: for this module's own callers and tests,
-    never for a command that came through the task queue."""
+    With `check` (the `execute_refund` activity always gives one) the command proves
+    itself first, in the refund's transaction (step 0 of the module note). Without, the
+    ledger's rules alone: for this module's own callers and tests, never for a command
+    that came through the task queue."""
     if len(command.idempotency_key) > KEY_LENGTH or len(command.run_id) > KEY_LENGTH:
         return LedgerAnswer(
             _refused(f"The idempotency key or run id is longer than {KEY_LENGTH} characters.")

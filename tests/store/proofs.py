@@ -9,7 +9,6 @@ activity environment the run as its caller.
 from __future__ import annotations
 
 import dataclasses
-import secrets
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine
@@ -17,15 +16,14 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.store.decision_nonces import claim_nonce
 from activities.store.refunds import read_action_state
+from tests.workflow.approvals import signed
 from workflows.actions import Decision, PendingAction, RefundCommand, Verdict
 from workflows.approval_policy import (
-    action_amount_minor,
-    effect_key,
     money,
     recomputed_hash,
     state_hash,
 )
-from workflows.decision_proof import sign
+from workflows.refund_commands import refund_command
 
 PROOF_KEY = b"store-tests-decision-key-32-bytes-long!!"
 RUN_ID = "run-demo-proven"
@@ -89,10 +87,8 @@ def signed_decision(
         reviewer_roles=["refund_approver"],
         tenant_id="demo",
         reason=reason,
-        issued_at=issued_at or datetime.now(UTC),
-        nonce=secrets.token_hex(16),
     )
-    proof = unsigned.model_copy(update={"signature": sign(key, unsigned.signed_document(run_id))})
+    proof = signed(unsigned, run_id, key, issued_at)
     assert proof.nonce is not None and proof.issued_at is not None
     claim_nonce(
         engine,
@@ -108,23 +104,8 @@ def signed_decision(
 def proven_command(
     action: PendingAction, proofs: list[Decision], *, ticket_id: str = "T-2210"
 ) -> RefundCommand:
-    """The command the gate sends for `action` (workflows/gate_store.py)."""
-    return RefundCommand(
-        run_id=RUN_ID,
-        tenant_id=action.targets["tenant_id"],
-        ticket_id=ticket_id,
-        order_id=action.targets["order_id"],
-        amount_minor=action_amount_minor(action),
-        currency=action.arguments["currency"],
-        idempotency_key=effect_key(RUN_ID, action.tool, action.action_hash),
-        action_hash=action.action_hash,
-        expected_state_hash=action.state_hash,
-        approvers=list(dict.fromkeys(proof.reviewer_id for proof in proofs)),
-        reason=action.reason,
-        actor_id="ops",
-        action=action,
-        proofs=proofs,
-    )
+    """The command the gate sends for `action` (workflows/refund_commands.py)."""
+    return refund_command(action, proofs, run_id=RUN_ID, ticket_id=ticket_id, actor_id="ops")
 
 
 def as_run(run_id: str = RUN_ID) -> ActivityEnvironment:

@@ -58,7 +58,7 @@ async def test_a_locked_database_propagates_for_temporal_to_retry(
     def locked(engine: Engine, command: RefundCommand, check: object) -> ledger.LedgerAnswer:
         raise OperationalError("BEGIN IMMEDIATE", {}, Exception("database is locked"))
 
-    monkeypatch.setattr(ledger, "answer_proven_refund", locked)
+    monkeypatch.setattr(ledger, "answer_refund", locked)
     with pytest.raises(OperationalError):
         await ActivityEnvironment().run(
             RefundActivities(store, PROOF_KEY).execute_refund,

@@ -25,9 +25,8 @@ from workflows.actions import (
     DecisionEvent,
     DecisionRecord,
     PendingRefundRelease,
-    RefundCommand,
 )
-from workflows.approval_policy import action_amount_minor, effect_key
+from workflows.refund_commands import refund_command
 
 REFUND = ("refund", {"amount": "89.90", "reason": "The kettle arrived broken."})
 
@@ -41,21 +40,10 @@ async def test_a_rogue_workflow_moves_no_money_and_touches_no_run(
         (action,) = await pending_actions(handle)
         signoff_queue = (await handle.describe()).task_queue
         held_before = pending_minor(seeded_engine, "demo", "C-1042", action.requested_at)
-        names = RefundCommand(
-            run_id=handle.id,
-            tenant_id="demo",
-            ticket_id="T-1042",
-            order_id="C-1042",
-            amount_minor=action_amount_minor(action),
-            currency="EUR",
-            idempotency_key=effect_key(handle.id, "refund", action.action_hash),
-            action_hash=action.action_hash,
-            expected_state_hash=action.state_hash,
-            approvers=["alice", "bob"],
-            reason=action.reason,
-            action=action,
-            proofs=[],
-        )
+        # The run's own action, as its history shows it, naming two reviewers, no proof.
+        names = refund_command(
+            action, [], run_id=handle.id, ticket_id="T-1042", actor_id=None
+        ).model_copy(update={"approvers": ["alice", "bob"]})
         plan = RoguePlan(
             signoff_queue=signoff_queue,
             command=names,
