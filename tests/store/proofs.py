@@ -9,19 +9,17 @@ activity environment the run as its caller.
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import Engine
 from temporalio.testing import ActivityEnvironment
 
 from activities.store.decision_nonces import claim_nonce
-from activities.store.refunds import read_action_state
+from tests.store.test_waiting_actions import an_action
 from tests.workflow.approvals import signed
 from workflows.actions import Decision, PendingAction, RefundCommand, Verdict
 from workflows.approval_policy import (
-    money,
     recomputed_hash,
-    state_hash,
 )
 from workflows.refund_commands import refund_command
 
@@ -32,23 +30,9 @@ RUN_ID = "run-demo-proven"
 def proven_action(
     engine: Engine, amount_minor: int, *, ticket_id: str = "T-2210", call_id: str = "call-1"
 ) -> PendingAction:
-    state = read_action_state(engine, "demo", ticket_id)
-    assert state.order_id is not None and state.currency is not None
-    now = datetime.now(UTC)
-    action = PendingAction(
-        action_hash="0" * 64,
-        tool_use_id=call_id,
-        tool="refund",
-        arguments={"amount": money(amount_minor), "currency": state.currency},
-        targets={"tenant_id": "demo", "order_id": state.order_id},
-        reason="The parcel never came.",
-        policy_version="test",
-        state=state,
-        state_hash=state_hash(state),
-        mode="confirm",
-        required_approvals=1,
-        requested_at=now,
-        expires_at=now + timedelta(hours=24),
+    """The store tests' waiting action, hashed as the gate hashes it for RUN_ID."""
+    action = an_action(engine, "0" * 64, amount_minor, ticket_id).model_copy(
+        update={"tool_use_id": call_id}
     )
     return action.model_copy(update={"action_hash": recomputed_hash(action, RUN_ID)})
 
