@@ -5,3 +5,9 @@
 every answer to one `ToolResult`, and `activities.py` exposes both to Temporal. The
 `mcp` SDK is imported here only, when a server is reached.
 """
+
+import logging
+
+# The worker's logging setup shows these warnings; a command that reports the same facts
+# itself (`signoff mcp tools`) does not print them twice through logging's last resort.
+logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -67,6 +67,10 @@ COMMANDS = {
         "signoff.cli.commands_profiles",
         "Agent profiles: check a profile file offline, or show what a worker would load.",
     ),
+    "mcp": Lazy(
+        "signoff.cli.commands_mcp",
+        "MCP servers: review a server's tools and pin; see what it offers.",
+    ),
     # It starts a private stack, so the wiring registers it (signoff/wiring/eval_command.py).
     "eval": Lazy(
         "signoff.wiring.eval_command",
