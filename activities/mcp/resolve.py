@@ -30,12 +30,15 @@ logger = logging.getLogger(__name__)
 def server_tools(name: str, server: McpServer, advertised: list[AdvertisedTool]) -> McpServerTools:
     """The decision for one server, from what it advertises now (pure)."""
     now = pin_of(advertised)
-    review = f"review its tools with `signoff mcp pin {name}`"
+    command = f"`signoff mcp pin {name}`"
     if server.pin is None:
         return McpServerTools(
             server=name,
             status="unpinned",
-            message=f"the profile gives no pin for this server; {review} and add the pin",
+            message=(
+                f"the profile gives no pin for this server; review its tools with {command} "
+                "and add the pin"
+            ),
             advertised=now,
         )
     if server.pin != now:
@@ -44,8 +47,8 @@ def server_tools(name: str, server: McpServer, advertised: list[AdvertisedTool])
             status="pin_mismatch",
             message=(
                 f"its advertised tools changed since they were pinned (pin {server.pin}, now "
-                f"{now}); none of its tools is offered until an operator {review} and "
-                "accepts the new pin"
+                f"{now}); none of its tools is offered until an operator reviews them with "
+                f"{command} and accepts the new pin"
             ),
             pinned=server.pin,
             advertised=now,
