@@ -38,7 +38,7 @@ from workflows.policy import MAX_STEP_BUDGET
 from workflows.profile_values import Duration, Money, WholeNumber, problem
 from workflows.tool_catalog import ToolDefinition
 from workflows.tool_description_lint import description_problems
-from workflows.tool_policy import ToolPolicy
+from workflows.tool_policy import ToolPolicy as ToolPolicy  # re-exported: its old home
 
 # The validation context key under which the loader passes the tools that exist.
 KNOWN_TOOLS = "known_tools"
