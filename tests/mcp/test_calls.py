@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from temporalio.exceptions import ApplicationError
-from temporalio.testing import ActivityEnvironment
+from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
+from temporalio.worker import Worker
 
 from activities.mcp.activities import McpTools
 from activities.mcp.call import McpServerUnavailable, call_tool
@@ -31,10 +33,12 @@ from tests.mcp.conftest import (
     mcp_server_process,
     stdio_command,
 )
+from tests.mcp.probe_workflow import PROBE_ATTEMPTS, McpCallProbe
 from tests.postgres import free_port
 from workflows.contracts import ToolCallInput, ToolResult
 from workflows.mcp_tools import McpServer, McpToolCall, offered_name
 from workflows.policy import MAX_TOOL_RESULT_CHARS
+from workflows.sandbox import workflow_runner
 
 PROVENANCE = "MCP server warranty, tool {tool}, unverified third-party output"
 
@@ -191,3 +195,29 @@ async def test_an_irreversible_call_over_stdio_carries_its_key(
     assert [result.is_error for result in results] == [False, False]
     assert [call["key"] for call in calls(tmp_path)] == ["run-demo-8:label"] * 2
     assert len(labels(tmp_path)) == 1
+
+
+async def test_temporal_retries_a_server_that_is_down_then_the_call_fails(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    call = request(declared(url=url, pin="0" * 64), "lookup_warranty", {"order_id": "A-9"})
+    queue = f"mcp-{uuid.uuid4()}"
+    async with Worker(
+        time_skipping_env.client,
+        task_queue=queue,
+        workflows=[McpCallProbe],
+        activities=[McpTools(5.0).run],
+        workflow_runner=workflow_runner("tests.mcp.probe_workflow"),
+    ):
+        handle = await time_skipping_env.client.start_workflow(
+            McpCallProbe.run, call, id=f"probe-{uuid.uuid4()}", task_queue=queue
+        )
+        outcome = await handle.result()
+    assert outcome == "failed after retries: MAXIMUM_ATTEMPTS_REACHED McpServerUnavailable"
+    started = [
+        event
+        async for event in handle.fetch_history_events()
+        if event.HasField("activity_task_started_event_attributes")
+    ]
+    assert started[-1].activity_task_started_event_attributes.attempt == PROBE_ATTEMPTS
