@@ -15,7 +15,8 @@ DIR/labels.jsonl, so a test in another process can check "exactly one effect".
 
 Switches: `--changed` advertises one more tool (`delete_account`), as a server updated
 behind its operator's back; `--inject` hides an instruction in `lookup_warranty`'s
-description (one that still passes the linter).
+description (one that still passes the linter); `--stall` makes `lookup_warranty` accept
+calls and never answer (its advertised tools, and so its pin, are unchanged).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -87,12 +89,16 @@ def _append(path: Path, record: dict[str, Any]) -> None:
         file.write(json.dumps(record) + "\n")
 
 
-def build(state: Path, *, changed: bool = False, inject: bool = False) -> MCPServer:
+def build(
+    state: Path, *, changed: bool = False, inject: bool = False, stall: bool = False
+) -> MCPServer:
     server = MCPServer("signoff-test-warranty", log_level="WARNING")
     lock = threading.Lock()
 
     @server.tool(description=LOOKUP_DESCRIPTION + (INJECTED if inject else ""))
-    def lookup_warranty(order_id: str) -> str:
+    async def lookup_warranty(order_id: str) -> str:
+        if stall:
+            await anyio.sleep_forever()  # a server that accepts the call and never answers
         return json.dumps({"order_id": order_id, "warranty_months_left": 14})
 
     @server.tool(description=LABEL_DESCRIPTION)
@@ -149,9 +155,12 @@ def main(argv: list[str] | None = None) -> None:
     transport.add_argument("--stdio", action="store_true", help="serve on stdin/stdout")
     parser.add_argument("--changed", action="store_true", help="advertise one more tool")
     parser.add_argument("--inject", action="store_true", help="inject an instruction")
+    parser.add_argument("--stall", action="store_true", help="never answer lookup_warranty")
     options = parser.parse_args(argv)
     options.state.mkdir(parents=True, exist_ok=True)
-    server = build(options.state, changed=options.changed, inject=options.inject)
+    server = build(
+        options.state, changed=options.changed, inject=options.inject, stall=options.stall
+    )
     if options.stdio:
         server.run("stdio")
     else:

@@ -110,6 +110,15 @@ class McpServer(Contract):
             )
         if self.env and self.command is None:
             raise problem("env applies only to a command (stdio) server", key="env")
+        for name, policy in self.tools.items():
+            if policy.four_eyes_above is not None:
+                # The amount is measured by a built-in tool's policy hook (the refund's
+                # exposure); an MCP tool has none, so the threshold would never apply.
+                raise problem(
+                    'an MCP tool has no amount to compare; use approval = "review" for '
+                    "two reviewers",
+                    key=f"tools.{name}.four_eyes_above",
+                )
         return self
 
     def transport(self) -> str:
@@ -166,7 +175,7 @@ McpServerStatus = Literal[
     "offered",  # pinned, matching, every declared tool advertised and well described
     "unpinned",  # the profile gives no pin yet
     "pin_mismatch",  # the advertised tools changed since they were pinned
-    "missing_tool",  # a declared tool the server does not advertise
+    "missing_tool",  # a declared tool (or editable argument) the server does not advertise
     "lint_failed",  # a declared tool's description fails the linter
     "down",  # unreachable, timed out, or it answered nonsense
 ]

@@ -63,6 +63,22 @@ def server_tools(name: str, server: McpServer, advertised: list[AdvertisedTool])
             pinned=server.pin,
             advertised=now,
         )
+    unknown_editable = [
+        f"{tool}.{argument}"
+        for tool, policy in server.tools.items()
+        for argument in policy.editable
+        if argument not in by_name[tool].input_schema.get("properties", {})
+    ]
+    if unknown_editable:
+        return McpServerTools(
+            server=name,
+            status="missing_tool",
+            message=(
+                f"editable names arguments the tool does not take: {', '.join(unknown_editable)}"
+            ),
+            pinned=server.pin,
+            advertised=now,
+        )
     problems = [
         f"{tool}: {'; '.join(description_problems(by_name[tool].description or ''))}"
         for tool in server.tools

@@ -221,3 +221,13 @@ async def test_temporal_retries_a_server_that_is_down_then_the_call_fails(
         if event.HasField("activity_task_started_event_attributes")
     ]
     assert started[-1].activity_task_started_event_attributes.attempt == PROBE_ATTEMPTS
+
+
+async def test_a_server_that_never_answers_times_out_into_a_retry(
+    mcp_server: RunningServer, tmp_path: Path
+) -> None:
+    server = await pinned(mcp_server)
+    with mcp_server_process(tmp_path, "--stall") as stalled:
+        moved = server.model_copy(update={"url": stalled.url})
+        with pytest.raises(McpServerUnavailable, match=r"unreachable \((TimeoutError|MCPError)"):
+            await call_tool(request(moved, "lookup_warranty", {"order_id": "A-10"}), 3.0)

@@ -102,6 +102,15 @@ def problems(tmp_path: Path, declaration: str) -> list[tuple[str, str]]:
             ),
         ),
         (
+            f'[{SERVER}]\nurl = "http://127.0.0.1:1/mcp"\n[{SERVER}.tools.create_label]\n'
+            'approval = "confirm"\nfour_eyes_above = "100.00"\n'
+            'approver_roles = ["refund_approver"]\n',
+            (
+                f"{SERVER}.tools.create_label.four_eyes_above",
+                'an MCP tool has no amount to compare; use approval = "review" for two reviewers',
+            ),
+        ),
+        (
             f'[{SERVER}]\nurl = "http://127.0.0.1:1/mcp"\ntransport = "sse"\n',
             (f"{SERVER}.transport", "unknown key; allowed: url, command, env, pin, tools"),
         ),
@@ -117,6 +126,7 @@ def problems(tmp_path: Path, declaration: str) -> list[tuple[str, str]]:
         "tool-name",
         "read-with-approval",
         "no-risk-needs-approvers",
+        "no-amount-threshold",
         "unknown-key",
     ],
 )

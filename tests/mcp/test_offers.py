@@ -12,7 +12,7 @@ from typing import Any
 from activities.mcp.pin import AdvertisedTool, pin_of
 from activities.mcp.resolve import server_tools
 from testkit.mcp_server import build
-from tests.mcp.conftest import DECLARED_TOOLS, READ, declared
+from tests.mcp.conftest import CONFIRMED, DECLARED_TOOLS, READ, declared
 from workflows.mcp_tools import McpServer, McpToolOffer, split_offered_name
 from workflows.tool_catalog import CATALOG
 
@@ -85,6 +85,20 @@ async def test_a_declared_tool_the_server_does_not_advertise_offers_nothing(
     decided = server_tools("warranty", server, tools)
     assert (decided.status, decided.offered) == ("missing_tool", ())
     assert "refund_everything" in decided.message
+
+
+async def test_an_editable_argument_the_tool_does_not_take_offers_nothing(
+    tmp_path: Path,
+) -> None:
+    tools = await advertised(tmp_path)
+    label = {**CONFIRMED, "editable": ["order_id", "amount"]}
+    decided = server_tools("warranty", pinned(tools, {"create_return_label": label}), tools)
+    assert (decided.status, decided.offered) == ("missing_tool", ())
+    assert decided.message == (
+        "editable names arguments the tool does not take: create_return_label.amount"
+    )
+    label["editable"] = ["order_id"]
+    assert server_tools("warranty", pinned(tools, {"create_return_label": label}), tools).offered
 
 
 def test_a_description_that_fails_the_linter_offers_nothing() -> None:
