@@ -95,3 +95,19 @@ async def review_pin(declared: DeclaredServer, timeout: float) -> PinReview:
 async def offered_tools(declared: DeclaredServer, timeout: float) -> McpServerTools:
     """What a run of the agent would be offered from this server now, or why nothing."""
     return await resolve_server(declared.name, declared.server, timeout)
+
+
+async def startup_report(profiles: ProfileSet, timeout: float) -> list[str]:
+    """One line per declared server, for the worker's start: what it offers, or why not.
+    A run asks again before it offers tools; this only tells the operator early."""
+    lines = []
+    for agent_name, agent in profiles.agents.items():
+        for name, server in agent.mcp_servers.items():
+            decided = await resolve_server(name, server, timeout)
+            what = (
+                f"offers {', '.join(offer.offered_name for offer in decided.offered) or 'nothing'}"
+                if decided.status == "offered"
+                else f"offers no tools ({decided.status}): {decided.message}"
+            )
+            lines.append(f"MCP server {name} (agent {agent_name}): {what}")
+    return lines

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from activities.mcp.resolve import resolve_server, resolve_servers
+from signoff.config.profiles import load_profile_file
+from signoff.service.mcp_servers import startup_report
 from tests.mcp.conftest import (
     TIMEOUT_SECONDS,
     RunningServer,
@@ -80,3 +82,28 @@ async def test_a_stdio_command_that_does_not_exist_is_down(tmp_path: Path) -> No
     server = declared(command=(str(tmp_path / "no-such-server"),), pin="0" * 64)
     decided = await resolve_server("warranty", server, 5.0)
     assert (decided.status, decided.offered) == ("down", ())
+
+
+async def test_the_worker_says_at_start_what_each_server_offers(
+    mcp_server: RunningServer, tmp_path: Path
+) -> None:
+    pin = await pin_of_server(mcp_server.url)
+    down = f"http://127.0.0.1:{free_port()}/mcp"
+    path = tmp_path / "profiles.toml"
+    path.write_text(
+        "[agents.support]\n"
+        'system_prompt = "Answer the ticket."\n'
+        'tools = ["read_ticket"]\n'
+        'model = { provider = "scripted" }\n'
+        'budgets.default = { steps = 8, tokens = 1000, deadline = "2h" }\n'
+        f'mcp_servers.warranty = {{ url = "{mcp_server.url}", pin = "{pin}", '
+        'tools = { lookup_warranty = { risk = "read" } } }\n'
+        f'mcp_servers.billing = {{ url = "{down}", pin = "{pin}" }}\n'
+    )
+    lines = await startup_report(load_profile_file(path).profiles, TIMEOUT_SECONDS)
+    assert lines[0] == "MCP server warranty (agent support): offers warranty__lookup_warranty"
+    assert lines[1].startswith(
+        "MCP server billing (agent support): offers no tools (down): the server did not "
+        "answer (ConnectError, reference "
+    )
+    assert len(lines) == 2
