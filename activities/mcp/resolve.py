@@ -25,6 +25,16 @@ from workflows.mcp_tools import McpResolution, McpServer, McpServerTools, McpToo
 from workflows.tool_description_lint import description_problems
 
 logger = logging.getLogger(__name__)
+# Every turn of a run carries its tools' descriptions: a longer one is context stuffing,
+# not documentation (the built-in tools' are under 700 characters).
+MAX_DESCRIPTION_CHARS = 2000
+
+
+def _description_problems(description: str | None) -> list[str]:
+    text = description or ""
+    if len(text) > MAX_DESCRIPTION_CHARS:
+        return [f"it has {len(text)} characters; at most {MAX_DESCRIPTION_CHARS}"]
+    return description_problems(text)
 
 
 def server_tools(name: str, server: McpServer, advertised: list[AdvertisedTool]) -> McpServerTools:
@@ -80,9 +90,9 @@ def server_tools(name: str, server: McpServer, advertised: list[AdvertisedTool])
             advertised=now,
         )
     problems = [
-        f"{tool}: {'; '.join(description_problems(by_name[tool].description or ''))}"
+        f"{tool}: {'; '.join(_description_problems(by_name[tool].description))}"
         for tool in server.tools
-        if description_problems(by_name[tool].description or "")
+        if _description_problems(by_name[tool].description)
     ]
     if problems:
         return McpServerTools(

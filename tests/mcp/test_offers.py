@@ -108,6 +108,16 @@ def test_a_description_that_fails_the_linter_offers_nothing() -> None:
     assert "lookup_warranty: it has 1 sentence(s)" in decided.message
 
 
+def test_a_description_too_long_for_every_turn_offers_nothing() -> None:
+    padded = "Looks up a warranty. Use it when asked. Do not use it for refunds. It returns JSON. "
+    tools = [AdvertisedTool("lookup_warranty", padded * 30, {"type": "object"})]
+    decided = server_tools("warranty", pinned(tools, {"lookup_warranty": READ}), tools)
+    assert (decided.status, decided.offered) == ("lint_failed", ())
+    assert f"lookup_warranty: it has {len(padded * 30)} characters; at most 2000" in (
+        decided.message
+    )
+
+
 async def test_an_injected_instruction_changes_nothing_the_agent_may_do(tmp_path: Path) -> None:
     """The operator pinned the server with the injected description (it passes the
     linter): the offer is still the declaration's tools, risks and approvals; the tools
