@@ -185,6 +185,7 @@ async def test_an_undeclared_tool_is_never_called(mcp_server: RunningServer) -> 
     assert [call for call in calls(mcp_server.state) if call["order_id"] == "A-7"] == []
 
 
+@pytest.mark.slow  # two server processes started over stdio
 async def test_an_irreversible_call_over_stdio_carries_its_key(
     mcp_server: RunningServer, tmp_path: Path
 ) -> None:
@@ -223,6 +224,7 @@ async def test_temporal_retries_a_server_that_is_down_then_the_call_fails(
     assert started[-1].activity_task_started_event_attributes.attempt == PROBE_ATTEMPTS
 
 
+@pytest.mark.slow  # a server process, then a whole timeout
 async def test_a_server_that_never_answers_times_out_into_a_retry(
     mcp_server: RunningServer, tmp_path: Path
 ) -> None:
