@@ -28,10 +28,10 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from workflows.actions import ApprovalMode
 from workflows.contract_base import Contract
-from workflows.contracts import ToolCallInput, ToolSpec
 from workflows.known_tools import ProfileRisk
 from workflows.profile_values import problem
 from workflows.tool_policy import ToolPolicy
+from workflows.tool_spec import ToolSpec
 
 RESOLVE_MCP_TOOLS_ACTIVITY = "resolve_mcp_tools"
 RUN_MCP_TOOL_ACTIVITY = "run_mcp_tool"
@@ -204,10 +204,15 @@ class McpResolution(Contract):
 
 
 class McpToolCall(Contract):
-    """What the MCP call activity receives: the run's call, with the server's declaration
-    as the run recorded it (its policy decides the risk, never the server)."""
+    """What the MCP call activity receives: the model's call, with the server's declaration
+    as the run recorded it (its policy decides the risk, never the server). The fields
+    are those of the run's `ToolCallInput` that the call needs; this module does not
+    import the contracts, which import the profiles, which import it."""
 
+    run_id: str
+    tool_use_id: str
+    idempotency_key: str
     server_name: str
     server: McpServer
-    tool: str
-    call: ToolCallInput
+    tool: str  # the server's own name for it
+    arguments: dict[str, Any]

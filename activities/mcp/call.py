@@ -61,7 +61,7 @@ async def _exchange(request: McpToolCall, timeout: float) -> CallToolResult | _N
     policy = server.tools[tool]
     # RequestParamsMeta is a TypedDict that names only the SDK's own keys.
     meta = (
-        cast(RequestParamsMeta, {IDEMPOTENCY_META_KEY: request.call.idempotency_key})
+        cast(RequestParamsMeta, {IDEMPOTENCY_META_KEY: request.idempotency_key})
         if policy.risk == "irreversible"
         else None
     )
@@ -80,16 +80,16 @@ async def _exchange(request: McpToolCall, timeout: float) -> CallToolResult | _N
                 return _NotCalled("its tools changed since they were pinned")
             if tool not in {advertised_tool.name for advertised_tool in advertised}:
                 return _NotCalled("it does not advertise this tool")
-            return await session.call_tool(tool, request.call.arguments, meta=meta)
+            return await session.call_tool(tool, request.arguments, meta=meta)
 
 
 async def call_tool(request: McpToolCall, timeout: float) -> ToolResult:
-    name, tool, call = request.server_name, request.tool, request.call
+    name, tool = request.server_name, request.tool
     source = provenance(name, tool)
 
     def result(field: str, text: str, *, is_error: bool) -> ToolResult:
         content = _dumps_with_bounded_field({"provenance": source, field: text}, field)
-        return ToolResult(tool_use_id=call.tool_use_id, content=content, is_error=is_error)
+        return ToolResult(tool_use_id=request.tool_use_id, content=content, is_error=is_error)
 
     if tool not in request.server.tools or request.server.pin is None:
         return result(
@@ -109,7 +109,7 @@ async def call_tool(request: McpToolCall, timeout: float) -> ToolResult:
                 name,
                 tool,
                 reference,
-                call.run_id,
+                request.run_id,
                 kind,
             )
             raise McpServerUnavailable(
@@ -123,7 +123,7 @@ async def call_tool(request: McpToolCall, timeout: float) -> ToolResult:
             name,
             tool,
             reference,
-            call.run_id,
+            request.run_id,
             exc_info=True,
         )
         return result(

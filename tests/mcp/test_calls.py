@@ -35,8 +35,8 @@ from tests.mcp.conftest import (
 )
 from tests.mcp.probe_workflow import PROBE_ATTEMPTS, McpCallProbe
 from tests.postgres import free_port
-from workflows.contracts import ToolCallInput, ToolResult
-from workflows.mcp_tools import McpServer, McpToolCall, offered_name
+from workflows.contracts import ToolResult
+from workflows.mcp_tools import McpServer, McpToolCall
 from workflows.policy import MAX_TOOL_RESULT_CHARS
 from workflows.sandbox import workflow_runner
 
@@ -52,18 +52,13 @@ def request(
     server: McpServer, tool: str, arguments: dict[str, Any], key: str = "run-demo-1:call-1"
 ) -> McpToolCall:
     return McpToolCall(
+        run_id="run-demo-1",
+        tool_use_id="toolu_1",
+        idempotency_key=key,
         server_name="warranty",
         server=server,
         tool=tool,
-        call=ToolCallInput(
-            run_id="run-demo-1",
-            tenant_id="demo",
-            ticket_id="T-1",
-            tool_use_id="toolu_1",
-            name=offered_name("warranty", tool),
-            arguments=arguments,
-            idempotency_key=key,
-        ),
+        arguments=arguments,
     )
 
 
