@@ -228,3 +228,14 @@ async def test_a_server_that_never_answers_times_out_into_a_retry(
         moved = server.model_copy(update={"url": stalled.url})
         with pytest.raises(McpServerUnavailable, match=r"unreachable \((TimeoutError|MCPError)"):
             await call_tool(request(moved, "lookup_warranty", {"order_id": "A-10"}), 3.0)
+
+
+async def test_arguments_the_server_refuses_are_an_error_result(
+    mcp_server: RunningServer,
+) -> None:
+    server = await pinned(mcp_server)
+    result = await call_tool(request(server, "lookup_warranty", {"order": 1}), TIMEOUT_SECONDS)
+    assert result.is_error
+    decoded = payload(result)
+    assert decoded["provenance"] == PROVENANCE.format(tool="lookup_warranty")
+    assert "order_id" in decoded["error"]
