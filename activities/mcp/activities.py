@@ -1,8 +1,13 @@
-"""The MCP connector's two activities: what the declared servers offer, and one call.
+"""The MCP connector's two activities: what the declared servers offer, and one read.
 
 An unreachable server makes the call activity raise a retryable `ApplicationError`
 (Temporal's retry policy bounds the attempts; the workflow then tells the model the
 tool did not answer). Everything else the server does becomes a `ToolResult`.
+
+The call activity runs read tools only. Anyone may call an activity, so an
+irreversible MCP tool runs only through the gate's effect, which verifies its proofs
+itself and then calls `activities.mcp.call.call_tool` (as the tool gateway refuses an
+irreversible built-in or Python tool).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from workflows.mcp_tools import (
     McpResolution,
     McpResolveInput,
     McpToolCall,
+    offered_name,
 )
 
 
@@ -32,6 +38,17 @@ class McpTools:
 
     @activity.defn(name=RUN_MCP_TOOL_ACTIVITY)
     async def run(self, request: McpToolCall) -> ToolResult:
+        policy = request.server.tools.get(request.tool)
+        if policy is not None and policy.risk != "read":
+            return ToolResult(
+                tool_use_id=request.tool_use_id,
+                content=(
+                    f"The tool '{offered_name(request.server_name, request.tool)}' is "
+                    "irreversible: it runs only after a reviewer's decision, through the "
+                    "gate. It was not called."
+                ),
+                is_error=True,
+            )
         try:
             return await call_tool(request, self._timeout)
         except McpServerUnavailable as error:

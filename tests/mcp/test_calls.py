@@ -239,3 +239,17 @@ async def test_arguments_the_server_refuses_are_an_error_result(
     decoded = payload(result)
     assert decoded["provenance"] == PROVENANCE.format(tool="lookup_warranty")
     assert "order_id" in decoded["error"]
+
+
+async def test_the_call_activity_refuses_an_irreversible_tool(mcp_server: RunningServer) -> None:
+    """Anyone may call an activity: an irreversible tool runs only through the gate's
+    effect, which verifies the decisions itself."""
+    server = await pinned(mcp_server)
+    call = request(server, "create_return_label", {"order_id": "A-11"}, key="run-demo-11:x")
+    result = await ActivityEnvironment().run(McpTools(TIMEOUT_SECONDS).run, call)
+    assert (result.is_error, result.content) == (
+        True,
+        "The tool 'warranty__create_return_label' is irreversible: it runs only after a "
+        "reviewer's decision, through the gate. It was not called.",
+    )
+    assert [call for call in calls(mcp_server.state) if call["order_id"] == "A-11"] == []
