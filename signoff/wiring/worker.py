@@ -51,7 +51,9 @@ def build_worker(
     gateway = ToolGateway(engine)
     key = load_decision_key(settings)
     refunds = refunds or RefundActivities(engine, key)
-    effects = ToolEffects(engine, key, profiles or load_profiles(settings))
+    effects = ToolEffects(
+        engine, key, profiles or load_profiles(settings), settings.mcp_timeout_seconds
+    )
     verifier = DecisionVerifier(
         engine,
         key,
