@@ -90,7 +90,9 @@ async def test_a_read_then_an_approved_write_that_executes_once_and_replays(
     assert offered == ["read_ticket", "get_order", LOOKUP[0], LABEL[0]]
     (read,) = tool_results(model, 1)
     assert not read.is_error
-    assert json.loads(read.content)["provenance"].startswith("MCP server warranty, tool lookup_warranty")
+    assert json.loads(read.content)["provenance"].startswith(
+        "MCP server warranty, tool lookup_warranty"
+    )
     (label,) = labels(warranty.state)
     assert label["key"] == f"{handle.id}:{LABEL[0]}:{action.action_hash}"
     assert [call["key"] for call in calls(warranty.state)] == [label["key"]]
