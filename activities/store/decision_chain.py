@@ -55,6 +55,12 @@ def row_fields(row: DecisionRow) -> dict[str, Any]:
     }
 
 
+def hashed_fields(row: DecisionRow) -> str:
+    """The exact text the row's hash covers after `prev_hash` and a newline: the RFC 8785
+    JSON of `row_fields`. Exports carry it, so anyone can recompute the chain."""
+    return rfc8785.dumps(row_fields(row)).decode()
+
+
 def row_hash(prev_hash: str, row: DecisionRow) -> str:
     return hashlib.sha256(prev_hash.encode() + b"\n" + rfc8785.dumps(row_fields(row))).hexdigest()
 
