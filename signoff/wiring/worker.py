@@ -40,7 +40,9 @@ def build_worker(
     """The worker `signoff worker` runs; `refunds` replaces the refund activities (the
     evals' fault workers hold a refund's answer back, signoff/wiring/eval_faults.py);
     `models` are the model adapters, whose HTTP clients their owner closes."""
-    engine = engine or make_engine(settings.resolved_database_url)
+    engine = engine or make_engine(
+        settings.resolved_database_url, migrate=settings.migrate_at_start
+    )
     models = models or build_model_turns(settings)
     gateway = ToolGateway(engine)
     key = load_decision_key(settings)
@@ -96,7 +98,7 @@ def capacity(settings: Settings) -> dict[str, Any]:
 
 async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) -> None:
     """Run until `stop` is set; in-flight activities get the worker's graceful shutdown."""
-    engine = make_engine(settings.resolved_database_url)
+    engine = make_engine(settings.resolved_database_url, migrate=settings.migrate_at_start)
     models = build_model_turns(settings)
     worker = build_worker(client, settings, engine, models=models)
     async with contextlib.AsyncExitStack() as stack:
