@@ -34,10 +34,14 @@ class HeadProblem:
         return f"tenant {self.tenant_id}, seq {self.seq}: {self.why}"
 
 
-def head_problems(engine: Engine, heads: list[ChainHead]) -> list[HeadProblem]:
-    """Every saved head the store no longer matches (see the module note)."""
+def head_problems(
+    engine: Engine, heads: list[ChainHead], walked: ChainReport | None = None
+) -> list[HeadProblem]:
+    """Every saved head the store no longer matches (see the module note). `walked`: a
+    report of `verify_chain` over every tenant of `heads`, just made, so that the chains
+    are not walked twice."""
     problems: list[HeadProblem] = []
-    reports: dict[str, ChainReport] = {}
+    reports = {head.tenant_id: walked for head in heads} if walked is not None else {}
     for head in heads:
         why = _why_not_matched(engine, head, reports)
         if why is not None:

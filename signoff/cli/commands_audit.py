@@ -115,7 +115,7 @@ def verify_command(
             _known(engine, tenant)
         report = verify_chain(engine, tenant)
         wanted = [head for head in saved or [] if tenant in (None, head.tenant_id)]
-        problems = head_problems(engine, wanted)
+        problems = head_problems(engine, wanted, report)  # report: every tenant wanted
     if json_output:
         emit_json(_as_json(report, problems, None if saved is None else len(wanted)))
     elif report.intact and not problems:

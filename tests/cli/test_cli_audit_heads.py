@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from signoff.wiring.app import app
-from tests.store.chain_rewrite import delete_from, rewrite_and_rehash
+from tests.store.chain_rewrite import delete_from, edit_row, rewrite_and_rehash
 
 
 def saved(tmp_path: Path) -> Path:
@@ -53,6 +53,17 @@ def test_rows_removed_up_to_a_saved_head_fail(audited_store: Engine, tmp_path: P
     against = CliRunner().invoke(app, ["audit", "verify", "--expect-heads", str(heads)])
     assert against.exit_code == 1
     assert "tenant demo, seq 2: the saved head's row is gone" in against.stderr
+
+
+def test_an_edit_below_a_saved_head_fails_it_too(audited_store: Engine, tmp_path: Path) -> None:
+    heads = saved(tmp_path)
+    edit_row(audited_store, "demo", 1, "approved after a call")  # not rehashed
+    against = CliRunner().invoke(app, ["audit", "verify", "--expect-heads", str(heads)])
+    assert against.exit_code == 1
+    assert "audit broken: tenant demo" in against.stderr
+    assert "tenant demo, seq 2: the chain up to the saved head no longer recomputes at seq 1" in (
+        against.stderr
+    )
 
 
 def test_an_altered_heads_file_is_refused(audited_store: Engine, tmp_path: Path) -> None:
