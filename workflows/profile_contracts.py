@@ -285,6 +285,9 @@ class ProfileSet(Contract):
     """A profile file: its name, its agents, and the one a run gets when it names none."""
 
     name: Identifier
+    # Modules that register Python tools (`signoff/tools/registry.py`); the loader
+    # imports them before it checks the agents' tools.
+    python_tools: tuple[Annotated[str, Field(pattern=r"^[A-Za-z_][\w.]*$")], ...] = ()
     agents: Annotated[dict[Identifier, AgentProfile], Field(min_length=1)]
     default_agent: Identifier
 

@@ -10,8 +10,8 @@ authenticated request; a model (or a customer writing in a ticket) cannot name a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
 from types import MappingProxyType
@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from workflows.contracts import ToolSpec
+from workflows.tool_spec import ToolSpec
 
 RiskClass = Literal["read", "irreversible_write"]
 
@@ -36,6 +36,9 @@ class ToolDefinition:
     description: str
     arguments: type[BaseModel]
     risk: RiskClass
+    # A registered Python tool's function (`signoff/tools/registry.py`), which only activities
+    # call; None for the built-in tools, which the gateway implements itself.
+    implementation: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
 
     def spec(self) -> ToolSpec:
         return tool_spec(self)
@@ -134,26 +137,24 @@ def offered_tools() -> list[ToolDefinition]:
     return list(CATALOG.values())
 
 
-def validate_call(name: str, arguments: dict[str, Any]) -> ToolDefinition:
-    """Return the tool if this call may run; raise ToolCallRejected with a readable why."""
-    tool, _ = parse_call(name, arguments)
-    return tool
-
-
 def parse_call(name: str, arguments: dict[str, Any]) -> tuple[ToolDefinition, BaseModel]:
-    """Like validate_call, and also return the validated arguments."""
+    """The tool and its validated arguments; ToolCallRejected with a readable why."""
     tool = CATALOG.get(name)
     if tool is None:
         known = ", ".join(sorted(CATALOG))
         raise ToolCallRejected(f"Unknown tool '{name}'. The tools that exist are: {known}.")
+    return tool, parse_arguments(tool, arguments)
+
+
+def parse_arguments(tool: ToolDefinition, arguments: dict[str, Any]) -> BaseModel:
+    """The arguments validated by the tool's model; ToolCallRejected says what is wrong."""
     try:
-        parsed = tool.arguments.model_validate(arguments)
+        return tool.arguments.model_validate(arguments)
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {item['msg']}"
             for item in error.errors(include_url=False)
         )
         raise ToolCallRejected(
-            f"Invalid arguments for '{name}': {problems}. Check the tool's input schema."
+            f"Invalid arguments for '{tool.name}': {problems}. Check the tool's input schema."
         ) from None
-    return tool, parsed

@@ -32,10 +32,12 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "refunds": READ_APPEND,  # the ledger
     "refund_settlements": READ_APPEND,
     "tickets": READ_APPEND,
+    "customer_replies": READ_APPEND,  # the built-in helpdesk's outbox
     "tenants": READ_APPEND_EDIT,  # the audit's chain lock (FOR NO KEY UPDATE)
     "orders": READ_APPEND_EDIT,  # a refund's lock on its order (FOR UPDATE)
     "reviewers": READ_APPEND_EDIT,  # passwords, roles, tokens, disabling
     "decision_nonces": READ_APPEND_EDIT,  # a nonce's effect, set once
+    "tool_effects": READ_APPEND_EDIT,  # a tool call claimed, then finished with its output
     "pending_refunds": READ_WRITE,  # exposure holds, released
     "waiting_actions": READ_WRITE,  # the inbox's read model
     "ui_sessions": READ_WRITE,  # sessions, ended
