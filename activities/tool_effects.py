@@ -27,6 +27,7 @@ from temporalio import activity
 from activities.caller import caller_run_id, only_its_own
 from activities.refunds import non_retryable
 from activities.store import tool_effects as store
+from activities.store.customer_replies import send_reply
 from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
 from activities.store.waiting_actions import hold_waiting
@@ -42,6 +43,7 @@ from workflows.actions import (
 from workflows.effect_requirements import effect_requirements
 from workflows.policy import bound_text
 from workflows.tool_arguments import restored
+from workflows.tool_catalog import SEND_REPLY, ToolDefinition
 
 
 class ToolEffects:
@@ -65,7 +67,8 @@ class ToolEffects:
     @activity.defn(name=EXECUTE_TOOL_ACTION_ACTIVITY)
     async def execute_tool_action(self, command: ToolActionCommand) -> EffectResult:
         tool = known_tools().get(command.action.tool)
-        if tool is None or tool.implementation is None or tool.risk != "irreversible_write":
+        function = None if tool is None else self._function(tool)
+        if tool is None or function is None or tool.risk != "irreversible_write":
             why = (
                 f"'{command.action.tool}' is not an irreversible tool this worker carries out "
                 "(the refund goes through the ledger's own effect). Nothing was done."
@@ -92,10 +95,29 @@ class ToolEffects:
             tool_use_id=command.action.tool_use_id,
             idempotency_key=command.idempotency_key,
         )
-        output = as_tool_output(await _called(tool.implementation, arguments, context))
+        output = as_tool_output(await _called(function, arguments, context))
         await asyncio.to_thread(store.finish_effect, self._engine, command, output)
         activity.logger.info("effect %s done (%s)", command.idempotency_key, tool.name)
         return EffectResult(status="done", content=output)
+
+    def _function(self, tool: ToolDefinition) -> Any:
+        """A registered tool's function, or the built-in connector of a built-in tool
+        (None for the refund, whose effect is the ledger's own activity)."""
+        if tool.implementation is not None:
+            return tool.implementation
+        if tool.name == SEND_REPLY.name:
+            return self._send_reply
+        return None
+
+    def _send_reply(self, arguments: Any, context: ToolContext) -> dict[str, str]:
+        reply_id = send_reply(
+            self._engine,
+            context.tenant_id,
+            context.ticket_id,
+            arguments.text,
+            context.idempotency_key,
+        )
+        return {"status": "sent", "reply_id": reply_id}
 
 
 async def _called(function: Any, arguments: Any, context: ToolContext) -> Any:

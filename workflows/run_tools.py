@@ -17,7 +17,7 @@ from __future__ import annotations
 from workflows import policy
 from workflows.contracts import RunRequest
 from workflows.profile_contracts import ToolPolicy
-from workflows.tool_catalog import CATALOG, ToolDefinition
+from workflows.tool_catalog import BUILTIN_AGENT_TOOLS, CATALOG, ToolDefinition
 from workflows.tool_spec import ToolSpec
 
 
@@ -29,7 +29,7 @@ def system_prompt(request: RunRequest) -> str:
 def offered_specs(request: RunRequest) -> list[ToolSpec]:
     """The tools the model is offered on every turn of this run."""
     if request.profile is None:
-        return [tool.spec() for tool in CATALOG.values()]
+        return [tool.spec() for tool in BUILTIN_AGENT_TOOLS]
     return list(request.tools)
 
 

@@ -124,9 +124,39 @@ REFUND = ToolDefinition(
     risk="irreversible_write",
 )
 
-CATALOG: Mapping[str, ToolDefinition] = MappingProxyType(
-    {tool.name: tool for tool in (READ_TICKET, GET_ORDER, REFUND)}
+
+class SendReplyArguments(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=5000,
+            description="The reply to the customer, exactly as it should reach them.",
+        ),
+    ]
+
+
+SEND_REPLY = ToolDefinition(
+    name="send_reply",
+    description=(
+        "Sends your reply to the customer who wrote this run's ticket, through the "
+        "helpdesk. Use it once, when your answer is final and written for the customer. "
+        "Do not use it for drafts, notes to colleagues or questions to yourself, and never "
+        "to write to anyone else: the recipient is always the ticket's own customer. It "
+        "returns JSON with the reply id once the reply is sent (a profile may first ask a "
+        "reviewer to approve the exact text), or an error saying it was not sent and why."
+    ),
+    arguments=SendReplyArguments,
+    risk="irreversible_write",
 )
+
+CATALOG: Mapping[str, ToolDefinition] = MappingProxyType(
+    {tool.name: tool for tool in (READ_TICKET, GET_ORDER, REFUND, SEND_REPLY)}
+)
+# What a run without a profile offers (the code's built-in agent, as before profiles).
+BUILTIN_AGENT_TOOLS: tuple[ToolDefinition, ...] = (READ_TICKET, GET_ORDER, REFUND)
 
 
 class ToolCallRejected(Exception):
@@ -134,7 +164,7 @@ class ToolCallRejected(Exception):
 
 
 def offered_tools() -> list[ToolDefinition]:
-    return list(CATALOG.values())
+    return list(BUILTIN_AGENT_TOOLS)
 
 
 def parse_call(name: str, arguments: dict[str, Any]) -> tuple[ToolDefinition, BaseModel]:

@@ -34,6 +34,8 @@ from workflows.profile_contracts import KNOWN_TOOLS, AgentProfile, ProfileSet, R
 from workflows.tool_catalog import ToolDefinition
 
 BUILTIN_PROFILES = Path(__file__).with_name("default_profiles.toml")
+# Shipped beside it: the same agent, every reply to a customer confirmed by a reviewer.
+STRICT_PROFILES = Path(__file__).with_name("strict_profiles.toml")
 
 
 class ProfileError(Exception):

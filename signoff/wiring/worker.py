@@ -13,6 +13,7 @@ from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
+from activities.mcp.activities import McpTools
 from activities.metrics import register_store_gauges
 from activities.model_turn import ModelTurns, build_model_turns
 from activities.observe_interceptor import ObserveInterceptor
@@ -59,6 +60,7 @@ def build_worker(
         timedelta(seconds=settings.decision_max_age_seconds),
     )
     limits = RunLimitsActivity(settings)
+    mcp = McpTools(settings.mcp_timeout_seconds)
     register_store_gauges(engine)  # pending refunds, read from the store at each scrape
     return Worker(
         client,
@@ -79,6 +81,8 @@ def build_worker(
             DecisionActivities(engine, key).record_decision,
             limits.run_limits,
             ReviewerNotifier(settings).notify_reviewers,
+            mcp.resolve,  # tools from MCP servers (README, "Connect an MCP server")
+            mcp.run,
         ],
         **capacity(settings),
         # Metrics of attempts and outcomes; tracing comes with the client (telemetry.py).

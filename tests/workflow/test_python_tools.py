@@ -8,7 +8,9 @@ denies refunds is never offered `refund`; a paused run keeps the profile it star
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, select
+from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
@@ -25,6 +28,7 @@ from signoff.config.profiles import LoadedProfiles, load_profile_file
 from signoff.service.run_requests import offered_specs
 from tests.tools import team_tools
 from tests.workflow.approvals import (
+    WAIT_SECONDS,
     decide,
     decision,
     gate_run,
@@ -57,6 +61,14 @@ def on_profile(profiles: LoadedProfiles, tenant_id: str = "demo") -> dict[str, A
         "tools": offered_specs(profile, tenant_id),
         "profiles": profiles,
     }
+
+
+async def finished(handle: WorkflowHandle[Any, Any]) -> Any:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while (await handle.describe()).status != WorkflowExecutionStatus.COMPLETED:
+        assert time.monotonic() < deadline, "the rogue workflow never finished"
+        await asyncio.sleep(0.05)
+    return await handle.result()
 
 
 def tool_results(model: FakeModel, turn: int) -> list[ToolResultBlock]:
@@ -170,9 +182,12 @@ async def test_the_effect_refuses_a_caller_without_proof_and_the_gateway_refuses
         )
         rogue_queue = f"rogue-{uuid.uuid4()}"
         async with Worker(env.client, task_queue=rogue_queue, workflows=[RogueEffect]):
-            said = await env.client.execute_workflow(
+            rogue = await env.client.start_workflow(
                 RogueEffect.run, plan, id=f"rogue-{uuid.uuid4()}", task_queue=rogue_queue
             )
+            # Polled, not awaited: awaiting a result lets the test server skip time, and
+            # the action's 2 h expiry would fire before the reviewer decides below.
+            said = await finished(rogue)
         no_proof, not_accepted, as_read = said
         assert no_proof.startswith("refused: This effect was asked by workflow 'rogue-")
         assert not_accepted.startswith("refused: This effect was asked by workflow 'rogue-")
