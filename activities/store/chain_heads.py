@@ -68,7 +68,7 @@ def _why_not_matched(
     if head.tenant_id not in reports:
         reports[head.tenant_id] = verify_chain(engine, head.tenant_id)
     for link in reports[head.tenant_id].broken:
-        if link.seq <= head.seq:
+        if link.tenant_id == head.tenant_id and link.seq <= head.seq:
             return (
                 f"the chain up to the saved head no longer recomputes at seq {link.seq}: "
                 + link.why

@@ -52,3 +52,12 @@ def test_a_chain_that_no_longer_recomputes_below_the_head_fails_it(store: Engine
     [problem] = head_problems(store, heads)
     assert (problem.tenant_id, problem.seq) == ("demo", 4)
     assert "no longer recomputes at seq 2" in problem.why
+
+
+def test_a_broken_chain_of_one_tenant_fails_only_its_own_heads(store: Engine) -> None:
+    heads = saved_heads(store)
+    edit_row(store, "globex", 1, "edited")
+    walked = verify_chain(store)  # every tenant, as `audit verify` walks them
+    for report in (walked, None):
+        [problem] = head_problems(store, heads, report)
+        assert (problem.tenant_id, problem.seq) == ("globex", 1)
