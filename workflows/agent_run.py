@@ -51,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
         ToolUseBlock,
     )
     from workflows.decision_update import decision_event, refuse_unsigned, verified
+    from workflows.gate_hooks import GateHooks
     from workflows.mcp_run import McpHooks, resolve, run_read
     from workflows.mcp_tools import McpToolOffer
     from workflows.model_turn import actor_hash, ask_model
@@ -62,6 +63,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.tool_catalog import CATALOG, ToolCallRejected, parse_call
     from workflows.tool_hooks import hooks_for
     from workflows.tool_turn import ToolFailures, call_tool, unavailable
+    from workflows.write_order import WriteOrder
 
 # Re-exported: the triage workflow and the model-wire tests name these from here.
 __all__ = ["AgentRun", "actor_hash", "opening_message"]
@@ -262,24 +264,27 @@ class AgentRun:
         # Concurrently, so that several irreversible calls of one turn each wait for
         # their own decision at once; gather keeps the results in the calls' order.
         first_record = len(self._books.tool_calls)
-        results = await asyncio.gather(*(self._run_tool(call) for call in calls))
+        writes = WriteOrder()
+        results = await asyncio.gather(*(self._run_tool(call, writes) for call in calls))
         self._books.order_tool_calls(first_record, calls)
         return list(results)
 
-    async def _run_tool(self, call: ToolUseBlock) -> ToolResultBlock:
+    async def _run_tool(self, call: ToolUseBlock, writes: WriteOrder) -> ToolResultBlock:
         self._books.event("tool_call", f"turn {self._books.turns}: calling {call.name}")
         request = self._request
         try:
             offer = self._mcp.get(call.name)
             if offer is not None:
-                return await self._run_mcp_tool(call, offer)
+                if offer.risk == "irreversible":
+                    hooks: GateHooks = McpHooks(request, offer)
+                    return await self._gated(call, hooks, writes)
+                return await self._read_mcp_tool(call, offer)
             if call.name not in offered_names(request):
                 raise ToolCallRejected(not_offered_message(request, call.name))
             if call.name in CATALOG:  # checked here, before any activity
                 parse_call(call.name, call.input)
             if is_irreversible(request, call.name):
-                gated = await self._gate.gate(call, hooks_for(request, call.name))
-                return self._books.record_tool(call, gated.content, gated.is_error)
+                return await self._gated(call, hooks_for(request, call.name), writes)
             result = await call_tool(call, request)
             content, is_error = result.content, result.is_error
         except ToolCallRejected as rejected:
@@ -289,11 +294,20 @@ class AgentRun:
             content, is_error = unavailable(call), True
         return self._books.record_tool(call, content, is_error)
 
-    async def _run_mcp_tool(self, call: ToolUseBlock, offer: McpToolOffer) -> ToolResultBlock:
-        """A tool of an MCP server: a read, or an irreversible call through the gate."""
-        if offer.risk == "irreversible":
-            gated = await self._gate.gate(call, McpHooks(self._request, offer))
-            return self._books.record_tool(call, gated.content, gated.is_error)
+    async def _gated(
+        self, call: ToolUseBlock, hooks: GateHooks, writes: WriteOrder
+    ) -> ToolResultBlock:
+        """An irreversible call through the gate; its effect after the turn's earlier
+        writes (`write_order.py`)."""
+        place = writes.ticket()
+        try:
+            gated = await self._gate.gate(call, hooks, lambda: writes.wait_turn(place))
+        finally:
+            writes.end(place)
+        return self._books.record_tool(call, gated.content, gated.is_error)
+
+    async def _read_mcp_tool(self, call: ToolUseBlock, offer: McpToolOffer) -> ToolResultBlock:
+        """A read of an MCP server's tool."""
         result = await run_read(self._request, offer, call)
         return self._books.record_tool(call, result.content, result.is_error)
 

@@ -22,7 +22,7 @@ This is workflow code: no I/O, and time only through `workflow.now()` and timers
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -57,6 +57,13 @@ def _ignore(text: str) -> None:
 
 
 def _within_budget() -> str | None:
+    return None
+
+
+BeforeEffect = Callable[[], Awaitable[None]]
+
+
+async def _no_wait() -> None:
     return None
 
 
@@ -176,9 +183,12 @@ class ApprovalGate(GateResults):
 
     # --- the gate ------------------------------------------------------------------
 
-    async def gate(self, call: ToolUseBlock, hooks: GateHooks) -> GateResult:
+    async def gate(
+        self, call: ToolUseBlock, hooks: GateHooks, before_effect: BeforeEffect = _no_wait
+    ) -> GateResult:
         """One irreversible call, from proposal to its one result; the tool's own rules
-        are its hooks (`gate_hooks.py`)."""
+        are its hooks (`gate_hooks.py`). `before_effect` is awaited before the effect
+        (the turn's earlier writes end first, `write_order.py`)."""
         prepared = await hooks.prepare(call)
         state = prepared.state
         supersedes: str | None = None
@@ -192,6 +202,7 @@ class ApprovalGate(GateResults):
                 await self.recorder.flush()
                 return await self._released(denied, supersedes, hooks)
             if mode == "auto":  # the profile lets it run without a reviewer
+                await before_effect()
                 return await self._carried_out(action, hooks, None)
             action = await hooks.hold(action)
             # The approvals recorded while it waited travel on: the effect and the result
@@ -212,6 +223,7 @@ class ApprovalGate(GateResults):
             if spent is not None:
                 refused = Effect(status="refused", message=f"the run {spent}")
                 return await self._released(self._executed(action, refused, hooks), held, hooks)
+            await before_effect()
             effect = await hooks.execute(action, self.proofs.get(action.action_hash, []))
             # An approver who no longer counts voids the approval like a changed state.
             if (
