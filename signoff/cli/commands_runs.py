@@ -14,11 +14,12 @@ from temporalio.service import RPCError, RPCStatusCode
 from signoff.cli.render import event_line, outcome_lines, state_lines
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
-    ActorOption,
     AfterOption,
+    AsPersonOption,
     JsonOption,
     ModelOption,
     RequestIdOption,
+    RunPasswordStdin,
     TenantOption,
     TicketOption,
     client_for,
@@ -77,13 +78,17 @@ def run_command(
     tenant: TenantOption = "demo",
     model: ModelOption = None,
     request_id: RequestIdOption = None,
-    actor: ActorOption = None,
+    actor: AsPersonOption = None,
+    password_stdin: RunPasswordStdin = False,
     goal: Annotated[str, typer.Option(help="What the agent must do.")] = DEFAULT_GOAL,
     wait: Annotated[bool, typer.Option("--wait", help="Show progress until the run ends.")] = False,
     json_output: JsonOption = False,
 ) -> None:
     """Start an agent run on a ticket; with --wait, follow it to its outcome."""
     current = settings()
+    from signoff.cli.credentials import run_actor  # the store's imports only for `run`
+
+    actor_id = run_actor(current, actor, password_stdin, tenant)
     try:
         model_ref = parse_model(model or current.model, current)
         price = current.price_of(model_ref)
@@ -98,7 +103,7 @@ def run_command(
             tenant_id=tenant,
             ticket_id=ticket,
             model=model_ref,
-            actor_id=actor,
+            actor_id=actor_id,
             request_id=request_id,
             goal=goal,
         )

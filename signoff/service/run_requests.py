@@ -31,13 +31,16 @@ def new_run_request(
 ) -> RunRequest:
     """A run request with the settings' budgets, deadline, TTL and price.
 
+    `actor_id`: the reviewer who asked, already authenticated by the face (never text a
+    person typed unchecked); None for the deployment's service identity.
+
     Raises pydantic's ValidationError for input that is not valid (a bad tenant, say).
     `approval_ttl_seconds` may only shorten the settings' TTL: the worker clamps it.
     """
     limits = limits_from_settings(settings, model)
     return RunRequest(
         tenant_id=tenant_id,
-        actor_id=actor_id or settings.actor,
+        actor_id=actor_id or settings.service_actor,
         request_id=request_id or uuid.uuid4().hex,
         trace_id=uuid.uuid4().hex,
         goal=goal,

@@ -6,16 +6,18 @@ with the right password the command goes on and says that Temporal did not answe
 
 from __future__ import annotations
 
-import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from activities.store import issue_token, make_engine
 from signoff.config.settings import get_settings
 from signoff.service.decisions import UNAVAILABLE
 from signoff.wiring.app import app
 from signoff.wiring.local_stack import free_port
+from tests.admin import ADMIN
 
 HASH = "ab" * 32
 
@@ -26,7 +28,7 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     monkeypatch.setenv("SIGNOFF_TEMPORAL_ADDRESS", f"127.0.0.1:{free_port()}")
     get_settings.cache_clear()
     runner = CliRunner()
-    assert runner.invoke(app, ["seed"]).exit_code == 0
+    assert runner.invoke(app, ["seed", "--demo"]).exit_code == 0
     yield runner
     get_settings.cache_clear()
 
@@ -68,10 +70,10 @@ def test_a_key_file_others_can_read_is_refused(cli: CliRunner, tmp_path: Path) -
     assert code == 2 and "can be read or written by other users" in stderr
 
 
-def test_an_api_token_proves_only_its_own_reviewer(cli: CliRunner) -> None:
-    issued = cli.invoke(app, ["user", "token", "bob", "--json"])
-    assert issued.exit_code == 0, issued.stderr
-    token = json.loads(issued.stdout)["token"]
+def test_an_api_token_proves_only_its_own_reviewer(cli: CliRunner, tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
+    _, _, token = issue_token(engine, ADMIN, "bob", timedelta(days=1))
+    engine.dispose()
     args = ["approve", "run-demo-x", "--hash", HASH, "--as"]
 
     as_alice = cli.invoke(app, [*args, "alice", "--token-stdin"], input=token + "\n")
