@@ -43,7 +43,8 @@ def credential_of(current: Settings, name: str | None, doing: str = "changed") -
             f"No terminal to ask {name}'s password: set SIGNOFF_TOKEN to {name}'s API token. "
             f"Nothing was {doing}."
         )
-    entered: str = typer.prompt(f"Password of {name}", hide_input=True)
+    # On stderr: `TOKEN=$(signoff user token alice --as admin)` keeps stdout for the token.
+    entered: str = typer.prompt(f"Password of {name}", hide_input=True, err=True)
     return Credential(name, entered, "password")
 
 
