@@ -107,12 +107,13 @@ def test_every_account_change_is_an_audit_row_naming_who_and_what(store: Engine)
 
 def test_a_refused_change_changes_nothing(store: Engine) -> None:
     alice = Credential("alice", "demo-alice")
-    for attempt in (
+    attempts: list[Callable[[], object]] = [
         lambda: set_password(store, alice, "bob", "taken over by alice"),
         lambda: change_roles(store, alice, "alice", add=["admin"], remove=[]),
         lambda: set_active(store, alice, "bob", False),
         lambda: add_reviewer(store, alice, "mallory", "demo", ["admin"], "long enough pw"),
-    ):
+    ]
+    for attempt in attempts:
         with pytest.raises(NotAdministrator):
             attempt()
     bob, alice_row = get_reviewer(store, "bob"), get_reviewer(store, "alice")
