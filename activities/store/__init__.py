@@ -28,12 +28,8 @@ from activities.store.refunds import (
 )
 from activities.store.reviewer_accounts import (
     FirstAccountNotAdministrator,
-    UnknownToken,
     add_reviewer,
     change_roles,
-    issue_token,
-    revoke_token,
-    revoke_tokens,
     set_active,
     set_password,
 )
@@ -49,6 +45,7 @@ from activities.store.tickets import (
     get_tickets,
     tenant_exists,
 )
+from activities.store.token_admin import UnknownToken, issue_token, revoke_token, revoke_tokens
 from activities.store.ui_sessions import end_session, session_reviewer, start_session
 
 __all__ = [

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
-from sqlalchemy import select, text
+from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
 from activities.store.account_audit import append_account_event
 from activities.store.credentials import Credential, prove
+from activities.store.database import write_transaction
 from activities.store.errors import StoreError
 from activities.store.reviewers import find_reviewer
 from activities.store.schema import Reviewer, Tenant, split_list
@@ -97,6 +98,38 @@ def administer(
         what = f"refused `{attempt}`: {why}"
         append_account_event(session, tenant, claimed, what, now, refused=True)
     return refusal
+
+
+# A change, given the transaction, the proven administrator and the time.
+Change = Callable[[Session, Reviewer, datetime], Changed[T]]
+
+
+def administered(
+    engine: Engine,
+    admin: Credential | None,
+    attempt: str,
+    change: Change[T],
+    *,
+    target: str | None = None,
+    tenant_id: str | None = None,
+    now: datetime | None = None,
+) -> T:
+    """`administer` in a write transaction of its own; the refusal is raised once its
+    audit row is committed."""
+    now = now or datetime.now(UTC)
+    with write_transaction(engine) as session:
+        outcome = administer(
+            session,
+            admin,
+            attempt,
+            lambda acting: change(session, acting, now),
+            now,
+            target=target,
+            tenant_id=tenant_id,
+        )
+    if isinstance(outcome, NotAdministrator):
+        raise outcome  # after the commit: the refusal's audit row stays
+    return outcome
 
 
 def _refusal_tenant(

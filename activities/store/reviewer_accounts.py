@@ -1,5 +1,5 @@
 """What an administrator changes on a reviewer: add, password, roles, enable or
-disable, API tokens. Each takes the administrator's credential and goes through
+disable (API tokens: token_admin.py). Each takes the administrator's credential and goes through
 `account_admin.administer` (proof, change and audit row in one transaction).
 
 Every change is read on the reviewer's next request (the UI reads the reviewer from the
@@ -10,8 +10,7 @@ reviewer's sessions and revoke their API tokens in the same transaction.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
@@ -22,31 +21,20 @@ from activities.store.account_admin import (
     Changed,
     NotAdministrator,
     administer,
+    administered,
     administrators,
     keep_an_administrator,
     lock_bootstrap,
 )
 from activities.store.account_audit import append_account_event
-from activities.store.api_tokens import moment, new_token, revoke_all_of
+from activities.store.api_tokens import revoke_all_of
 from activities.store.credentials import Credential
-from activities.store.database import use_session, write_transaction
+from activities.store.database import write_transaction
 from activities.store.errors import StoreError, UnknownTenant
 from activities.store.passwords import hash_password
 from activities.store.reviewers import ReviewerExists, find_reviewer, require_reviewer
-from activities.store.schema import ApiToken, Reviewer, Tenant, join_list
+from activities.store.schema import Reviewer, Tenant, join_list
 from activities.store.ui_sessions import end_sessions_of
-
-T = TypeVar("T")
-# A change, given the transaction, the proven administrator and the time.
-Change = Callable[[Session, Reviewer, datetime], Changed[T]]
-
-
-class UnknownToken(StoreError):
-    def __init__(self, token_id: int) -> None:
-        super().__init__(
-            f"There is no API token {token_id}. `signoff user tokens NAME` lists a "
-            "reviewer's tokens with their ids."
-        )
 
 
 class FirstAccountNotAdministrator(StoreError):
@@ -55,32 +43,6 @@ class FirstAccountNotAdministrator(StoreError):
             "No administrator exists yet: the first account must be one. Add it with "
             f"`signoff user add NAME --tenant T --role {ADMIN_ROLE}`. Nothing was changed."
         )
-
-
-def _run(
-    engine: Engine,
-    admin: Credential | None,
-    attempt: str,
-    change: Change[T],
-    *,
-    target: str | None = None,
-    tenant_id: str | None = None,
-    now: datetime | None = None,
-) -> T:
-    now = now or datetime.now(UTC)
-    with write_transaction(engine) as session:
-        outcome = administer(
-            session,
-            admin,
-            attempt,
-            lambda acting: change(session, acting, now),
-            now,
-            target=target,
-            tenant_id=tenant_id,
-        )
-    if isinstance(outcome, NotAdministrator):
-        raise outcome  # after the commit: the refusal's audit row stays
-    return outcome
 
 
 def add_reviewer(
@@ -120,7 +82,7 @@ def add_reviewer(
     try:
         if admin is None:
             return _bootstrap(engine, reviewer_id, tenant_id, roles, what, create, now)
-        return _run(
+        return administered(
             engine,
             admin,
             f"user add {reviewer_id}",
@@ -182,7 +144,7 @@ def set_password(
         ended = _sign_out(session, reviewer, at)
         return Changed(reviewer, reviewer.tenant_id, f"user passwd {reviewer.id}: {ended}")
 
-    return _run(engine, admin, f"user passwd {name}", change, target=name, now=now)
+    return administered(engine, admin, f"user passwd {name}", change, target=name, now=now)
 
 
 def set_active(
@@ -201,7 +163,7 @@ def set_active(
             what += f": {_sign_out(session, reviewer, at)}"
         return Changed(reviewer, reviewer.tenant_id, what)
 
-    return _run(engine, admin, f"user {verb} {name}", change, target=name, now=now)
+    return administered(engine, admin, f"user {verb} {name}", change, target=name, now=now)
 
 
 def change_roles(
@@ -226,65 +188,7 @@ def change_roles(
         what = f"user roles {reviewer.id}: {before} -> {', '.join(roles) or 'none'}"
         return Changed(reviewer, reviewer.tenant_id, what)
 
-    return _run(engine, admin, f"user roles {name}", change, target=name, now=now)
-
-
-def issue_token(
-    engine: Engine,
-    admin: Credential | None,
-    name: str,
-    lifetime: timedelta,
-    now: datetime | None = None,
-) -> tuple[Reviewer, ApiToken, str]:
-    """A new API token for the reviewer, valid for `lifetime`; the token is returned
-    once and only its hash is kept. Raises NotAdministrator or UnknownReviewer."""
-
-    def change(
-        session: Session, _acting: Reviewer, at: datetime
-    ) -> Changed[tuple[Reviewer, ApiToken, str]]:
-        reviewer = require_reviewer(session, name)
-        row, token = new_token(session, reviewer, lifetime, at)
-        what = f"user token {reviewer.id}: token {row.id} issued, expires {moment(row.expires_at)}"
-        return Changed((reviewer, row, token), reviewer.tenant_id, what)
-
-    return _run(engine, admin, f"user token {name}", change, target=name, now=now)
-
-
-def revoke_token(
-    engine: Engine, admin: Credential | None, token_id: int, now: datetime | None = None
-) -> ApiToken:
-    """End one API token now (a revoked or expired one stays as it was). Raises
-    NotAdministrator or UnknownToken."""
-
-    def change(session: Session, _acting: Reviewer, at: datetime) -> Changed[ApiToken]:
-        row = session.get(ApiToken, token_id)
-        if row is None:
-            raise UnknownToken(token_id)
-        owner = require_reviewer(session, row.reviewer_id)
-        if row.revoked_at is None:
-            row.revoked_at = at
-        what = f"user token revoke {token_id}: token {token_id} of {owner.id} revoked"
-        return Changed(row, owner.tenant_id, what)
-
-    with use_session(engine) as session:  # a refusal's record goes to the owner's tenant
-        row = session.get(ApiToken, token_id)
-        owner = row.reviewer_id if row is not None else None
-    return _run(engine, admin, f"user token revoke {token_id}", change, target=owner, now=now)
-
-
-def revoke_tokens(
-    engine: Engine, admin: Credential | None, name: str, now: datetime | None = None
-) -> int:
-    """End every live API token of the reviewer; how many there were. Raises
-    NotAdministrator or UnknownReviewer."""
-
-    def change(session: Session, _acting: Reviewer, at: datetime) -> Changed[int]:
-        reviewer = require_reviewer(session, name)
-        ended = revoke_all_of(session, reviewer.id, at)
-        what = f"user token {reviewer.id} --revoke: {ended} API token(s) revoked"
-        return Changed(ended, reviewer.tenant_id, what)
-
-    return _run(engine, admin, f"user token {name} --revoke", change, target=name, now=now)
+    return administered(engine, admin, f"user roles {name}", change, target=name, now=now)
 
 
 def _sign_out(session: Session, reviewer: Reviewer, now: datetime) -> str:

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from activities.store import issue_token, make_engine
+from activities.store import issue_token, make_engine, revoke_token
 from signoff.config.settings import get_settings
 from signoff.service.decisions import UNAVAILABLE
 from signoff.wiring.app import app
 from signoff.wiring.local_stack import free_port
 from tests.admin import ADMIN
+from tests.clock import clock_now
 
 HASH = "ab" * 32
 
@@ -80,3 +81,19 @@ def test_an_api_token_proves_only_its_own_reviewer(cli: CliRunner, tmp_path: Pat
     assert as_alice.exit_code == 2 and "not 'alice''s" in as_alice.stderr
     as_bob = cli.invoke(app, [*args, "bob", "--token-stdin"], input=token + "\n")
     assert as_bob.exit_code == 1 and UNAVAILABLE in as_bob.stderr.replace("\n", " ")
+
+
+def test_a_revoked_or_expired_token_decides_nothing_and_says_why(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
+    long_ago = clock_now() - timedelta(days=2)
+    _, _, expired = issue_token(engine, ADMIN, "bob", timedelta(days=1), now=long_ago)
+    _, row, revoked = issue_token(engine, ADMIN, "bob", timedelta(days=1))
+    revoke_token(engine, ADMIN, row.id)
+    engine.dispose()
+    args = ["approve", "run-demo-x", "--hash", HASH, "--as", "bob", "--token-stdin"]
+    for token, why in ((expired, "expired at"), (revoked, "was revoked at")):
+        answer = cli.invoke(app, args, input=token + "\n")
+        assert answer.exit_code == 2 and why in answer.stderr
+        assert "Nothing was decided" in answer.stderr
