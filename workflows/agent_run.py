@@ -56,7 +56,9 @@ with workflow.unsafe.imports_passed_through():
     from workflows.run_books import RunBooks
     from workflows.run_budgets import RunEnded, check_budgets, held_to_worker_limits, over_budget
     from workflows.run_outcome import outcome, publish_start, publish_waiting
-    from workflows.tool_catalog import RefundArguments, ToolCallRejected, parse_call
+    from workflows.run_tools import is_irreversible, not_offered_message, offered_names
+    from workflows.tool_catalog import CATALOG, ToolCallRejected, parse_call
+    from workflows.tool_hooks import hooks_for
     from workflows.tool_turn import ToolFailures, call_tool, unavailable
 
 # Re-exported: the triage workflow and the model-wire tests name these from here.
@@ -241,12 +243,16 @@ class AgentRun:
 
     async def _run_tool(self, call: ToolUseBlock) -> ToolResultBlock:
         self._books.event("tool_call", f"turn {self._books.turns}: calling {call.name}")
+        request = self._request
         try:
-            tool, arguments = parse_call(call.name, call.input)
-            if tool.risk == "irreversible_write":
-                assert isinstance(arguments, RefundArguments)
-                return await self._gate_refund(call, arguments)
-            result = await call_tool(call, self._request)
+            if call.name not in offered_names(request):
+                raise ToolCallRejected(not_offered_message(request, call.name))
+            if call.name in CATALOG:  # checked here, before any activity
+                parse_call(call.name, call.input)
+            if is_irreversible(request, call.name):
+                gated = await self._gate.gate(call, hooks_for(request, call.name))
+                return self._books.record_tool(call, gated.content, gated.is_error)
+            result = await call_tool(call, request)
             content, is_error = result.content, result.is_error
         except ToolCallRejected as rejected:
             content, is_error = str(rejected), True
@@ -254,11 +260,6 @@ class AgentRun:
             reraise_cancellation(error)
             content, is_error = unavailable(call), True
         return self._books.record_tool(call, content, is_error)
-
-    async def _gate_refund(self, call: ToolUseBlock, arguments: RefundArguments) -> ToolResultBlock:
-        """A refund waits in the approval gate for a reviewer's decision."""
-        gated = await self._gate.refund(call, arguments)
-        return self._books.record_tool(call, gated.content, gated.is_error)
 
     def _answer(
         self,

@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
         RunRequest,
     )
     from workflows.run_budgets import RunEnded
-    from workflows.tool_catalog import offered_tools
+    from workflows.run_tools import offered_specs, system_prompt
 
 
 def actor_hash(tenant_id: str, actor_id: str) -> str:
@@ -43,9 +43,9 @@ async def ask_model(request: RunRequest, messages: list[Message]) -> ModelReply:
     """The model's reply to the conversation, or RunEnded("model_error")."""
     model_request = ModelRequest(
         model=request.model,
-        system=policy.SYSTEM_PROMPT,
+        system=system_prompt(request),
         messages=list(messages),
-        tools=[tool.spec() for tool in offered_tools()],
+        tools=offered_specs(request),
         max_tokens=request.max_tokens,
         user_hash=actor_hash(request.tenant_id, request.actor_id),
         thinking_budget_tokens=request.thinking_budget_tokens,

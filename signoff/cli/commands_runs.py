@@ -83,11 +83,25 @@ def run_command(
     goal: Annotated[str, typer.Option(help="What the agent must do.")] = DEFAULT_GOAL,
     wait: Annotated[bool, typer.Option("--wait", help="Show progress until the run ends.")] = False,
     json_output: JsonOption = False,
+    agent: Annotated[
+        str | None,
+        typer.Option(help="The profile's agent to run (default: the file's default agent)."),
+    ] = None,
 ) -> None:
     """Start an agent run on a ticket; with --wait, follow it to its outcome."""
     current = settings()
-    from signoff.cli.credentials import run_actor  # the store's imports only for `run`
+    # Imported here: only `run` reads the profiles (and the tool modules they name) and
+    # the store's accounts.
+    from signoff.cli.credentials import run_actor
+    from signoff.config.profiles import ProfileError, load_profiles
 
+    try:
+        profiles = load_profiles(current)
+    except ProfileError as error:
+        fail(f"The agent profiles cannot be used:\n{error}")
+    if agent is not None and agent not in profiles.profiles.agents:
+        known = ", ".join(sorted(profiles.profiles.agents))
+        fail(f"No agent '{agent}' in {profiles.source}; choose one of: {known}.")
     actor_id = run_actor(current, actor, password_stdin, tenant)
     try:
         model_ref = parse_model(model or current.model, current)
@@ -106,6 +120,8 @@ def run_command(
             actor_id=actor_id,
             request_id=request_id,
             goal=goal,
+            profiles=profiles,
+            agent=agent,
         )
     except ModelChoiceError as error:
         fail(str(error))

@@ -219,6 +219,9 @@ class Settings(BaseSettings):
     notify_webhook_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
     ui_base_url: str = Field(default="http://127.0.0.1:8000", pattern=r"^https?://\S+$")
     notify_timeout_seconds: float = Field(default=10.0, gt=0)
+    # How long one exchange with an MCP server may take (connect, list its tools, call
+    # one); past it the server counts as down: Temporal retries, then the model is told.
+    mcp_timeout_seconds: float = Field(default=30.0, gt=0)
 
     @field_validator("home")
     @classmethod

@@ -67,6 +67,10 @@ COMMANDS = {
         "signoff.cli.commands_profiles",
         "Agent profiles: check a profile file offline, or show what a worker would load.",
     ),
+    "mcp": Lazy(
+        "signoff.cli.commands_mcp",
+        "MCP servers: review a server's tools and pin; see what it offers.",
+    ),
     # It starts a private stack, so the wiring registers it (signoff/wiring/eval_command.py).
     "eval": Lazy(
         "signoff.wiring.eval_command",
@@ -104,6 +108,7 @@ def worker_command() -> None:
 
     from signoff.cli.support import client_for, run_async, say, settings
     from signoff.config.telemetry import worker_runtime
+    from signoff.service.mcp_servers import startup_report
     from signoff.wiring.observability import start_observability
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
     from signoff.wiring.worker_signals import stop_on_signals
@@ -118,6 +123,8 @@ def worker_command() -> None:
         stop_on_signals(stop, current.worker_shutdown_seconds)
         say(f"worker on task queue '{current.task_queue}' at {current.temporal_address}")
         say(f"profile {profiles.name} ({profiles.source}), sha256 {profiles.content_hash}")
+        for line in await startup_report(profiles.profiles, current.mcp_timeout_seconds):
+            say(line)
         await run_worker(client, current, stop)
         say("worker stopped: every activity it was running has finished or was cancelled")
 

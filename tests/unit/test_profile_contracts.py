@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from workflows.known_tools import known_tools
+from signoff.tools import known_tools
 from workflows.profile_contracts import (
     KNOWN_TOOLS,
     AgentProfile,

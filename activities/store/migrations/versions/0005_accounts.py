@@ -8,7 +8,7 @@ A copy of the table as it was on the day, not an import of `schema.py` (see
 `baseline.py`).
 
 Revision ID: 0005_accounts
-Revises: 0004
+Revises: 0005
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005_accounts"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
