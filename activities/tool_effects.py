@@ -17,20 +17,23 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from activities.caller import caller_run_id, only_its_own
+from activities.mcp.call import McpServerUnavailable, call_tool
 from activities.refunds import non_retryable
 from activities.store import tool_effects as store
 from activities.store.customer_replies import send_reply
 from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
 from activities.store.waiting_actions import hold_waiting
+from activities.tool_output import as_tool_output
 from signoff.config.profiles import LoadedProfiles
 from signoff.tools import ToolContext, known_tools
 from workflows.actions import (
@@ -40,19 +43,30 @@ from workflows.actions import (
     EffectResult,
     ToolActionCommand,
 )
-from workflows.effect_requirements import effect_requirements
-from workflows.policy import bound_text
+from workflows.contracts import ToolResult
+from workflows.effect_requirements import declared_server, effect_requirements
+from workflows.mcp_tools import McpToolCall, restored_arguments, split_offered_name
 from workflows.tool_arguments import restored
 from workflows.tool_catalog import SEND_REPLY, ToolDefinition
+
+# As the setting's default (SIGNOFF_MCP_TIMEOUT_SECONDS); the worker passes its own.
+DEFAULT_MCP_TIMEOUT_SECONDS = 30.0
 
 
 class ToolEffects:
     """`key` verifies signed approvals; `profiles` are the worker's own."""
 
-    def __init__(self, engine: Engine, key: bytes, profiles: LoadedProfiles) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        key: bytes,
+        profiles: LoadedProfiles,
+        mcp_timeout_seconds: float = DEFAULT_MCP_TIMEOUT_SECONDS,
+    ) -> None:
         self._engine = engine
         self._key = key
         self._profiles = profiles
+        self._mcp_timeout = mcp_timeout_seconds
 
     @activity.defn(name=HOLD_WAITING_ACTION_ACTIVITY)
     async def hold_waiting_action(self, hold: ActionHold) -> None:
@@ -66,6 +80,10 @@ class ToolEffects:
 
     @activity.defn(name=EXECUTE_TOOL_ACTION_ACTIVITY)
     async def execute_tool_action(self, command: ToolActionCommand) -> EffectResult:
+        mcp = self._mcp_call(command)
+        if mcp is not None:
+            shown = command.action.arguments
+            return await self._carried_out(command, mcp, lambda: restored_arguments(shown))
         tool = known_tools().get(command.action.tool)
         function = None if tool is None else self._function(tool)
         if tool is None or function is None or tool.risk != "irreversible_write":
@@ -74,7 +92,16 @@ class ToolEffects:
                 "(the refund goes through the ledger's own effect). Nothing was done."
             )
             return EffectResult(status="refused", message=why)
-        requirements = effect_requirements(self._profiles.profiles, tool.name)
+        return await self._carried_out(
+            command, function, lambda: restored(tool, command.action.arguments)
+        )
+
+    async def _carried_out(
+        self, command: ToolActionCommand, function: Any, arguments: Callable[[], Any]
+    ) -> EffectResult:
+        """The proofs checked and the key claimed, then `function(arguments(), context)`
+        once (again, with the same key, when a worker died before it was stored)."""
+        requirements = effect_requirements(self._profiles.profiles, command.action.tool)
         check = ProofCheck(key=self._key, caller_run_id=caller_run_id())
         try:
             claim = await asyncio.to_thread(
@@ -87,7 +114,6 @@ class ToolEffects:
         if claim.status != "go":
             activity.logger.warning("effect %s refused: %s", command.idempotency_key, claim.message)
             return EffectResult(status=claim.status, message=claim.message)
-        arguments = restored(tool, command.action.arguments)
         context = ToolContext(
             run_id=command.run_id,
             tenant_id=command.tenant_id,
@@ -95,10 +121,43 @@ class ToolEffects:
             tool_use_id=command.action.tool_use_id,
             idempotency_key=command.idempotency_key,
         )
-        output = as_tool_output(await _called(function, arguments, context))
-        await asyncio.to_thread(store.finish_effect, self._engine, command, output)
-        activity.logger.info("effect %s done (%s)", command.idempotency_key, tool.name)
-        return EffectResult(status="done", content=output)
+        output = await _called(function, arguments(), context)
+        if isinstance(output, ToolResult) and output.is_error:
+            # The tool answered that it did not act (an MCP tool's error result): nothing
+            # to store; its claim stays `started`, and its proofs spent on it.
+            return EffectResult(status="refused", message=output.content)
+        text = output.content if isinstance(output, ToolResult) else as_tool_output(output)
+        await asyncio.to_thread(store.finish_effect, self._engine, command, text)
+        activity.logger.info("effect %s done (%s)", command.idempotency_key, command.action.tool)
+        return EffectResult(status="done", content=text)
+
+    def _mcp_call(self, command: ToolActionCommand) -> Callable[..., Any] | None:
+        """The call of an MCP tool named by its offered name, to the server as the
+        worker's own profiles declare it (never as the command says); None otherwise."""
+        parts = split_offered_name(command.action.tool)
+        if parts is None:
+            return None
+        server_name, tool = parts
+        server = declared_server(self._profiles.profiles, server_name)
+        if server is None:
+            return None
+
+        async def call(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+            request = McpToolCall(
+                run_id=context.run_id,
+                tool_use_id=context.tool_use_id,
+                idempotency_key=context.idempotency_key,
+                server_name=server_name,
+                server=server,
+                tool=tool,
+                arguments=arguments,
+            )
+            try:
+                return await call_tool(request, self._mcp_timeout)
+            except McpServerUnavailable as error:
+                raise ApplicationError(str(error), type="McpServerUnavailable") from None
+
+        return call
 
     def _function(self, tool: ToolDefinition) -> Any:
         """A registered tool's function, or the built-in connector of a built-in tool
@@ -124,9 +183,3 @@ async def _called(function: Any, arguments: Any, context: ToolContext) -> Any:
     if inspect.iscoroutinefunction(function):
         return await function(arguments, context)
     return await asyncio.to_thread(function, arguments, context)
-
-
-def as_tool_output(value: Any) -> str:
-    """What a tool function returned, as the bounded text of a tool result."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return bound_text(text)

@@ -29,11 +29,11 @@ from temporalio.exceptions import ApplicationError
 from activities import observe
 from activities.store.tickets import get_order, get_ticket
 from activities.store.transient import is_transient
-from activities.tool_effects import as_tool_output
+from activities.tool_output import as_tool_output, dumps_with_bounded_field
 from signoff.tools import ToolContext, known_tools
 from workflows.actions import PREPARE_TOOL_CALL_ACTIVITY, PreparedArguments
 from workflows.contracts import RUN_TOOL_ACTIVITY, ToolCallInput, ToolResult
-from workflows.policy import MAX_TOOL_RESULT_CHARS, bound_text
+from workflows.policy import bound_text
 from workflows.tool_arguments import normalized
 from workflows.tool_catalog import (
     GET_ORDER,
@@ -62,19 +62,6 @@ def _missing_ticket(call: ToolCallInput) -> ToolFailed:
     )
 
 
-def _dumps_with_bounded_field(payload: dict[str, Any], field: str) -> str:
-    """JSON no longer than the tool-result limit, cutting only `field` (with a note)."""
-    text = str(payload[field])
-    budget = MAX_TOOL_RESULT_CHARS
-    while budget > 0:
-        encoded = json.dumps({**payload, field: bound_text(text, budget)}, ensure_ascii=False)
-        if len(encoded) <= MAX_TOOL_RESULT_CHARS:
-            return encoded
-        # Escaping makes the JSON longer than the text; shrink by the overshoot.
-        budget -= len(encoded) - MAX_TOOL_RESULT_CHARS
-    raise ValueError("the other fields alone exceed the tool-result limit")
-
-
 def read_ticket(engine: Engine, call: ToolCallInput) -> str:
     with Session(engine) as session:
         ticket = get_ticket(session, call.tenant_id, call.ticket_id)
@@ -86,7 +73,7 @@ def read_ticket(engine: Engine, call: ToolCallInput) -> str:
             "customer_name": bound_text(ticket.customer_name, MAX_CUSTOMER_NAME_CHARS),
             "text": ticket.text,
         }
-    return _dumps_with_bounded_field(payload, "text")
+    return dumps_with_bounded_field(payload, "text")
 
 
 def get_ticket_order(engine: Engine, call: ToolCallInput) -> str:

@@ -51,6 +51,8 @@ with workflow.unsafe.imports_passed_through():
         ToolUseBlock,
     )
     from workflows.decision_update import decision_event, refuse_unsigned, verified
+    from workflows.mcp_run import McpHooks, resolve, run_read
+    from workflows.mcp_tools import McpToolOffer
     from workflows.model_turn import actor_hash, ask_model
     from workflows.replies import ClassifiedReply, classify
     from workflows.run_books import RunBooks
@@ -84,6 +86,8 @@ class AgentRun:
         # What this run last upserted: an unchanged attribute is not upserted again.
         self._published_status: RunStatus | None = None
         self._published_pending: tuple[str, ...] = ()
+        # The tools of the profile's MCP servers this run offers, by offered name.
+        self._mcp: dict[str, McpToolOffer] = {}
         self._gate = ApprovalGate(
             request,
             notify=self._on_gate_change,
@@ -103,6 +107,8 @@ class AgentRun:
             remaining = (request.deadline - workflow.now()).total_seconds()
             if remaining <= 0:
                 raise RunEnded("failed", "deadline_exceeded", "The deadline had passed.")
+            await self._offer_mcp_tools()
+            remaining = (request.deadline - workflow.now()).total_seconds()
             final_text = await self._loop_until_deadline(remaining)
             return self._finish("completed", "answered", "", final_text)
         except RunEnded as ended:
@@ -211,12 +217,31 @@ class AgentRun:
             results = await self._run_tools(turn.tool_calls)
             self._answer(reply, turn.tool_calls, results, failures)
 
+    async def _offer_mcp_tools(self) -> None:
+        """The declared MCP servers' tools this run may offer, once, at its start; a
+        server that offers none is named in the trajectory, with why."""
+        try:
+            resolution = await resolve(self._request)
+        except ActivityError as error:
+            reraise_cancellation(error)
+            self._books.event("mcp", "the MCP servers could not be listed; none is offered")
+            return
+        if resolution is None:
+            return
+        for server in resolution.servers:
+            if server.status != "offered":
+                self._books.event(
+                    "mcp", f"MCP server '{server.server}' offers no tool: {server.message}"
+                )
+        self._mcp = {offer.offered_name: offer for offer in resolution.offers()}
+
     async def _ask(self) -> ModelReply:
         """One model turn, within the budgets, its usage and cost in the books."""
         check_budgets(self._books, self._request)
         self._books.turns += 1
         self._books.event("turn", f"turn {self._books.turns}: asking the model")
-        reply = await ask_model(self._request, self._messages)
+        mcp_tools = [offer.spec() for offer in self._mcp.values()]
+        reply = await ask_model(self._request, self._messages, mcp_tools)
         self._books.record_usage(reply.usage, self._request.price)
         return reply
 
@@ -245,6 +270,9 @@ class AgentRun:
         self._books.event("tool_call", f"turn {self._books.turns}: calling {call.name}")
         request = self._request
         try:
+            offer = self._mcp.get(call.name)
+            if offer is not None:
+                return await self._run_mcp_tool(call, offer)
             if call.name not in offered_names(request):
                 raise ToolCallRejected(not_offered_message(request, call.name))
             if call.name in CATALOG:  # checked here, before any activity
@@ -260,6 +288,14 @@ class AgentRun:
             reraise_cancellation(error)
             content, is_error = unavailable(call), True
         return self._books.record_tool(call, content, is_error)
+
+    async def _run_mcp_tool(self, call: ToolUseBlock, offer: McpToolOffer) -> ToolResultBlock:
+        """A tool of an MCP server: a read, or an irreversible call through the gate."""
+        if offer.risk == "irreversible":
+            gated = await self._gate.gate(call, McpHooks(self._request, offer))
+            return self._books.record_tool(call, gated.content, gated.is_error)
+        result = await run_read(self._request, offer, call)
+        return self._books.record_tool(call, result.content, result.is_error)
 
     def _answer(
         self,

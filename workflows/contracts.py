@@ -308,7 +308,10 @@ class ToolCallRecord(WireContract):
 # --- progress, state and outcome --------------------------------------------------
 
 
-EventKind = Literal["turn", "tool_call", "tool_result", "pause", "approval", "context", "outcome"]
+# `mcp`: what the run's MCP servers offer (a server that offers nothing, and why).
+EventKind = Literal[
+    "turn", "tool_call", "tool_result", "pause", "approval", "context", "outcome", "mcp"
+]
 
 
 class RunEvent(Contract):

@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from workflows.mcp_tools import McpServer, split_offered_name
 from workflows.profile_contracts import ProfileSet
+from workflows.tool_policy import ToolPolicy
 
 REQUIRED_APPROVALS: Mapping[str, int] = MappingProxyType({"confirm": 1, "review": 2})
 
@@ -37,14 +39,34 @@ class Requirements:
     refusal: str = ""
 
 
+def tool_policies(profiles: ProfileSet, tool: str) -> list[tuple[str, ToolPolicy]]:
+    """Every agent's policy for `tool` (an MCP tool by its offered name), by agent name."""
+    mcp = split_offered_name(tool)
+    found: list[tuple[str, ToolPolicy]] = []
+    for name, agent in sorted(profiles.agents.items()):
+        if mcp is not None:
+            server = agent.mcp_servers.get(mcp[0])
+            policy = None if server is None else server.tools.get(mcp[1])
+            if policy is not None:
+                found.append((name, policy))
+        elif tool in agent.tools:
+            found.append((name, agent.policy(tool)))
+    return found
+
+
+def declared_server(profiles: ProfileSet, server: str) -> McpServer | None:
+    """The worker's own declaration of an MCP server: the first agent's, by name."""
+    for _, agent in sorted(profiles.agents.items()):
+        if server in agent.mcp_servers:
+            return agent.mcp_servers[server]
+    return None
+
+
 def effect_requirements(profiles: ProfileSet, tool: str) -> Requirements:
     needed: list[Requirement] = []
     offered_by = 0
-    for name, agent in sorted(profiles.agents.items()):
-        if tool not in agent.tools:
-            continue
+    for name, policy in tool_policies(profiles, tool):
         offered_by += 1
-        policy = agent.policy(tool)
         if policy.approval == "deny":
             return Requirements(refusal=f"agent '{name}' of this worker's profiles denies {tool}")
         approvals = REQUIRED_APPROVALS.get(policy.approval)

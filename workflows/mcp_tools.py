@@ -21,6 +21,7 @@ as `{"idempotency_key": KEY}`; a connector must apply the effect once per key.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -216,3 +217,15 @@ class McpToolCall(Contract):
     server: McpServer
     tool: str  # the server's own name for it
     arguments: dict[str, Any]
+
+
+def shown_arguments(arguments: dict[str, object]) -> dict[str, str]:
+    """Each argument as the JSON it is sent as (`restored_arguments` reads it back)."""
+    return {
+        name: json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        for name, value in arguments.items()
+    }
+
+
+def restored_arguments(shown: dict[str, str]) -> dict[str, object]:
+    return {name: json.loads(text) for name, text in shown.items()}

@@ -26,7 +26,7 @@ from mcp_types import CallToolResult, RequestParamsMeta, TextContent
 from activities.mcp.failures import is_unreachable, leaves, protocol_error
 from activities.mcp.pin import pin_of
 from activities.mcp.session import advertised_tools, connected
-from activities.tool_gateway import _dumps_with_bounded_field
+from activities.tool_output import dumps_with_bounded_field
 from workflows.contracts import ToolResult
 from workflows.mcp_tools import IDEMPOTENCY_META_KEY, McpToolCall
 
@@ -88,7 +88,7 @@ async def call_tool(request: McpToolCall, timeout: float) -> ToolResult:
     source = provenance(name, tool)
 
     def result(field: str, text: str, *, is_error: bool) -> ToolResult:
-        content = _dumps_with_bounded_field({"provenance": source, field: text}, field)
+        content = dumps_with_bounded_field({"provenance": source, field: text}, field)
         return ToolResult(tool_use_id=request.tool_use_id, content=content, is_error=is_error)
 
     if tool not in request.server.tools or request.server.pin is None:

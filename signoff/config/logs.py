@@ -93,8 +93,9 @@ def settings_secrets(settings: Settings) -> list[str]:
         for secret in (settings.anthropic_api_key, settings.decision_key, settings.ui_secret)
         if secret is not None
     ]
-    if settings.database_url:
-        password = urlsplit(settings.database_url).password
+    owner = settings.migration_database_url
+    for url in (settings.database_url, owner.get_secret_value() if owner else None):
+        password = urlsplit(url).password if url else None
         if password:
             found.append(password)
     return found

@@ -49,6 +49,9 @@ COMMANDS = {
         "Load the demo data (tenants demo and globex, their orders and tickets). Safe to repeat.",
     ),
     "ticket": Lazy(STORE, "Tickets: how a ticket from a helpdesk export enters the store."),
+    "store": Lazy(
+        STORE, "The store's schema: migrated by the owner role, which grants the runtime role."
+    ),
     "user": Lazy(
         "signoff.cli.commands_users", "Reviewer accounts: who signs in to the reviewer UI."
     ),

@@ -46,12 +46,16 @@ def build_worker(
     `models` are the model adapters, whose HTTP clients their owner closes; `profiles`
     the agent profiles its effects judge tool calls by (SIGNOFF_PROFILES when None,
     which also imports the Python tools they name)."""
-    engine = engine or make_engine(settings.resolved_database_url)
+    engine = engine or make_engine(
+        settings.resolved_database_url, migrate=settings.migrate_at_start
+    )
     models = models or build_model_turns(settings)
     gateway = ToolGateway(engine)
     key = load_decision_key(settings)
     refunds = refunds or RefundActivities(engine, key)
-    effects = ToolEffects(engine, key, profiles or load_profiles(settings))
+    effects = ToolEffects(
+        engine, key, profiles or load_profiles(settings), settings.mcp_timeout_seconds
+    )
     verifier = DecisionVerifier(
         engine,
         key,
@@ -109,7 +113,7 @@ def capacity(settings: Settings) -> dict[str, Any]:
 
 async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) -> None:
     """Run until `stop` is set; in-flight activities get the worker's graceful shutdown."""
-    engine = make_engine(settings.resolved_database_url)
+    engine = make_engine(settings.resolved_database_url, migrate=settings.migrate_at_start)
     models = build_model_turns(settings)
     worker = build_worker(client, settings, engine, models=models)
     async with contextlib.AsyncExitStack() as stack:

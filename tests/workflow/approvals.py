@@ -29,6 +29,7 @@ from temporalio.worker import Worker
 
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
+from activities.mcp.activities import McpTools
 from activities.refunds import RefundActivities
 from activities.store import get_reviewer, list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
@@ -57,6 +58,7 @@ SKIPPING_MAX_AGE = timedelta(days=1000 * 365)
 # A deadline past the default 24 h expiry, as in production (Settings: 48 h).
 APPROVAL_RUN_DEADLINE = timedelta(hours=48)
 POLL_SECONDS = 0.02
+MCP_TIMEOUT_SECONDS = 20.0
 WAIT_SECONDS = 15.0
 UPDATE_SECONDS = 30.0
 ORDERS = ("C-1042", "C-2210", "C-3107")
@@ -114,9 +116,13 @@ def gate_worker(
     tool calls by `profiles` (the built-in file when None)."""
     refunds = refunds or RefundActivities(engine, TEST_DECISION_KEY)
     effects = ToolEffects(
-        engine, TEST_DECISION_KEY, profiles or load_profile_file(BUILTIN_PROFILES)
+        engine,
+        TEST_DECISION_KEY,
+        profiles or load_profile_file(BUILTIN_PROFILES),
+        MCP_TIMEOUT_SECONDS,
     )
     gateway = ToolGateway(engine)
+    mcp = McpTools(MCP_TIMEOUT_SECONDS)
     audit = audit or DecisionActivities(engine, TEST_DECISION_KEY)
     verifier = DecisionVerifier(engine, TEST_DECISION_KEY, decision_max_age)
     return worker(
@@ -126,6 +132,8 @@ def gate_worker(
         gateway,
         extra_activities=[
             gateway.prepare_tool_call,
+            mcp.resolve,
+            mcp.run,
             effects.hold_waiting_action,
             effects.execute_tool_action,
             refunds.read_action_state,
