@@ -225,4 +225,4 @@ def expired_message(expires_at: datetime, now: datetime) -> str:
         ago = "1 minute ago"
     else:
         ago = "moments ago"
-    return f"Expired {ago}; the refund did not happen."
+    return f"Expired {ago}; it did not happen."

@@ -125,12 +125,12 @@ async def test_a_late_decision_reads_how_long_ago_it_expired(
     assert late.status_code == 409
     refusal = re.search(r'<p class="refusal"[^>]*>([^<]*)</p>', late.text)
     assert refusal is not None, late.text
-    assert refusal.group(1) == "Expired 60 minutes ago; the refund did not happen."
+    assert refusal.group(1) == "Expired 60 minutes ago; it did not happen."
     # The page now offers the request that is waiting, not the expired one.
     assert second.action_hash in late.text
     assert f'name="action_hash" value="{first.action_hash}"' not in late.text
     assert late_api.status_code == 409
-    assert late_api.json()["detail"] == "Expired 60 minutes ago; the refund did not happen."
+    assert late_api.json()["detail"] == "Expired 60 minutes ago; it did not happen."
     # The run's timeline shows the expiry, with what expired.
     decisions = trail.split('<table class="decisions')[1].split("</table>")[0]
     assert '<td data-label="Decision">expired</td>' in decisions

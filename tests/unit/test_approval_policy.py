@@ -70,7 +70,7 @@ def refusal(action: PendingAction, sent: Decision, now: datetime) -> str:
     ],
 )
 def test_expired_message_says_how_long_ago(late: timedelta, words: str) -> None:
-    assert expired_message(EXPIRES, EXPIRES + late) == f"{words}; the refund did not happen."
+    assert expired_message(EXPIRES, EXPIRES + late) == f"{words}; it did not happen."
 
 
 def test_a_decision_at_or_after_the_expiry_is_refused() -> None:
@@ -82,10 +82,10 @@ def test_a_decision_at_or_after_the_expiry_is_refused() -> None:
         now=EXPIRES - timedelta(seconds=1),
     )
     assert refusal(pending(), decision(), EXPIRES) == (
-        "Expired moments ago; the refund did not happen."
+        "Expired moments ago; it did not happen."
     )
     assert refusal(pending(), decision(), EXPIRES + timedelta(minutes=3)) == (
-        "Expired 3 minutes ago; the refund did not happen."
+        "Expired 3 minutes ago; it did not happen."
     )
 
 

@@ -45,7 +45,7 @@ def record(kind: DecisionKind, reviewer: str | None = None, ago: int = 10) -> De
         ((), "This run has ended; it no longer takes decisions."),
         (
             (record("expired", ago=3),),
-            "Expired 3 minutes ago; the refund did not happen. The run has ended.",
+            "Expired 3 minutes ago; it did not happen. The run has ended.",
         ),
         (
             (record("rejected", "bob"),),

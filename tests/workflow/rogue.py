@@ -83,9 +83,17 @@ class RogueEffect:
     """Calls `execute_tool_action` with each command, then `run_tool` with the
     irreversible tool's name, as anyone on the task queue could."""
 
+    def __init__(self) -> None:
+        self._said: list[str] = []
+
+    @workflow.query
+    def said(self) -> list[str]:
+        """What it was told (a query: a time-skipping result would move the clock)."""
+        return self._said
+
     @workflow.run
     async def run(self, plan: RogueEffectPlan) -> list[str]:
-        said: list[str] = []
+        said = self._said
         for command in plan.commands:
             result: EffectResult = await workflow.execute_activity(
                 EXECUTE_TOOL_ACTION_ACTIVITY,

@@ -47,7 +47,7 @@ async def test_expiry_after_24_hours(
     await replay(handle)
 
     # The model's turn holds the test server's clock at the expiry: "moments ago".
-    assert late == "Expired moments ago; the refund did not happen."
+    assert late == "Expired moments ago; it did not happen."
     assert refunded(seeded_engine, "C-1042") == []
     (result,) = results_of_turn(model.history[1])
     assert result.is_error
