@@ -81,9 +81,7 @@ def test_a_decision_at_or_after_the_expiry_is_refused() -> None:
         run_actor="ops",
         now=EXPIRES - timedelta(seconds=1),
     )
-    assert refusal(pending(), decision(), EXPIRES) == (
-        "Expired moments ago; it did not happen."
-    )
+    assert refusal(pending(), decision(), EXPIRES) == ("Expired moments ago; it did not happen.")
     assert refusal(pending(), decision(), EXPIRES + timedelta(minutes=3)) == (
         "Expired 3 minutes ago; it did not happen."
     )
