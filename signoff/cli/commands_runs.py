@@ -102,7 +102,7 @@ def run_command(
     if agent is not None and agent not in profiles.profiles.agents:
         known = ", ".join(sorted(profiles.profiles.agents))
         fail(f"No agent '{agent}' in {profiles.source}; choose one of: {known}.")
-    actor_id = run_actor(current, actor, password_stdin, tenant)
+    actor_id, actor_roles = run_actor(current, actor, password_stdin, tenant)
     try:
         model_ref = parse_model(model or current.model, current)
         price = current.price_of(model_ref)
@@ -118,6 +118,7 @@ def run_command(
             ticket_id=ticket,
             model=model_ref,
             actor_id=actor_id,
+            actor_roles=actor_roles,
             request_id=request_id,
             goal=goal,
             profiles=profiles,

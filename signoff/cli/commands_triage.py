@@ -55,7 +55,7 @@ def triage_command(
 ) -> None:
     """Classify a ticket (tracking, refund, other) and take the path written for it."""
     current = settings()
-    actor_id = run_actor(current, actor, password_stdin, tenant)
+    actor_id = run_actor(current, actor, password_stdin, tenant).id
     try:
         agent_model = parse_model(model or current.model, current)
         model_ref = agent_model

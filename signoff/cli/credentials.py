@@ -11,7 +11,7 @@ is read or written. (`approve`/`reject` read theirs from stdin: commands_approva
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 import typer
 
@@ -48,14 +48,23 @@ def credential_of(current: Settings, name: str | None, doing: str = "changed") -
     return Credential(name, entered, "password")
 
 
-def run_actor(current: Settings, name: str | None, password_stdin: bool, tenant_id: str) -> str:
+class RunActor(NamedTuple):
+    """Who asks for a run, and the roles that narrow the tools it is offered."""
+
+    id: str
+    roles: tuple[str, ...] = ()
+
+
+def run_actor(
+    current: Settings, name: str | None, password_stdin: bool, tenant_id: str
+) -> RunActor:
     """Who asks for a run: the reviewer `--as` names once their credential proved it
     (of the run's tenant), else the deployment's service identity. Never free text: the
     run's actor is who cannot approve its refunds, so it must be who really asked."""
     if name is None:
         if password_stdin:
             fail("--password-stdin needs --as NAME: whose password is it? Nothing was started.")
-        return current.service_actor
+        return RunActor(current.service_actor)
     from signoff.cli.store import opened_store
     from signoff.service.accounts import authenticated
 
@@ -76,4 +85,4 @@ def run_actor(current: Settings, name: str | None, password_stdin: bool, tenant_
             f"Reviewer '{proof.reviewer.id}' belongs to tenant '{proof.reviewer.tenant_id}', "
             f"not '{tenant_id}'. Nothing was started."
         )
-    return proof.reviewer.id
+    return RunActor(proof.reviewer.id, tuple(proof.reviewer.role_list))

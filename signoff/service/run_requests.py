@@ -8,6 +8,7 @@ a request says (workflows/run_limits.py).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from signoff.config.profiles import LoadedProfiles, load_profiles
@@ -34,6 +35,7 @@ def new_run_request(
     now: datetime | None = None,
     profiles: LoadedProfiles | None = None,
     agent: str | None = None,
+    actor_roles: Iterable[str] = (),
 ) -> RunRequest:
     """A run request with the settings' budgets, deadline, TTL and price, on an agent of
     the profiles (SIGNOFF_PROFILES, or the built-in file, when `profiles` is None).
@@ -70,12 +72,14 @@ def new_run_request(
             settings.anthropic_thinking_budget if model.provider == "anthropic" else None
         ),
         profile=profile,
-        tools=offered_specs(profile, tenant_id),
+        tools=offered_specs(profile, tenant_id, actor_roles),
     )
 
 
-def offered_specs(profile: RunProfile, tenant_id: str) -> tuple[ToolSpec, ...]:
+def offered_specs(
+    profile: RunProfile, tenant_id: str, roles: Iterable[str] = ()
+) -> tuple[ToolSpec, ...]:
     """The specs of the tools a run of this tenant is offered, as the tools are now: the
     run keeps them, whatever is registered when it resumes."""
     known = known_tools()
-    return tuple(known[name].spec() for name in tools_for(profile.agent, tenant_id, ()))
+    return tuple(known[name].spec() for name in tools_for(profile.agent, tenant_id, roles))

@@ -57,3 +57,20 @@ def test_a_run_records_its_profile_and_the_tools_its_tenant_is_offered(tmp_path:
     assert "refund" not in [tool.name for tool in globex.tools]
     with pytest.raises(KeyError):
         new_run_request(settings, tenant_id="demo", ticket_id="T-1", model=CLAUDE, agent="nobody")
+
+
+def test_the_actors_roles_narrow_the_tools_it_is_offered(tmp_path: Path) -> None:
+    team = Path(__file__).parents[1] / "tools" / "team_profile.toml"
+    narrowed = tmp_path / "team.toml"
+    narrowed.write_text(
+        team.read_text() + '\n[agents.support.roles.trainee]\ndeny_tools = ["issue_voucher"]\n'
+    )
+    settings = Settings(home=tmp_path, profiles=narrowed)
+    trainee = new_run_request(
+        settings, tenant_id="demo", ticket_id="T-1", model=CLAUDE, actor_roles=["trainee"]
+    )
+    lead = new_run_request(
+        settings, tenant_id="demo", ticket_id="T-1", model=CLAUDE, actor_roles=["lead"]
+    )
+    assert "issue_voucher" not in [tool.name for tool in trainee.tools]
+    assert "issue_voucher" in [tool.name for tool in lead.tools]
