@@ -197,6 +197,12 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("SIGNOFF_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
     )
     metrics_host: str = "127.0.0.1"
+    # Every /metrics (the UI's route and the worker's port) asks for
+    # `Authorization: Bearer <this>`; unset, the UI refuses every scrape.
+    metrics_token: SecretStr | None = None
+    # The store's gauges (pending refunds) are read this often in the background, never
+    # by a scrape: a scraper cannot make the store count.
+    metrics_refresh_seconds: float = Field(default=15.0, gt=0)
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     temporal_metrics_port: int | None = Field(default=None, ge=1, le=65535)
     log_format: Literal["text", "json"] = "text"
@@ -211,6 +217,13 @@ class Settings(BaseSettings):
     ui_base_url: str = Field(default="http://127.0.0.1:8000", pattern=r"^https?://\S+$")
     notify_timeout_seconds: float = Field(default=10.0, gt=0)
 
+    # Payload encryption (signoff/config/payload_codec.py): "ID:BASE64_KEY,..." (32-byte
+    # AES keys), the first encrypting, all decrypting. Unset: payloads go in clear.
+    payload_keys: SecretStr | None = None
+    # Origins (comma-separated) of the Temporal Web UI allowed to call the UI's codec
+    # endpoint (/api/codec); the dev server's UI by default.
+    codec_cors_origins: str = "http://localhost:8233,http://127.0.0.1:8233"
+
     @field_validator("home")
     @classmethod
     def _absolute_home(cls, value: Path) -> Path:
@@ -221,6 +234,10 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.home / 'signoff.db'}"
+
+    @property
+    def codec_origins(self) -> list[str]:
+        return [origin.strip() for origin in self.codec_cors_origins.split(",") if origin.strip()]
 
     def price_of(self, model: ModelRef) -> ModelPrice | None:
         """The model's price, free for the scripted model, None when unknown (Claude)."""
