@@ -33,7 +33,7 @@ def seed_command(
     if json_output:
         emit_json({"created": report.created, "already_present": report.already_present})
     else:
-        say(f"demo data: {report.summary()} ({current.resolved_database_url})")
+        say(f"demo data: {report.summary()} ({current.shown_database_url})")
 
 
 @tickets.command("add")

@@ -23,9 +23,7 @@ def opened_store(current: Settings) -> Iterator[Engine]:
     try:
         engine = open_store(current)
     except SQLAlchemyError:
-        fail(
-            f"Cannot open the store at {current.resolved_database_url}; check SIGNOFF_DATABASE_URL."
-        )
+        fail(f"Cannot open the store at {current.shown_database_url}; check SIGNOFF_DATABASE_URL.")
     try:
         yield engine
     finally:

@@ -11,6 +11,7 @@ from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -234,6 +235,17 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.home / 'signoff.db'}"
+
+    @property
+    def shown_database_url(self) -> str:
+        """The store's URL for messages: its password, if any, as `***`."""
+        url = self.resolved_database_url
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        user = parts.netloc.rpartition("@")[0].partition(":")[0]
+        host = parts.netloc.rpartition("@")[2]
+        return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
     @property
     def codec_origins(self) -> list[str]:
