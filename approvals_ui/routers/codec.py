@@ -26,7 +26,8 @@ from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 from temporalio.api.common.v1 import Payloads
 
 from approvals_ui.deps import CurrentReviewer, SettingsDep
-from signoff.config.payload_codec import EncryptionCodec, PayloadDecryptError
+from signoff.config.payload_codec import EncryptionCodec
+from signoff.config.payload_keys import PayloadDecryptError
 from signoff.config.settings import Settings
 
 router = APIRouter(prefix="/api/codec", include_in_schema=False)

@@ -36,12 +36,14 @@ SPANS_SECONDS = 30.0
 class Received:
     def __init__(self) -> None:
         self.spans: list[dict[str, Any]] = []
+        self.bodies: list[bytes] = []  # every export as sent, for a grep of all of it
         self.lock = threading.Lock()
 
     def add(self, body: bytes) -> None:
         request = ExportTraceServiceRequest()
         request.ParseFromString(body)
         with self.lock:
+            self.bodies.append(body)
             for resource in request.resource_spans:
                 for scope in resource.scope_spans:
                     for span in scope.spans:

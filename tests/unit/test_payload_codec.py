@@ -8,9 +8,10 @@ import pytest
 from temporalio.api.common.v1 import Payload
 
 from signoff.config.data_converter import data_converter, data_converter_for
-from signoff.config.payload_codec import (
+from signoff.config.payload_codec import EncryptionCodec
+from signoff.config.payload_keys import (
     KEY_ID_METADATA,
-    EncryptionCodec,
+    PayloadCipher,
     PayloadDecryptError,
     PayloadKeyError,
     parse_payload_keys,
@@ -22,7 +23,7 @@ OTHER_KEY = base64.b64encode(b"o" * 32).decode()
 
 
 def codec(keys: str) -> EncryptionCodec:
-    return EncryptionCodec(parse_payload_keys(keys))
+    return EncryptionCodec(PayloadCipher(parse_payload_keys(keys)))
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ from temporalio.worker import Replayer
 
 from activities.store import get_ticket, make_engine, seed_demo, use_session
 from signoff.config.data_converter import data_converter, data_converter_for
-from signoff.config.payload_codec import ENCRYPTED_ENCODING, KEY_ID_METADATA
+from signoff.config.payload_keys import ENCRYPTED_ENCODING, KEY_ID_METADATA
 from signoff.config.settings import Settings
 from signoff.service.history_export import history_document, history_json
 from signoff.service.run_requests import new_run_request
