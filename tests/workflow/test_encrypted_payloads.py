@@ -7,11 +7,14 @@ against the time-skipping server. Then:
   none of the ticket's words nor the customer's name, and every payload names k1;
 - it replays with the codec, and does not without it;
 - after rotation (k2 in front, k1 kept) it still replays; with k1 gone it does not,
-  and the failure names the missing key.
+  and the failure names the missing key;
+- `signoff replay` of the exported file passes with the keys in the environment and
+  fails without them; `history export --tenant` finds the run's tenant through the keys.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import re
@@ -23,14 +26,21 @@ import pytest
 from sqlalchemy import Engine
 from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
+from typer.testing import CliRunner
 
 from activities.store import get_ticket, make_engine, seed_demo, use_session
 from signoff.config.data_converter import data_converter, data_converter_for
 from signoff.config.payload_keys import ENCRYPTED_ENCODING, KEY_ID_METADATA
-from signoff.config.settings import Settings
-from signoff.service.history_export import history_document, history_json
+from signoff.config.settings import Settings, get_settings
+from signoff.service.history_export import (
+    RunNotFound,
+    history_document,
+    history_json,
+    write_private,
+)
 from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
+from signoff.wiring.app import app
 from signoff.wiring.worker import build_worker
 from tests.conftest import SharedTimeSkippingServer
 from tests.workflow.approvals import decide, decision, pending_actions
@@ -146,3 +156,46 @@ async def test_after_rotation_the_old_key_still_decrypts(
     dropped = data_converter_for(settings_with(engine, KEY_2))
     failure = await replay_with(history, dropped)
     assert failure is not None and "'k1'" in str(failure)
+
+
+async def test_signoff_replay_reads_an_exported_file_with_the_keys(
+    history: WorkflowHistory,
+    shared_time_skipping: SharedTimeSkippingServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    env = await shared_time_skipping.current()
+    exported = tmp_path / "run.json"
+    write_private(exported, history_json(await history_document(env.client, history.workflow_id)))
+
+    async def replay(keys: str | None) -> int:
+        if keys is None:
+            monkeypatch.delenv("SIGNOFF_PAYLOAD_KEYS", raising=False)
+        else:
+            monkeypatch.setenv("SIGNOFF_PAYLOAD_KEYS", keys)
+        get_settings.cache_clear()
+        try:
+            # In a thread: the command runs its own event loop.
+            invoke = CliRunner().invoke
+            result = await asyncio.to_thread(invoke, app, ["replay", str(exported)])
+            return result.exit_code
+        finally:
+            get_settings.cache_clear()
+
+    assert await replay(f"{KEY_2},{KEY_1}") == 0
+    assert await replay(None) == 1
+    assert await replay("not a key") == 2  # a setting it cannot use: bad input, said so
+
+
+async def test_the_tenant_filter_reads_the_encrypted_request(
+    history: WorkflowHistory, engine: Engine, shared_time_skipping: SharedTimeSkippingServer
+) -> None:
+    env = await shared_time_skipping.current()
+    config = env.client.config()
+    config["data_converter"] = data_converter_for(settings_with(engine, KEY_1))
+    with_keys = Client(**config)
+    found = await history_document(with_keys, history.workflow_id, tenant_id="demo")
+    assert found["events"]
+    # Without the keys the request cannot be read: not provably the tenant's, not found.
+    with pytest.raises(RunNotFound):
+        await history_document(env.client, history.workflow_id, tenant_id="demo")
