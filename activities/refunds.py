@@ -52,7 +52,7 @@ class RefundActivities:
                 ledger.read_action_state, self._engine, request.tenant_id, request.ticket_id
             )
         except StoreError as error:
-            raise _non_retryable(error) from None
+            raise non_retryable(error) from None
 
     @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
     async def execute_refund(self, command: RefundCommand) -> RefundResult:
@@ -61,7 +61,7 @@ class RefundActivities:
                 check = ProofCheck(key=self._key, caller_run_id=caller_run_id())
                 answer = await asyncio.to_thread(ledger.answer_refund, self._engine, command, check)
             except StoreError as error:
-                raise _non_retryable(error) from None
+                raise non_retryable(error) from None
             observe.refund_answered(span, answer.result, replayed=answer.replayed)
         result = answer.result
         activity.logger.info(
@@ -81,7 +81,7 @@ class RefundActivities:
                 pending_refunds.hold_pending_refund, self._engine, full_hold(hold)
             )
         except StoreError as error:
-            raise _non_retryable(error) from None
+            raise non_retryable(error) from None
 
     @activity.defn(name=RELEASE_PENDING_REFUND_ACTIVITY)
     async def release_pending_refund(self, release: PendingRefundRelease) -> None:
@@ -89,6 +89,6 @@ class RefundActivities:
         await asyncio.to_thread(pending_refunds.release_pending_refund, self._engine, release)
 
 
-def _non_retryable(error: StoreError) -> ApplicationError:
+def non_retryable(error: StoreError) -> ApplicationError:
     # The store answered; it will answer the same on every attempt.
     return ApplicationError(str(error), type=type(error).__name__, non_retryable=True)

@@ -15,6 +15,7 @@ and it is the field that gets cut, so that a bounded result stays valid JSON.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import uuid
 from collections.abc import Callable
@@ -28,9 +29,19 @@ from temporalio.exceptions import ApplicationError
 from activities import observe
 from activities.store.tickets import get_order, get_ticket
 from activities.store.transient import is_transient
+from activities.tool_output import as_tool_output, dumps_with_bounded_field
+from signoff.tools import ToolContext, known_tools
+from workflows.actions import PREPARE_TOOL_CALL_ACTIVITY, PreparedArguments
 from workflows.contracts import RUN_TOOL_ACTIVITY, ToolCallInput, ToolResult
-from workflows.policy import MAX_TOOL_RESULT_CHARS, bound_text
-from workflows.tool_catalog import GET_ORDER, READ_TICKET, ToolCallRejected, validate_call
+from workflows.policy import bound_text
+from workflows.tool_arguments import normalized
+from workflows.tool_catalog import (
+    GET_ORDER,
+    READ_TICKET,
+    ToolCallRejected,
+    ToolDefinition,
+    parse_arguments,
+)
 
 TICKET_PROVENANCE = "customer ticket, unverified free text"
 # A name is a label, not content: anything longer is noise or an attack.
@@ -51,19 +62,6 @@ def _missing_ticket(call: ToolCallInput) -> ToolFailed:
     )
 
 
-def _dumps_with_bounded_field(payload: dict[str, Any], field: str) -> str:
-    """JSON no longer than the tool-result limit, cutting only `field` (with a note)."""
-    text = str(payload[field])
-    budget = MAX_TOOL_RESULT_CHARS
-    while budget > 0:
-        encoded = json.dumps({**payload, field: bound_text(text, budget)}, ensure_ascii=False)
-        if len(encoded) <= MAX_TOOL_RESULT_CHARS:
-            return encoded
-        # Escaping makes the JSON longer than the text; shrink by the overshoot.
-        budget -= len(encoded) - MAX_TOOL_RESULT_CHARS
-    raise ValueError("the other fields alone exceed the tool-result limit")
-
-
 def read_ticket(engine: Engine, call: ToolCallInput) -> str:
     with Session(engine) as session:
         ticket = get_ticket(session, call.tenant_id, call.ticket_id)
@@ -75,7 +73,7 @@ def read_ticket(engine: Engine, call: ToolCallInput) -> str:
             "customer_name": bound_text(ticket.customer_name, MAX_CUSTOMER_NAME_CHARS),
             "text": ticket.text,
         }
-    return _dumps_with_bounded_field(payload, "text")
+    return dumps_with_bounded_field(payload, "text")
 
 
 def get_ticket_order(engine: Engine, call: ToolCallInput) -> str:
@@ -127,13 +125,29 @@ class ToolGateway:
             observe.tool_answered(span, call, result)
             return result
 
+    @activity.defn(name=PREPARE_TOOL_CALL_ACTIVITY)
+    async def prepare_tool_call(self, call: ToolCallInput) -> PreparedArguments:
+        """An irreversible call's arguments, checked by the tool's own model and
+        normalized for the reviewer and the hash (`workflows/tool_arguments.py`)."""
+        tool = known_tools().get(call.name)
+        if tool is None:
+            return PreparedArguments(problem=_not_here(call.name))
+        try:
+            return PreparedArguments(arguments=normalized(tool, call.arguments))
+        except ToolCallRejected as rejected:
+            return PreparedArguments(problem=str(rejected))
+
     async def _run_tool(self, call: ToolCallInput) -> ToolResult:
         try:
-            tool = validate_call(call.name, call.arguments)
-            function = TOOL_FUNCTIONS.get(tool.name)
-            if function is None:
-                raise ToolFailed(f"The tool '{tool.name}' is not available on this worker.")
-            content = await asyncio.to_thread(function, self._engine, call)
+            tool = _read_tool(call.name)
+            arguments = parse_arguments(tool, call.arguments)
+            if tool.implementation is not None:
+                content = as_tool_output(await _registered(tool, arguments, call))
+            else:
+                function = TOOL_FUNCTIONS.get(tool.name)
+                if function is None:
+                    raise ToolFailed(_not_here(tool.name))
+                content = await asyncio.to_thread(function, self._engine, call)
         except (ToolCallRejected, ToolFailed) as error:
             return self._result(call, str(error), is_error=True)
         except Exception as error:
@@ -171,3 +185,40 @@ class ToolGateway:
         return ToolResult(
             tool_use_id=call.tool_use_id, content=bound_text(content), is_error=is_error
         )
+
+
+def _not_here(name: str) -> str:
+    return f"The tool '{name}' is not available on this worker."
+
+
+def _read_tool(name: str) -> ToolDefinition:
+    """A tool this activity may run: a read tool. An irreversible one runs only through
+    the gate's effect, which demands its proofs: anyone may call this activity."""
+    known = known_tools()
+    tool = known.get(name)
+    if tool is None:
+        raise ToolFailed(
+            f"Unknown tool '{name}'. The tools that exist are: {', '.join(sorted(known))}."
+        )
+    if tool.risk != "read":
+        raise ToolFailed(
+            f"The tool '{name}' is irreversible: it runs only after the approval gate, "
+            "never as a read."
+        )
+    return tool
+
+
+async def _registered(tool: ToolDefinition, arguments: Any, call: ToolCallInput) -> Any:
+    """A registered Python read tool, called with its context."""
+    context = ToolContext(
+        run_id=call.run_id,
+        tenant_id=call.tenant_id,
+        ticket_id=call.ticket_id,
+        tool_use_id=call.tool_use_id,
+        idempotency_key=call.idempotency_key,
+    )
+    function = tool.implementation
+    assert function is not None
+    if inspect.iscoroutinefunction(function):
+        return await function(arguments, context)
+    return await asyncio.to_thread(function, arguments, context)

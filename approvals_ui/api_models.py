@@ -119,7 +119,12 @@ class AuditEntry(ApiModel):
     amount: Decimal | None
     currency: str | None
     refund_id: str | None
-    row_hash: str = Field(description="SHA-256 over the previous row's hash and this row.")
+    prev_hash: str = Field(description="The row_hash of the row before (seq - 1); 64 zeros at 1.")
+    row_hash: str = Field(description="SHA-256 of prev_hash, a newline and hashed_fields (UTF-8).")
+    hashed_fields: str = Field(
+        description="The exact text the row's hash covers: the RFC 8785 JSON of the row's "
+        'fields. README, "Checking an export of the audit", has a script that checks it.'
+    )
 
 
 class AuditList(ApiModel):

@@ -42,7 +42,7 @@ with workflow.unsafe.imports_passed_through():
         RefundResult,
     )
     from workflows.agent_run import opening_message
-    from workflows.approval_policy import to_minor
+    from workflows.approval_policy import money, to_minor
     from workflows.contracts import (
         MODEL_TURN_ACTIVITY,
         RUN_TOOL_ACTIVITY,
@@ -57,7 +57,7 @@ with workflow.unsafe.imports_passed_through():
         ToolUseBlock,
     )
     from workflows.decision_check import VERIFY_DECISION_ACTIVITY, DecisionCheck, DecisionProof
-    from workflows.gate_actions import pending_action
+    from workflows.gate_actions import new_action
     from workflows.gate_results import trail_record
     from workflows.model_turn import actor_hash
     from workflows.refund_commands import refund_command
@@ -141,7 +141,17 @@ class RawRefund:
             ActionStateRequest(tenant_id=request.tenant_id, ticket_id=request.ticket_id),
             ActionState,
         )
-        action = pending_action(request, tool_call, arguments, amount_minor, state, None, "")
+        action = new_action(
+            request,
+            tool_call,
+            arguments={"amount": money(amount_minor), "currency": state.currency or ""},
+            targets={"tenant_id": request.tenant_id, "order_id": state.order_id or ""},
+            reason=arguments.reason,
+            state=state,
+            policy=None,
+            supersedes=None,
+            note="",
+        )
         run_id = workflow.info().workflow_id
         await call(
             HOLD_PENDING_REFUND_ACTIVITY,

@@ -24,6 +24,11 @@ EXECUTE_REFUND_ACTIVITY = "execute_refund"
 HOLD_PENDING_REFUND_ACTIVITY = "hold_pending_refund"
 RELEASE_PENDING_REFUND_ACTIVITY = "release_pending_refund"
 RECORD_DECISION_ACTIVITY = "record_decision"
+# Any other irreversible tool (`tool_gate.py`): its arguments checked, its action's inbox
+# row, and its effect, which verifies its proofs itself (activities/tool_effects.py).
+PREPARE_TOOL_CALL_ACTIVITY = "prepare_tool_call"
+HOLD_WAITING_ACTION_ACTIVITY = "hold_waiting_action"
+EXECUTE_TOOL_ACTION_ACTIVITY = "execute_tool_action"
 REFUND_APPROVER_ROLE = "refund_approver"
 
 ApprovalMode = Literal["auto", "confirm", "review", "deny"]
@@ -113,6 +118,8 @@ class PendingAction(WireContract):
     state_hash: str
     mode: Literal["confirm", "review"]
     required_approvals: int
+    # Who may decide: a reviewer holds one of these roles (the tool's profile policy).
+    approver_roles: list[str] = [REFUND_APPROVER_ROLE]
     approvals: list[DecisionRecord] = []
     requested_at: datetime
     expires_at: datetime
@@ -191,6 +198,38 @@ class RefundCommand(Contract):
     actor_id: str | None = None
     action: PendingAction
     proofs: list[Decision]
+
+
+class PreparedArguments(Contract):
+    """A tool call's arguments checked against the tool's own model and normalized (each
+    value as text: a string as it is, anything else as compact JSON), or why not."""
+
+    arguments: dict[str, str] | None = None
+    problem: str = ""
+
+
+class ToolActionCommand(Contract):
+    """Carries out one irreversible tool call. Like `RefundCommand`, it carries its
+    proof: the action and the signed approvals, which the effect verifies itself.
+    `agent_name` says which agent of the worker's profiles judges the tool's policy;
+    the effect takes the strictest policy any agent gives the tool whatever it says."""
+
+    run_id: str
+    tenant_id: str
+    ticket_id: str
+    actor_id: str | None = None
+    idempotency_key: str
+    action: PendingAction
+    proofs: list[Decision] = []
+
+
+class EffectResult(Contract):
+    """What an irreversible tool's effect answered: `done` with the tool's output for
+    the model, or why nothing was done."""
+
+    status: Literal["done", "approver_invalid", "refused"]
+    message: str = ""
+    content: str = ""
 
 
 class RefundResult(Contract):

@@ -51,13 +51,19 @@ with workflow.unsafe.imports_passed_through():
         ToolUseBlock,
     )
     from workflows.decision_update import decision_event, refuse_unsigned, verified
+    from workflows.gate_hooks import GateHooks
+    from workflows.mcp_run import McpHooks, resolve, run_read
+    from workflows.mcp_tools import McpToolOffer
     from workflows.model_turn import actor_hash, ask_model
     from workflows.replies import ClassifiedReply, classify
     from workflows.run_books import RunBooks
     from workflows.run_budgets import RunEnded, check_budgets, held_to_worker_limits, over_budget
     from workflows.run_outcome import outcome, publish_start, publish_waiting
-    from workflows.tool_catalog import RefundArguments, ToolCallRejected, parse_call
+    from workflows.run_tools import is_irreversible, not_offered_message, offered_names
+    from workflows.tool_catalog import CATALOG, ToolCallRejected, parse_call
+    from workflows.tool_hooks import hooks_for
     from workflows.tool_turn import ToolFailures, call_tool, unavailable
+    from workflows.write_order import WriteOrder
 
 # Re-exported: the triage workflow and the model-wire tests name these from here.
 __all__ = ["AgentRun", "actor_hash", "opening_message"]
@@ -82,6 +88,8 @@ class AgentRun:
         # What this run last upserted: an unchanged attribute is not upserted again.
         self._published_status: RunStatus | None = None
         self._published_pending: tuple[str, ...] = ()
+        # The tools of the profile's MCP servers this run offers, by offered name.
+        self._mcp: dict[str, McpToolOffer] = {}
         self._gate = ApprovalGate(
             request,
             notify=self._on_gate_change,
@@ -101,6 +109,8 @@ class AgentRun:
             remaining = (request.deadline - workflow.now()).total_seconds()
             if remaining <= 0:
                 raise RunEnded("failed", "deadline_exceeded", "The deadline had passed.")
+            await self._offer_mcp_tools()
+            remaining = (request.deadline - workflow.now()).total_seconds()
             final_text = await self._loop_until_deadline(remaining)
             return self._finish("completed", "answered", "", final_text)
         except RunEnded as ended:
@@ -209,12 +219,31 @@ class AgentRun:
             results = await self._run_tools(turn.tool_calls)
             self._answer(reply, turn.tool_calls, results, failures)
 
+    async def _offer_mcp_tools(self) -> None:
+        """The declared MCP servers' tools this run may offer, once, at its start; a
+        server that offers none is named in the trajectory, with why."""
+        try:
+            resolution = await resolve(self._request)
+        except ActivityError as error:
+            reraise_cancellation(error)
+            self._books.event("mcp", "the MCP servers could not be listed; none is offered")
+            return
+        if resolution is None:
+            return
+        for server in resolution.servers:
+            if server.status != "offered":
+                self._books.event(
+                    "mcp", f"MCP server '{server.server}' offers no tool: {server.message}"
+                )
+        self._mcp = {offer.offered_name: offer for offer in resolution.offers()}
+
     async def _ask(self) -> ModelReply:
         """One model turn, within the budgets, its usage and cost in the books."""
         check_budgets(self._books, self._request)
         self._books.turns += 1
         self._books.event("turn", f"turn {self._books.turns}: asking the model")
-        reply = await ask_model(self._request, self._messages)
+        mcp_tools = [offer.spec() for offer in self._mcp.values()]
+        reply = await ask_model(self._request, self._messages, mcp_tools)
         self._books.record_usage(reply.usage, self._request.price)
         return reply
 
@@ -235,18 +264,28 @@ class AgentRun:
         # Concurrently, so that several irreversible calls of one turn each wait for
         # their own decision at once; gather keeps the results in the calls' order.
         first_record = len(self._books.tool_calls)
-        results = await asyncio.gather(*(self._run_tool(call) for call in calls))
+        writes = WriteOrder()
+        results = await asyncio.gather(*(self._run_tool(call, writes) for call in calls))
         self._books.order_tool_calls(first_record, calls)
         return list(results)
 
-    async def _run_tool(self, call: ToolUseBlock) -> ToolResultBlock:
+    async def _run_tool(self, call: ToolUseBlock, writes: WriteOrder) -> ToolResultBlock:
         self._books.event("tool_call", f"turn {self._books.turns}: calling {call.name}")
+        request = self._request
         try:
-            tool, arguments = parse_call(call.name, call.input)
-            if tool.risk == "irreversible_write":
-                assert isinstance(arguments, RefundArguments)
-                return await self._gate_refund(call, arguments)
-            result = await call_tool(call, self._request)
+            offer = self._mcp.get(call.name)
+            if offer is not None:
+                if offer.risk == "irreversible":
+                    hooks: GateHooks = McpHooks(request, offer)
+                    return await self._gated(call, hooks, writes)
+                return await self._read_mcp_tool(call, offer)
+            if call.name not in offered_names(request):
+                raise ToolCallRejected(not_offered_message(request, call.name))
+            if call.name in CATALOG:  # checked here, before any activity
+                parse_call(call.name, call.input)
+            if is_irreversible(request, call.name):
+                return await self._gated(call, hooks_for(request, call.name), writes)
+            result = await call_tool(call, request)
             content, is_error = result.content, result.is_error
         except ToolCallRejected as rejected:
             content, is_error = str(rejected), True
@@ -255,10 +294,22 @@ class AgentRun:
             content, is_error = unavailable(call), True
         return self._books.record_tool(call, content, is_error)
 
-    async def _gate_refund(self, call: ToolUseBlock, arguments: RefundArguments) -> ToolResultBlock:
-        """A refund waits in the approval gate for a reviewer's decision."""
-        gated = await self._gate.refund(call, arguments)
+    async def _gated(
+        self, call: ToolUseBlock, hooks: GateHooks, writes: WriteOrder
+    ) -> ToolResultBlock:
+        """An irreversible call through the gate; its effect after the turn's earlier
+        writes (`write_order.py`)."""
+        place = writes.ticket()
+        try:
+            gated = await self._gate.gate(call, hooks, lambda: writes.wait_turn(place))
+        finally:
+            writes.end(place)
         return self._books.record_tool(call, gated.content, gated.is_error)
+
+    async def _read_mcp_tool(self, call: ToolUseBlock, offer: McpToolOffer) -> ToolResultBlock:
+        """A read of an MCP server's tool."""
+        result = await run_read(self._request, offer, call)
+        return self._books.record_tool(call, result.content, result.is_error)
 
     def _answer(
         self,

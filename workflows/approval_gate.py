@@ -1,17 +1,20 @@
 """The approval gate: an irreversible call waits here for a decision bound to its hash.
 
-Design note. A refund call becomes a `PendingAction` whose hash covers the exact
-arguments, the targets, the model's reason, the policy version and the state the
-reviewer judges on. The `decide` update's validator refuses, before anything reaches
-history, a hash that is not pending, an expired action, a reviewer without the role, of
-another tenant, the run's own actor, or the same reviewer twice. After approval the
-refund activity re-checks the state hash inside its transaction; if another refund
-landed meanwhile the approval is void and a new pending action (new hash) is raised,
-saying why; so does an approver the ledger finds no longer counts (disabled, role or
-tenant gone). Four eyes is judged on the order's exposure (see `gate_store.py`). Expiry
-is a durable timer. Every outcome of the gate is one tool result:
-an error result says the refund did not happen and must not be retried. The pending
-action is built in `gate_actions.py`; what each outcome records, in `gate_results.py`.
+Design note. Any irreversible call becomes a `PendingAction` whose hash covers the tool,
+its normalized arguments, the targets, the model's reason, the policy version and the
+state the reviewer judges on. The `decide` update's validator refuses, before anything
+reaches history, a hash that is not pending, an expired action, a reviewer without one
+of the action's approver roles, of another tenant, the run's own actor, or the same
+reviewer twice. Expiry is a durable timer. After approval the effect verifies the
+signed approvals itself and re-checks what it depends on; when it answers that the
+approval went void (the refund's order changed, an approver no longer counts) a new
+pending action (new hash) is raised, saying why. Every outcome of the gate is one tool
+result: an error result says the effect did not happen and must not be retried.
+
+What differs between tools is the tool's hooks (`gate_hooks.py`): the refund's order
+state, exposure four eyes and ledger (`refund_hooks.py`), or the profile's policy and
+the tool's own function for any other tool (`tool_gate.py`). The pending action is
+built in `gate_actions.py`; what each outcome records, in `gate_results.py`.
 
 This is workflow code: no I/O, and time only through `workflow.now()` and timers.
 """
@@ -19,7 +22,7 @@ This is workflow code: no I/O, and time only through `workflow.now()` and timers
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -33,28 +36,18 @@ with workflow.unsafe.imports_passed_through():
         DecisionRecord,
         DecisionResult,
         PendingAction,
-        RefundResult,
     )
     from workflows.approval_policy import (
         DecisionRefused,
         check_decision,
         expired_message,
-        refund_mode,
         second_reviewer_message,
-        to_minor,
     )
     from workflows.audit_trail import TrailRecorder
     from workflows.contracts import RunRequest, ToolUseBlock
-    from workflows.gate_actions import judged_on_exposure, pending_action
-    from workflows.gate_results import (
-        GateResult,
-        GateResults,
-        describe,
-        trail_record,
-    )
-    from workflows.gate_store import execute, read_state, release
+    from workflows.gate_hooks import Effect, GateHooks
+    from workflows.gate_results import GateResult, GateResults, trail_record
     from workflows.reviewer_notices import ReviewerNotices
-    from workflows.tool_catalog import RefundArguments
 
 Resolution = Literal["approved", "rejected", "expired"]
 
@@ -64,6 +57,13 @@ def _ignore(text: str) -> None:
 
 
 def _within_budget() -> str | None:
+    return None
+
+
+BeforeEffect = Callable[[], Awaitable[None]]
+
+
+async def _no_wait() -> None:
     return None
 
 
@@ -81,6 +81,8 @@ class ApprovalGate(GateResults):
     voided: set[str] = field(default_factory=set)
     # The signed approvals of each action, in order: the effect's proof.
     proofs: dict[str, list[Decision]] = field(default_factory=dict)
+    # Each action's tool hooks: what it is called, for the messages of its decisions.
+    hooks: dict[str, GateHooks] = field(default_factory=dict)
     # When each expired action expired, to tell a late reviewer how long ago.
     expiries: dict[str, datetime] = field(default_factory=dict)
     # Writes the trail to the store's audit table.
@@ -128,7 +130,10 @@ class ApprovalGate(GateResults):
             return DecisionResult(
                 action_hash=action.action_hash,
                 status="rejected",
-                message="Rejected. The refund will not happen, and the agent is told why.",
+                message=(
+                    f"Rejected. The {self._noun(action)} will not happen, and the agent is "
+                    "told why."
+                ),
             )
         action = action.model_copy(update={"approvals": [*action.approvals, record]})
         self.pending[action.action_hash] = action
@@ -144,8 +149,12 @@ class ApprovalGate(GateResults):
         return DecisionResult(
             action_hash=action.action_hash,
             status="approved",
-            message="Approved. The refund is carried out once, after a last check of the order.",
+            message=f"Approved. The {self._noun(action)} is carried out once, after a last check.",
         )
+
+    def _noun(self, action: PendingAction) -> str:
+        hooks = self.hooks.get(action.action_hash)
+        return "action" if hooks is None else hooks.noun
 
     def refuse(self, decision: Decision, why: str) -> None:
         """A decide attempt that failed verification: kept in the trail, decides nothing."""
@@ -174,62 +183,89 @@ class ApprovalGate(GateResults):
 
     # --- the gate ------------------------------------------------------------------
 
-    async def refund(self, call: ToolUseBlock, arguments: RefundArguments) -> GateResult:
-        amount_minor = to_minor(arguments.amount)
-        state = await read_state(self.request)
+    async def gate(
+        self, call: ToolUseBlock, hooks: GateHooks, before_effect: BeforeEffect = _no_wait
+    ) -> GateResult:
+        """One irreversible call, from proposal to its one result; the tool's own rules
+        are its hooks (`gate_hooks.py`). `before_effect` is awaited before the effect
+        (the turn's earlier writes end first, `write_order.py`)."""
+        prepared = await hooks.prepare(call)
+        state = prepared.state
         supersedes: str | None = None
         note = ""
         while True:
-            action = pending_action(
-                self.request, call, arguments, amount_minor, state, supersedes, note
-            )
-            mode, why = refund_mode(amount_minor, state)
+            action = hooks.action(call, prepared, state, supersedes, note)
+            self.hooks[action.action_hash] = hooks
+            mode, why = hooks.mode(action)
             if mode == "deny":
-                denied = self._denied(action, why)
+                denied = self._denied(action, why, hooks)
                 await self.recorder.flush()
-                return await self._released(denied, supersedes)
-            action = await judged_on_exposure(action, amount_minor, self.request)
-            # The approvals recorded while it waited travel on: the ledger row and the
-            # result name the reviewers.
+                return await self._released(denied, supersedes, hooks)
+            if mode == "auto":  # the profile lets it run without a reviewer
+                await before_effect()
+                return await self._carried_out(action, hooks, None)
+            action = await hooks.hold(action)
+            # The approvals recorded while it waited travel on: the effect and the result
+            # name the reviewers.
             try:
-                action, resolution = await self._await_decision(action)
+                action, resolution = await self._await_decision(action, hooks)
             except asyncio.CancelledError:
                 # The run ends (cancelled, or its deadline): its hold would otherwise
                 # count until it expired.
-                await release(action.action_hash)
+                await hooks.release(action.action_hash)
                 raise
-            held: str | None = action.action_hash
+            held = action.action_hash
             if resolution == "rejected":
-                return await self._released(self._rejected(action), held)
+                return await self._released(self._rejected(action, hooks), held, hooks)
             if resolution == "expired":
-                return await self._released(self._expired(action), held)
+                return await self._released(self._expired(action, hooks), held, hooks)
             spent = self.over_budget()
             if spent is not None:
-                refused = RefundResult(status="refused", message=f"the run {spent}")
-                return await self._released(self._executed(action, refused), held)
-            result = await execute(action, self.request, self.proofs.get(action.action_hash, []))
-            if result is None:  # the ledger never answered: a person must check
-                return await self._released(self._unknown(action), held)
+                refused = Effect(status="refused", message=f"the run {spent}")
+                return await self._released(self._executed(action, refused, hooks), held, hooks)
+            await before_effect()
+            effect = await hooks.execute(action, self.proofs.get(action.action_hash, []))
             # An approver who no longer counts voids the approval like a changed state.
-            if result.status not in ("state_changed", "approver_invalid") or result.state is None:
-                if result.status == "refunded":
-                    held = None  # its hold went in the refund's own transaction
-                return await self._released(self._executed(action, result), held)
-            self.voided.add(action.action_hash)
-            self.decisions.append(trail_record(action, "voided", reason=result.message))
-            await self.recorder.flush()
-            supersedes, note, state = action.action_hash, result.message, result.state
+            if (
+                effect is not None
+                and effect.status in ("state_changed", "approver_invalid")
+                and effect.state is not None
+            ):
+                self.voided.add(action.action_hash)
+                self.decisions.append(trail_record(action, "voided", reason=effect.message))
+                await self.recorder.flush()
+                supersedes, note, state = action.action_hash, effect.message, effect.state
+                continue
+            return await self._carried_out(action, hooks, held, effect)
 
-    async def _released(self, result: GateResult, held: str | None) -> GateResult:
+    async def _carried_out(
+        self,
+        action: PendingAction,
+        hooks: GateHooks,
+        held: str | None,
+        effect: Effect | None | Literal["not yet"] = "not yet",
+    ) -> GateResult:
+        """The result of an action that reached its effect (or runs now, when `auto`)."""
+        if effect == "not yet":
+            effect = await hooks.execute(action, [])
+        if effect is None:  # the effect never answered: a person must check
+            return await self._released(self._unknown(action, hooks), held, hooks)
+        if effect.released:
+            held = None
+        return await self._released(self._executed(action, effect, hooks), held, hooks)
+
+    async def _released(self, result: GateResult, held: str | None, hooks: GateHooks) -> GateResult:
         if held is not None:
-            await release(held)
+            await hooks.release(held)
         return result
 
-    async def _await_decision(self, action: PendingAction) -> tuple[PendingAction, Resolution]:
+    async def _await_decision(
+        self, action: PendingAction, hooks: GateHooks
+    ) -> tuple[PendingAction, Resolution]:
         digest = action.action_hash
         self.pending[digest] = action
         self.notify(
-            f"{describe(action)} waits for {action.required_approvals} approval(s); "
+            f"{hooks.describe(action)} waits for {action.required_approvals} approval(s); "
             f"hash {digest}, expires {action.expires_at.isoformat()}"
         )
         self.recorder.required[digest] = action.required_approvals
@@ -251,7 +287,7 @@ class ApprovalGate(GateResults):
                 )
             )
             self.not_performed.append(
-                f"{describe(action)}: the run ended while it waited for a decision"
+                f"{hooks.describe(action)}: the run ended while it waited for a decision"
             )
             # An activity may start after the cancellation was delivered: the record of
             # a cancelled wait reaches the audit too.
@@ -264,6 +300,8 @@ class ApprovalGate(GateResults):
             if not closing:
                 # `decide` replaced the entry with a copy that holds the approvals.
                 action = self.pending.pop(digest, action)
-                self.notify(f"{describe(action)}: {self.resolutions.get(digest, 'run ended')}")
+                self.notify(
+                    f"{hooks.describe(action)}: {self.resolutions.get(digest, 'run ended')}"
+                )
         await self.recorder.flush()
         return action, self.resolutions[digest]

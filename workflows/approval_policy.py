@@ -14,7 +14,6 @@ from typing import Any
 import rfc8785
 
 from workflows.actions import (
-    REFUND_APPROVER_ROLE,
     ActionState,
     ApprovalMode,
     Decision,
@@ -143,10 +142,10 @@ def check_decision(
     """Raise DecisionRefused, in words a reviewer understands, for an inadmissible decision."""
     if decision.tenant_id != run_tenant:
         raise DecisionRefused("This request belongs to another tenant; you cannot decide on it.")
-    if REFUND_APPROVER_ROLE not in decision.reviewer_roles:
-        raise DecisionRefused(
-            f"Reviewer '{decision.reviewer_id}' does not have the {REFUND_APPROVER_ROLE} role."
-        )
+    roles = pending.approver_roles
+    if not set(roles) & set(decision.reviewer_roles):
+        needed = " or ".join(roles) or "an approver"
+        raise DecisionRefused(f"Reviewer '{decision.reviewer_id}' does not have the {needed} role.")
     if same_person(decision.reviewer_id, run_actor):
         raise DecisionRefused(
             "You asked for this run yourself; another reviewer must decide on it."

@@ -15,6 +15,8 @@ from pydantic import Field, model_validator
 
 from workflows.actions import DecisionRecord, PendingAction
 from workflows.contract_base import Contract, Identifier, TenantId
+from workflows.profile_contracts import RunProfile
+from workflows.tool_spec import ToolSpec as ToolSpec  # re-exported: the contracts name it
 from workflows.unknown_effects import UnknownEffect
 from workflows.wire_contract import WireContract
 
@@ -141,6 +143,13 @@ class RunRequest(Contract):
     # worker's word alone (its limits, see run_limits.clamp); never serialized, so that no
     # starter sets it and a worker that predates it never reads it.
     notify_reviewers: bool = Field(default=False, exclude=True)
+    # The agent profile the run started on (file name, content hash, agent): the run
+    # keeps it until it ends, whatever the worker loads later. None: the code's built-in
+    # agent (its prompt and catalog), as runs had before profiles.
+    profile: RunProfile | None = None
+    # What the model is offered: the profile's tools for this tenant, with their
+    # descriptions and schemas as they were when the run started (service/run_requests.py).
+    tools: tuple[ToolSpec, ...] = ()
 
     @model_validator(mode="after")
     def _thinking_fits(self) -> RunRequest:
@@ -203,12 +212,6 @@ MessageBlock = Annotated[
 class Message(Contract):
     role: Literal["user", "assistant"]
     content: list[MessageBlock]
-
-
-class ToolSpec(Contract):
-    name: str
-    description: str
-    input_schema: dict[str, Any]
 
 
 class ToolChoice(Contract):
@@ -305,7 +308,10 @@ class ToolCallRecord(WireContract):
 # --- progress, state and outcome --------------------------------------------------
 
 
-EventKind = Literal["turn", "tool_call", "tool_result", "pause", "approval", "context", "outcome"]
+# `mcp`: what the run's MCP servers offer (a server that offers nothing, and why).
+EventKind = Literal[
+    "turn", "tool_call", "tool_result", "pause", "approval", "context", "outcome", "mcp"
+]
 
 
 class RunEvent(Contract):

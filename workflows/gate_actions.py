@@ -1,4 +1,4 @@
-"""How a refund call becomes the `PendingAction` a reviewer decides on.
+"""How an irreversible call becomes the `PendingAction` a reviewer decides on.
 
 Its hash covers the exact arguments, the targets, the model's reason, the policy
 version and the state the reviewer judges on; its expiry is the approval time to live,
@@ -16,48 +16,60 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.actions import ActionState, PendingAction
+    from workflows.actions import REFUND_APPROVER_ROLE, ActionState, PendingAction
     from workflows.approval_policy import (
         APPROVAL_POLICY_VERSION,
-        money,
         recomputed_hash,
         state_hash,
         with_exposure,
     )
     from workflows.contracts import RunRequest, ToolUseBlock
     from workflows.gate_store import hold
-    from workflows.tool_catalog import RefundArguments
+    from workflows.profile_contracts import ToolPolicy
 
 
-def pending_action(
+def new_action(
     request: RunRequest,
     call: ToolUseBlock,
-    arguments: RefundArguments,
-    amount_minor: int,
+    *,
+    arguments: dict[str, str],
+    targets: dict[str, str],
+    reason: str,
     state: ActionState,
+    policy: ToolPolicy | None,
     supersedes: str | None,
     note: str,
 ) -> PendingAction:
+    """The action a reviewer decides on, hashed; its mode is judged after (the tool's
+    hooks). Its expiry is the shorter of the run's and the tool policy's approval time
+    to live, never past the run's deadline."""
     now = workflow.now()
-    expires_at = min(now + timedelta(seconds=request.approval_ttl_seconds), request.deadline)
+    ttl = timedelta(seconds=request.approval_ttl_seconds)
+    if policy is not None and policy.approval_ttl is not None:
+        ttl = min(ttl, policy.approval_ttl)
     unhashed = PendingAction(
         action_hash="",
         tool_use_id=call.id,
         tool=call.name,
-        arguments={"amount": money(amount_minor), "currency": state.currency or ""},
-        targets={"tenant_id": request.tenant_id, "order_id": state.order_id or ""},
-        reason=arguments.reason,
+        arguments=arguments,
+        targets=targets,
+        reason=reason,
         policy_version=APPROVAL_POLICY_VERSION,
         state=state,
         state_hash=state_hash(state),
         mode="confirm",
         required_approvals=1,
+        approver_roles=(
+            list(policy.approver_roles)
+            if policy is not None and policy.approver_roles
+            else [REFUND_APPROVER_ROLE]
+        ),
         requested_at=now,
-        expires_at=expires_at,
+        expires_at=min(now + ttl, request.deadline),
         supersedes=supersedes,
         note=note,
     )
-    # The hash the ledger computes again from the same fields (recomputed_hash).
+    # The hash every effect computes again from the same fields (recomputed_hash).
     digest = recomputed_hash(unhashed, workflow.info().workflow_id)
     return unhashed.model_copy(update={"action_hash": digest})
 

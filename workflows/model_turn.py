@@ -12,6 +12,7 @@ This is workflow code: no I/O; the activity talks to the model.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from datetime import timedelta
 
 from temporalio import workflow
@@ -30,7 +31,8 @@ with workflow.unsafe.imports_passed_through():
         RunRequest,
     )
     from workflows.run_budgets import RunEnded
-    from workflows.tool_catalog import offered_tools
+    from workflows.run_tools import offered_specs, system_prompt
+    from workflows.tool_spec import ToolSpec
 
 
 def actor_hash(tenant_id: str, actor_id: str) -> str:
@@ -39,13 +41,16 @@ def actor_hash(tenant_id: str, actor_id: str) -> str:
     return digest.hexdigest()[:32]
 
 
-async def ask_model(request: RunRequest, messages: list[Message]) -> ModelReply:
-    """The model's reply to the conversation, or RunEnded("model_error")."""
+async def ask_model(
+    request: RunRequest, messages: list[Message], more_tools: Sequence[ToolSpec] = ()
+) -> ModelReply:
+    """The model's reply to the conversation, or RunEnded("model_error"); `more_tools`
+    are offered after the run's own (its MCP servers' tools)."""
     model_request = ModelRequest(
         model=request.model,
-        system=policy.SYSTEM_PROMPT,
+        system=system_prompt(request),
         messages=list(messages),
-        tools=[tool.spec() for tool in offered_tools()],
+        tools=[*offered_specs(request), *more_tools],
         max_tokens=request.max_tokens,
         user_hash=actor_hash(request.tenant_id, request.actor_id),
         thinking_budget_tokens=request.thinking_budget_tokens,

@@ -31,19 +31,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from workflows.actions import ApprovalMode
-from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contract_base import Contract, Identifier, TenantId
-from workflows.known_tools import ProfileRisk, profile_risk
+from workflows.known_tools import profile_risk
+from workflows.mcp_tools import McpServer, McpServerName
 from workflows.policy import MAX_STEP_BUDGET
 from workflows.profile_values import Duration, Money, WholeNumber, problem
 from workflows.tool_catalog import ToolDefinition
 from workflows.tool_description_lint import description_problems
+from workflows.tool_policy import ToolPolicy as ToolPolicy  # re-exported: its old home
 
 # The validation context key under which the loader passes the tools that exist.
 KNOWN_TOOLS = "known_tools"
 DEFAULT_BUDGET = "default"
-NEEDS_APPROVAL: tuple[ApprovalMode, ...] = ("confirm", "review")
 ModelProvider = Literal["auto", "scripted", "anthropic", "openai"]
 
 
@@ -54,55 +53,6 @@ def _known(info: ValidationInfo) -> Mapping[str, ToolDefinition] | None:
 
 def _listing(names: Iterable[str]) -> str:
     return ", ".join(names) or "none"
-
-
-class ToolPolicy(Contract):
-    """How the gate treats calls of one tool. `confirm` needs one reviewer, `review` two
-    different ones, `deny` refuses every call, `auto` runs it without a reviewer."""
-
-    risk: ProfileRisk = "irreversible"
-    approval: ApprovalMode
-    # Above this amount (the tool's policy hook measures it: for refund, the order's
-    # cumulative exposure) a `confirm` needs a second reviewer.
-    four_eyes_above: Money | None = None
-    approval_ttl: Duration | None = Field(default=None, validate_default=True)
-    approver_roles: tuple[Identifier, ...] = Field(default=(), validate_default=True)
-    editable: tuple[str, ...] = Field(default=(), validate_default=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _default_approval(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "approval" not in data:
-            return {**data, "approval": "auto" if data.get("risk") == "read" else "review"}
-        return data
-
-    @field_validator("approval")
-    @classmethod
-    def _read_is_auto(cls, approval: ApprovalMode, info: ValidationInfo) -> ApprovalMode:
-        if info.data.get("risk") == "read" and approval != "auto":
-            raise problem(f"a read tool takes no approval mode ({approval!r} given); allowed: auto")
-        return approval
-
-    @field_validator("four_eyes_above", "approval_ttl", "approver_roles", "editable")
-    @classmethod
-    def _only_when_approved(cls, value: Any, info: ValidationInfo) -> Any:
-        if "approval" not in info.data:  # refused already, with its own message
-            return value
-        approval = info.data["approval"]
-        given = value is not None and value != ()
-        if given and approval not in NEEDS_APPROVAL:
-            whom = "a read tool" if info.data.get("risk") == "read" else f"approval {approval!r}"
-            raise problem(f"applies only to approval confirm or review, not to {whom}")
-        if given and info.field_name == "four_eyes_above" and approval == "review":
-            raise problem("applies only to approval confirm: review always needs two reviewers")
-        if approval in NEEDS_APPROVAL and info.field_name == "approval_ttl" and value is None:
-            return DEFAULT_APPROVAL_TTL
-        if approval in NEEDS_APPROVAL and info.field_name == "approver_roles" and not value:
-            raise problem(
-                f"a tool with approval {approval!r} names the roles that may approve it, "
-                'e.g. approver_roles = ["refund_approver"]'
-            )
-        return value
 
 
 class ProfileModel(Contract):
@@ -161,6 +111,8 @@ class AgentProfile(Contract):
     budgets: dict[Identifier, Budget]
     tenants: dict[TenantId, ToolNarrowing] = Field(default_factory=dict)
     roles: dict[Identifier, ToolNarrowing] = Field(default_factory=dict)
+    # Tools from MCP servers, offered as SERVER__TOOL once resolved (workflows/mcp_tools.py).
+    mcp_servers: dict[McpServerName, McpServer] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -285,6 +237,9 @@ class ProfileSet(Contract):
     """A profile file: its name, its agents, and the one a run gets when it names none."""
 
     name: Identifier
+    # Modules that register Python tools (`signoff/tools/registry.py`); the loader
+    # imports them before it checks the agents' tools.
+    python_tools: tuple[Annotated[str, Field(pattern=r"^[A-Za-z_][\w.]*$")], ...] = ()
     agents: Annotated[dict[Identifier, AgentProfile], Field(min_length=1)]
     default_agent: Identifier
 

@@ -10,8 +10,8 @@ authenticated request; a model (or a customer writing in a ticket) cannot name a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
 from types import MappingProxyType
@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from workflows.contracts import ToolSpec
+from workflows.tool_spec import ToolSpec
 
 RiskClass = Literal["read", "irreversible_write"]
 
@@ -36,6 +36,9 @@ class ToolDefinition:
     description: str
     arguments: type[BaseModel]
     risk: RiskClass
+    # A registered Python tool's function (`signoff/tools/registry.py`), which only activities
+    # call; None for the built-in tools, which the gateway implements itself.
+    implementation: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
 
     def spec(self) -> ToolSpec:
         return tool_spec(self)
@@ -121,9 +124,39 @@ REFUND = ToolDefinition(
     risk="irreversible_write",
 )
 
-CATALOG: Mapping[str, ToolDefinition] = MappingProxyType(
-    {tool.name: tool for tool in (READ_TICKET, GET_ORDER, REFUND)}
+
+class SendReplyArguments(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=5000,
+            description="The reply to the customer, exactly as it should reach them.",
+        ),
+    ]
+
+
+SEND_REPLY = ToolDefinition(
+    name="send_reply",
+    description=(
+        "Sends your reply to the customer who wrote this run's ticket, through the "
+        "helpdesk. Use it once, when your answer is final and written for the customer. "
+        "Do not use it for drafts, notes to colleagues or questions to yourself, and never "
+        "to write to anyone else: the recipient is always the ticket's own customer. It "
+        "returns JSON with the reply id once the reply is sent (a profile may first ask a "
+        "reviewer to approve the exact text), or an error saying it was not sent and why."
+    ),
+    arguments=SendReplyArguments,
+    risk="irreversible_write",
 )
+
+CATALOG: Mapping[str, ToolDefinition] = MappingProxyType(
+    {tool.name: tool for tool in (READ_TICKET, GET_ORDER, REFUND, SEND_REPLY)}
+)
+# What a run without a profile offers (the code's built-in agent, as before profiles).
+BUILTIN_AGENT_TOOLS: tuple[ToolDefinition, ...] = (READ_TICKET, GET_ORDER, REFUND)
 
 
 class ToolCallRejected(Exception):
@@ -131,29 +164,27 @@ class ToolCallRejected(Exception):
 
 
 def offered_tools() -> list[ToolDefinition]:
-    return list(CATALOG.values())
-
-
-def validate_call(name: str, arguments: dict[str, Any]) -> ToolDefinition:
-    """Return the tool if this call may run; raise ToolCallRejected with a readable why."""
-    tool, _ = parse_call(name, arguments)
-    return tool
+    return list(BUILTIN_AGENT_TOOLS)
 
 
 def parse_call(name: str, arguments: dict[str, Any]) -> tuple[ToolDefinition, BaseModel]:
-    """Like validate_call, and also return the validated arguments."""
+    """The tool and its validated arguments; ToolCallRejected with a readable why."""
     tool = CATALOG.get(name)
     if tool is None:
         known = ", ".join(sorted(CATALOG))
         raise ToolCallRejected(f"Unknown tool '{name}'. The tools that exist are: {known}.")
+    return tool, parse_arguments(tool, arguments)
+
+
+def parse_arguments(tool: ToolDefinition, arguments: dict[str, Any]) -> BaseModel:
+    """The arguments validated by the tool's model; ToolCallRejected says what is wrong."""
     try:
-        parsed = tool.arguments.model_validate(arguments)
+        return tool.arguments.model_validate(arguments)
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in item['loc']) or 'arguments'}: {item['msg']}"
             for item in error.errors(include_url=False)
         )
         raise ToolCallRejected(
-            f"Invalid arguments for '{name}': {problems}. Check the tool's input schema."
+            f"Invalid arguments for '{tool.name}': {problems}. Check the tool's input schema."
         ) from None
-    return tool, parsed

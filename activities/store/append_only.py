@@ -1,12 +1,15 @@
 """PostgreSQL refuses to change or remove an audit row: a trigger, made with the table.
 
 The application never updates or deletes a `decisions` row; this makes the database
-say so too, to anyone connected as the application's role: UPDATE, DELETE and
-TRUNCATE on the table raise. A superuser can still drop the trigger; the hash chain
-(`decision_chain.py`) is what shows that a row was changed anyway. The trigger is
-installed by the table's `after_create` event, so it exists wherever the table does.
+say so too: UPDATE, DELETE and TRUNCATE on the table raise. The trigger belongs to the
+table's owner, the role that migrates; the application's runtime role has only INSERT
+and SELECT on the table and can neither change rows nor drop the trigger
+(`runtime_grants.py`). The owner or a superuser still can; the hash chain
+(`decision_chain.py`) and signed heads (`chain_heads.py`) show that a row was changed.
+The trigger is installed by the table's `after_create` event, so it exists wherever
+the table does.
 (DDL text is %-formatted by SQLAlchemy: a literal % is written %%.)
-SQLite has no roles to keep apart, so there the chain alone is the guard.
+SQLite has no roles to keep apart, so there the chain and the heads are the guard.
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from activities.store import append_only  # noqa: F401  (installs the audit's trigger)
-from activities.store.schema_revision import at_head
+from activities.store.errors import StoreNotMigrated
+from activities.store.schema_revision import HEAD_REVISION, at_head
 
 # The worker's activities and the CLI write the same file; wait rather than fail.
 SQLITE_BUSY_TIMEOUT_MS = 5000
@@ -34,7 +35,10 @@ SQLITE_BUSY_TIMEOUT_MS = 5000
 BEGIN_IMMEDIATE_OPTION = "signoff_begin_immediate"
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, migrate: bool = True) -> Engine:
+    """An engine on the store at `url`, its schema at this code's revision. `migrate`:
+    bring it there (the owner role, or SQLite); False: refuse a store that is not there
+    (the runtime role of a PostgreSQL store, which may not change the schema)."""
     parsed = make_url(url)
     is_sqlite = parsed.get_backend_name() == "sqlite"
     if is_sqlite and parsed.database not in (None, "", ":memory:"):
@@ -47,9 +51,13 @@ def make_engine(url: str) -> Engine:
         # Alembic revisions, in one writing transaction: two processes starting at once
         # (worker and CLI) migrate one after the other (schema_migrations.py).
         if not at_head(engine):  # Alembic is loaded only then (schema_revision.py)
-            from activities.store.schema_migrations import migrate
+            if not migrate:
+                with engine.connect():  # a store out of reach says so, as itself
+                    pass
+                raise StoreNotMigrated(HEAD_REVISION)
+            from activities.store.schema_migrations import migrate as run_migrations
 
-            migrate(engine, writer(engine))
+            run_migrations(engine, writer(engine))
     except BaseException:
         engine.dispose()
         raise

@@ -7,8 +7,10 @@ JSON of its fields (everything but the database id and the two hashes). The firs
 with a fresh hash breaks the next row's `prev_hash`; a deleted row leaves a gap in
 `seq`. `verify_chain` walks the rows and names, per tenant, the first row where one of
 those holds. What a chain in one database cannot show: the removal of a tenant's
-newest rows (the chain is shorter, but intact). Comparing the head hash with one kept
-elsewhere (a printout of `signoff audit verify --json`) closes that gap.
+newest rows (the chain is shorter, but intact), or a rewrite by someone with write
+access who rehashes every row after the one they changed (the chain is intact again).
+Heads kept elsewhere close both gaps: `signoff audit heads` exports each chain's head
+(tenant, seq, row hash), signed, and `chain_heads.py` checks the store against them.
 """
 
 from __future__ import annotations
@@ -53,6 +55,12 @@ def row_fields(row: DecisionRow) -> dict[str, Any]:
     }
 
 
+def hashed_fields(row: DecisionRow) -> str:
+    """The exact text the row's hash covers after `prev_hash` and a newline: the RFC 8785
+    JSON of `row_fields`. Exports carry it, so anyone can recompute the chain."""
+    return rfc8785.dumps(row_fields(row)).decode()
+
+
 def row_hash(prev_hash: str, row: DecisionRow) -> str:
     return hashlib.sha256(prev_hash.encode() + b"\n" + rfc8785.dumps(row_fields(row))).hexdigest()
 
@@ -68,15 +76,32 @@ class BrokenLink:
     why: str
 
 
+@dataclass(frozen=True)
+class ChainHead:
+    """Where a tenant's chain ended when it was read: its newest row's seq and hash."""
+
+    tenant_id: str
+    seq: int
+    row_hash: str
+
+
 @dataclass
 class ChainReport:
     rows: dict[str, int] = field(default_factory=dict)  # per tenant
     heads: dict[str, str] = field(default_factory=dict)  # the newest row_hash per tenant
+    head_seqs: dict[str, int] = field(default_factory=dict)  # and its seq
     broken: list[BrokenLink] = field(default_factory=list)
 
     @property
     def intact(self) -> bool:
         return not self.broken
+
+    def chain_heads(self) -> list[ChainHead]:
+        """The head of each tenant's chain, up to its first broken row if it has one."""
+        return [
+            ChainHead(tenant, self.head_seqs[tenant], row_hash)
+            for tenant, row_hash in sorted(self.heads.items())
+        ]
 
 
 def _why_broken(row: DecisionRow, expected_seq: int, prev: str) -> str | None:
@@ -114,4 +139,5 @@ def verify_chain(engine: Engine, tenant_id: str | None = None) -> ChainReport:
                 continue
             expected[tenant] = (seq + 1, row.row_hash)
             report.heads[tenant] = row.row_hash
+            report.head_seqs[tenant] = row.seq
     return report

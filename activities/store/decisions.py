@@ -159,7 +159,7 @@ def append_refused_effect(
     """An effect the ledger refused to carry out, and why, in the caller's transaction:
     an attempt with a forged, altered or spent proof is on the record. One row per
     caller, action and reason: a retried attempt finds its row."""
-    return append_event(
+    return append_once(
         session,
         NewEvent(
             event_key=event_key(REFUSED_EFFECT, caller_run_id, command.action_hash, why),
@@ -175,6 +175,15 @@ def append_refused_effect(
             currency=command.currency,
         ),
     )
+
+
+def append_once(session: Session, new: NewEvent) -> DecisionRow:
+    """Append `new` unless its event key is recorded already, whenever: a refused
+    attempt made again (a retry, or a caller trying twice) is on the record once."""
+    stored = session.scalars(
+        select(DecisionRow).where(DecisionRow.event_key == new.event_key)
+    ).one_or_none()
+    return stored if stored is not None else append_event(session, new)
 
 
 def append_event(session: Session, new: NewEvent) -> DecisionRow:

@@ -32,7 +32,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from activities.store.schema import DecisionNonce
-from workflows.actions import RefundCommand
+from workflows.actions import Decision, PendingAction, RefundCommand
 from workflows.approval_policy import action_amount_minor, effect_key, recomputed_hash
 from workflows.decision_proof import CLOCK_SKEW, signature_matches
 
@@ -56,16 +56,16 @@ def proof_refusal(
     if problem is None:
         problem = _signature_problem(command, key)
     if problem is None:
-        problem = _spending_problem(session, command)
+        problem = spending_problem(session, command.proofs, command.run_id, command.idempotency_key)
     return None if problem is None else f"{problem} {NOTHING_DONE}"
 
 
-def spend_proofs(session: Session, command: RefundCommand) -> None:
+def spend_proofs(session: Session, proofs: list[Decision], idempotency_key: str) -> None:
     """Spend every proof on this effect, in the effect's transaction."""
-    for proof in command.proofs:
+    for proof in proofs:
         claim = session.get(DecisionNonce, proof.nonce)
         if claim is not None:
-            claim.effect_key = command.idempotency_key
+            claim.effect_key = idempotency_key
     session.flush()
 
 
@@ -104,42 +104,59 @@ def _command_problem(command: RefundCommand, caller_run_id: str) -> str | None:
 
 
 def _signature_problem(command: RefundCommand, key: bytes) -> str | None:
-    action = command.action
     if not command.proofs:
         return "The command carries no signed approval."
-    reviewers: list[str] = []
-    for proof in command.proofs:
+    problem = signature_problem(command.action, command.proofs, command.run_id, key)
+    if problem is not None:
+        return problem
+    if signers(command.proofs) != list(dict.fromkeys(command.approvers)):
+        return "The approvers the command names are not the ones who signed."
+    return None
+
+
+def signers(proofs: list[Decision]) -> list[str]:
+    """Who signed, each once, in order."""
+    return list(dict.fromkeys(proof.reviewer_id for proof in proofs))
+
+
+def signature_problem(
+    action: PendingAction, proofs: list[Decision], run_id: str, key: bytes
+) -> str | None:
+    """None when every proof is a signed approval of this action, for its tenant, given
+    before it expired; else why not."""
+    tenant_id = action.targets.get("tenant_id")
+    for proof in proofs:
         if proof.signature is None or proof.issued_at is None or proof.nonce is None:
             return f"The approval of '{proof.reviewer_id}' carries no signature."
         if proof.action_hash != action.action_hash or proof.verdict != "approve":
             return f"The decision of '{proof.reviewer_id}' is not an approval of this action."
-        if proof.tenant_id != command.tenant_id:
+        if proof.tenant_id != tenant_id:
             return f"The approval of '{proof.reviewer_id}' is for another tenant."
-        if not signature_matches(key, proof.signed_document(command.run_id), proof.signature):
+        if not signature_matches(key, proof.signed_document(run_id), proof.signature):
             return (
                 f"The approval of '{proof.reviewer_id}' was not signed by a signoff front end "
                 "for this run and this action."
             )
         if proof.issued_at > action.expires_at + CLOCK_SKEW:
             return f"The approval of '{proof.reviewer_id}' was signed after the action expired."
-        if proof.reviewer_id not in reviewers:
-            reviewers.append(proof.reviewer_id)
-    if reviewers != list(dict.fromkeys(command.approvers)):
-        return "The approvers the command names are not the ones who signed."
     return None
 
 
-def _spending_problem(session: Session, command: RefundCommand) -> str | None:
-    nonces = [proof.nonce for proof in command.proofs]
+def spending_problem(
+    session: Session, proofs: list[Decision], run_id: str, idempotency_key: str
+) -> str | None:
+    """None when every proof was accepted by its run and is unspent, or spent on this
+    very effect (a retry); else why not."""
+    nonces = [proof.nonce for proof in proofs]
     claims = {
         claim.nonce: claim
         for claim in session.scalars(select(DecisionNonce).where(DecisionNonce.nonce.in_(nonces)))
     }
-    for proof in command.proofs:
+    for proof in proofs:
         claim = claims.get(proof.nonce or "")
         accepted_by = None if claim is None else (claim.run_id, claim.reviewer_id)
-        if claim is None or accepted_by != (command.run_id, proof.reviewer_id):
+        if claim is None or accepted_by != (run_id, proof.reviewer_id):
             return f"The approval of '{proof.reviewer_id}' was never accepted by this run."
-        if claim.effect_key not in (None, command.idempotency_key):
+        if claim.effect_key not in (None, idempotency_key):
             return f"The approval of '{proof.reviewer_id}' was already spent on another effect."
     return None

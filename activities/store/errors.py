@@ -43,3 +43,15 @@ class TicketTextTooLong(StoreError):
         super().__init__(
             f"The ticket text has {length} characters; the limit is {limit}. Shorten it."
         )
+
+
+class StoreNotMigrated(StoreError):
+    """The store is not at this code's schema revision, and this process may not migrate."""
+
+    def __init__(self, head: str) -> None:
+        super().__init__(
+            f"The store is not at schema revision {head}, which this signoff needs, and "
+            "this process does not migrate it (SIGNOFF_MIGRATE_AT_START=false: its role "
+            "may not change the schema). Run `signoff store migrate` with "
+            "SIGNOFF_MIGRATION_DATABASE_URL set to the owner role's URL, then start again."
+        )

@@ -187,7 +187,8 @@ def _decide(
     )
     session.add(refund)
     if proven:
-        spend_proofs(session, command)  # each approval authorizes this refund alone
+        # Each approval authorizes this refund alone.
+        spend_proofs(session, command.proofs, command.idempotency_key)
     # From pending to refunded in one commit: the amount always counts once.
     release_in(session, command.run_id, command.action_hash)
     session.flush()  # the ledger row first: the audit row names it

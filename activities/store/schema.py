@@ -376,3 +376,40 @@ def join_list(items: list[str]) -> str:
         if "," in item or not item.strip():
             raise ValueError(f"{item!r} cannot be stored in a comma-separated list")
     return ",".join(items)
+
+
+class ToolEffect(Base):
+    """One irreversible tool call carried out (or being carried out), by its key.
+
+    Written in the transaction that verifies the call's proofs and spends them, before
+    the tool runs (`started`), and finished with the tool's output (`done`): a retried
+    activity finds its row and returns the output, or calls the tool again with the same
+    idempotency key when the worker died in between (the tool must honour the key)."""
+
+    __tablename__ = "tool_effects"
+
+    idempotency_key: Mapped[str] = mapped_column(String(KEY_LENGTH), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    tool: Mapped[str] = mapped_column(String(ID_LENGTH))
+    action_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    # Comma-separated reviewer ids of the proofs spent on it; "" when `auto`.
+    approvers: Mapped[str] = mapped_column(Text, default="")
+    status: Mapped[str] = mapped_column(String(16))
+    output: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+
+
+class CustomerReply(Base):
+    """A reply sent to a customer by `send_reply` through the built-in helpdesk: the
+    store's outbox. One per idempotency key."""
+
+    __tablename__ = "customer_replies"
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    ticket_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    text: Mapped[str] = mapped_column(Text)
+    idempotency_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True)
+    sent_at: Mapped[datetime] = mapped_column(UtcDateTime)

@@ -23,11 +23,12 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import delete
+from sqlalchemy import Engine, delete
 from sqlalchemy.orm import Session
 
+from activities.store.database import write_transaction
 from activities.store.schema import WaitingAction
-from workflows.actions import DecisionEvent, PendingAction
+from workflows.actions import ActionHold, DecisionEvent, PendingAction
 from workflows.approval_policy import to_minor
 
 # The audit's kind for an approval that still waits for another (decisions.py).
@@ -73,6 +74,15 @@ def put_waiting(
         session.flush()
     else:
         set_action(row, action)
+
+
+def hold_waiting(engine: Engine, hold: ActionHold, now: datetime) -> None:
+    """The row of an action that counts in no exposure (any tool but the refund), and
+    the row of the action it supersedes removed, in one transaction. Idempotent."""
+    with write_transaction(engine) as session:
+        if hold.action.supersedes is not None:
+            remove_waiting(session, hold.run_id, hold.action.supersedes)
+        put_waiting(session, hold.tenant_id, hold.run_id, hold.ticket_id, hold.action, now)
 
 
 def remove_waiting(session: Session, run_id: str, action_hash: str) -> None:

@@ -15,6 +15,7 @@ from approvals_ui.api_models import ApiError, AuditEntry, AuditList
 from approvals_ui.audit import read_page
 from approvals_ui.deps import CurrentReviewer, EngineDep
 from approvals_ui.routers.audit import CursorDep, FilterDep
+from signoff.service.audit import hashed_fields
 
 API_PAGE_DEFAULT = 50
 API_PAGE_MAX = 200
@@ -61,7 +62,9 @@ async def audit(
                 amount=row.amount,
                 currency=row.currency,
                 refund_id=row.refund_id,
+                prev_hash=row.prev_hash,
                 row_hash=row.row_hash,
+                hashed_fields=hashed_fields(row),
             )
             for row in page.rows
         ],

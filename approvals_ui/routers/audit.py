@@ -6,6 +6,10 @@ Temporal is down. The page is keyset-paged: `before` is the cursor a "next" link
 The CSV is opened in spreadsheets, which run a cell starting with `=`, `+`, `-` or `@`
 as a formula: a reviewer's reason (or anything else we print) could then be code.
 Such cells get a leading `'`, OWASP's advice, and the csv module does the quoting.
+The last four columns are the hash chain's (seq, prev_hash, row_hash, and hashed_fields,
+the exact text the hash covers): none can start with a formula character, so they are
+exactly the store's, and an export can be checked away from the database (README,
+"Checking an export of the audit").
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from approvals_ui.audit import (
 )
 from approvals_ui.deps import CurrentReviewer, EngineDep
 from approvals_ui.templating import render
+from signoff.service.audit import hashed_fields
 
 router = APIRouter(tags=["audit"])
 PAGE_SIZE = 50
@@ -35,6 +40,7 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = (
     "time_utc", "verdict", "reviewer", "run_id", "action_hash",
     "order", "amount", "currency", "reason", "refund_id", "ticket",
+    "seq", "prev_hash", "row_hash", "hashed_fields",
 )  # fmt: skip
 FilterText = Annotated[str | None, Query(max_length=200)]
 
@@ -115,6 +121,10 @@ async def audit_csv(reviewer: CurrentReviewer, chosen: FilterDep, engine: Engine
                 row.reason,
                 row.refund_id or "",
                 row.ticket_id,
+                str(row.seq),
+                row.prev_hash,
+                row.row_hash,
+                hashed_fields(row),
             )
         )
     return Response(

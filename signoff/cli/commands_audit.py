@@ -1,20 +1,38 @@
-"""`signoff audit list` and `signoff audit verify`: the store's decision audit, read and
+"""`signoff audit list`, `verify` and `heads`: the store's decision audit, read and
 checked from the command line, with no Temporal needed.
 
 `verify` walks each tenant's hash chain (`activities/store/decision_chain.py`): exit 0
 with a summary when every chain holds, exit 1 naming, per broken tenant, the first row
-that was altered, deleted before, or rewritten.
+that was altered, deleted before, or rewritten. `heads` exports each chain's head,
+signed with the decision key; `verify --expect-heads FILE` also fails (exit 1) naming
+the tenant and seq of each saved head the store no longer matches: a chain rewritten
+and rehashed by someone with write access, or rows removed up to a head.
 """
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from signoff.cli.store import opened_store
 from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
+from signoff.config.decision_key import load_decision_key
+from signoff.config.secret_files import WeakSecret
+from signoff.config.settings import Settings
 from signoff.service.audit import AuditQuery, ChainReport, audit_page, verify_chain
+from signoff.service.audit_heads import (
+    ChainHead,
+    HeadProblem,
+    HeadsFileInvalid,
+    HeadsSignatureInvalid,
+    head_problems,
+    read_heads_file,
+    signed_heads,
+)
 from signoff.service.shop import tenant_exists
 from signoff.service.store import Engine
 
@@ -75,21 +93,39 @@ def list_command(
         )
 
 
+ExpectHeads = Annotated[
+    Path | None,
+    typer.Option(
+        "--expect-heads",
+        help="A file from `signoff audit heads`: also fail when a head it holds is no "
+        "longer in the chain (rows rewritten and rehashed, or removed).",
+    ),
+]
+
+
 @audit.command("verify")
-def verify_command(tenant: TenantFilter = None, json_output: JsonOption = False) -> None:
+def verify_command(
+    tenant: TenantFilter = None, expect_heads: ExpectHeads = None, json_output: JsonOption = False
+) -> None:
     """Check the audit's hash chains: exit 0 when intact, 1 naming the first altered row."""
-    with opened_store(settings()) as engine:
+    current = settings()
+    saved = None if expect_heads is None else _saved_heads(current, expect_heads)
+    with opened_store(current) as engine:
         if tenant is not None:
             _known(engine, tenant)
         report = verify_chain(engine, tenant)
+        wanted = [head for head in saved or [] if tenant in (None, head.tenant_id)]
+        problems = head_problems(engine, wanted, report)  # report: every tenant wanted
     if json_output:
-        emit_json(_as_json(report))
-    elif report.intact:
+        emit_json(_as_json(report, problems, None if saved is None else len(wanted)))
+    elif report.intact and not problems:
         counts = ", ".join(f"{name}: {count}" for name, count in sorted(report.rows.items()))
         say(
             f"audit intact: {sum(report.rows.values())} decision(s) in "
             f"{len(report.rows)} tenant chain(s)" + (f" ({counts})" if counts else "")
         )
+        if saved is not None:
+            say(f"every saved head holds: {len(wanted)} head(s) from {expect_heads}")
     else:
         for link in report.broken:
             say(
@@ -97,15 +133,76 @@ def verify_command(tenant: TenantFilter = None, json_output: JsonOption = False)
                 f"decided {link.decided_at:%Y-%m-%d %H:%M:%S} UTC): {link.why}",
                 err=True,
             )
-    if not report.intact:
+        for problem in problems:
+            say(f"saved head not matched: {problem.sentence()}", err=True)
+    if not report.intact or problems:
         raise typer.Exit(EXIT_RUN_FAILED)
 
 
-def _as_json(report: ChainReport) -> dict[str, object]:
+@audit.command("heads")
+def heads_command(
+    tenant: TenantFilter = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(help="Write the signed heads here (default: print them on stdout)."),
+    ] = None,
+) -> None:
+    """Export each tenant chain's head (seq, row hash), signed; keep it out of the database."""
+    current = settings()
+    key = _decision_key(current)
+    with opened_store(current) as engine:
+        if tenant is not None:
+            _known(engine, tenant)
+        report = verify_chain(engine, tenant)
+    if not report.intact:
+        # A head of a broken chain would vouch for the tampering: none is signed.
+        for link in report.broken:
+            say(f"audit broken: tenant {link.tenant_id}, seq {link.seq}: {link.why}", err=True)
+        fail("No heads were exported: the audit is broken (see above).", EXIT_RUN_FAILED)
+    text = json.dumps(signed_heads(report, datetime.now(UTC), key), indent=2) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        fail(f"Cannot write {output}: {error.strerror}. Choose another --output.")
+    say(f"{len(report.heads)} head(s) written to {output}")
+
+
+def _decision_key(current: Settings) -> bytes:
+    try:
+        return load_decision_key(current)
+    except WeakSecret as error:
+        fail(str(error))
+
+
+def _saved_heads(current: Settings, path: Path) -> list[ChainHead]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        fail(f"Cannot read the heads file {path}. Give the file `signoff audit heads` wrote.")
+    try:
+        return read_heads_file(text, _decision_key(current))
+    except HeadsFileInvalid as error:
+        fail(f"{path}: {error}.")
+    except HeadsSignatureInvalid as error:
+        fail(f"{path}: {error}.", EXIT_RUN_FAILED)
+
+
+def _as_json(
+    report: ChainReport, problems: list[HeadProblem], saved: int | None
+) -> dict[str, object]:
     return {
-        "intact": report.intact,
+        "intact": report.intact and not problems,
+        "chains_intact": report.intact,
         "rows": report.rows,
         "heads": report.heads,
+        "saved_heads_checked": saved,
+        "saved_heads_not_matched": [
+            {"tenant_id": problem.tenant_id, "seq": problem.seq, "why": problem.why}
+            for problem in problems
+        ],
         "broken": [
             {
                 "row_id": link.row_id,

@@ -81,9 +81,23 @@ def run_command(
     goal: Annotated[str, typer.Option(help="What the agent must do.")] = DEFAULT_GOAL,
     wait: Annotated[bool, typer.Option("--wait", help="Show progress until the run ends.")] = False,
     json_output: JsonOption = False,
+    agent: Annotated[
+        str | None,
+        typer.Option(help="The profile's agent to run (default: the file's default agent)."),
+    ] = None,
 ) -> None:
     """Start an agent run on a ticket; with --wait, follow it to its outcome."""
     current = settings()
+    # Imported here: only `run` reads the profiles (and the tool modules they name).
+    from signoff.config.profiles import ProfileError, load_profiles
+
+    try:
+        profiles = load_profiles(current)
+    except ProfileError as error:
+        fail(f"The agent profiles cannot be used:\n{error}")
+    if agent is not None and agent not in profiles.profiles.agents:
+        known = ", ".join(sorted(profiles.profiles.agents))
+        fail(f"No agent '{agent}' in {profiles.source}; choose one of: {known}.")
     try:
         model_ref = parse_model(model or current.model, current)
         price = current.price_of(model_ref)
@@ -101,6 +115,8 @@ def run_command(
             actor_id=actor,
             request_id=request_id,
             goal=goal,
+            profiles=profiles,
+            agent=agent,
         )
     except ModelChoiceError as error:
         fail(str(error))

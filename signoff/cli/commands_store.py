@@ -1,4 +1,5 @@
-"""`signoff seed` and `signoff ticket add`: how data enters the store."""
+"""`signoff seed`, `signoff ticket add` and `signoff store migrate`: how data enters the
+store, and how its schema is brought up to date by the role that owns it."""
 
 from __future__ import annotations
 
@@ -7,20 +8,62 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from sqlalchemy.exc import SQLAlchemyError
 
 from signoff.cli.store import in_store, opened_store
 from signoff.cli.support import emit_json, fail, say, settings
 from signoff.service.shop import add_ticket, seed_demo
+from signoff.service.store import StoreError, migrate_store
 from workflows.contract_base import tenant_id_problem
 
 # What the store records when the export names nobody; pages then name no one.
 UNKNOWN_CUSTOMER = "unknown"
 tickets = typer.Typer(help="Tickets: how a ticket from a helpdesk export enters the store.")
+store = typer.Typer(
+    help="The store's schema: migrated by the owner role, which grants the runtime role."
+)
 
 
 def register(app: typer.Typer) -> None:
     app.command("seed")(seed_command)
     app.add_typer(tickets, name="ticket")
+    app.add_typer(store, name="store")
+
+
+@store.command("migrate")
+def migrate_command(
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """Bring the store to this signoff's schema as SIGNOFF_MIGRATION_DATABASE_URL's role,
+    then grant SIGNOFF_DATABASE_URL's role what it needs (on decisions: INSERT, SELECT)."""
+    current = settings()
+    try:
+        report = migrate_store(current)
+    except StoreError as error:
+        fail(str(error))
+    except SQLAlchemyError as error:
+        fail(
+            f"Cannot migrate the store as the owner role ({str(error).splitlines()[0]}). "
+            "Check SIGNOFF_MIGRATION_DATABASE_URL "
+            "(or SIGNOFF_DATABASE_URL when it is unset): the server, the role's password, "
+            "and that the role owns the database."
+        )
+    if json_output:
+        emit_json(
+            {
+                "revision": report.revision,
+                "runtime_role": report.runtime_role,
+                "grants": {table: list(grants) for table, grants in report.grants.items()},
+            }
+        )
+        return
+    say(f"store at schema revision {report.revision}")
+    if report.runtime_role is None:
+        say("no runtime role granted: SIGNOFF_MIGRATION_DATABASE_URL unset, or SQLite")
+        return
+    say(f"runtime role {report.runtime_role} may now, per table:")
+    for table, grants in sorted(report.grants.items()):
+        say(f"  {table}: {', '.join(grants) or 'nothing'}")
 
 
 def seed_command(

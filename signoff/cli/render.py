@@ -76,12 +76,22 @@ def decision_lines(decisions: list[DecisionRecord]) -> list[str]:
     return lines
 
 
+def what_it_does(action: PendingAction) -> str:
+    """`refund 12.00 EUR on order O-1`, or any other tool with its arguments."""
+    if action.tool == "refund":
+        return (
+            f"refund {action.arguments.get('amount')} {action.arguments.get('currency')} "
+            f"on order {action.targets.get('order_id')}"
+        )
+    shown = ", ".join(f"{name}={value!r}" for name, value in sorted(action.arguments.items()))
+    return f"{action.tool}({shown})"
+
+
 def pending_lines(actions: list[PendingAction]) -> list[str]:
     lines = []
     for action in actions:
         lines.append(
-            f"waiting:  {action.tool} {action.arguments.get('amount')} "
-            f"{action.arguments.get('currency')} on order {action.targets.get('order_id')}, "
+            f"waiting:  {what_it_does(action)}, "
             f"{len(action.approvals)}/{action.required_approvals} approvals, "
             f"expires {action.expires_at.isoformat()}"
         )

@@ -22,6 +22,8 @@ T = TypeVar("T")
 def opened_store(current: Settings) -> Iterator[Engine]:
     try:
         engine = open_store(current)
+    except StoreError as error:  # a schema this process may not or cannot use
+        fail(str(error))
     except SQLAlchemyError:
         fail(f"Cannot open the store at {current.shown_database_url}; check SIGNOFF_DATABASE_URL.")
     try:

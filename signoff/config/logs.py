@@ -131,8 +131,9 @@ def settings_secrets(settings: Settings) -> list[str]:
     if settings.payload_keys is not None:  # each key alone, should one be printed apart
         for entry in settings.payload_keys.get_secret_value().split(","):
             found.append(entry.partition(":")[2].strip())
-    if settings.database_url:
-        password = urlsplit(settings.database_url).password
+    owner = settings.migration_database_url  # the schema owner's, for migrations
+    for url in (settings.database_url, owner.get_secret_value() if owner else None):
+        password = urlsplit(url).password if url else None
         if password:
             found += [password, unquote(password)]
     if settings.notify_webhook_url:

@@ -15,6 +15,7 @@ what an agent may do changes it.
 
 from __future__ import annotations
 
+import importlib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,13 +27,15 @@ from pydantic import ValidationError
 from signoff.config.profile_messages import key_path, problems_of
 from signoff.config.script_names import script_name_problem
 from signoff.config.settings import Settings, parse_model
+from signoff.tools import ToolRegistrationError, known_tools
 from workflows.approval_policy import canonical_hash
 from workflows.contracts import ModelRef
-from workflows.known_tools import known_tools
 from workflows.profile_contracts import KNOWN_TOOLS, AgentProfile, ProfileSet, RunProfile
 from workflows.tool_catalog import ToolDefinition
 
 BUILTIN_PROFILES = Path(__file__).with_name("default_profiles.toml")
+# Shipped beside it: the same agent, every reply to a customer confirmed by a reviewer.
+STRICT_PROFILES = Path(__file__).with_name("strict_profiles.toml")
 
 
 class ProfileError(Exception):
@@ -90,6 +93,7 @@ def load_profile_file(
     document = _read_toml(path)
     document.setdefault("name", path.stem)
     _read_prompt_files(path, document)
+    _import_python_tools(path, document)
     context = {KNOWN_TOOLS: known_tools() if tools is None else tools}
     try:
         profiles = ProfileSet.model_validate(document, context=context)
@@ -142,6 +146,26 @@ def _read_prompt_files(path: Path, document: dict[str, Any]) -> None:
             why = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
             raise ProfileError(
                 path, [(key, f"cannot read {relative!r} (relative to this file): {why}")]
+            ) from None
+
+
+def _import_python_tools(path: Path, document: dict[str, Any]) -> None:
+    """Import the modules of `python_tools`: each registers its tools as it loads."""
+    modules = document.get("python_tools", [])
+    if not isinstance(modules, list):
+        return  # the contract refuses it, with its own message
+    for index, module in enumerate(modules):
+        key = f"python_tools[{index}]"
+        if not isinstance(module, str):
+            continue
+        try:
+            importlib.import_module(module)
+        except ToolRegistrationError as error:
+            raise ProfileError(path, [(key, str(error))]) from None
+        except ImportError as error:
+            raise ProfileError(
+                path,
+                [(key, f"cannot import {module!r} ({error}); is it installed, or on PYTHONPATH?")],
             ) from None
 
 

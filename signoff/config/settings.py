@@ -66,6 +66,14 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default: a SQLite file under home."
     )
+    # The store's owner role, for `signoff store migrate` alone (README, "The store on
+    # PostgreSQL"): it runs the migrations and grants the runtime role (the user of
+    # database_url) exactly what the code needs. Unset: database_url migrates (SQLite,
+    # where there are no roles, or a single-role PostgreSQL).
+    migration_database_url: SecretStr | None = None
+    # False on processes whose role may not change the schema (the runtime role): they
+    # refuse a store that `signoff store migrate` has not brought to their revision.
+    migrate_at_start: bool = True
     # `signoff dev --postgres` (or this set true): the store on a PostgreSQL cluster of
     # the dev stack's own, data in home/postgres, on this port (signoff/wiring/dev_postgres.py).
     dev_postgres: bool = False
@@ -217,6 +225,9 @@ class Settings(BaseSettings):
     notify_webhook_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
     ui_base_url: str = Field(default="http://127.0.0.1:8000", pattern=r"^https?://\S+$")
     notify_timeout_seconds: float = Field(default=10.0, gt=0)
+    # How long one exchange with an MCP server may take (connect, list its tools, call
+    # one); past it the server counts as down: Temporal retries, then the model is told.
+    mcp_timeout_seconds: float = Field(default=30.0, gt=0)
 
     # Payload encryption (signoff/config/payload_codec.py): "ID:BASE64_KEY,..." (32-byte
     # AES keys), the first encrypting, all decrypting. Unset: payloads go in clear.

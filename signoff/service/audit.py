@@ -7,7 +7,7 @@ this is the boundary the faces read it through.
 
 from __future__ import annotations
 
-from activities.store.decision_chain import ChainReport, verify_chain
+from activities.store.decision_chain import ChainReport, hashed_fields, verify_chain
 from activities.store.decision_queries import AuditPage, AuditQuery, audit_page, audit_rows
 from activities.store.decisions import AUDIT_KINDS
 
@@ -18,5 +18,6 @@ __all__ = [
     "ChainReport",
     "audit_page",
     "audit_rows",
+    "hashed_fields",
     "verify_chain",
 ]

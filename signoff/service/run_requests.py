@@ -10,9 +10,13 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.run_limits import limits_from_settings
 from signoff.config.settings import Settings
+from signoff.tools import known_tools
 from workflows.contracts import ModelPrice, ModelRef, RunRequest
+from workflows.profile_contracts import RunProfile, tools_for
+from workflows.tool_spec import ToolSpec
 
 DEFAULT_GOAL = "Answer the customer's support ticket."
 
@@ -28,13 +32,19 @@ def new_run_request(
     goal: str = DEFAULT_GOAL,
     approval_ttl_seconds: int | None = None,
     now: datetime | None = None,
+    profiles: LoadedProfiles | None = None,
+    agent: str | None = None,
 ) -> RunRequest:
-    """A run request with the settings' budgets, deadline, TTL and price.
+    """A run request with the settings' budgets, deadline, TTL and price, on an agent of
+    the profiles (SIGNOFF_PROFILES, or the built-in file, when `profiles` is None).
 
-    Raises pydantic's ValidationError for input that is not valid (a bad tenant, say).
-    `approval_ttl_seconds` may only shorten the settings' TTL: the worker clamps it.
+    Raises pydantic's ValidationError for input that is not valid (a bad tenant, say),
+    ProfileError for a profile file that cannot be used, and KeyError for an agent the
+    file does not declare. `approval_ttl_seconds` may only shorten the settings' TTL:
+    the worker clamps it.
     """
     limits = limits_from_settings(settings, model)
+    profile = (profiles or load_profiles(settings)).run_profile(agent)
     return RunRequest(
         tenant_id=tenant_id,
         actor_id=actor_id or settings.actor,
@@ -56,4 +66,13 @@ def new_run_request(
         thinking_budget_tokens=(
             settings.anthropic_thinking_budget if model.provider == "anthropic" else None
         ),
+        profile=profile,
+        tools=offered_specs(profile, tenant_id),
     )
+
+
+def offered_specs(profile: RunProfile, tenant_id: str) -> tuple[ToolSpec, ...]:
+    """The specs of the tools a run of this tenant is offered, as the tools are now: the
+    run keeps them, whatever is registered when it resumes."""
+    known = known_tools()
+    return tuple(known[name].spec() for name in tools_for(profile.agent, tenant_id, ()))

@@ -1,20 +1,72 @@
-"""Opening the shop's store for a face: the one place a face gets a database engine.
+"""Opening the shop's store for a face: the one place a face gets a database engine,
+and the one place the store's schema is migrated on purpose (`signoff store migrate`).
 
 The faces (reviewer UI, CLI) never build an engine themselves: they ask for the store
 named by `Settings`, so that whatever opening the store means (creating or upgrading the
-schema, SQLite's pragmas) happens the same way for both.
+schema, SQLite's pragmas) happens the same way for both. With SIGNOFF_MIGRATE_AT_START
+false (the runtime role of a PostgreSQL store) opening it never migrates: it refuses a
+store at another revision, and `migrate_store`, as the owner role, brings it there.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
 
 from activities.store import StoreError, make_engine
+from activities.store.database import writer
+from activities.store.runtime_grants import RuntimeRoleIsOwner, grant_runtime_role
+from activities.store.schema_revision import HEAD_REVISION
 from signoff.config.settings import Settings
 
-__all__ = ["Engine", "StoreError", "open_store"]
+__all__ = ["Engine", "MigrationReport", "StoreError", "migrate_store", "open_store"]
 
 
 def open_store(settings: Settings) -> Engine:
     """The store `settings` name, ready to use; the caller disposes of it."""
-    return make_engine(settings.resolved_database_url)
+    return make_engine(settings.resolved_database_url, migrate=settings.migrate_at_start)
+
+
+@dataclass(frozen=True)
+class MigrationReport:
+    revision: str
+    # The runtime role and what it was granted per table; None: no roles to keep apart.
+    runtime_role: str | None = None
+    grants: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+class RuntimeRoleOwnsStore(StoreError):
+    def __init__(self, role: str) -> None:
+        super().__init__(
+            f"SIGNOFF_DATABASE_URL and SIGNOFF_MIGRATION_DATABASE_URL both name the role "
+            f"'{role}': the application would own the audit and could drop its trigger. "
+            'Give SIGNOFF_DATABASE_URL a role of its own (README, "The store on '
+            'PostgreSQL"). The schema was migrated; no privilege was changed.'
+        )
+
+
+def migrate_store(settings: Settings) -> MigrationReport:
+    """Bring the store to this code's revision as the owner role (the migration URL, or
+    the runtime URL when none is set), then, on PostgreSQL with a migration URL, leave
+    the runtime role with exactly what it needs (activities/store/runtime_grants.py)."""
+    owner = settings.migration_database_url
+    engine = make_engine(owner.get_secret_value() if owner else settings.resolved_database_url)
+    try:
+        if owner is None or engine.dialect.name != "postgresql":
+            return MigrationReport(HEAD_REVISION)
+        role = make_url(settings.resolved_database_url).username
+        if not role:
+            raise StoreError(
+                "SIGNOFF_DATABASE_URL names no user: give the runtime role's name in it "
+                "(postgresql+psycopg://ROLE:PASSWORD@HOST/DB)."
+            )
+        try:
+            with writer(engine).begin() as connection:
+                grants = grant_runtime_role(connection, role)
+        except RuntimeRoleIsOwner:
+            raise RuntimeRoleOwnsStore(role) from None
+        return MigrationReport(HEAD_REVISION, role, grants)
+    finally:
+        engine.dispose()

@@ -49,6 +49,9 @@ COMMANDS = {
         "Load the demo data (tenants demo and globex, their orders and tickets). Safe to repeat.",
     ),
     "ticket": Lazy(STORE, "Tickets: how a ticket from a helpdesk export enters the store."),
+    "store": Lazy(
+        STORE, "The store's schema: migrated by the owner role, which grants the runtime role."
+    ),
     "user": Lazy(
         "signoff.cli.commands_users", "Reviewer accounts: who signs in to the reviewer UI."
     ),
@@ -66,6 +69,10 @@ COMMANDS = {
     "profiles": Lazy(
         "signoff.cli.commands_profiles",
         "Agent profiles: check a profile file offline, or show what a worker would load.",
+    ),
+    "mcp": Lazy(
+        "signoff.cli.commands_mcp",
+        "MCP servers: review a server's tools and pin; see what it offers.",
     ),
     # It starts a private stack, so the wiring registers it (signoff/wiring/eval_command.py).
     "eval": Lazy(
@@ -104,6 +111,7 @@ def worker_command() -> None:
 
     from signoff.cli.support import client_for, run_async, say, settings
     from signoff.config.telemetry import worker_runtime
+    from signoff.service.mcp_servers import startup_report
     from signoff.wiring.observability import start_observability
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
     from signoff.wiring.worker_signals import stop_on_signals
@@ -118,6 +126,8 @@ def worker_command() -> None:
         stop_on_signals(stop, current.worker_shutdown_seconds)
         say(f"worker on task queue '{current.task_queue}' at {current.temporal_address}")
         say(f"profile {profiles.name} ({profiles.source}), sha256 {profiles.content_hash}")
+        for line in await startup_report(profiles.profiles, current.mcp_timeout_seconds):
+            say(line)
         await run_worker(client, current, stop)
         say("worker stopped: every activity it was running has finished or was cancelled")
 

@@ -13,6 +13,7 @@ from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
+from activities.mcp.activities import McpTools
 from activities.metrics import keep_fresh, register_store_gauges
 from activities.model_turn import ModelTurns, build_model_turns
 from activities.observe_interceptor import ObserveInterceptor
@@ -20,8 +21,10 @@ from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
+from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
 from signoff.config.decision_key import load_decision_key
+from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.settings import Settings
 from signoff.service.waiting_reconcile import keep_reconciled
 from signoff.wiring.worker_heartbeat import heartbeat
@@ -36,21 +39,30 @@ def build_worker(
     *,
     refunds: RefundActivities | None = None,
     models: ModelTurns | None = None,
+    profiles: LoadedProfiles | None = None,
 ) -> Worker:
     """The worker `signoff worker` runs; `refunds` replaces the refund activities (the
     evals' fault workers hold a refund's answer back, signoff/wiring/eval_faults.py);
-    `models` are the model adapters, whose HTTP clients their owner closes."""
-    engine = engine or make_engine(settings.resolved_database_url)
+    `models` are the model adapters, whose HTTP clients their owner closes; `profiles`
+    the agent profiles its effects judge tool calls by (SIGNOFF_PROFILES when None,
+    which also imports the Python tools they name)."""
+    engine = engine or make_engine(
+        settings.resolved_database_url, migrate=settings.migrate_at_start
+    )
     models = models or build_model_turns(settings)
     gateway = ToolGateway(engine)
     key = load_decision_key(settings)
     refunds = refunds or RefundActivities(engine, key)
+    effects = ToolEffects(
+        engine, key, profiles or load_profiles(settings), settings.mcp_timeout_seconds
+    )
     verifier = DecisionVerifier(
         engine,
         key,
         timedelta(seconds=settings.decision_max_age_seconds),
     )
     limits = RunLimitsActivity(settings)
+    mcp = McpTools(settings.mcp_timeout_seconds)
     # Pending refunds, read now and then in the background (run_worker), never by a scrape.
     register_store_gauges(engine).refresh()
     return Worker(
@@ -61,6 +73,9 @@ def build_worker(
         activities=[
             models.model_turn,
             gateway.run_tool,
+            gateway.prepare_tool_call,
+            effects.hold_waiting_action,
+            effects.execute_tool_action,
             refunds.read_action_state,
             refunds.execute_refund,
             verifier.verify_decision,
@@ -69,6 +84,8 @@ def build_worker(
             DecisionActivities(engine, key).record_decision,
             limits.run_limits,
             ReviewerNotifier(settings).notify_reviewers,
+            mcp.resolve,  # tools from MCP servers (README, "Connect an MCP server")
+            mcp.run,
         ],
         **capacity(settings),
         # Metrics of attempts and outcomes; tracing comes with the client (telemetry.py).
@@ -97,7 +114,7 @@ def capacity(settings: Settings) -> dict[str, Any]:
 
 async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) -> None:
     """Run until `stop` is set; in-flight activities get the worker's graceful shutdown."""
-    engine = make_engine(settings.resolved_database_url)
+    engine = make_engine(settings.resolved_database_url, migrate=settings.migrate_at_start)
     models = build_model_turns(settings)
     worker = build_worker(client, settings, engine, models=models)
     async with contextlib.AsyncExitStack() as stack:

@@ -4,47 +4,15 @@ exit 0 on an intact chain, 1 naming the row edited by hand, 2 for an unknown ten
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from pathlib import Path
 
-import pytest
 from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
-from activities.store import make_engine, seed_demo, write_transaction
-from activities.store.decisions import append_decision
-from signoff.config.settings import get_settings
+from activities.store import write_transaction
 from signoff.wiring.app import app
-from workflows.actions import DecisionEvent, DecisionRecord
 
 
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
-    monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
-    get_settings.cache_clear()
-    engine = make_engine(get_settings().resolved_database_url)
-    seed_demo(engine)
-    for sequence, reviewer in enumerate(["alice", "bob"]):
-        append_decision(
-            engine,
-            DecisionEvent(
-                run_id="run-demo-cli",
-                tenant_id="demo",
-                ticket_id="T-1042",
-                sequence=sequence,
-                record=DecisionRecord(
-                    action_hash="c" * 64,
-                    kind="approved" if reviewer == "alice" else "rejected",
-                    reviewer_id=reviewer,
-                    at=datetime(2026, 11, 30, 10, sequence, tzinfo=UTC),
-                    reason="checked",
-                ),
-            ),
-        )
-    return engine
-
-
-def test_verify_says_intact_then_names_the_edited_row(store: Engine) -> None:
+def test_verify_says_intact_then_names_the_edited_row(audited_store: Engine) -> None:
     cli = CliRunner()
     intact = cli.invoke(app, ["audit", "verify"])
     assert intact.exit_code == 0, intact.output
@@ -54,7 +22,7 @@ def test_verify_says_intact_then_names_the_edited_row(store: Engine) -> None:
     assert [item["kind"] for item in listed["items"]] == ["rejected", "approved"]
     first_id = listed["items"][1]["id"]
 
-    with write_transaction(store) as session:
+    with write_transaction(audited_store) as session:
         session.execute(text(f"UPDATE decisions SET reviewer_id = 'mallory' WHERE id = {first_id}"))
     broken = cli.invoke(app, ["audit", "verify"])
     assert broken.exit_code == 1
@@ -66,7 +34,7 @@ def test_verify_says_intact_then_names_the_edited_row(store: Engine) -> None:
     assert report["intact"] is False and report["broken"][0]["row_id"] == first_id
 
 
-def test_an_unknown_tenant_is_bad_input(store: Engine) -> None:
+def test_an_unknown_tenant_is_bad_input(audited_store: Engine) -> None:
     answer = CliRunner().invoke(app, ["audit", "verify", "--tenant", "nobody"])
     assert answer.exit_code == 2 and "Tenant 'nobody' does not exist" in answer.stderr
     empty = CliRunner().invoke(app, ["audit", "verify", "--tenant", "globex"])

@@ -167,3 +167,45 @@ def test_the_readmes_example_passes_check(cli: CliRunner, tmp_path: Path) -> Non
     result = cli.invoke(app, ["profiles", "check", str(path)])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[1].startswith("agent support (default): model auto;")
+
+
+def test_run_names_an_agent_of_the_profiles_or_says_which_exist(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNOFF_PROFILES", str(profile(tmp_path, TWO_AGENTS)))
+    get_settings.cache_clear()
+    result = cli.invoke(app, ["run", "--ticket", "T-1042", "--agent", "billing"])
+    assert result.exit_code == 2
+    assert "No agent 'billing' in" in result.output
+    assert "choose one of: support, tracking." in result.output
+
+
+def test_run_stops_on_a_bad_profile_with_the_loaders_message(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNOFF_PROFILES", str(profile(tmp_path, BAD)))
+    get_settings.cache_clear()
+    result = cli.invoke(app, ["run", "--ticket", "T-1042"])
+    assert result.exit_code == 2
+    assert BAD_MESSAGE in result.output and "Traceback" not in result.output
+
+
+def test_the_readmes_team_profile_checks_with_its_python_tools() -> None:
+    """README, "Add a tool": the command as written there, from the repository's root."""
+    root = Path(__file__).parents[2]
+    result = subprocess.run(
+        [
+            str(root / ".venv" / "bin" / "signoff"),
+            "profiles",
+            "check",
+            "tests/tools/team_profile.toml",
+        ],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": "."},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "profile 'team' is valid" in result.stdout
+    assert "lookup_stock (read), issue_voucher (confirm)" in result.stdout

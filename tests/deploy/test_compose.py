@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import typer.main
 import yaml
+from sqlalchemy.engine import make_url
 from typer import _click
 from typer.testing import CliRunner
 
@@ -81,7 +82,7 @@ def test_signoff_services_set_only_settings_variables_with_valid_values(
 ) -> None:
     known = settings_variables()
     services = signoff_services(document)
-    assert set(services) == {"seed", "worker", "ui"}
+    assert set(services) == {"migrate", "seed", "worker", "ui"}
     for name, service in services.items():
         environment = service.get("environment", {})
         unknown = set(environment) - known
@@ -173,9 +174,37 @@ def test_start_order_is_a_chain_of_conditions(document: dict[str, Any]) -> None:
         return found
 
     for face in ("worker", "ui"):
-        assert {"postgresql", "temporal-schema", "temporal", "temporal-setup", "seed"} <= before(
-            face
-        )
+        assert {
+            "postgresql",
+            "temporal-schema",
+            "temporal",
+            "temporal-setup",
+            "migrate",
+            "seed",
+        } <= before(face)
+
+
+def test_signoff_runs_as_its_runtime_role_and_only_migrate_as_the_owner(
+    document: dict[str, Any],
+) -> None:
+    """The audit's writers cannot rewrite it: every signoff process but the migration runs
+    as signoff_app, which never migrates; no signoff process is the superuser."""
+    services = signoff_services(document)
+    superuser = document["services"]["postgresql"]["environment"]["POSTGRES_USER"]
+    for name, service in services.items():
+        environment = service["environment"]
+        runtime = make_url(environment["SIGNOFF_DATABASE_URL"]).username
+        assert runtime == "signoff_app" != superuser, name
+        assert environment["SIGNOFF_MIGRATE_AT_START"] == "false", name
+        owner_url = environment.get("SIGNOFF_MIGRATION_DATABASE_URL")
+        if name == "migrate":
+            assert service["command"] == ["store", "migrate"]
+            assert make_url(owner_url).username == "signoff_owner"
+        else:
+            assert owner_url is None, f"{name} holds the owner role's password"
+    roles_script = f"{REPO_ROOT / 'deploy' / 'postgres' / 'roles.sh'}:/docker-entrypoint-initdb.d/"
+    mounted = document["services"]["postgresql"]["volumes"]
+    assert any(str(volume).startswith(roles_script) for volume in mounted), mounted
 
 
 def test_images_are_pinned_and_mounted_files_exist(document: dict[str, Any]) -> None:

@@ -31,7 +31,14 @@ from activities.refunds import RefundActivities
 from activities.run_limits import limits_from_settings
 from activities.store import make_engine, seed_demo
 from signoff.config.data_converter import data_converter
+from signoff.config.profiles import (
+    BUILTIN_PROFILES,
+    STRICT_PROFILES,
+    LoadedProfiles,
+    load_profile_file,
+)
 from signoff.config.settings import Settings
+from signoff.service.run_requests import offered_specs
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
 from tests.workflow.approvals import signed
@@ -46,12 +53,20 @@ ID_SEPARATOR = "__"
 DEMO = ModelRef(provider="scripted", model_id="demo")
 TRIAGE = ModelRef(provider="scripted", model_id="triage")
 INJECTION = ModelRef(provider="scripted", model_id="injection")
+REPLY = ModelRef(provider="scripted", model_id="reply")
 # Only this recording's worker and front end know it; nothing secret is in a history.
 RECORDING_KEY = "recording-decision-key-" + "x" * 24
 
 
-def agent_request(ticket_id: str, now: datetime, model: ModelRef = DEMO) -> RunRequest:
+def agent_request(
+    ticket_id: str, now: datetime, model: ModelRef = DEMO, profiles: LoadedProfiles | None = None
+) -> RunRequest:
+    """A run of the built-in agent (no profile), or of `profiles`' default agent as the
+    run factory records it."""
+    profile = None if profiles is None else profiles.run_profile()
     return RunRequest(
+        profile=profile,
+        tools=() if profile is None else offered_specs(profile, "demo"),
         tenant_id="demo",
         actor_id="ops",
         request_id=uuid.uuid4().hex[:12],
@@ -97,6 +112,33 @@ def decision(
         }
     )
     return signed(unsigned, handle.id, RECORDING_KEY.encode())
+
+
+async def reply_confirmed(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    """The strict profile: the reply to the customer waits, is confirmed, is sent once."""
+    request = agent_request("T-1042", now, REPLY, load_profile_file(STRICT_PROFILES))
+    handle = await client.start_workflow(
+        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
+    )
+    digest = await wait_for_pending(handle)
+    await handle.execute_update(AgentRun.decide, decision(handle, digest, "alice", "approve"))
+    await handle.result()
+    return handle
+
+
+async def reply_auto(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    """The built-in profile: the reply is sent at once, without a reviewer."""
+    request = agent_request("T-1042", now, REPLY, load_profile_file(BUILTIN_PROFILES))
+    handle = await client.start_workflow(
+        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
+    )
+    await handle.result()
+    return handle
+
+
+def strict_worker(client: Client, settings: Settings, engine: Engine) -> Worker:
+    """build_worker's worker on the shipped strict profile."""
+    return build_worker(client, settings.model_copy(update={"profiles": STRICT_PROFILES}), engine)
 
 
 async def order_status(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
@@ -213,10 +255,14 @@ SCENARIOS: dict[str, Scenario] = {
     "triage_refund": triage_refund,
     # A ledger that never answered: the outcome is unknown (its worker below).
     "agent_run_refund_outcome_unknown": refund_approved,
+    # Any irreversible tool but the refund: the reply to the customer, gated and not.
+    "agent_run_reply_confirmed": reply_confirmed,
+    "agent_run_reply_auto": reply_auto,
 }
 # Scenarios whose worker differs from `signoff worker`'s.
 WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
     "agent_run_refund_outcome_unknown": worker_with_failing_ledger,
+    "agent_run_reply_confirmed": strict_worker,
 }
 
 

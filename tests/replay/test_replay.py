@@ -41,6 +41,10 @@ SCENARIO_FILES = {
     "triage, other route": "triage_other",
     "an obeyed injection": "agent_run_injection",
     "a ledger that never answered": "agent_run_refund_outcome_unknown",
+    "a tool other than the refund, confirmed (strict profile: send_reply)": (
+        "agent_run_reply_confirmed"
+    ),
+    "an irreversible tool on auto (built-in profile: send_reply)": "agent_run_reply_auto",
 }
 
 

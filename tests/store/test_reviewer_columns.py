@@ -35,6 +35,8 @@ def make_old_store(store: Engine) -> str:
         for index in ("ix_decisions_tenant_reviewer_seq", "ix_decisions_tenant_kind_seq"):
             connection.execute(text(f"DROP INDEX {index}"))  # revision 0003's, later
         connection.execute(text("ALTER TABLE decision_nonces DROP COLUMN effect_key"))  # 0004's
+        connection.execute(text("DROP TABLE customer_replies"))  # revision 0005's, later
+        connection.execute(text("DROP TABLE tool_effects"))
         connection.execute(text("DROP TABLE reviewers"))
         connection.execute(text(OLD_REVIEWERS))
         for row in rows:

@@ -9,7 +9,8 @@ import pytest
 from tests.clock import clock_now
 from workflows.actions import ActionState, Decision, DecisionRecord, PendingAction
 from workflows.approval_policy import DecisionRefused, check_decision, expired_message, person_key
-from workflows.gate_results import as_sentence, describe
+from workflows.gate_results import as_sentence
+from workflows.refund_hooks import RefundHooks
 
 REQUESTED = clock_now()
 EXPIRES = REQUESTED + timedelta(hours=24)
@@ -110,6 +111,7 @@ def test_describe_an_action_on_a_ticket_without_an_order() -> None:
             "targets": {"tenant_id": "demo", "order_id": ""},
         }
     )
+    describe = RefundHooks(request=None).describe  # type: ignore[arg-type]  # reads the action only
     assert describe(action) == "refund 10.00 on order (none)"
     assert describe(pending()) == "refund 89.90 EUR on order C-1042"
 

@@ -9,7 +9,12 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from activities.store.schema import DEFAULT_REFUND_REVIEW_THRESHOLD_MINOR
-from signoff.config.profiles import BUILTIN_PROFILES, load_profile_file, model_ref
+from signoff.config.profiles import (
+    BUILTIN_PROFILES,
+    STRICT_PROFILES,
+    load_profile_file,
+    model_ref,
+)
 from signoff.config.run_limits import SECONDS_PER_MINUTE
 from signoff.config.settings import Settings
 from workflows.actions import REFUND_APPROVER_ROLE
@@ -54,8 +59,21 @@ def test_its_refund_policy_is_todays_gate() -> None:
     assert refund.editable == ()
 
 
-def test_a_clean_install_ships_the_file() -> None:
+def test_it_sends_replies_without_a_reviewer_and_the_strict_profile_with_one() -> None:
+    built_in = load_profile_file(BUILTIN_PROFILES).profiles.agent()
+    reply = built_in.policy("send_reply")
+    assert (reply.risk, reply.approval) == ("irreversible", "auto")
+    strict = load_profile_file(STRICT_PROFILES).profiles.agent()
+    assert strict.policy("send_reply").approval == "confirm"
+    assert strict.policy("send_reply").approver_roles == (REFUND_APPROVER_ROLE,)
+    # Nothing else differs: the strict agent is the built-in one with a gated reply.
+    relaxed = strict.model_copy(update={"tool_policy": {**strict.tool_policy, "send_reply": reply}})
+    assert relaxed == built_in
+
+
+def test_a_clean_install_ships_the_files() -> None:
     setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     package = BUILTIN_PROFILES.parent.relative_to(REPO).as_posix().replace("/", ".")
     patterns = setuptools["package-data"].get(package, [])
-    assert any(fnmatch(BUILTIN_PROFILES.name, pattern) for pattern in patterns)
+    for shipped in (BUILTIN_PROFILES, STRICT_PROFILES):
+        assert any(fnmatch(shipped.name, pattern) for pattern in patterns)

@@ -80,9 +80,10 @@ def test_secrets_are_blanked_in_messages_and_tracebacks(tmp_path: Path) -> None:
         anthropic_api_key=KEY,
         decision_key="d" * 40,
         database_url="postgresql+psycopg://signoff:pg-secret-pass@db/signoff",
+        migration_database_url="postgresql+psycopg://owner:pg-owner-pass@db/signoff",
     )
     secrets = settings_secrets(settings)
-    assert set(secrets) == {KEY, "d" * 40, "pg-secret-pass"}
+    assert set(secrets) == {KEY, "d" * 40, "pg-secret-pass", "pg-owner-pass"}
     formatter = JsonFormatter(secrets)
     try:
         raise RuntimeError(f"bad key {KEY}")

@@ -6,6 +6,9 @@ from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
+from signoff.config.profiles import load_profile_file
 from signoff.config.settings import Settings
 from signoff.service.run_requests import new_run_request
 from tests.clock import clock_now
@@ -35,3 +38,18 @@ def test_a_caller_may_shorten_the_ttl_never_lengthen_it(tmp_path: Path) -> None:
     )
     assert shorter.approval_ttl_seconds == 600
     assert longer.approval_ttl_seconds == int(settings.approval_ttl_hours * 3600)
+
+
+def test_a_run_records_its_profile_and_the_tools_its_tenant_is_offered(tmp_path: Path) -> None:
+    team = Path(__file__).parents[1] / "tools" / "team_profile.toml"
+    settings = Settings(home=tmp_path, profiles=team)
+    loaded = load_profile_file(team)
+    demo = new_run_request(settings, tenant_id="demo", ticket_id="T-1", model=CLAUDE)
+    assert demo.profile is not None
+    assert (demo.profile.profile_name, demo.profile.content_hash) == ("team", loaded.content_hash)
+    assert [tool.name for tool in demo.tools] == list(loaded.profiles.agent().tools)
+    # globex has not enabled refunds in this profile: its runs are never offered one.
+    globex = new_run_request(settings, tenant_id="globex", ticket_id="T-1", model=CLAUDE)
+    assert "refund" not in [tool.name for tool in globex.tools]
+    with pytest.raises(KeyError):
+        new_run_request(settings, tenant_id="demo", ticket_id="T-1", model=CLAUDE, agent="nobody")

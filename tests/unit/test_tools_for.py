@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workflows.known_tools import known_tools
+from signoff.tools import known_tools
 from workflows.profile_contracts import KNOWN_TOOLS, AgentProfile, tools_for
 
 ALL = ["read_ticket", "get_order", "refund"]

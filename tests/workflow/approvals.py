@@ -29,10 +29,13 @@ from temporalio.worker import Worker
 
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
+from activities.mcp.activities import McpTools
 from activities.refunds import RefundActivities
 from activities.store import get_reviewer, list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
+from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
+from signoff.config.profiles import BUILTIN_PROFILES, LoadedProfiles, load_profile_file
 from tests.workflow.fakes import (
     ModelActivities,
     generous_limits,
@@ -55,6 +58,7 @@ SKIPPING_MAX_AGE = timedelta(days=1000 * 365)
 # A deadline past the default 24 h expiry, as in production (Settings: 48 h).
 APPROVAL_RUN_DEADLINE = timedelta(hours=48)
 POLL_SECONDS = 0.02
+MCP_TIMEOUT_SECONDS = 20.0
 WAIT_SECONDS = 15.0
 UPDATE_SECONDS = 30.0
 ORDERS = ("C-1042", "C-2210", "C-3107")
@@ -69,6 +73,7 @@ async def gate_run(
     run_limits: Callable[..., Any] = generous_limits,
     refunds: RefundActivities | None = None,
     audit: DecisionActivities | None = None,
+    profiles: LoadedProfiles | None = None,
     **overrides: Any,
 ) -> AsyncIterator[WorkflowHandle[Any, Any]]:
     """Start one run on a fresh task queue, with the real gateway and refund activities
@@ -80,7 +85,15 @@ async def gate_run(
     values.update(overrides)
     request = run_request(await env.get_current_time(), **values)
     async with gate_worker(
-        env, model, engine, task_queue, run_limits, refunds, audit, decision_max_age=max_age
+        env,
+        model,
+        engine,
+        task_queue,
+        run_limits,
+        refunds,
+        audit,
+        decision_max_age=max_age,
+        profiles=profiles,
     ):
         yield await start(env.client, request, task_queue)
 
@@ -96,18 +109,33 @@ def gate_worker(
     *,
     decision_max_age: timedelta = SKIPPING_MAX_AGE,
     workflows: Sequence[type] = (AgentRun,),
+    profiles: LoadedProfiles | None = None,
 ) -> Worker:
     """A worker of `workflows` on `task_queue`, with the real gateway and store
-    activities, the signed decisions' verifier and the fake `model`."""
+    activities, the signed decisions' verifier and the fake `model`; its effects judge
+    tool calls by `profiles` (the built-in file when None)."""
     refunds = refunds or RefundActivities(engine, TEST_DECISION_KEY)
+    effects = ToolEffects(
+        engine,
+        TEST_DECISION_KEY,
+        profiles or load_profile_file(BUILTIN_PROFILES),
+        MCP_TIMEOUT_SECONDS,
+    )
+    gateway = ToolGateway(engine)
+    mcp = McpTools(MCP_TIMEOUT_SECONDS)
     audit = audit or DecisionActivities(engine, TEST_DECISION_KEY)
     verifier = DecisionVerifier(engine, TEST_DECISION_KEY, decision_max_age)
     return worker(
         env.client,
         task_queue,
         model,
-        ToolGateway(engine),
+        gateway,
         extra_activities=[
+            gateway.prepare_tool_call,
+            mcp.resolve,
+            mcp.run,
+            effects.hold_waiting_action,
+            effects.execute_tool_action,
             refunds.read_action_state,
             refunds.execute_refund,
             verifier.verify_decision,

@@ -13,14 +13,18 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from workflows.actions import (
         EXECUTE_REFUND_ACTIVITY,
+        EXECUTE_TOOL_ACTION_ACTIVITY,
         RECORD_DECISION_ACTIVITY,
         RELEASE_PENDING_REFUND_ACTIVITY,
         DecisionEvent,
+        EffectResult,
         PendingRefundRelease,
         RefundCommand,
         RefundResult,
+        ToolActionCommand,
     )
     from workflows.contract_base import Contract
+    from workflows.contracts import RUN_TOOL_ACTIVITY, ToolCallInput, ToolResult
 
 ONCE = RetryPolicy(maximum_attempts=1)
 TIMEOUT = timedelta(seconds=30)
@@ -64,4 +68,41 @@ class RogueRun:
                 cause = error.cause
                 kind = cause.type if isinstance(cause, ApplicationError) else type(cause).__name__
                 said.append(f"{name}: {kind}")
+        return said
+
+
+class RogueEffectPlan(Contract):
+    signoff_queue: str
+    commands: list[ToolActionCommand]
+    # An irreversible tool asked for as a read, through the tool gateway.
+    as_read: ToolCallInput
+
+
+@workflow.defn(name="RogueEffect")
+class RogueEffect:
+    """Calls `execute_tool_action` with each command, then `run_tool` with the
+    irreversible tool's name, as anyone on the task queue could."""
+
+    @workflow.run
+    async def run(self, plan: RogueEffectPlan) -> list[str]:
+        said: list[str] = []
+        for command in plan.commands:
+            result: EffectResult = await workflow.execute_activity(
+                EXECUTE_TOOL_ACTION_ACTIVITY,
+                command,
+                task_queue=plan.signoff_queue,
+                result_type=EffectResult,
+                start_to_close_timeout=TIMEOUT,
+                retry_policy=ONCE,
+            )
+            said.append(f"{result.status}: {result.message}")
+        read: ToolResult = await workflow.execute_activity(
+            RUN_TOOL_ACTIVITY,
+            plan.as_read,
+            task_queue=plan.signoff_queue,
+            result_type=ToolResult,
+            start_to_close_timeout=TIMEOUT,
+            retry_policy=ONCE,
+        )
+        said.append(f"run_tool: {read.is_error}: {read.content}")
         return said

@@ -25,7 +25,7 @@ from tests.workflow.fakes import (
 )
 from workflows import policy
 from workflows.contracts import ModelRequest, ToolCallInput, ToolResult, ToolResultBlock
-from workflows.tool_catalog import CATALOG
+from workflows.tool_catalog import BUILTIN_AGENT_TOOLS
 
 SECRET = "postgres://signoff:hunter2@db.internal/shop"
 
@@ -60,7 +60,9 @@ async def test_unknown_tool_gets_an_error_result_and_the_model_recovers(
     assert result.is_error
     assert "'lookup_customer'" in result.content
     listed = result.content.partition("The tools that exist are:")[2]
-    assert set(re.findall(r"\w+", listed)) == set(CATALOG) >= {"read_ticket", "get_order"}
+    # A run without a profile offers the built-in agent's tools, and names them.
+    offered = {tool.name for tool in BUILTIN_AGENT_TOOLS}
+    assert set(re.findall(r"\w+", listed)) == offered >= {"read_ticket", "get_order"}
     assert (outcome.status, outcome.final_text) == (
         "completed",
         "A colleague will look at your ticket.",

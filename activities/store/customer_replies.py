@@ -1,0 +1,49 @@
+"""The built-in helpdesk: `send_reply` writes the reply to the store's outbox.
+
+A team that connects its own helpdesk replaces this connector; this one keeps what a
+connector must: one reply per idempotency key, whatever the retries.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from sqlalchemy import Engine, select
+
+from activities.store.database import use_session, write_transaction
+from activities.store.schema import CustomerReply
+
+
+def send_reply(engine: Engine, tenant_id: str, ticket_id: str, text: str, key: str) -> str:
+    """The reply's id: a new one, or the one sent earlier under the same key."""
+    with write_transaction(engine) as session:
+        sent = session.scalars(
+            select(CustomerReply.id).where(CustomerReply.idempotency_key == key)
+        ).one_or_none()
+        if sent is not None:
+            return sent
+        reply_id = f"R-{uuid.uuid4().hex[:12]}"
+        session.add(
+            CustomerReply(
+                id=reply_id,
+                tenant_id=tenant_id,
+                ticket_id=ticket_id,
+                text=text,
+                idempotency_key=key,
+                sent_at=datetime.now(UTC),
+            )
+        )
+        return reply_id
+
+
+def replies_of(engine: Engine, tenant_id: str, ticket_id: str) -> list[CustomerReply]:
+    """The replies sent on a ticket, oldest first."""
+    with use_session(engine) as session:
+        return list(
+            session.scalars(
+                select(CustomerReply)
+                .where(CustomerReply.tenant_id == tenant_id, CustomerReply.ticket_id == ticket_id)
+                .order_by(CustomerReply.sent_at, CustomerReply.id)
+            )
+        )

@@ -1,0 +1,213 @@
+"""Any irreversible tool's effect, on the store's side: the proof checked, the key claimed.
+
+Design note. The effect activity (activities/tool_effects.py) runs a tool that may call
+another system, so the tool cannot run inside a database transaction. The store's part
+is two short transactions around it:
+
+1. `claim_effect`: the command proves itself (the module note of `effect_proofs.py`:
+   the caller is the run, the action hashes to its own hash, the key is the run's and
+   the action's, every proof is a signed approval of this action accepted by this run
+   and unspent), the approvers are read again (active, of the tenant, holding a role
+   the worker's profile asks for, not the run's actor) and counted against what the
+   worker's own profiles demand of the tool (`workflows/effect_requirements.py`). Then
+   the effect's row is written (`started`) and the proofs are spent on it. A refusal
+   writes a `refused` audit row instead and spends nothing. A key whose effect is done
+   answers with its stored output: a retried activity never acts twice.
+2. `finish_effect`: the tool's output is stored (`done`) with an `executed` audit row.
+
+Between the two the worker may die: the retry finds the row `started` and runs the
+tool again with the same idempotency key, which the tool must honour (README, "Add a
+tool").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from activities.store.database import write_transaction
+from activities.store.decisions import (
+    EXECUTED,
+    REFUSED_EFFECT,
+    NewEvent,
+    append_event,
+    append_once,
+    event_key,
+)
+from activities.store.effect_proofs import (
+    ProofCheck,
+    signature_problem,
+    signers,
+    spend_proofs,
+    spending_problem,
+)
+from activities.store.schema import Reviewer, ToolEffect
+from workflows.actions import ToolActionCommand
+from workflows.approval_policy import effect_key, recomputed_hash, same_person
+from workflows.effect_requirements import Requirements
+
+STARTED = "started"
+DONE = "done"
+NOTHING_DONE_HERE = "Nothing was done."
+
+
+@dataclass(frozen=True)
+class EffectClaim:
+    """`go`: run the tool now. `done`: it ran already; `output` is what it returned."""
+
+    status: Literal["go", "done", "refused", "approver_invalid"]
+    message: str = ""
+    output: str = ""
+
+
+def claim_effect(
+    engine: Engine, command: ToolActionCommand, check: ProofCheck, requirements: Requirements
+) -> EffectClaim:
+    with write_transaction(engine) as session:
+        problem = _command_problem(command, check.caller_run_id)
+        if problem is None and requirements.refusal:
+            problem = f"The {command.action.tool} tool may not run here: {requirements.refusal}."
+        if problem is None and command.proofs:
+            problem = signature_problem(
+                command.action, command.proofs, command.run_id, check.key
+            ) or spending_problem(session, command.proofs, command.run_id, command.idempotency_key)
+        if problem is not None:
+            _append_refused(session, command, f"{problem} {NOTHING_DONE_HERE}", check.caller_run_id)
+            return EffectClaim("refused", f"{problem} {NOTHING_DONE_HERE}")
+        stored = session.get(ToolEffect, command.idempotency_key)
+        if stored is not None and stored.status == DONE:
+            return EffectClaim("done", output=stored.output)
+        void = _approvals_problem(session, command, requirements)
+        if void is not None:
+            if not command.proofs:  # no approval to void: a call that needed one had none
+                _append_refused(session, command, void, check.caller_run_id)
+                return EffectClaim("refused", void)
+            return EffectClaim("approver_invalid", void)
+        if stored is None:
+            session.add(
+                ToolEffect(
+                    idempotency_key=command.idempotency_key,
+                    tenant_id=command.tenant_id,
+                    run_id=command.run_id,
+                    tool=command.action.tool,
+                    action_hash=command.action.action_hash,
+                    approvers=",".join(signers(command.proofs)),
+                    status=STARTED,
+                    output="",
+                    created_at=datetime.now(UTC),
+                )
+            )
+            session.flush()
+        spend_proofs(session, command.proofs, command.idempotency_key)
+        return EffectClaim("go")
+
+
+def finish_effect(engine: Engine, command: ToolActionCommand, output: str) -> None:
+    """The tool's output stored, and its `executed` audit row, in one transaction."""
+    with write_transaction(engine) as session:
+        stored = session.get(ToolEffect, command.idempotency_key)
+        if stored is None or stored.status == DONE:
+            return
+        stored.status = DONE
+        stored.output = output
+        stored.finished_at = datetime.now(UTC)
+        approvers = signers(command.proofs)
+        append_event(
+            session,
+            NewEvent(
+                event_key=event_key(EXECUTED, command.idempotency_key),
+                tenant_id=command.tenant_id,
+                kind=EXECUTED,
+                run_id=command.run_id,
+                ticket_id=command.ticket_id,
+                action_hash=command.action.action_hash,
+                decided_at=datetime.now(UTC),
+                reason=(
+                    f"{command.action.tool} carried out, approved by {', '.join(approvers)}"
+                    if approvers
+                    else f"{command.action.tool} carried out without approval (policy auto)"
+                ),
+            ),
+        )
+
+
+def _command_problem(command: ToolActionCommand, caller_run_id: str) -> str | None:
+    action = command.action
+    if command.run_id != caller_run_id:
+        return (
+            f"This effect was asked by workflow '{caller_run_id}' for run '{command.run_id}': "
+            "only the run itself may carry out its action."
+        )
+    if recomputed_hash(action, command.run_id) != action.action_hash:
+        return "The action does not hash to its own hash: it was altered after it was proposed."
+    expected = (
+        action.targets.get("tenant_id"),
+        action.targets.get("ticket_id"),
+        effect_key(command.run_id, action.tool, action.action_hash),
+    )
+    if (command.tenant_id, command.ticket_id, command.idempotency_key) != expected:
+        return "The command does not match the action it claims to carry out."
+    return None
+
+
+def _approvals_problem(
+    session: Session, command: ToolActionCommand, requirements: Requirements
+) -> str | None:
+    """None when the approvers who still count meet every requirement; else why not."""
+    counted: list[Reviewer] = []
+    problems: list[str] = []
+    for reviewer_id in signers(command.proofs):
+        reviewer = session.get(Reviewer, reviewer_id)
+        problem = _reviewer_problem(reviewer, reviewer_id, command)
+        if problem is None and reviewer is not None:
+            counted.append(reviewer)
+        elif problem is not None:
+            problems.append(problem)
+    if problems:
+        return (
+            "An approval no longer counts: " + "; ".join(problems) + ". The approval is void; "
+            f"it must be given again. {NOTHING_DONE_HERE}"
+        )
+    for needed in requirements.needed:
+        holding = [r for r in counted if set(r.role_list) & set(needed.roles)]
+        if len(holding) < needed.approvals:
+            roles = " or ".join(needed.roles)
+            return (
+                f"{command.action.tool} needs {needed.approvals} approval(s) from reviewers with "
+                f"the {roles} role; {len(holding)} given. {NOTHING_DONE_HERE}"
+            )
+    return None
+
+
+def _reviewer_problem(
+    reviewer: Reviewer | None, reviewer_id: str, command: ToolActionCommand
+) -> str | None:
+    if reviewer is None:
+        return f"reviewer '{reviewer_id}' no longer exists"
+    if not reviewer.active:
+        return f"reviewer '{reviewer_id}' has been disabled"
+    if reviewer.tenant_id != command.tenant_id:
+        return f"reviewer '{reviewer_id}' no longer belongs to tenant '{command.tenant_id}'"
+    if command.actor_id is not None and same_person(reviewer_id, command.actor_id):
+        return f"reviewer '{reviewer_id}' asked for this run and cannot approve it"
+    return None
+
+
+def _append_refused(session: Session, command: ToolActionCommand, why: str, caller: str) -> None:
+    append_once(
+        session,
+        NewEvent(
+            event_key=event_key(REFUSED_EFFECT, caller, command.action.action_hash, why),
+            tenant_id=command.tenant_id,
+            kind="refused",
+            run_id=command.run_id,
+            ticket_id=command.ticket_id,
+            action_hash=command.action.action_hash,
+            decided_at=datetime.now(UTC),
+            reason=f"effect refused (called by workflow '{caller}'): {why}",
+        ),
+    )

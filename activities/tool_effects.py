@@ -1,0 +1,185 @@
+"""Any irreversible tool but the refund: its inbox row while it waits
+(`hold_waiting_action`), and its effect (`execute_tool_action`).
+
+It trusts no caller (activities/store/tool_effects.py checks the proofs and claims the
+key), then runs the tool's function with its idempotency key, and stores what it
+returned. The policy it judges by is the worker's own profiles, never the command's
+(`workflows/effect_requirements.py`).
+
+Temporal retries it. A refusal is an `EffectResult`, never an exception: retrying
+cannot change it. A tool that raises is retried with the same key (it must honour the
+key); after the last attempt the run reports the effect as unknown, for a person to
+check. A store that refuses outright (an unknown tenant) is non-retryable, having
+written nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.caller import caller_run_id, only_its_own
+from activities.mcp.call import McpServerUnavailable, call_tool
+from activities.refunds import non_retryable
+from activities.store import tool_effects as store
+from activities.store.customer_replies import send_reply
+from activities.store.effect_proofs import ProofCheck
+from activities.store.errors import StoreError
+from activities.store.waiting_actions import hold_waiting
+from activities.tool_output import as_tool_output
+from signoff.config.profiles import LoadedProfiles
+from signoff.tools import ToolContext, known_tools
+from workflows.actions import (
+    EXECUTE_TOOL_ACTION_ACTIVITY,
+    HOLD_WAITING_ACTION_ACTIVITY,
+    ActionHold,
+    EffectResult,
+    ToolActionCommand,
+)
+from workflows.contracts import ToolResult
+from workflows.effect_requirements import declared_server, effect_requirements
+from workflows.mcp_tools import McpToolCall, restored_arguments, split_offered_name
+from workflows.tool_arguments import restored
+from workflows.tool_catalog import SEND_REPLY, ToolDefinition
+
+# As the setting's default (SIGNOFF_MCP_TIMEOUT_SECONDS); the worker passes its own.
+DEFAULT_MCP_TIMEOUT_SECONDS = 30.0
+
+
+class ToolEffects:
+    """`key` verifies signed approvals; `profiles` are the worker's own."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        key: bytes,
+        profiles: LoadedProfiles,
+        mcp_timeout_seconds: float = DEFAULT_MCP_TIMEOUT_SECONDS,
+    ) -> None:
+        self._engine = engine
+        self._key = key
+        self._profiles = profiles
+        self._mcp_timeout = mcp_timeout_seconds
+
+    @activity.defn(name=HOLD_WAITING_ACTION_ACTIVITY)
+    async def hold_waiting_action(self, hold: ActionHold) -> None:
+        """The waiting action's row in the reviewers' inbox (its release is the refund's
+        `release_pending_refund`, which takes any action's row away)."""
+        only_its_own(hold.run_id)
+        try:
+            await asyncio.to_thread(hold_waiting, self._engine, hold, datetime.now(UTC))
+        except StoreError as error:
+            raise non_retryable(error) from None
+
+    @activity.defn(name=EXECUTE_TOOL_ACTION_ACTIVITY)
+    async def execute_tool_action(self, command: ToolActionCommand) -> EffectResult:
+        mcp = self._mcp_call(command)
+        if mcp is not None:
+            shown = command.action.arguments
+            return await self._carried_out(command, mcp, lambda: restored_arguments(shown))
+        tool = known_tools().get(command.action.tool)
+        function = None if tool is None else self._function(tool)
+        if tool is None or function is None or tool.risk != "irreversible_write":
+            why = (
+                f"'{command.action.tool}' is not an irreversible tool this worker carries out "
+                "(the refund goes through the ledger's own effect). Nothing was done."
+            )
+            return EffectResult(status="refused", message=why)
+        return await self._carried_out(
+            command, function, lambda: restored(tool, command.action.arguments)
+        )
+
+    async def _carried_out(
+        self, command: ToolActionCommand, function: Any, arguments: Callable[[], Any]
+    ) -> EffectResult:
+        """The proofs checked and the key claimed, then `function(arguments(), context)`
+        once (again, with the same key, when a worker died before it was stored)."""
+        requirements = effect_requirements(self._profiles.profiles, command.action.tool)
+        check = ProofCheck(key=self._key, caller_run_id=caller_run_id())
+        try:
+            claim = await asyncio.to_thread(
+                store.claim_effect, self._engine, command, check, requirements
+            )
+        except StoreError as error:
+            raise non_retryable(error) from None
+        if claim.status == "done":
+            return EffectResult(status="done", content=claim.output)
+        if claim.status != "go":
+            activity.logger.warning("effect %s refused: %s", command.idempotency_key, claim.message)
+            return EffectResult(status=claim.status, message=claim.message)
+        context = ToolContext(
+            run_id=command.run_id,
+            tenant_id=command.tenant_id,
+            ticket_id=command.ticket_id,
+            tool_use_id=command.action.tool_use_id,
+            idempotency_key=command.idempotency_key,
+        )
+        output = await _called(function, arguments(), context)
+        if isinstance(output, ToolResult) and output.is_error:
+            # The tool answered that it did not act (an MCP tool's error result): nothing
+            # to store; its claim stays `started`, and its proofs spent on it.
+            return EffectResult(status="refused", message=output.content)
+        text = output.content if isinstance(output, ToolResult) else as_tool_output(output)
+        await asyncio.to_thread(store.finish_effect, self._engine, command, text)
+        activity.logger.info("effect %s done (%s)", command.idempotency_key, command.action.tool)
+        return EffectResult(status="done", content=text)
+
+    def _mcp_call(self, command: ToolActionCommand) -> Callable[..., Any] | None:
+        """The call of an MCP tool named by its offered name, to the server as the
+        worker's own profiles declare it (never as the command says); None otherwise."""
+        parts = split_offered_name(command.action.tool)
+        if parts is None:
+            return None
+        server_name, tool = parts
+        server = declared_server(self._profiles.profiles, server_name)
+        if server is None:
+            return None
+
+        async def call(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+            request = McpToolCall(
+                run_id=context.run_id,
+                tool_use_id=context.tool_use_id,
+                idempotency_key=context.idempotency_key,
+                server_name=server_name,
+                server=server,
+                tool=tool,
+                arguments=arguments,
+            )
+            try:
+                return await call_tool(request, self._mcp_timeout)
+            except McpServerUnavailable as error:
+                raise ApplicationError(str(error), type="McpServerUnavailable") from None
+
+        return call
+
+    def _function(self, tool: ToolDefinition) -> Any:
+        """A registered tool's function, or the built-in connector of a built-in tool
+        (None for the refund, whose effect is the ledger's own activity)."""
+        if tool.implementation is not None:
+            return tool.implementation
+        if tool.name == SEND_REPLY.name:
+            return self._send_reply
+        return None
+
+    def _send_reply(self, arguments: Any, context: ToolContext) -> dict[str, str]:
+        reply_id = send_reply(
+            self._engine,
+            context.tenant_id,
+            context.ticket_id,
+            arguments.text,
+            context.idempotency_key,
+        )
+        return {"status": "sent", "reply_id": reply_id}
+
+
+async def _called(function: Any, arguments: Any, context: ToolContext) -> Any:
+    if inspect.iscoroutinefunction(function):
+        return await function(arguments, context)
+    return await asyncio.to_thread(function, arguments, context)

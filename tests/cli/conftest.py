@@ -1,0 +1,41 @@
+"""CLI fixtures: a real SQLite store under a fresh SIGNOFF_HOME."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from activities.store import make_engine, seed_demo
+from activities.store.decisions import append_decision
+from signoff.config.settings import get_settings
+from workflows.actions import DecisionEvent, DecisionRecord
+
+
+@pytest.fixture
+def audited_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
+    """The demo data and two decisions of tenant demo (seq 1 by alice, 2 by bob)."""
+    monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
+    get_settings.cache_clear()
+    engine = make_engine(get_settings().resolved_database_url)
+    seed_demo(engine)
+    for sequence, reviewer in enumerate(["alice", "bob"]):
+        append_decision(
+            engine,
+            DecisionEvent(
+                run_id="run-demo-cli",
+                tenant_id="demo",
+                ticket_id="T-1042",
+                sequence=sequence,
+                record=DecisionRecord(
+                    action_hash="c" * 64,
+                    kind="approved" if reviewer == "alice" else "rejected",
+                    reviewer_id=reviewer,
+                    at=datetime(2026, 11, 30, 10, sequence, tzinfo=UTC),
+                    reason="checked",
+                ),
+            ),
+        )
+    return engine

@@ -1,0 +1,85 @@
+"""The strict profile in a real browser: the agent's reply to the customer waits for a
+reviewer, who sees the exact draft (escaped, as text) in the generic card and approves
+it; only then is it sent, once. The gate is not about money.
+
+Its own `signoff dev`, on the shipped strict profile (SIGNOFF_PROFILES), with the
+scripted model's `reply` script."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+from sqlalchemy import Engine
+
+from activities.store import make_engine
+from activities.store.customer_replies import replies_of
+from signoff.config.profiles import STRICT_PROFILES
+from signoff.wiring.local_stack import signoff_dev_stack
+from tests.ui.browser import sign_in, watch_console
+from tests.ui.conftest import DevStack, add_case, wait_until_pending
+
+pytestmark = [pytest.mark.devserver, pytest.mark.browser]
+DRAFT = (
+    "Hello, thank you for writing. A replacement <kettle> ships tomorrow & you need not "
+    "send the broken one back."
+)
+SENT_SECONDS = 60
+
+
+@pytest.fixture(scope="module")
+def strict_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
+    home = tmp_path_factory.mktemp("signoff-strict-home")
+    with signoff_dev_stack(
+        home, task_queue=f"strict-{os.getpid()}", SIGNOFF_PROFILES=str(STRICT_PROFILES)
+    ) as (env, _):
+        yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{env['SIGNOFF_UI_PORT']}")
+
+
+@pytest.fixture(scope="module")
+def strict_store(strict_stack: DevStack) -> Iterator[Engine]:
+    engine = make_engine(strict_stack.settings().resolved_database_url)
+    yield engine
+    engine.dispose()
+
+
+def test_a_reviewer_confirms_the_exact_draft_and_only_then_it_is_sent(
+    page: Page, strict_stack: DevStack, strict_store: Engine
+) -> None:
+    problems = watch_console(page)
+    case = add_case(strict_store)
+    request_id = case.run_id.removeprefix("run-demo-")
+    started = strict_stack.signoff(
+        "run", "--ticket", case.ticket_id, "--request-id", request_id, "--model", "scripted:reply"
+    )
+    assert started.returncode == 0, started.stderr
+    wait_until_pending(strict_stack, case)
+    assert replies_of(strict_store, "demo", case.ticket_id) == []  # nothing sent yet
+
+    sign_in(page, strict_stack, "alice")
+    page.goto(f"{strict_stack.ui_url}/approvals/{case.run_id}")
+    expect(page.locator("#decision-title")).to_contain_text("send_reply")
+    card = page.locator("#arguments-1")
+    expect(card.get_by_role("row", name="text")).to_contain_text(DRAFT)  # as text, escaped
+    assert page.locator("kettle").count() == 0  # no markup from the draft
+    expect(page.locator("#order")).to_have_count(0)  # not a refund's card
+    page.get_by_role("button", name="Approve send_reply").click()
+    expect(page.get_by_role("status")).to_contain_text("Approved.")
+
+    deadline = time.monotonic() + SENT_SECONDS
+    while not replies_of(strict_store, "demo", case.ticket_id):
+        assert time.monotonic() < deadline, "the approved reply was never sent"
+        time.sleep(0.3)
+    (sent,) = replies_of(strict_store, "demo", case.ticket_id)
+    assert sent.text == DRAFT
+    assert problems == []
+
+
+def test_the_stack_runs_on_the_strict_profile(strict_stack: DevStack) -> None:
+    shown = strict_stack.signoff("profiles", "show")
+    assert shown.returncode == 0, shown.stderr
+    assert "strict" in shown.stdout and Path(STRICT_PROFILES).name in shown.stdout

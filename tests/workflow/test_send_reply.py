@@ -1,0 +1,67 @@
+"""`send_reply`, the second irreversible tool: the reply leaves the company. On the
+built-in profile it is `auto` (sent at once, the README's first run unchanged); on the
+shipped strict profile a reviewer sees the exact draft and confirms it, and nothing is
+sent until then; a rejection sends nothing and tells the model. The gate is not about
+money."""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import Engine
+from temporalio.testing import WorkflowEnvironment
+
+from activities.store.customer_replies import replies_of
+from signoff.config.profiles import BUILTIN_PROFILES, STRICT_PROFILES, load_profile_file
+from tests.workflow.approvals import decide, decision, gate_run, pending_actions
+from tests.workflow.fakes import FakeModel, text_reply, tool_reply
+from tests.workflow.test_python_tools import on_profile, tool_results
+
+DRAFT = "Hello Ms Martin, your kettle ships again tomorrow. Kind regards, Support"
+REPLY = ("send_reply", {"text": DRAFT})
+
+
+async def test_the_built_in_profile_sends_the_reply_without_a_reviewer(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    built_in = load_profile_file(BUILTIN_PROFILES)
+    model = FakeModel().enqueue(tool_reply(REPLY), text_reply("Replied."))
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(built_in)) as handle:
+        outcome = await handle.result()
+    assert outcome.status == "completed"
+    (sent,) = replies_of(seeded_engine, "demo", "T-1042")
+    assert sent.text == DRAFT
+    (result,) = tool_results(model, 1)
+    assert json.loads(result.content) == {"status": "sent", "reply_id": sent.id}
+
+
+async def test_the_strict_profile_waits_for_a_reviewer_to_confirm_the_exact_draft(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    strict = load_profile_file(STRICT_PROFILES)
+    model = FakeModel().enqueue(tool_reply(REPLY), text_reply("Replied."))
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(strict)) as handle:
+        (action,) = await pending_actions(handle)
+        assert (action.tool, action.arguments) == ("send_reply", {"text": DRAFT})
+        assert replies_of(seeded_engine, "demo", "T-1042") == []  # nothing sent yet
+        assert (
+            await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+        ).status == ("approved")
+        assert (await handle.result()).status == "completed"
+    (sent,) = replies_of(seeded_engine, "demo", "T-1042")
+    assert sent.text == DRAFT
+
+
+async def test_a_rejected_draft_is_never_sent_and_the_model_is_told(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    strict = load_profile_file(STRICT_PROFILES)
+    model = FakeModel().enqueue(tool_reply(REPLY), text_reply("I will rewrite it."))
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(strict)) as handle:
+        (action,) = await pending_actions(handle)
+        no = decision(seeded_engine, "alice", action.action_hash, "reject", "Too casual")
+        assert (await decide(handle, no)).status == "rejected"
+        assert (await handle.result()).status == "completed"
+    assert replies_of(seeded_engine, "demo", "T-1042") == []
+    (result,) = tool_results(model, 1)
+    assert result.is_error and "The call to send_reply did not happen" in result.content

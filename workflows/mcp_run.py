@@ -1,0 +1,97 @@
+"""A run's MCP tools: which the declared servers offer, a read, and the gate's hooks.
+
+At the start of a run whose agent declares MCP servers, one activity asks each server
+what it advertises (`resolve_mcp_tools`): only the declared tools of a server whose pin
+matches are offered, with the profile's policy; a server that offers nothing is named
+in the run's trajectory with why. The answer is in the run's history, so the run keeps
+its offer for its life. A read runs in `run_mcp_tool`; an irreversible call goes
+through the gate like any tool (`McpHooks`), its effect carried out by
+`execute_tool_action` with the action's idempotency key in the call's `_meta`.
+
+An MCP tool's arguments have no pydantic model here: the reviewer sees each one as
+JSON (a string in quotes), exactly what is sent, and the server checks them.
+
+This is workflow code: activities by name, explicit timeouts, bounded retries.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from workflows import policy as limits
+    from workflows.contracts import RunRequest, ToolResult, ToolUseBlock
+    from workflows.gate_hooks import Prepared
+    from workflows.mcp_tools import (
+        RESOLVE_MCP_TOOLS_ACTIVITY,
+        RUN_MCP_TOOL_ACTIVITY,
+        McpResolution,
+        McpResolveInput,
+        McpToolCall,
+        McpToolOffer,
+        shown_arguments,
+    )
+    from workflows.tool_gate import NO_STATE, ToolHooks
+
+# Listing every declared server's tools: each is one connection, in parallel.
+RESOLVE_TIMEOUT = timedelta(minutes=2)
+RESOLVE_ATTEMPTS = 3
+
+
+async def resolve(request: RunRequest) -> McpResolution | None:
+    """What the run's declared MCP servers offer; None for an agent that declares none."""
+    profile = request.profile
+    if profile is None or not profile.agent.mcp_servers:
+        return None
+    resolution: McpResolution = await workflow.execute_activity(
+        RESOLVE_MCP_TOOLS_ACTIVITY,
+        McpResolveInput(servers=dict(profile.agent.mcp_servers)),
+        result_type=McpResolution,
+        start_to_close_timeout=RESOLVE_TIMEOUT,
+        retry_policy=RetryPolicy(maximum_attempts=RESOLVE_ATTEMPTS),
+    )
+    return resolution
+
+
+def mcp_call(request: RunRequest, offer: McpToolOffer, call: ToolUseBlock) -> McpToolCall:
+    assert request.profile is not None  # an offer comes from the profile's servers
+    return McpToolCall(
+        run_id=workflow.info().workflow_id,
+        tool_use_id=call.id,
+        idempotency_key=f"{workflow.info().workflow_id}:{call.name}:{call.id}",
+        server_name=offer.server,
+        server=request.profile.agent.mcp_servers[offer.server],
+        tool=offer.name,
+        arguments=call.input,
+    )
+
+
+async def run_read(request: RunRequest, offer: McpToolOffer, call: ToolUseBlock) -> ToolResult:
+    """One read of an MCP tool; raises ActivityError when the server never answered."""
+    result: ToolResult = await workflow.execute_activity(
+        RUN_MCP_TOOL_ACTIVITY,
+        mcp_call(request, offer, call),
+        result_type=ToolResult,
+        start_to_close_timeout=limits.TOOL_CALL_TIMEOUT,
+        retry_policy=RetryPolicy(maximum_attempts=limits.TOOL_CALL_MAX_ATTEMPTS),
+    )
+    return result
+
+
+class McpHooks(ToolHooks):
+    """An irreversible MCP tool: the generic tool's hooks, its arguments shown as JSON."""
+
+    def __init__(self, request: RunRequest, offer: McpToolOffer) -> None:
+        super().__init__(request, offer.offered_name, offer.policy)
+        self.noun = f"call to {offer.offered_name}"
+
+    async def prepare(self, call: ToolUseBlock) -> Prepared:
+        return Prepared(
+            arguments=shown_arguments(call.input),
+            targets={"tenant_id": self.request.tenant_id, "ticket_id": self.request.ticket_id},
+            reason="",
+            state=NO_STATE,
+        )

@@ -1,0 +1,61 @@
+"""What a run offers its model, and how it treats each tool: from the profile it started on.
+
+A run records its profile in its request (`RunRequest.profile`, with the tool specs as
+they were at start in `RunRequest.tools`), so that a run that waits for days resumes
+on the profile that started it, and an edited profile changes new runs only. A request
+without a profile is a run of the code's built-in agent: the system prompt of
+`policy.py` and the whole built-in catalog, the refund gated as it always was.
+
+The list offered is the permission: a call of a tool the run does not offer is refused
+before anything runs, whatever the model or a ticket says.
+
+Pure: workflow code calls these.
+"""
+
+from __future__ import annotations
+
+from workflows import policy
+from workflows.contracts import RunRequest
+from workflows.profile_contracts import ToolPolicy
+from workflows.tool_catalog import BUILTIN_AGENT_TOOLS, CATALOG, ToolDefinition
+from workflows.tool_spec import ToolSpec
+
+
+def system_prompt(request: RunRequest) -> str:
+    profile = request.profile
+    return policy.SYSTEM_PROMPT if profile is None else profile.agent.system_prompt
+
+
+def offered_specs(request: RunRequest) -> list[ToolSpec]:
+    """The tools the model is offered on every turn of this run."""
+    if request.profile is None:
+        return [tool.spec() for tool in BUILTIN_AGENT_TOOLS]
+    return list(request.tools)
+
+
+def offered_names(request: RunRequest) -> list[str]:
+    return [spec.name for spec in offered_specs(request)]
+
+
+def tool_policy(request: RunRequest, name: str) -> ToolPolicy | None:
+    """The profile's policy for an offered tool; None for a run without a profile (the
+    built-in catalog's own risk classes then apply)."""
+    profile = request.profile
+    if profile is None:
+        return None
+    return profile.agent.tool_policy.get(name)
+
+
+def is_irreversible(request: RunRequest, name: str) -> bool:
+    """Whether a call of `name` must pass the gate. An offered tool without a policy
+    is irreversible (fail closed), as a profile's own default is."""
+    chosen = tool_policy(request, name)
+    if chosen is not None:
+        return chosen.risk == "irreversible"
+    built_in: ToolDefinition | None = CATALOG.get(name)
+    return built_in is None or built_in.risk == "irreversible_write"
+
+
+def not_offered_message(request: RunRequest, name: str) -> str:
+    offered = ", ".join(sorted(offered_names(request))) or "none"
+    return f"Unknown tool '{name}'. The tools that exist are: {offered}."
