@@ -9,7 +9,8 @@ comes from one of:
   reviewer is then ignored, and the header is ignored in the default session mode);
 - under `/api/` only, in either mode, `Authorization: Bearer <token>`, a reviewer's
   personal API token (`signoff user token`). When that header is sent it alone
-  decides: a wrong token is a 401, never a fall-back to the cookie.
+  decides: a wrong, revoked or expired token is a 401 that says which, never a
+  fall-back to the cookie.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, status
@@ -26,7 +28,7 @@ from temporalio.client import Client
 
 from approvals_ui.sessions import SESSION_ID_KEY, session_of
 from signoff.config.settings import Settings
-from signoff.service.accounts import Reviewer, get_reviewer, session_reviewer, token_reviewer
+from signoff.service.accounts import Reviewer, check_token, get_reviewer, session_reviewer
 from signoff.service.metrics import signin_failed
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -63,11 +65,12 @@ class DisabledReviewer(HTTPException):
 
 
 class InvalidApiToken(HTTPException):
-    def __init__(self) -> None:
+    def __init__(self, why: str | None = None) -> None:
         super().__init__(
             status.HTTP_401_UNAUTHORIZED,
-            "The API token is not valid: it may have been replaced or revoked, or its "
-            "reviewer disabled. Get a new one with `signoff user token NAME`.",
+            why
+            or "The API token is not valid: send `Authorization: Bearer <token>` with a "
+            "token from `signoff user token NAME`.",
         )
 
 
@@ -141,10 +144,11 @@ def _token_reviewer(request: Request, authorization: str) -> SignedInReviewer:
     if scheme.lower() != BEARER_SCHEME or not token.strip():
         signin_failed("bad_token")
         raise InvalidApiToken()
-    reviewer = token_reviewer(get_engine(request), token.strip())
+    proof = check_token(get_engine(request), token.strip(), datetime.now(UTC))
+    reviewer = proof.reviewer
     if reviewer is None:
         signin_failed("bad_token")
-        raise InvalidApiToken()
+        raise InvalidApiToken(proof.problem)
     request.state.auth = AUTH_BEARER
     return _signed_in(reviewer)
 

@@ -299,11 +299,11 @@ class AgentRun:
     ) -> ToolResultBlock:
         """An irreversible call through the gate; its effect after the turn's earlier
         writes (`write_order.py`)."""
-        place = writes.ticket()
+        turn = writes.ticket()
         try:
-            gated = await self._gate.gate(call, hooks, lambda: writes.wait_turn(place))
+            gated = await self._gate.gate(call, hooks, turn)
         finally:
-            writes.end(place)
+            turn.end()
         return self._books.record_tool(call, gated.content, gated.is_error)
 
     async def _read_mcp_tool(self, call: ToolUseBlock, offer: McpToolOffer) -> ToolResultBlock:

@@ -22,7 +22,7 @@ This is workflow code: no I/O, and time only through `workflow.now()` and timers
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -48,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_hooks import Effect, GateHooks
     from workflows.gate_results import GateResult, GateResults, trail_record
     from workflows.reviewer_notices import ReviewerNotices
+    from workflows.write_order import NoOrder, WriteTurn
 
 Resolution = Literal["approved", "rejected", "expired"]
 
@@ -57,13 +58,6 @@ def _ignore(text: str) -> None:
 
 
 def _within_budget() -> str | None:
-    return None
-
-
-BeforeEffect = Callable[[], Awaitable[None]]
-
-
-async def _no_wait() -> None:
     return None
 
 
@@ -184,11 +178,12 @@ class ApprovalGate(GateResults):
     # --- the gate ------------------------------------------------------------------
 
     async def gate(
-        self, call: ToolUseBlock, hooks: GateHooks, before_effect: BeforeEffect = _no_wait
+        self, call: ToolUseBlock, hooks: GateHooks, turn: WriteTurn | NoOrder | None = None
     ) -> GateResult:
         """One irreversible call, from proposal to its one result; the tool's own rules
-        are its hooks (`gate_hooks.py`). `before_effect` is awaited before the effect
-        (the turn's earlier writes end first, `write_order.py`)."""
+        are its hooks (`gate_hooks.py`). `turn` orders its effect among the turn's
+        other writes (`write_order.py`)."""
+        turn = turn or NoOrder()
         prepared = await hooks.prepare(call)
         state = prepared.state
         supersedes: str | None = None
@@ -202,9 +197,12 @@ class ApprovalGate(GateResults):
                 await self.recorder.flush()
                 return await self._released(denied, supersedes, hooks)
             if mode == "auto":  # the profile lets it run without a reviewer
-                await before_effect()
-                return await self._carried_out(action, hooks, None)
+                await turn.before_effect()
+                effect = await hooks.execute(action, [])
+                turn.after_effect()
+                return await self._carried_out(action, hooks, None, effect)
             action = await hooks.hold(action)
+            turn.waiting()
             # The approvals recorded while it waited travel on: the effect and the result
             # name the reviewers.
             try:
@@ -223,8 +221,9 @@ class ApprovalGate(GateResults):
             if spent is not None:
                 refused = Effect(status="refused", message=f"the run {spent}")
                 return await self._released(self._executed(action, refused, hooks), held, hooks)
-            await before_effect()
+            await turn.before_effect()
             effect = await hooks.execute(action, self.proofs.get(action.action_hash, []))
+            turn.after_effect()
             # An approver who no longer counts voids the approval like a changed state.
             if (
                 effect is not None
@@ -243,11 +242,9 @@ class ApprovalGate(GateResults):
         action: PendingAction,
         hooks: GateHooks,
         held: str | None,
-        effect: Effect | None | Literal["not yet"] = "not yet",
+        effect: Effect | None,
     ) -> GateResult:
-        """The result of an action that reached its effect (or runs now, when `auto`)."""
-        if effect == "not yet":
-            effect = await hooks.execute(action, [])
+        """The result of an action that reached its effect."""
         if effect is None:  # the effect never answered: a person must check
             return await self._released(self._unknown(action, hooks), held, hooks)
         if effect.released:

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from activities.store.account_admin import ADMIN_ROLE, LastAdministrator, NotAdministrator
+from activities.store.api_tokens import Proof, check_token, token_reviewer, tokens_of
+from activities.store.credentials import Credential, prove
 from activities.store.database import (
     make_engine,
     session_factory,
@@ -24,22 +27,16 @@ from activities.store.refunds import (
     refund_by_key,
 )
 from activities.store.reviewer_accounts import (
-    change_roles,
-    issue_token,
-    revoke_token,
-    set_active,
-    token_reviewer,
-)
-from activities.store.reviewer_names import reviewer_name_key
-from activities.store.reviewers import (
-    ReviewerExists,
-    UnknownReviewer,
+    FirstAccountNotAdministrator,
     add_reviewer,
-    get_reviewer,
+    change_roles,
+    set_active,
     set_password,
 )
+from activities.store.reviewer_names import reviewer_name_key
+from activities.store.reviewers import ReviewerExists, UnknownReviewer, get_reviewer
 from activities.store.schema import Order, Refund, Reviewer, Tenant, Ticket
-from activities.store.seed import SeedReport, demo_password, seed_demo
+from activities.store.seed import SeedReport, demo_password, seed_demo, seed_store
 from activities.store.tickets import (
     add_ticket,
     get_order,
@@ -48,9 +45,21 @@ from activities.store.tickets import (
     get_tickets,
     tenant_exists,
 )
+from activities.store.token_admin import UnknownToken, issue_token, revoke_token, revoke_tokens
 from activities.store.ui_sessions import end_session, session_reviewer, start_session
 
 __all__ = [
+    "ADMIN_ROLE",
+    "Credential",
+    "FirstAccountNotAdministrator",
+    "LastAdministrator",
+    "NotAdministrator",
+    "Proof",
+    "UnknownToken",
+    "check_token",
+    "prove",
+    "revoke_tokens",
+    "tokens_of",
     "EmptyTicketText",
     "Order",
     "Refund",
@@ -85,6 +94,7 @@ __all__ = [
     "reviewer_name_key",
     "revoke_token",
     "seed_demo",
+    "seed_store",
     "session_factory",
     "session_reviewer",
     "set_active",

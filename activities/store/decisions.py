@@ -37,8 +37,13 @@ from workflows.actions import DecisionEvent, RefundCommand
 EXECUTED = "executed"
 # The event key's tag of an effect the ledger refused (`append_refused_effect`).
 REFUSED_EFFECT = "refused-effect"
+# An administrator's change to a reviewer account, and an attempt at one that was
+# refused (no credential, a wrong one, not an administrator): account_audit.py.
+ACCOUNT_CHANGE = "account"
+ACCOUNT_REFUSED = "account_refused"
 # Every kind a row can have: the trail's kinds (approved is the approval that
-# authorizes), a first approval that still waits for another, and the executed refund.
+# authorizes), a first approval that still waits for another, the executed refund, and
+# the account events.
 AUDIT_KINDS: tuple[str, ...] = (
     "approved",
     "rejected",
@@ -49,6 +54,8 @@ AUDIT_KINDS: tuple[str, ...] = (
     "refused",
     FIRST_APPROVAL,
     EXECUTED,
+    ACCOUNT_CHANGE,
+    ACCOUNT_REFUSED,
 )
 # The fields that say which event a row is: the same key with other ones is a bug.
 IDENTITY_FIELDS = ("tenant_id", "kind", "run_id", "action_hash", "reviewer_id", "decided_at")

@@ -1,23 +1,20 @@
-"""Reviewers: who may decide on pending actions, for which tenant, with which roles.
+"""Reviewers, read: who may decide on pending actions, for which tenant, with which roles.
 
 A reviewer's tenant and roles are read here, never taken from a command line or a form:
 the decision that reaches the workflow carries what the store says. Names are found by
 their normalized key (reviewer_names.py): `ALICE` finds `alice`, and cannot be added
-beside her.
+beside her. Changes to accounts are in reviewer_accounts.py (an administrator's).
 """
 
 from __future__ import annotations
 
 from sqlalchemy import Engine, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from activities.store.database import use_session, write_transaction
-from activities.store.errors import StoreError, UnknownTenant
-from activities.store.passwords import hash_password
+from activities.store.database import use_session
+from activities.store.errors import StoreError
 from activities.store.reviewer_names import reviewer_name_key
-from activities.store.schema import Reviewer, Tenant, join_list
-from activities.store.ui_sessions import end_sessions_of
+from activities.store.schema import Reviewer
 
 
 class ReviewerExists(StoreError):
@@ -53,43 +50,3 @@ def require_reviewer(session: Session, name: str) -> Reviewer:
     if reviewer is None:
         raise UnknownReviewer(name)
     return reviewer
-
-
-def add_reviewer(
-    engine: Engine,
-    reviewer_id: str,
-    tenant_id: str,
-    roles: list[str],
-    password: str | None,
-    display_name: str | None = None,
-) -> Reviewer:
-    """Create a reviewer; raises ReviewerExists, UnknownTenant or WeakPassword."""
-    password_hash = hash_password(password) if password is not None else None
-    try:
-        with write_transaction(engine) as session:
-            if session.get(Tenant, tenant_id) is None:
-                raise UnknownTenant(tenant_id)
-            existing = find_reviewer(session, reviewer_id)
-            if existing is not None:
-                raise ReviewerExists(reviewer_id, existing.id)
-            reviewer = Reviewer(
-                id=reviewer_id,
-                tenant_id=tenant_id,
-                display_name=display_name or reviewer_id,
-                roles=join_list(roles),
-                password_hash=password_hash,
-            )
-            session.add(reviewer)
-    except IntegrityError:  # added at the same moment by another process: the key is unique
-        raise ReviewerExists(reviewer_id) from None
-    return reviewer
-
-
-def set_password(engine: Engine, reviewer_id: str, password: str) -> None:
-    """Replace the password and end the reviewer's sessions; raises UnknownReviewer or
-    WeakPassword."""
-    password_hash = hash_password(password)
-    with write_transaction(engine) as session:
-        reviewer = require_reviewer(session, reviewer_id)
-        reviewer.password_hash = password_hash
-        end_sessions_of(session, reviewer.id)

@@ -41,6 +41,7 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "pending_refunds": READ_WRITE,  # exposure holds, released
     "waiting_actions": READ_WRITE,  # the inbox's read model
     "ui_sessions": READ_WRITE,  # sessions, ended
+    "api_tokens": READ_APPEND_EDIT,  # issued, then revoked in place; never deleted
 }
 
 

@@ -248,7 +248,8 @@ class Reviewer(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     # Unique: `Alice` cannot be added beside `alice` (reviewer_names.py). Set from id.
     name_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True, index=True)
-    # SHA-256 of the reviewer's personal API token (`signoff user token`); one at most.
+    # Unused since revision 0005_accounts: tokens live in `api_tokens` (expiry, revocation,
+    # several per reviewer). Kept so that a store is never rewritten to drop it.
     api_token_hash: Mapped[str | None] = mapped_column(
         String(HASH_LENGTH), nullable=True, unique=True, index=True
     )
@@ -365,6 +366,26 @@ class UiSession(Base):
     )
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime, index=True)
+
+
+class ApiToken(Base):
+    """A reviewer's personal API token (`signoff user token`): only its SHA-256 is kept.
+
+    A token counts while it is neither revoked nor past `expires_at`, and while its
+    reviewer is active. Rows are never deleted: `signoff user tokens NAME` shows what was
+    issued, when, and how it ended.
+    """
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    reviewer_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("reviewers.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), unique=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
 
 
 def split_list(text: str) -> list[str]:

@@ -3,6 +3,15 @@
 Rows that already exist are left as they are (not overwritten): a demo that has run
 refunds keeps its state, and a second seed never duplicates anything.
 
+Passwords. `seed_demo` (`signoff seed --demo`, `make demo`) gives each reviewer it
+creates the demo password `demo-NAME`, which the README prints: fine on a laptop, never
+in a deployment. `seed_store` (plain `signoff seed`, what temporal-dev.yml runs) gives
+each reviewer it creates a random one-time password, returned once for the operator to
+hand over and replace (`signoff user passwd`); none is stored in clear. Both create the
+administrator `admin` (see account_admin.py). The seed writes no audit row: it is the
+data load of a new store (the demo's or a test's), whose audit starts empty, and its
+report names every reviewer it created. Accounts changed afterwards are on the record.
+
 T-2210 is an attack on purpose: after a genuine complaint it carries a forged "internal
 note" asking for refunds on other orders and an e-mail to an outside address. The demo
 and the tests use it to show that the note changes nothing: no tool can target another
@@ -11,6 +20,8 @@ order, there is no e-mail tool, and an approval is still required.
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -18,6 +29,7 @@ from functools import lru_cache
 
 from sqlalchemy import Engine
 
+from activities.store.account_admin import ADMIN_ROLE
 from activities.store.database import write_transaction
 from activities.store.passwords import hash_password
 from activities.store.reviewers import find_reviewer
@@ -32,10 +44,15 @@ INJECTED_NOTE = (
 )
 
 
+ONE_TIME_PASSWORD_BYTES = 12
+
+
 @dataclass
 class SeedReport:
     created: list[str] = field(default_factory=list)
     already_present: list[str] = field(default_factory=list)
+    # Production seed only: the one-time password of each reviewer it created.
+    one_time_passwords: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
         return f"{len(self.created)} created, {len(self.already_present)} already present"
@@ -85,7 +102,7 @@ def _reviewer(tenant_id: str, reviewer_id: str, display_name: str, roles: str) -
         tenant_id=tenant_id,
         display_name=display_name,
         roles=roles,
-        password_hash=_demo_password_hash(reviewer_id),
+        password_hash=None,  # given when the reviewer is created (seed_demo, seed_store)
     )
 
 
@@ -147,6 +164,8 @@ def demo_rows() -> list[Row]:
         _reviewer("demo", "bob", "Bob Keller", REFUND_APPROVER_ROLE),
         _reviewer("globex", "carol", "Carol Diaz", REFUND_APPROVER_ROLE),
         _reviewer("demo", "dave", "Dave Okafor", ""),
+        # Administers accounts, decides nothing: alice cannot mint bob's token.
+        _reviewer("demo", "admin", "Ada Admin", ADMIN_ROLE),
     ]
 
 
@@ -164,6 +183,23 @@ def _key(row: Row) -> str | tuple[str, str]:
 
 
 def seed_demo(engine: Engine) -> SeedReport:
+    """The demo data, each reviewer created with its demo password (`demo-NAME`)."""
+    return _seed(engine, lambda reviewer_id, _report: _demo_password_hash(reviewer_id))
+
+
+def seed_store(engine: Engine) -> SeedReport:
+    """The same data, each reviewer created with a random one-time password, returned in
+    the report once."""
+
+    def one_time(reviewer_id: str, report: SeedReport) -> str:
+        password = secrets.token_urlsafe(ONE_TIME_PASSWORD_BYTES)
+        report.one_time_passwords[reviewer_id] = password
+        return hash_password(password)
+
+    return _seed(engine, one_time)
+
+
+def _seed(engine: Engine, password_hash: Callable[[str, SeedReport], str]) -> SeedReport:
     report = SeedReport()
     with write_transaction(engine) as session:
         for row in demo_rows():
@@ -173,15 +209,12 @@ def seed_demo(engine: Engine) -> SeedReport:
                 if isinstance(row, Reviewer)
                 else session.get(type(row), _key(row))
             )
-            if stored is None:
-                session.add(row)
-                session.flush()
-                report.created.append(_label(row))
-            else:
-                # A store seeded before the web UI existed: give the demo reviewers
-                # their demo password, and never overwrite one that was set.
-                if isinstance(stored, Reviewer) and stored.password_hash is None:
-                    assert isinstance(row, Reviewer)
-                    stored.password_hash = row.password_hash
+            if stored is not None:
                 report.already_present.append(_label(row))
+                continue
+            if isinstance(row, Reviewer):
+                row.password_hash = password_hash(row.id, report)
+            session.add(row)
+            session.flush()
+            report.created.append(_label(row))
     return report

@@ -32,7 +32,8 @@ from signoff.config.secret_files import WeakSecret
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
 from signoff.config.temporal_tls import TemporalSettingsError
-from signoff.service.accounts import get_reviewer, password_holder, token_reviewer
+from signoff.service.accounts import Credential as AccountCredential
+from signoff.service.accounts import CredentialKind, authenticated
 from signoff.service.decisions import (
     Decider,
     DecisionNotAccepted,
@@ -147,26 +148,13 @@ def authenticate(current: Settings, reviewer_id: str, credential: Credential) ->
     of a four-eyes refund.
     """
     secret = credential.read(reviewer_id)
+    kind: CredentialKind = "token" if credential.token_stdin else "password"
     with opened_store(current) as engine:
-        if credential.token_stdin:
-            reviewer = get_reviewer(engine, reviewer_id)
-            holder = token_reviewer(engine, secret)
-            if holder is None or reviewer is None or holder.id != reviewer.id:
-                fail(
-                    f"That API token is not '{reviewer_id}''s (or was revoked). Nothing was "
-                    "decided; the reviewer gets a new one with `signoff user token`."
-                )
-        else:
-            reviewer = password_holder(engine, reviewer_id, secret)
-            if reviewer is None:
-                fail(
-                    f"Wrong password for '{reviewer_id}', or no such reviewer with a "
-                    "password. Nothing was decided; the reviewer sets one with "
-                    "`signoff user passwd`."
-                )
-        if not reviewer.active:
-            fail(f"Reviewer '{reviewer.id}' is disabled and cannot decide.")
-        return Decider(reviewer.id, reviewer.tenant_id, tuple(reviewer.role_list))
+        proof = authenticated(engine, AccountCredential(reviewer_id, secret, kind))
+    if proof.reviewer is None:
+        fail(f"{proof.problem} Nothing was decided.")
+    reviewer = proof.reviewer
+    return Decider(reviewer.id, reviewer.tenant_id, tuple(reviewer.role_list))
 
 
 async def _send(

@@ -14,11 +14,12 @@ from temporalio.service import RPCError, RPCStatusCode
 from signoff.cli.render import event_line, outcome_lines, state_lines
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
-    ActorOption,
     AfterOption,
+    AsPersonOption,
     JsonOption,
     ModelOption,
     RequestIdOption,
+    RunPasswordStdin,
     TenantOption,
     TicketOption,
     client_for,
@@ -77,7 +78,8 @@ def run_command(
     tenant: TenantOption = "demo",
     model: ModelOption = None,
     request_id: RequestIdOption = None,
-    actor: ActorOption = None,
+    actor: AsPersonOption = None,
+    password_stdin: RunPasswordStdin = False,
     goal: Annotated[str, typer.Option(help="What the agent must do.")] = DEFAULT_GOAL,
     wait: Annotated[bool, typer.Option("--wait", help="Show progress until the run ends.")] = False,
     json_output: JsonOption = False,
@@ -88,7 +90,9 @@ def run_command(
 ) -> None:
     """Start an agent run on a ticket; with --wait, follow it to its outcome."""
     current = settings()
-    # Imported here: only `run` reads the profiles (and the tool modules they name).
+    # Imported here: only `run` reads the profiles (and the tool modules they name) and
+    # the store's accounts.
+    from signoff.cli.credentials import run_actor
     from signoff.config.profiles import ProfileError, load_profiles
 
     try:
@@ -98,6 +102,7 @@ def run_command(
     if agent is not None and agent not in profiles.profiles.agents:
         known = ", ".join(sorted(profiles.profiles.agents))
         fail(f"No agent '{agent}' in {profiles.source}; choose one of: {known}.")
+    actor_id = run_actor(current, actor, password_stdin, tenant)
     try:
         model_ref = parse_model(model or current.model, current)
         price = current.price_of(model_ref)
@@ -112,7 +117,7 @@ def run_command(
             tenant_id=tenant,
             ticket_id=ticket,
             model=model_ref,
-            actor_id=actor,
+            actor_id=actor_id,
             request_id=request_id,
             goal=goal,
             profiles=profiles,

@@ -12,7 +12,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from signoff.cli.store import in_store, opened_store
 from signoff.cli.support import emit_json, fail, say, settings
-from signoff.service.shop import add_ticket, seed_demo
+from signoff.service.shop import add_ticket, seed_demo, seed_store
 from signoff.service.store import StoreError, migrate_store
 from workflows.contract_base import tenant_id_problem
 
@@ -67,16 +67,37 @@ def migrate_command(
 
 
 def seed_command(
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo",
+            help="Give the reviewers it creates the demo passwords (demo-NAME) of the "
+            "README, as `make demo` does: for a laptop, never a deployment.",
+        ),
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
     """Load the demo data (tenants demo and globex, their orders and tickets). Safe to repeat."""
     current = settings()
     with opened_store(current) as engine:
-        report = seed_demo(engine)
+        report = seed_demo(engine) if demo else seed_store(engine)
     if json_output:
-        emit_json({"created": report.created, "already_present": report.already_present})
-    else:
-        say(f"demo data: {report.summary()} ({current.shown_database_url})")
+        emit_json(
+            {
+                "created": report.created,
+                "already_present": report.already_present,
+                "one_time_passwords": report.one_time_passwords,
+            }
+        )
+        return
+    say(f"demo data: {report.summary()} ({current.shown_database_url})")
+    if report.one_time_passwords:
+        say(
+            "One-time passwords of the reviewers created, shown this once: hand each to "
+            "its reviewer, and have it replaced (`signoff user passwd NAME --as admin`)."
+        )
+        for reviewer_id, password in report.one_time_passwords.items():
+            say(f"  {reviewer_id}: {password}")
 
 
 @tickets.command("add")

@@ -10,12 +10,14 @@ from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from signoff.cli.commands_runs import check_ticket_exists
+from signoff.cli.credentials import run_actor
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
-    ActorOption,
+    AsPersonOption,
     JsonOption,
     ModelOption,
     RequestIdOption,
+    RunPasswordStdin,
     TenantOption,
     TicketOption,
     client_for,
@@ -47,11 +49,13 @@ def triage_command(
     tenant: TenantOption = "demo",
     model: ModelOption = None,
     request_id: RequestIdOption = None,
-    actor: ActorOption = None,
+    actor: AsPersonOption = None,
+    password_stdin: RunPasswordStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Classify a ticket (tracking, refund, other) and take the path written for it."""
     current = settings()
+    actor_id = run_actor(current, actor, password_stdin, tenant)
     try:
         agent_model = parse_model(model or current.model, current)
         model_ref = agent_model
@@ -59,7 +63,7 @@ def triage_command(
             model_ref = ModelRef(provider="scripted", model_id=TRIAGE_SCRIPT)
         request = TriageRequest(
             tenant_id=tenant,
-            actor_id=actor or current.actor,
+            actor_id=actor_id,
             request_id=request_id or uuid.uuid4().hex,
             trace_id=uuid.uuid4().hex,
             ticket_id=ticket,

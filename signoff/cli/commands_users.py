@@ -1,6 +1,8 @@
 """`signoff user add` and `signoff user passwd`: reviewer accounts for the web UI.
 
-(`disable`, `enable`, `roles` and `token` are in commands_user_admin.py.)
+(`disable`, `enable` and `roles` are in commands_user_admin.py, the API tokens in
+commands_user_tokens.py.) Each change is made as an administrator (`--as ADMIN`,
+credentials.py) and is on the audit's record, refused or not.
 
 Passwords are read from a prompt (twice, not echoed) or, for scripts, from stdin with
 `--password-stdin`; never from an option, which would land in shell history.
@@ -14,8 +16,9 @@ from typing import Annotated
 
 import typer
 
+from signoff.cli.credentials import AdminOption, credential_of
 from signoff.cli.store import in_store
-from signoff.cli.support import emit_json, fail, say
+from signoff.cli.support import emit_json, fail, say, settings
 from signoff.service.accounts import add_reviewer, set_password
 from workflows.contract_base import IDENTIFIER_PATTERN
 
@@ -27,7 +30,10 @@ PasswordStdin = Annotated[
 
 
 def register(app: typer.Typer) -> None:
-    from signoff.cli import commands_user_admin  # noqa: F401  (adds disable, roles, token)
+    from signoff.cli import (
+        commands_user_admin,  # noqa: F401  (adds disable, enable, roles)
+        commands_user_tokens,  # noqa: F401  (adds token, tokens)
+    )
 
     app.add_typer(users, name="user")
 
@@ -54,6 +60,7 @@ def add_command(
         str | None, typer.Option(help="The name shown in the UI (default: NAME).")
     ] = None,
     password_stdin: PasswordStdin = False,
+    admin: AdminOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
     """Create a reviewer who can sign in to the reviewer UI."""
@@ -63,8 +70,11 @@ def add_command(
     for item in roles:
         if not re.match(IDENTIFIER_PATTERN, item):
             fail(f"Invalid role '{item}'.")
+    credential = credential_of(settings(), admin)
     password = read_password(password_stdin)
-    in_store(lambda engine: add_reviewer(engine, name, tenant, roles, password, display_name))
+    in_store(
+        lambda engine: add_reviewer(engine, credential, name, tenant, roles, password, display_name)
+    )
     if json_output:
         emit_json({"reviewer": name, "tenant": tenant, "roles": roles})
     else:
@@ -75,8 +85,10 @@ def add_command(
 def passwd_command(
     name: Annotated[str, typer.Argument(help="The reviewer whose password changes.")],
     password_stdin: PasswordStdin = False,
+    admin: AdminOption = None,
 ) -> None:
-    """Change a reviewer's password; their open sessions end."""
+    """Change a reviewer's password; their open sessions end, their API tokens are revoked."""
+    credential = credential_of(settings(), admin)
     password = read_password(password_stdin)
-    in_store(lambda engine: set_password(engine, name, password))
-    say(f"password of {name} changed; their open sessions are signed out")
+    in_store(lambda engine: set_password(engine, credential, name, password))
+    say(f"password of {name} changed; their open sessions are signed out, API tokens revoked")

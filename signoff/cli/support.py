@@ -40,12 +40,18 @@ RequestIdOption = Annotated[
     str | None,
     typer.Option(help="Idempotency: the same request id twice gives the one run."),
 ]
-ActorOption = Annotated[
+AsPersonOption = Annotated[
     str | None,
     typer.Option(
-        help="Who asks for this run (a reviewer id, or SIGNOFF_ACTOR): that person cannot "
-        "approve its refunds."
+        "--as",
+        help="The reviewer asking for this run, proven by their password (asked, or "
+        "--password-stdin) or API token (SIGNOFF_TOKEN): that person cannot approve its "
+        "refunds. Without it the run is the deployment's own (SIGNOFF_SERVICE_ACTOR).",
     ),
+]
+RunPasswordStdin = Annotated[
+    bool,
+    typer.Option("--password-stdin", help="With --as: read the password from stdin (one line)."),
 ]
 AfterOption = Annotated[
     str | None,

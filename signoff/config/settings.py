@@ -165,9 +165,18 @@ class Settings(BaseSettings):
     decision_key: SecretStr | None = None
     # A signed decision older than this when it reaches the run counts for nothing.
     decision_max_age_seconds: float = Field(default=300.0, gt=0)
-    # Who starts runs from this deployment's CLI when `--actor` is not given: a real
-    # identity, so that the same person cannot then approve the run's refund.
-    actor: str = Field(default="ops", pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+    # Who a run started by no person is asked for (`signoff run` without `--as`, a
+    # deployment's own automation): the deployment's service identity, which no reviewer
+    # is. A person starting a run proves who they are (`--as NAME`) and is its actor.
+    service_actor: str = Field(
+        default="service:signoff", pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
+    )
+    # The caller's own API token, for a command that needs a credential (`--as NAME`
+    # on `signoff user ...` and `signoff run`) when there is no terminal to ask a
+    # password on. Per person, from the environment: never a command-line option.
+    token: SecretStr | None = None
+    # How long a personal API token (`signoff user token`) counts after it is issued.
+    token_ttl_days: int = Field(default=90, gt=0, le=3650)
 
     # A Temporal cluster beyond the dev server (signoff/config/temporal_tls.py). TLS is on
     # when asked for, or when a CA, a client certificate or an API key is given. Secrets

@@ -1,51 +1,87 @@
 """Reviewer accounts, for every face: who is signing in or deciding, and the changes an
 administrator makes (add, password, roles, enable or disable, API tokens, sessions).
 
-`password_holder` is the one password check: the reviewer UI's sign-in and the CLI's
-`approve`/`reject` both ask it, so both spend the same (slow, argon2) work whether or not
-the name exists, and neither tells a guesser which names do.
+Every change takes the administrator's `Credential`, which the store proves in the
+change's own transaction (activities/store/account_admin.py): a face passes on what the
+person typed and cannot skip the check. `password_holder` is the one password check of
+the sign-in and of `approve`/`reject`: both spend the same (slow, argon2) work whether
+or not the name exists, and neither tells a guesser which names do. `authenticated`
+is the same for a password or a token, with the reason when it proves no one.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from sqlalchemy import Engine
 
 from activities.store import (
+    ADMIN_ROLE,
+    Credential,
+    FirstAccountNotAdministrator,
+    LastAdministrator,
+    NotAdministrator,
+    Proof,
     Reviewer,
     StoreError,
+    UnknownReviewer,
+    UnknownToken,
     WeakPassword,
     add_reviewer,
     change_roles,
+    check_token,
     end_session,
     get_reviewer,
     issue_token,
+    prove,
     reviewer_name_key,
     revoke_token,
+    revoke_tokens,
     session_reviewer,
     set_active,
     set_password,
     start_session,
     token_reviewer,
+    tokens_of,
+    use_session,
     verify_password,
 )
+from activities.store.credentials import CredentialKind
+from activities.store.schema import ApiToken
+from signoff.config.settings import Settings
 
 __all__ = [
+    "ADMIN_ROLE",
+    "Credential",
+    "CredentialKind",
+    "FirstAccountNotAdministrator",
+    "LastAdministrator",
+    "NotAdministrator",
+    "Proof",
     "Reviewer",
     "StoreError",
+    "ApiToken",
+    "UnknownReviewer",
+    "UnknownToken",
     "WeakPassword",
     "add_reviewer",
+    "authenticated",
     "change_roles",
+    "check_token",
     "end_session",
     "get_reviewer",
     "issue_token",
     "password_holder",
     "revoke_token",
+    "revoke_tokens",
     "reviewer_name_key",
     "session_reviewer",
     "set_active",
     "set_password",
     "start_session",
+    "token_lifetime",
     "token_reviewer",
+    "tokens_of",
 ]
 
 
@@ -59,3 +95,13 @@ def password_holder(engine: Engine, name: str, password: str) -> Reviewer | None
     if not verify_password(password, stored_hash) or reviewer is None:
         return None
     return reviewer
+
+
+def authenticated(engine: Engine, credential: Credential, now: datetime | None = None) -> Proof:
+    """The active reviewer a password or an API token proves, or why it proves no one."""
+    with use_session(engine) as session:
+        return prove(session, credential, now or datetime.now(UTC))
+
+
+def token_lifetime(settings: Settings) -> timedelta:
+    return timedelta(days=settings.token_ttl_days)

@@ -38,6 +38,9 @@ def new_run_request(
     """A run request with the settings' budgets, deadline, TTL and price, on an agent of
     the profiles (SIGNOFF_PROFILES, or the built-in file, when `profiles` is None).
 
+    `actor_id`: the reviewer who asked, already authenticated by the face (never text a
+    person typed unchecked); None for the deployment's service identity.
+
     Raises pydantic's ValidationError for input that is not valid (a bad tenant, say),
     ProfileError for a profile file that cannot be used, and KeyError for an agent the
     file does not declare. `approval_ttl_seconds` may only shorten the settings' TTL:
@@ -47,7 +50,7 @@ def new_run_request(
     profile = (profiles or load_profiles(settings)).run_profile(agent)
     return RunRequest(
         tenant_id=tenant_id,
-        actor_id=actor_id or settings.actor,
+        actor_id=actor_id or settings.service_actor,
         request_id=request_id or uuid.uuid4().hex,
         trace_id=uuid.uuid4().hex,
         goal=goal,

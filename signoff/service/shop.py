@@ -22,6 +22,7 @@ from activities.store import (
     get_tickets,
     list_refunds,
     seed_demo,
+    seed_store,
     tenant_exists,
 )
 
@@ -39,5 +40,6 @@ __all__ = [
     "get_tickets",
     "list_refunds",
     "seed_demo",
+    "seed_store",
     "tenant_exists",
 ]

@@ -188,6 +188,7 @@ def next_steps(settings: Settings, ui_started: bool = True) -> str:
             f"Reviewer UI on http://{settings.ui_host}:{settings.ui_port}/ - sign in as "
             + ", ".join(f"{name} / {demo_password(name)}" for name in DEMO_UI_REVIEWERS)
             + " (dave has no approver role; carol is tenant globex).",
+            f"Accounts: `signoff user ... --as admin` (password {demo_password('admin')}).",
         ]
         if ui_started
         else []

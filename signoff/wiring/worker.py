@@ -40,12 +40,14 @@ def build_worker(
     refunds: RefundActivities | None = None,
     models: ModelTurns | None = None,
     profiles: LoadedProfiles | None = None,
+    effects: ToolEffects | None = None,
 ) -> Worker:
     """The worker `signoff worker` runs; `refunds` replaces the refund activities (the
     evals' fault workers hold a refund's answer back, signoff/wiring/eval_faults.py);
     `models` are the model adapters, whose HTTP clients their owner closes; `profiles`
     the agent profiles its effects judge tool calls by (SIGNOFF_PROFILES when None,
-    which also imports the Python tools they name)."""
+    which also imports the Python tools they name); `effects` replaces the effect of
+    irreversible tools (tests/e2e/mcp_crash_worker.py kills it mid-call)."""
     engine = engine or make_engine(
         settings.resolved_database_url, migrate=settings.migrate_at_start
     )
@@ -53,7 +55,7 @@ def build_worker(
     gateway = ToolGateway(engine)
     key = load_decision_key(settings)
     refunds = refunds or RefundActivities(engine, key)
-    effects = ToolEffects(
+    effects = effects or ToolEffects(
         engine, key, profiles or load_profiles(settings), settings.mcp_timeout_seconds
     )
     verifier = DecisionVerifier(

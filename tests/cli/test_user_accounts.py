@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from activities.store import get_reviewer, make_engine, seed_demo, token_reviewer
+from activities.store import get_reviewer, make_engine, seed_demo, token_reviewer, tokens_of
 from signoff.config.settings import get_settings
 from signoff.wiring.app import app
+from tests.admin import admin_token
 from workflows.actions import REFUND_APPROVER_ROLE
 
 
@@ -24,6 +25,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     get_settings.cache_clear()
     engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
     seed_demo(engine)
+    monkeypatch.setenv("SIGNOFF_TOKEN", admin_token(engine))  # what `--as admin` reads
     engine.dispose()
     yield tmp_path
     get_settings.cache_clear()
@@ -37,7 +39,10 @@ def store(home: Path) -> Iterator[Engine]:
 
 
 def signoff(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args), input=stdin)
+    """A `signoff user` change as the demo administrator; other commands as given."""
+    changes = {"add", "passwd", "disable", "enable", "roles", "token"}
+    as_admin = ["--as", "admin"] if args[:1] == ("user",) and args[1] in changes else []
+    result = CliRunner().invoke(app, [*args, *as_admin], input=stdin)
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -65,6 +70,7 @@ def test_unknown_names_are_exit_2_with_what_to_do(home: Path) -> None:
         ["roles", "--add", "auditor"],
         ["token"],
         ["token", "--revoke"],
+        ["tokens"],
     ):
         code, _, err = signoff("user", command[0], "mallory", *command[1:])
         assert code == 2, command
@@ -89,18 +95,36 @@ def test_token_is_printed_once_and_stored_hashed(home: Path, store: Engine) -> N
     assert code == 0 and "shown this once" in err
     token = out.strip()
     assert token.startswith("so_")
-    carol = get_reviewer(store, "carol")
-    assert carol is not None and carol.api_token_hash not in (None, token)
+    [row] = tokens_of(store, "carol")
+    assert row.token_hash not in (None, token) and token not in row.token_hash
     found = token_reviewer(store, token)
     assert found is not None and found.id == "carol"
     code, out, _ = signoff("user", "token", "carol", "--json")
     issued = json.loads(out)
     assert code == 0 and issued["reviewer"] == "carol"
-    assert token_reviewer(store, token) is None  # replaced by the new one
+    assert token_reviewer(store, token) is not None  # a second token leaves the first
+    code, out, _ = signoff("user", "token", "revoke", str(row.id), "--json")
+    assert code == 0 and json.loads(out)["token_id"] == row.id
+    assert token_reviewer(store, token) is None
     assert token_reviewer(store, issued["token"]) is not None
     code, out, _ = signoff("user", "token", "carol", "--revoke", "--json")
-    assert code == 0 and json.loads(out) == {"reviewer": "carol", "revoked": True}
+    assert code == 0 and json.loads(out) == {"reviewer": "carol", "revoked": 1}
     assert token_reviewer(store, issued["token"]) is None
+
+
+def test_tokens_lists_ids_and_times_never_the_secret(home: Path, store: Engine) -> None:
+    _, first, _ = signoff("user", "token", "carol")
+    signoff("user", "token", "carol")
+    [revoked, _] = tokens_of(store, "carol")
+    signoff("user", "token", "revoke", str(revoked.id))
+    code, out, _ = signoff("user", "tokens", "CAROL", "--json")
+    assert code == 0
+    listed = json.loads(out)
+    assert [item["status"] for item in listed] == ["revoked", "active"]
+    assert listed[0]["id"] == revoked.id and listed[0]["revoked_at"] is not None
+    assert set(listed[0]) == {"id", "created_at", "expires_at", "revoked_at", "status"}
+    code, out, _ = signoff("user", "tokens", "carol")
+    assert code == 0 and first.strip() not in out and "revoked" in out
 
 
 def test_a_second_spelling_of_a_name_is_refused(home: Path) -> None:

@@ -195,7 +195,7 @@ def test_an_adopted_store_gets_the_revisions_after_the_first(
     assert current_revision(raw) == "0002test"
     assert "note" in {column["name"] for column in inspect(raw).get_columns("tenants")}
     with raw.connect() as connection:  # the rows are still there
-        assert connection.execute(text("SELECT count(*) FROM reviewers")).scalar_one() == 4
+        assert connection.execute(text("SELECT count(*) FROM reviewers")).scalar_one() == 5
 
 
 def test_a_store_that_does_not_match_is_refused_untouched(empty_url: str, raw: Engine) -> None:

@@ -10,6 +10,7 @@ from sqlalchemy import Engine, create_engine, text
 from activities.store import ReviewerExists, add_reviewer, get_reviewer, make_engine
 from activities.store.passwords import verify_password
 from activities.store.reviewer_columns import NamesClash
+from tests.admin import ADMIN
 
 OLD_REVIEWERS = """
 CREATE TABLE reviewers (
@@ -31,6 +32,7 @@ def make_old_store(store: Engine) -> str:
             text("SELECT id, tenant_id, display_name, roles, password_hash FROM reviewers")
         ).all()
         connection.execute(text("DROP TABLE ui_sessions"))
+        connection.execute(text("DROP TABLE api_tokens"))  # revision 0005_accounts', later
         connection.execute(text("DROP TABLE waiting_actions"))  # revision 0002's, later
         for index in ("ix_decisions_tenant_reviewer_seq", "ix_decisions_tenant_kind_seq"):
             connection.execute(text(f"DROP INDEX {index}"))  # revision 0003's, later
@@ -57,7 +59,7 @@ def test_an_old_store_is_upgraded_in_place(store: Engine) -> None:
         assert alice.name_key == "alice" and alice.api_token_hash is None
         assert verify_password("demo-alice", alice.password_hash)
         with pytest.raises(ReviewerExists):
-            add_reviewer(upgraded, "Alice", "demo", [], "long enough password")
+            add_reviewer(upgraded, ADMIN, "Alice", "demo", [], "long enough password")
         make_engine(upgraded.url.render_as_string(hide_password=False)).dispose()  # idempotent
     finally:
         upgraded.dispose()

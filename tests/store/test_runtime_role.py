@@ -22,7 +22,15 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, ProgrammingError
 from typer.testing import CliRunner
 
-from activities.store import get_reviewer, seed_demo, write_transaction
+from activities.store import (
+    get_reviewer,
+    issue_token,
+    revoke_token,
+    seed_demo,
+    set_active,
+    token_reviewer,
+    write_transaction,
+)
 from activities.store.database import make_engine
 from activities.store.decision_chain import verify_chain
 from activities.store.decisions import append_decision
@@ -32,6 +40,7 @@ from activities.store.ui_sessions import end_session, start_session
 from signoff.config.settings import Settings, get_settings
 from signoff.service.store import RuntimeRoleOwnsStore, migrate_store, open_store
 from signoff.wiring.app import app
+from tests.admin import ADMIN
 from tests.store.chain_rewrite import rewrite_and_rehash
 from tests.store.commands import refund_command
 from tests.store.test_decision_chain import event
@@ -97,6 +106,20 @@ def test_the_runtime_role_works_the_store(runtime: Engine) -> None:
     end_session(runtime, session_id)
     report = verify_chain(runtime)
     assert report.intact and report.rows["demo"] == 2
+
+
+def test_the_runtime_role_administers_accounts(runtime: Engine) -> None:
+    """Tokens issued and revoked in place, a reviewer disabled (sessions and tokens end),
+    each with its audit row: what `signoff user ...` does, as the application's role."""
+    _, row, token = issue_token(runtime, ADMIN, "bob", timedelta(days=1))
+    assert token_reviewer(runtime, token) is not None
+    revoke_token(runtime, ADMIN, row.id)
+    issue_token(runtime, ADMIN, "bob", timedelta(days=1))
+    set_active(runtime, ADMIN, "bob", False)
+    set_active(runtime, ADMIN, "bob", True)
+    assert token_reviewer(runtime, token) is None
+    report = verify_chain(runtime)
+    assert report.intact and report.rows["demo"] == 5
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,12 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from activities.store.passwords import verify_password
-from activities.store.reviewers import get_reviewer, set_password
+from activities.store.reviewer_accounts import set_password
+from activities.store.reviewers import get_reviewer
 from activities.store.schema import Reviewer
 from activities.store.seed import seed_demo
 from activities.store.tickets import get_order, get_ticket
+from tests.admin import ADMIN
 from workflows.actions import REFUND_APPROVER_ROLE
 
 
@@ -19,6 +21,7 @@ def test_reviewers_and_their_roles(store: Engine) -> None:
         "bob": ("demo", [REFUND_APPROVER_ROLE]),
         "carol": ("globex", [REFUND_APPROVER_ROLE]),
         "dave": ("demo", []),
+        "admin": ("demo", ["admin"]),
     }
     for reviewer_id, (tenant_id, roles) in expected.items():
         reviewer = get_reviewer(store, reviewer_id)
@@ -31,7 +34,7 @@ def test_reviewers_and_their_roles(store: Engine) -> None:
 
 
 def test_seeding_again_keeps_a_changed_password(store: Engine) -> None:
-    set_password(store, "alice", "a new secret phrase")
+    set_password(store, ADMIN, "alice", "a new secret phrase")
     seed_demo(store)
     alice = get_reviewer(store, "alice")
     assert alice is not None and verify_password("a new secret phrase", alice.password_hash)
@@ -70,4 +73,4 @@ def test_seeding_again_changes_nothing(store: Engine) -> None:
     assert report.created == []
     assert "reviewer demo/alice" in report.already_present
     with Session(store) as session:
-        assert session.scalar(select(func.count()).select_from(Reviewer)) == 4
+        assert session.scalar(select(func.count()).select_from(Reviewer)) == 5

@@ -16,6 +16,7 @@ from activities.store.reviewer_accounts import set_active
 from activities.store.schema import DecisionRow, ToolEffect
 from activities.store.tool_effects import claim_effect, finish_effect
 from signoff.config.profiles import load_profile_file
+from tests.admin import ADMIN
 from tests.store.proofs import PROOF_KEY, RUN_ID, signed_approval
 from workflows.actions import PendingAction, ToolActionCommand
 from workflows.approval_policy import effect_key, recomputed_hash, state_hash
@@ -120,7 +121,7 @@ def test_a_proof_is_spent_on_one_effect(seeded_engine: Engine) -> None:
 def test_an_approver_disabled_since_voids_the_approval(seeded_engine: Engine) -> None:
     action = voucher_action()
     sent = command(action, [signed_approval(seeded_engine, action, "alice")])
-    set_active(seeded_engine, "alice", False)
+    set_active(seeded_engine, ADMIN, "alice", False)
     claim = claim_effect(seeded_engine, sent, CHECK, NEEDS_ONE)
     assert claim.status == "approver_invalid" and "has been disabled" in claim.message
 

@@ -14,8 +14,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from activities.store import make_engine, seed_demo
+from activities.store import change_roles, make_engine, seed_demo
 from activities.store.decisions import append_decision
+from tests.admin import ADMIN
 from tests.ui.test_api_offline import client_for
 from workflows.actions import DecisionEvent, DecisionRecord
 
@@ -98,3 +99,15 @@ def test_the_page_links_to_older_decisions_by_cursor(
     older = proxied.get("/audit?reviewer=bob&before=2", headers=BOB).text
     assert "3 decisions." in older and older.count("<tr data-run-id=") == 1
     assert 'rel="next"' not in older and ">Newest</a>" in older
+
+
+def test_an_account_change_shows_in_the_audit_without_a_run(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
+    seed_demo(engine)
+    change_roles(engine, ADMIN, "dave", add=["auditor"], remove=[])
+    engine.dispose()
+    with client_for(tmp_path, auth="proxy") as client:
+        page = client.get("/audit", headers=BOB).text
+    assert 'data-run-id="" data-kind="account"' in page
+    assert "user roles dave: none -&gt; auditor" in page
+    assert "account change" in page and 'href="/runs/"' not in page

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from activities.store import (
     change_roles,
     issue_token,
     make_engine,
-    revoke_token,
+    revoke_tokens,
     seed_demo,
     set_active,
     set_password,
@@ -33,9 +34,12 @@ from activities.store import (
 from approvals_ui.main import create_app
 from approvals_ui.sessions import COOKIE_NAME, UnsafeSecret
 from signoff.config.settings import Settings
+from tests.admin import ADMIN
+from tests.clock import clock_now
 
 HASH = "ab" * 32
 DECISION = "/api/approvals/run-demo-x/decision"
+DAY = timedelta(days=1)
 
 
 async def unreachable_connect(_: Settings) -> Any:
@@ -134,7 +138,7 @@ def test_a_saved_cookie_stops_working_after_sign_out(app: FastAPI) -> None:
 def test_a_password_change_ends_the_session_at_once(app: FastAPI, store: Engine) -> None:
     with client_at(app) as client:
         assert try_sign_in(client, "bob", "demo-bob").status_code == 303
-        set_password(store, "bob", "another long phrase")
+        set_password(store, ADMIN, "bob", "another long phrase")
         assert whoami(client) is None
 
 
@@ -142,23 +146,23 @@ def test_a_role_change_applies_on_the_next_request(app: FastAPI, store: Engine) 
     with client_at(app) as client:
         assert try_sign_in(client, "dave", "demo-dave").status_code == 303
         assert client.get("/api/me").json()["can_decide"] is False
-        change_roles(store, "dave", add=["refund_approver"], remove=[])
+        change_roles(store, ADMIN, "dave", add=["refund_approver"], remove=[])
         assert client.get("/api/me").json()["can_decide"] is True
-        change_roles(store, "dave", add=[], remove=["refund_approver"])
+        change_roles(store, ADMIN, "dave", add=[], remove=["refund_approver"])
         assert client.get("/api/me").json()["can_decide"] is False
 
 
 def test_a_disabled_reviewer_is_refused_everywhere(home: Path, store: Engine) -> None:
     app = make_app(home, store)
-    _, token = issue_token(store, "alice")
+    _, _, token = issue_token(store, ADMIN, "alice", DAY)
     with client_at(app) as client:
         assert try_sign_in(client, "alice", "demo-alice").status_code == 303
         assert whoami(client) == "alice"
         assert whoami(client, Authorization=f"Bearer {token}") == "alice"
-        set_active(store, "alice", False)  # what `signoff user disable alice` does
+        set_active(store, ADMIN, "alice", False)  # what `signoff user disable alice` does
         assert whoami(client) is None  # the session ended on the next request
         bearer = client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
-        assert bearer.status_code == 401 and "not valid" in bearer.json()["detail"]
+        assert bearer.status_code == 401 and "was revoked" in bearer.json()["detail"]
         again = try_sign_in(client, "alice", "demo-alice")
         assert again.status_code == 403 and "disabled" in again.text
         assert whoami(client) is None
@@ -173,7 +177,7 @@ def test_a_disabled_reviewer_is_refused_everywhere(home: Path, store: Engine) ->
 def test_bearer_token_authenticates_the_api_without_a_csrf_token(
     app: FastAPI, store: Engine
 ) -> None:
-    _, token = issue_token(store, "bob")
+    _, _, token = issue_token(store, ADMIN, "bob", DAY)
     bearer = {"Authorization": f"Bearer {token}"}
     with client_at(app) as client:
         me = client.get("/api/me", headers=bearer)
@@ -187,8 +191,19 @@ def test_bearer_token_authenticates_the_api_without_a_csrf_token(
         assert foreign.status_code == 403
         # Pages never take the token: a browser session is the cookie.
         assert client.get("/approvals", headers=bearer).status_code == 303
-        revoke_token(store, "bob")
-        assert client.get("/api/me", headers=bearer).status_code == 401
+        revoke_tokens(store, ADMIN, "bob")
+        revoked = client.get("/api/me", headers=bearer)
+        assert revoked.status_code == 401 and "was revoked" in revoked.json()["detail"]
+
+
+def test_an_expired_token_is_refused_and_says_so(app: FastAPI, store: Engine) -> None:
+    issued_at = clock_now() - DAY - timedelta(minutes=1)  # the clock the app reads
+    _, row, token = issue_token(store, ADMIN, "bob", DAY, now=issued_at)
+    with client_at(app) as client:
+        answer = client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 401
+        assert f"API token {row.id} expired" in answer.json()["detail"]
+        assert "signoff user token bob" in answer.json()["detail"]
 
 
 @pytest.mark.parametrize(
@@ -205,7 +220,7 @@ def test_a_wrong_authorization_header_is_401_even_with_a_good_cookie(
 
 
 def test_bearer_token_works_in_proxy_mode(home: Path, store: Engine) -> None:
-    _, token = issue_token(store, "carol")
+    _, _, token = issue_token(store, ADMIN, "carol", DAY)
     with TestClient(make_app(home, store, auth="proxy"), follow_redirects=False) as proxied:
         assert whoami(proxied, Authorization=f"Bearer {token}") == "carol"
 

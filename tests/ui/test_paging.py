@@ -40,6 +40,7 @@ from signoff.config.temporal_client import connect
 from signoff.service.pending import run_state, waiting_query
 from signoff.service.runs import start_run
 from signoff.wiring.local_stack import SIGNOFF
+from tests.admin import ADMIN
 from tests.ui.browser import new_page, screenshot, sign_in
 from tests.ui.conftest import DevStack, add_case
 from tests.ui.test_browser_access import (
@@ -109,7 +110,9 @@ def crowd(dev_stack: DevStack, store: Engine) -> Crowd:
     tenant_id, reviewer_id = f"paging{suffix}", f"pager{suffix}"
     with write_transaction(store) as session:
         session.add(Tenant(id=tenant_id, name="Paging test"))
-    add_reviewer(store, reviewer_id, tenant_id, [REFUND_APPROVER_ROLE], f"demo-{reviewer_id}")
+    add_reviewer(
+        store, ADMIN, reviewer_id, tenant_id, [REFUND_APPROVER_ROLE], f"demo-{reviewer_id}"
+    )
     cases = [add_case(store, tenant_id) for _ in range(WAITING)]
     # Approval times of 2 h and more, one minute apart, shuffled over the start order.
     minutes = random.Random(15).sample(range(120, 120 + WAITING), WAITING)

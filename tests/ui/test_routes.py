@@ -251,9 +251,9 @@ def test_a_reviewer_cannot_approve_a_run_they_asked_for(
 ) -> None:
     case = add_case(store)
     request_id = case.run_id.removeprefix(f"run-{case.tenant_id}-")
-    started = dev_stack.signoff(
-        "run", "--ticket", case.ticket_id, "--request-id", request_id, "--actor", "alice"
-    )
+    # alice proves who she is (her password): the run's actor is who really asked.
+    run = ["run", "--ticket", case.ticket_id, "--request-id", request_id, "--as", "alice"]
+    started = dev_stack.signoff(*run, "--password-stdin", stdin="demo-alice\n")
     assert started.returncode == 0, started.stderr
     action_hash = wait_pending(dev_stack, case)
 

@@ -14,6 +14,7 @@ from activities.store import get_reviewer, make_engine, seed_demo, verify_passwo
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings, get_settings
 from signoff.wiring.app import app as cli_app
+from tests.admin import admin_token
 
 
 @pytest.fixture
@@ -22,6 +23,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     get_settings.cache_clear()
     engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
     seed_demo(engine)
+    monkeypatch.setenv("SIGNOFF_TOKEN", admin_token(engine))  # what `--as admin` reads
     engine.dispose()
     yield tmp_path
     get_settings.cache_clear()
@@ -40,20 +42,28 @@ def test_user_add_and_passwd_from_stdin(home: Path) -> None:
             "--role",
             "refund_approver",
             "--password-stdin",
+            "--as",
+            "admin",
         ],
         input="correct horse battery\n",
     )
     assert added.exit_code == 0, added.output
     again = runner.invoke(
-        cli_app, ["user", "add", "erin", "--tenant", "demo", "--password-stdin"], input="x" * 9
+        cli_app,
+        ["user", "add", "erin", "--tenant", "demo", "--password-stdin", "--as", "admin"],
+        input="x" * 9,
     )
     assert again.exit_code == 2 and "exists already" in again.output
     short = runner.invoke(
-        cli_app, ["user", "add", "fred", "--tenant", "demo", "--password-stdin"], input="short\n"
+        cli_app,
+        ["user", "add", "fred", "--tenant", "demo", "--password-stdin", "--as", "admin"],
+        input="short\n",
     )
     assert short.exit_code == 2 and "at least 8 characters" in short.output
     changed = runner.invoke(
-        cli_app, ["user", "passwd", "erin", "--password-stdin"], input="another long one\n"
+        cli_app,
+        ["user", "passwd", "erin", "--password-stdin", "--as", "admin"],
+        input="another long one\n",
     )
     assert changed.exit_code == 0, changed.output
     engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
@@ -67,7 +77,9 @@ def test_user_add_and_passwd_from_stdin(home: Path) -> None:
 
 def test_user_add_prompts_twice(home: Path) -> None:
     answer = CliRunner().invoke(
-        cli_app, ["user", "add", "gina", "--tenant", "demo"], input="long enough 1\nother 12345\n"
+        cli_app,
+        ["user", "add", "gina", "--tenant", "demo", "--as", "admin"],
+        input="long enough 1\nother 12345\n",
     )
     assert answer.exit_code == 2 and "differ" in answer.output
 

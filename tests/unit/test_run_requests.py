@@ -19,13 +19,17 @@ CLAUDE = ModelRef(provider="anthropic", model_id="claude-sonnet-4-6")
 
 
 def test_budgets_deadline_ttl_and_price_come_from_the_settings(tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path, step_budget=5, approval_ttl_hours=2, actor="carol")
+    settings = Settings(
+        home=tmp_path, step_budget=5, approval_ttl_hours=2, service_actor="svc:nightly"
+    )
     request = new_run_request(settings, tenant_id="demo", ticket_id="T-1042", model=CLAUDE, now=NOW)
     assert request.step_budget == 5 and request.token_budget == settings.token_budget
     assert request.deadline == NOW + timedelta(minutes=settings.deadline_minutes)
     assert request.approval_ttl_seconds == 2 * 3600
     assert request.price.input == Decimal("3") and request.cost_budget_usd == Decimal("2.00")
-    assert request.actor_id == "carol"  # SIGNOFF_ACTOR when no --actor
+    # No person named: the deployment's service identity (SIGNOFF_SERVICE_ACTOR).
+    assert request.actor_id == "svc:nightly"
+    assert Settings(home=tmp_path).service_actor == "service:signoff"
 
 
 def test_a_caller_may_shorten_the_ttl_never_lengthen_it(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.store import Reviewer, add_reviewer, write_transaction
 from activities.store.decision_queries import AuditQuery, audit_rows
+from tests.admin import ADMIN
 from tests.workflow.approvals import (
     UPDATE_SECONDS,
     accepted_updates,
@@ -47,7 +48,7 @@ async def rejected_by_carlos(
     run's `record_decision` activity is scheduled but not started makes the test server
     refuse the workflow task ("ACTIVITY_UNKNOWN") and the run hangs.
     """
-    add_reviewer(engine, "carlos", "demo", ["refund_approver"], None)
+    add_reviewer(engine, ADMIN, "carlos", "demo", ["refund_approver"], None)
     rejection = decision(engine, "carlos", action_hash, "reject", "not verified")
     # Signed at the test server's time: its clock runs ahead of the wall clock.
     await decide(handle, signed(rejection, handle.id, at=await env.get_current_time()))

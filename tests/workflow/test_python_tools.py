@@ -34,7 +34,6 @@ from tests.workflow.approvals import (
     gate_run,
     pending_actions,
     signed,
-    state_when,
 )
 from tests.workflow.fakes import FakeModel, text_reply, tool_reply
 from tests.workflow.rogue import RogueEffect, RogueEffectPlan
@@ -253,27 +252,3 @@ async def test_a_paused_run_keeps_its_profile_after_an_edit(
         started_on = (await handle.fetch_history()).events[0]
     assert TEAM.content_hash in str(started_on.workflow_execution_started_event_attributes.input)
     assert len(team_tools.CALLS) == 1
-
-
-async def test_one_turns_writes_take_effect_in_the_models_order_and_reads_run_at_once(
-    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
-) -> None:
-    first_call = ("issue_voucher", {"value": 5, "reason": "first"})
-    second_call = ("issue_voucher", {"value": 7, "reason": "second"})
-    turn = tool_reply(first_call, ("lookup_stock", {"sku": "A"}), second_call)
-    model = FakeModel().enqueue(turn, text_reply("Two vouchers."))
-    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(TEAM)) as handle:
-        both = await pending_actions(handle, count=2)
-        first, second = sorted(both, key=lambda action: action.arguments["reason"])
-        # The second is approved first: its effect still waits for the first write.
-        await decide(handle, decision(seeded_engine, "alice", second.action_hash))
-        await state_when(handle, lambda s: len(s.pending_actions) == 1, "the second decided")
-        assert team_tools.CALLS == []
-        await decide(handle, decision(seeded_engine, "bob", first.action_hash))
-        assert (await handle.result()).status == "completed"
-    assert team_tools.CALLS == [
-        effect_key(handle.id, "issue_voucher", first.action_hash),
-        effect_key(handle.id, "issue_voucher", second.action_hash),
-    ]
-    results = tool_results(model, 1)  # grouped, in the model's order
-    assert [json.loads(r.content).get("value", "stock") for r in results] == [5, "stock", 7]

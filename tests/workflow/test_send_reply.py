@@ -65,3 +65,23 @@ async def test_a_rejected_draft_is_never_sent_and_the_model_is_told(
     assert replies_of(seeded_engine, "demo", "T-1042") == []
     (result,) = tool_results(model, 1)
     assert result.is_error and "The call to send_reply did not happen" in result.content
+
+
+async def test_one_turns_writes_take_effect_in_the_models_order_beside_its_reads(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    built_in = load_profile_file(BUILTIN_PROFILES)
+    texts = [f"Reply {number}: your parcel is on its way." for number in range(1, 5)]
+    turn = tool_reply(
+        ("send_reply", {"text": texts[0]}),
+        ("read_ticket", {}),
+        *(("send_reply", {"text": text}) for text in texts[1:]),
+    )
+    model = FakeModel().enqueue(turn, text_reply("Replied."))
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(built_in)) as handle:
+        assert (await handle.result()).status == "completed"
+    sent = replies_of(seeded_engine, "demo", "T-1042")
+    assert [reply.text for reply in sent] == texts  # one at a time, in the model's order
+    results = tool_results(model, 1)  # grouped, in the model's order
+    assert [r.is_error for r in results] == [False] * 5
+    assert "ticket_id" in json.loads(results[1].content)
