@@ -10,8 +10,9 @@ the decision key, the UI secret, the database password) wherever it appears in a
 
 Every secret the settings hold or name is blanked: the model keys (Anthropic, OpenAI),
 the Temporal API key (or its file's content), the decision key and the UI secret (set,
-or generated into home), the database password, the webhook URL (it carries its token
-in its path), the payload keys and the metrics token; in JSON and text lines alike.
+or generated into home), the database passwords (the store's and the migration
+owner's), the webhook URL (it carries its token in its path), the payload keys, the
+metrics token and the caller's API token (SIGNOFF_TOKEN); in JSON and text lines alike.
 httpx and httpcore log every request's URL at INFO: they are held to WARNING, and the
 webhook URL would be blanked anyway.
 """
@@ -126,6 +127,7 @@ def settings_secrets(settings: Settings) -> list[str]:
         settings.temporal_api_key,
         settings.metrics_token,
         settings.payload_keys,
+        settings.token,  # the caller's own API token (SIGNOFF_TOKEN)
     )
     found = [secret.get_secret_value() for secret in held if secret is not None]
     if settings.payload_keys is not None:  # each key alone, should one be printed apart
