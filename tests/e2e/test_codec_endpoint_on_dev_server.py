@@ -13,14 +13,18 @@ import base64
 import json
 import os
 import subprocess
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from activities.store import issue_token, make_engine
+from signoff.config.settings import Settings
 from signoff.wiring.local_stack import signoff_dev_stack
+from tests.admin import ADMIN
 from tests.conftest import venv_binary
-from tests.e2e.cli import json_of, signoff
+from tests.e2e.cli import signoff
 
 pytestmark = pytest.mark.devserver
 
@@ -64,11 +68,14 @@ def test_temporal_reads_encrypted_payloads_through_the_codec_endpoint(tmp_path: 
         done = signoff(env, "run", "--ticket", "T-4512", "--request-id", "codec-1", "--wait")
         assert done.returncode == 0, done.stderr
         run_id = "run-demo-codec-1"
-        tokens = {}
-        for name in ("alice", "dave"):  # dave is a reviewer who may not decide
-            issued = signoff(env, "user", "token", name, "--json")
-            assert issued.returncode == 0, issued.stderr
-            tokens[name] = json_of(issued)["token"]
+        store = make_engine(Settings(home=tmp_path).resolved_database_url)
+        try:  # dave is a reviewer who may not decide
+            tokens = {
+                name: issue_token(store, ADMIN, name, timedelta(days=1))[2]
+                for name in ("alice", "dave")
+            }
+        finally:
+            store.dispose()
         endpoint = f"http://127.0.0.1:{env['SIGNOFF_UI_PORT']}/api/codec"
 
         stored = show(env, run_id)

@@ -4,10 +4,11 @@ output on.
 A private `signoff dev` on a PostgreSQL store whose URL carries a password, with JSON
 logs, OTLP export to a receiver in this test, a webhook whose token is in its path, an
 Anthropic and an OpenAI key (the run itself is scripted), a decision key, a UI secret,
-a payload key and a metrics token, each set to a value found nowhere else. A reviewer's
-API token is issued and used. One refund runs end to end: `signoff run`, pending,
-approved through the JSON API with that token, refunded, answered; `signoff seed`,
-`status`, `list` and `history export` run too, and both `/metrics` are scraped.
+a payload key and a metrics token, each set to a value found nowhere else. An
+administrator's token (SIGNOFF_TOKEN) issues a reviewer's API token, which is used. One
+refund runs end to end: `signoff run`, pending, approved through the JSON API with that
+token, refunded, answered; `signoff seed`, `status`, `list` and `history export` run
+too, and both `/metrics` are scraped.
 
 Then every byte written is searched for every secret: the launcher's output (the
 worker's and the UI's log lines), the Temporal server's log, every span exported (the
@@ -34,7 +35,9 @@ from typing import Any
 
 import pytest
 
+from activities.store import make_engine
 from signoff.wiring.local_stack import free_port, signoff_dev_stack
+from tests.admin import admin_token
 from tests.e2e.cli import eventually, json_of, signoff
 from tests.e2e.test_approvals_on_dev_server import pending_rows
 from tests.e2e.test_observability_on_dev_server import otlp_receiver
@@ -112,9 +115,18 @@ def test_no_secret_is_written_anywhere(home: Path) -> None:
         ) as (env, _):
             ui = f"http://127.0.0.1:{env['SIGNOFF_UI_PORT']}"
             run(env, "seed")
-            issued = signoff(env, "user", "token", "alice", "--json")
+            # The administrator's token from the store; then the CLI, with it in
+            # SIGNOFF_TOKEN, issues alice's (its output is the one place that may show it).
+            store = make_engine(database_url)
+            try:
+                admin = admin_token(store)
+            finally:
+                store.dispose()
+            issued = signoff(
+                {**env, "SIGNOFF_TOKEN": admin}, "user", "token", "alice", "--as", "admin", "--json"
+            )
             assert issued.returncode == 0, issued.stderr
-            api_token = json_of(issued)["token"]  # its own output is the one place it goes
+            api_token = json_of(issued)["token"]
             printed.append(issued.stderr)
 
             started = json_of(
@@ -172,6 +184,7 @@ def test_no_secret_is_written_anywhere(home: Path) -> None:
         "metrics token": METRICS_TOKEN,
         "payload key": PAYLOAD_KEY,
         "API token": api_token,
+        "administrator's token (SIGNOFF_TOKEN)": admin,
     }
     found = [
         f"{name} in {where}"
