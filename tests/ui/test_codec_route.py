@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from approvals_ui.main import create_app
 from signoff.config.data_converter import data_converter_for
 from signoff.config.settings import Settings
 from signoff.service.accounts import issue_token
+from tests.admin import ADMIN
 
 KEYS = "k1:" + base64.b64encode(b"k" * 32).decode()
 TEMPORAL_UI = "http://localhost:8233"
@@ -54,7 +56,7 @@ def client(tmp_path: Path, store: Engine) -> Iterator[TestClient]:
 
 
 def bearer(store: Engine, name: str) -> dict[str, str]:
-    _, token = issue_token(store, name)
+    _, _, token = issue_token(store, ADMIN, name, timedelta(days=1))
     return {"Authorization": f"Bearer {token}"}
 
 
