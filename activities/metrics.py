@@ -11,6 +11,7 @@ here, at the edge, and nowhere else.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -85,7 +86,10 @@ ACTIVITY_FAILURES = Counter(
 
 
 class StoreGauges(Collector):
-    """Pending refunds read from the store at each scrape (any worker or UI says the same)."""
+    """Pending refunds, as the store said at the last refresh (any worker or UI says the
+    same). A scrape reads memory only: `refresh` runs in the background at an interval
+    (`keep_fresh`), so that a scraper, however often it comes, never makes the store
+    count. Before the first refresh the gauges are absent, never a made-up zero."""
 
     def __init__(
         self,
@@ -96,15 +100,20 @@ class StoreGauges(Collector):
         self._engine = engine
         self._read = read
         self._clock = clock
+        self._stats: PendingStats | None = None
 
     def use(self, engine: Engine) -> None:
         self._engine = engine
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def refresh(self) -> None:
         try:
-            stats = self._read(self._engine)
-        except Exception:  # a scrape must not fail because the store is away for a moment
-            logger.warning("metrics: the store did not answer; pending gauges skipped")
+            self._stats = self._read(self._engine)
+        except Exception:  # the store away for a moment: keep the last reading
+            logger.warning("metrics: the store did not answer; pending gauges not refreshed")
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        stats = self._stats
+        if stats is None:
             return
         yield GaugeMetricFamily(
             "signoff_pending_actions",
@@ -124,12 +133,28 @@ class StoreGauges(Collector):
 _store_gauges: dict[int, StoreGauges] = {}
 
 
-def register_store_gauges(engine: Engine, registry: CollectorRegistry = REGISTRY) -> None:
+def register_store_gauges(engine: Engine, registry: CollectorRegistry = REGISTRY) -> StoreGauges:
     """Once per registry: a worker and the UI in one process (`signoff dev`) share one,
     read through the engine registered last."""
     if id(registry) in _store_gauges:
         _store_gauges[id(registry)].use(engine)
-        return
+        return _store_gauges[id(registry)]
     gauges = StoreGauges(engine)
     registry.register(gauges)
     _store_gauges[id(registry)] = gauges
+    return gauges
+
+
+def refresh_store_gauges(registry: CollectorRegistry = REGISTRY) -> None:
+    """Refresh the registry's store gauges now, if it has any (a test's scrape)."""
+    if id(registry) in _store_gauges:
+        _store_gauges[id(registry)].refresh()
+
+
+async def keep_fresh(gauges: StoreGauges, interval_seconds: float) -> None:
+    """Refresh `gauges` every `interval_seconds` until cancelled (the caller refreshes
+    once before, at its start). The read runs in a thread: a slow store never stalls
+    the event loop that polls Temporal or serves pages."""
+    while True:
+        await asyncio.sleep(interval_seconds)
+        await asyncio.to_thread(gauges.refresh)

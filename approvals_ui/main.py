@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,15 +14,16 @@ from sqlalchemy import Engine
 
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
-from approvals_ui.routers import api, api_audit, approvals, audit, auth, metrics, runs
+from approvals_ui.routers import api, api_audit, approvals, audit, auth, codec, metrics, runs
 from approvals_ui.security import SecurityHeadersMiddleware, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
 from approvals_ui.signin_limiter import SignInRateLimiter
 from approvals_ui.tracing import trace_requests
 from signoff.config.decision_key import load_decision_key
+from signoff.config.payload_codec import payload_codec
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
-from signoff.service.metrics import watch_store
+from signoff.service.metrics import refresh_in_background, watch_store
 from signoff.service.store import open_store
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -44,11 +46,20 @@ def create_app(
     own_engine = engine is None
     store = engine if engine is not None else open_store(settings)
 
+    # Read once here, then in the background: a scrape never queries the store.
+    gauges = watch_store(store)
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
-        if own_engine:
-            store.dispose()
+        refreshing = refresh_in_background(gauges, settings.metrics_refresh_seconds)
+        try:
+            yield
+        finally:
+            refreshing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await refreshing
+            if own_engine:
+                store.dispose()
 
     # Only the JSON API is in the schema; no docs page (it would need a CDN and inline
     # script, which the CSP forbids): tools read /api/openapi.json.
@@ -65,6 +76,8 @@ def create_app(
     # Refused here, at start, when too short or readable by others (WeakSecret).
     app.state.decision_key = load_decision_key(settings)
     app.state.engine = store
+    # The codec endpoint's keys (SIGNOFF_PAYLOAD_KEYS), checked here, at start; None: off.
+    app.state.payload_codec = payload_codec(settings)
     app.state.temporal = TemporalProvider(settings, temporal_connect)
     app.state.signin_limiter = SignInRateLimiter.from_settings(settings)
     # At most this many password hashes at once (argon2: about 64 MiB each).
@@ -75,8 +88,9 @@ def create_app(
         app.include_router(router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.include_router(api_audit.router)
-    app.include_router(metrics.router)  # GET /metrics, for Prometheus (no sign-in)
-    watch_store(store)
+    app.include_router(codec.router)  # Temporal's remote codec protocol, its own CORS rule
+    app.include_router(metrics.router)  # GET /metrics, for Prometheus (its own token)
+    app.state.store_gauges = gauges
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     # Outermost last: headers go on every answer, including errors and static files.
     app.add_middleware(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from temporalio.converter import DataConverter
 from temporalio.service import RPCError
 
 from signoff.cli.support import (
@@ -25,7 +26,9 @@ from signoff.cli.support import (
     say,
     settings,
 )
+from signoff.config.data_converter import data_converter_for
 from signoff.config.settings import Settings
+from signoff.config.temporal_tls import TemporalSettingsError
 from signoff.service.history_export import (
     ExportReport,
     QueryRejected,
@@ -185,9 +188,11 @@ def replay_command(
     """Replay histories against the installed workflow code; exit 1 if any fails."""
     try:
         files = [load(path) for path in expand(paths)]
-    except HistoryFileError as error:
+        # The worker's converter: an encrypted history replays with the same keys.
+        converter = data_converter_for(settings())
+    except (HistoryFileError, TemporalSettingsError) as error:
         fail(str(error))
-    verdicts = run_async(_replay(files))
+    verdicts = run_async(_replay(files, converter))
     failed = [verdict for verdict in verdicts if not verdict.ok]
     if json_output:
         emit_json(
@@ -208,8 +213,8 @@ def replay_command(
     raise typer.Exit(EXIT_RUN_FAILED if failed else 0)
 
 
-async def _replay(files: list[HistoryFile]) -> list[ReplayVerdict]:
-    replayer = HistoryReplayer()
+async def _replay(files: list[HistoryFile], converter: DataConverter) -> list[ReplayVerdict]:
+    replayer = HistoryReplayer(converter=converter)
     return [await replayer.replay(file) for file in files]
 
 

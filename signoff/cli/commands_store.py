@@ -90,7 +90,7 @@ def seed_command(
             }
         )
         return
-    say(f"demo data: {report.summary()} ({current.resolved_database_url})")
+    say(f"demo data: {report.summary()} ({current.shown_database_url})")
     if report.one_time_passwords:
         say(
             "One-time passwords of the reviewers created, shown this once: hand each to "

@@ -25,9 +25,7 @@ def opened_store(current: Settings) -> Iterator[Engine]:
     except StoreError as error:  # a schema this process may not or cannot use
         fail(str(error))
     except SQLAlchemyError:
-        fail(
-            f"Cannot open the store at {current.resolved_database_url}; check SIGNOFF_DATABASE_URL."
-        )
+        fail(f"Cannot open the store at {current.shown_database_url}; check SIGNOFF_DATABASE_URL.")
     try:
         yield engine
     finally:

@@ -8,6 +8,7 @@ fields validates to the same contract, so histories recorded before replay uncha
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from pydantic_core import to_json
@@ -20,6 +21,8 @@ from temporalio.converter import (
     JSONPlainPayloadConverter,
 )
 
+from signoff.config.payload_codec import payload_codec
+from signoff.config.settings import Settings
 from workflows.wire_contract import WIRE_CONTEXT
 
 
@@ -45,3 +48,13 @@ class WirePayloadConverter(CompositePayloadConverter):
 
 
 data_converter = DataConverter(payload_converter_class=WirePayloadConverter)
+
+
+def data_converter_for(settings: Settings) -> DataConverter:
+    """The converter of every process that reaches Temporal (client, worker, replayer):
+    the one above, encrypting when SIGNOFF_PAYLOAD_KEYS is set (payload_codec.py).
+    Raises PayloadKeyError for keys it cannot use."""
+    codec = payload_codec(settings)
+    if codec is None:
+        return data_converter
+    return dataclasses.replace(data_converter, payload_codec=codec)

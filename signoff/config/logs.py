@@ -7,6 +7,14 @@ activity or workflow that logged it, or of the activity whose task logged it thr
 another library), its tenant (`run_identity.py`) and the current OpenTelemetry trace
 and span. As a last guard it blanks every secret the settings hold (the Anthropic key,
 the decision key, the UI secret, the database password) wherever it appears in a line.
+
+Every secret the settings hold or name is blanked: the model keys (Anthropic, OpenAI),
+the Temporal API key (or its file's content), the decision key and the UI secret (set,
+or generated into home), the database passwords (the store's and the migration
+owner's), the webhook URL (it carries its token in its path), the payload keys, the
+metrics token and the caller's API token (SIGNOFF_TOKEN); in JSON and text lines alike.
+httpx and httpcore log every request's URL at INFO: they are held to WARNING, and the
+webhook URL would be blanked anyway.
 """
 
 from __future__ import annotations
@@ -16,8 +24,9 @@ import logging
 import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from opentelemetry import trace
 from temporalio import activity
@@ -29,14 +38,41 @@ REDACTED = "[redacted]"
 # Shorter strings are not secrets worth a replace on every line (and would blank words).
 MIN_SECRET_CHARS = 8
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+# Libraries that name every request's URL (a webhook's token) at INFO.
+URL_LOGGERS = ("httpx", "httpcore")
+# Secrets generated into home when unset (signoff/config/decision_key.py, the UI's sessions).
+GENERATED_SECRET_FILES = ("decision-key", "ui-secret")
+
+
+class Redactor:
+    """Blanks each known secret, longest first (a secret that holds another goes whole)."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets = sorted(
+            {s for s in secrets if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True
+        )
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+
+
+class RedactingTextFormatter(logging.Formatter):
+    """The text format, with secrets blanked from the message and any traceback."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__(TEXT_FORMAT)
+        self._redact = Redactor(secrets)
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self._redact(super().format(record))
 
 
 class JsonFormatter(logging.Formatter):
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         super().__init__()
-        self._secrets = sorted(
-            {s for s in secrets if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True
-        )
+        self._redact = Redactor(secrets)
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
@@ -50,11 +86,6 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             entry["exception"] = self._redact(self.formatException(record.exc_info))
         return json.dumps(entry, ensure_ascii=False, default=str)
-
-    def _redact(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, REDACTED)
-        return text
 
 
 def _run_fields(record: logging.LogRecord) -> dict[str, Any]:
@@ -87,27 +118,53 @@ def _trace_fields(record: logging.LogRecord) -> dict[str, Any]:
 
 
 def settings_secrets(settings: Settings) -> list[str]:
-    """Every secret value the settings hold, to be blanked from log lines."""
-    found = [
-        secret.get_secret_value()
-        for secret in (settings.anthropic_api_key, settings.decision_key, settings.ui_secret)
-        if secret is not None
-    ]
-    owner = settings.migration_database_url
+    """Every secret value the settings hold or name, to be blanked from log lines."""
+    held = (
+        settings.anthropic_api_key,
+        settings.openai_api_key,
+        settings.decision_key,
+        settings.ui_secret,
+        settings.temporal_api_key,
+        settings.metrics_token,
+        settings.payload_keys,
+        settings.token,  # the caller's own API token (SIGNOFF_TOKEN)
+    )
+    found = [secret.get_secret_value() for secret in held if secret is not None]
+    if settings.payload_keys is not None:  # each key alone, should one be printed apart
+        for entry in settings.payload_keys.get_secret_value().split(","):
+            found.append(entry.partition(":")[2].strip())
+    owner = settings.migration_database_url  # the schema owner's, for migrations
     for url in (settings.database_url, owner.get_secret_value() if owner else None):
         password = urlsplit(url).password if url else None
         if password:
-            found.append(password)
+            found += [password, unquote(password)]
+    if settings.notify_webhook_url:
+        webhook = urlsplit(settings.notify_webhook_url)
+        found += [settings.notify_webhook_url, webhook.path, webhook.query]
+    files = [settings.home / name for name in GENERATED_SECRET_FILES]
+    if settings.temporal_api_key_file is not None:
+        files.append(settings.temporal_api_key_file)
+    found += [text for text in map(_file_secret, files) if text]
     return found
+
+
+def _file_secret(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):  # not there (yet), or not ours to read
+        return None
 
 
 def configure_logging(settings: Settings, stream: Any = None) -> logging.Handler:
     """One handler on the root logger, in the settings' format and level."""
     handler = logging.StreamHandler(stream or sys.stderr)
+    secrets = settings_secrets(settings)
     if settings.log_format == "json":
-        handler.setFormatter(JsonFormatter(settings_secrets(settings)))
+        handler.setFormatter(JsonFormatter(secrets))
     else:
-        handler.setFormatter(logging.Formatter(TEXT_FORMAT))
+        handler.setFormatter(RedactingTextFormatter(secrets))
+    for name in URL_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "signoff_handler", False)]:
         root.removeHandler(old)

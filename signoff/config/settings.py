@@ -11,6 +11,7 @@ from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -214,6 +215,12 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("SIGNOFF_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
     )
     metrics_host: str = "127.0.0.1"
+    # Every /metrics (the UI's route and the worker's port) asks for
+    # `Authorization: Bearer <this>`; unset, the UI refuses every scrape.
+    metrics_token: SecretStr | None = None
+    # The store's gauges (pending refunds) are read this often in the background, never
+    # by a scrape: a scraper cannot make the store count.
+    metrics_refresh_seconds: float = Field(default=15.0, gt=0)
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     temporal_metrics_port: int | None = Field(default=None, ge=1, le=65535)
     log_format: Literal["text", "json"] = "text"
@@ -231,6 +238,13 @@ class Settings(BaseSettings):
     # one); past it the server counts as down: Temporal retries, then the model is told.
     mcp_timeout_seconds: float = Field(default=30.0, gt=0)
 
+    # Payload encryption (signoff/config/payload_codec.py): "ID:BASE64_KEY,..." (32-byte
+    # AES keys), the first encrypting, all decrypting. Unset: payloads go in clear.
+    payload_keys: SecretStr | None = None
+    # Origins (comma-separated) of the Temporal Web UI allowed to call the UI's codec
+    # endpoint (/api/codec); the dev server's UI by default.
+    codec_cors_origins: str = "http://localhost:8233,http://127.0.0.1:8233"
+
     @field_validator("home")
     @classmethod
     def _absolute_home(cls, value: Path) -> Path:
@@ -241,6 +255,21 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.home / 'signoff.db'}"
+
+    @property
+    def shown_database_url(self) -> str:
+        """The store's URL for messages: its password, if any, as `***`."""
+        url = self.resolved_database_url
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        user = parts.netloc.rpartition("@")[0].partition(":")[0]
+        host = parts.netloc.rpartition("@")[2]
+        return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+    @property
+    def codec_origins(self) -> list[str]:
+        return [origin.strip() for origin in self.codec_cors_origins.split(",") if origin.strip()]
 
     def price_of(self, model: ModelRef) -> ModelPrice | None:
         """The model's price, free for the scripted model, None when unknown (Claude)."""

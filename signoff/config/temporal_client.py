@@ -7,7 +7,7 @@ from __future__ import annotations
 from temporalio.client import Client
 from temporalio.runtime import Runtime
 
-from signoff.config.data_converter import data_converter
+from signoff.config.data_converter import data_converter_for
 from signoff.config.settings import Settings
 from signoff.config.telemetry import client_interceptors
 from signoff.config.temporal_tls import connection_security
@@ -21,13 +21,13 @@ async def connect(
     `traced=False` leaves the tracing interceptor out, and the 0.1 s of imports it costs
     (the OpenTelemetry contrib loads temporalio.worker): for a command that makes none
     of the calls it traces (starts, queries, signals, updates), such as listing runs or
-    cancelling one. Raises TemporalSettingsError for a TLS or API key setting it cannot
-    use."""
+    cancelling one. Raises TemporalSettingsError for a TLS, API key or payload key setting
+    it cannot use."""
     security = connection_security(settings)
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.temporal_namespace,
-        data_converter=data_converter,
+        data_converter=data_converter_for(settings),
         tls=security.tls,
         api_key=security.api_key,
         # Tracing context travels in Temporal's headers (signoff/config/telemetry.py).

@@ -7,6 +7,7 @@ it, `temporalio.worker`: another 0.1 s. `signoff status` needs none of that: it 
 single calls (describe, a query, the close event) on the service that `import
 temporalio` loads anyway. The connection is the one `temporal_client.connect` makes:
 the same address, namespace, TLS and API key (`connection_security`), the same
+payload codec (payloads are decrypted here, as the client's converter would), the same
 defaults. Nothing is traced: a read that starts nothing has no trace to carry, and the
 CLI exports no spans (`temporal_client.connect`'s interceptor only propagates context).
 """
@@ -17,25 +18,29 @@ from dataclasses import dataclass
 
 from temporalio.service import ConnectConfig, ServiceClient
 
+from signoff.config.payload_keys import PayloadCipher, payload_cipher
 from signoff.config.settings import Settings
 from signoff.config.temporal_tls import connection_security
 
 
 @dataclass(frozen=True)
 class TemporalService:
-    """The workflow service of the server, and the namespace every request names."""
+    """The workflow service of the server, the namespace every request names, and the
+    payload codec the worker encrypts with (None: payloads in clear)."""
 
     service: ServiceClient
     namespace: str
+    codec: PayloadCipher | None = None
 
 
 async def connect_service(settings: Settings) -> TemporalService:
-    """Raises TemporalSettingsError for a TLS or API key setting it cannot use, and
-    RuntimeError when the server cannot be reached (as `Client.connect` does)."""
+    """Raises TemporalSettingsError for a TLS, API key or payload key setting it cannot
+    use, and RuntimeError when the server cannot be reached (as `Client.connect` does)."""
     security = connection_security(settings)
+    codec = payload_cipher(settings)
     service = await ServiceClient.connect(
         ConnectConfig(
             target_host=settings.temporal_address, tls=security.tls, api_key=security.api_key
         )
     )
-    return TemporalService(service, settings.temporal_namespace)
+    return TemporalService(service, settings.temporal_namespace, codec)

@@ -59,7 +59,7 @@ async def history_document(
         if error.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
             raise RunNotFound(run_id) from None
         raise
-    if tenant_id is not None and tenant_of(history.events[0]) != tenant_id:
+    if tenant_id is not None and await tenant_of(history.events[0], client) != tenant_id:
         raise RunNotFound(run_id)
     return with_workflow_id(history)
 
@@ -71,14 +71,19 @@ def with_workflow_id(history: WorkflowHistory) -> dict[str, Any]:
     return document
 
 
-def tenant_of(started: HistoryEvent) -> str | None:
-    """The tenant in the run's own request: the first input of its start event."""
-    payloads = started.workflow_execution_started_event_attributes.input.payloads
+async def tenant_of(started: HistoryEvent, client: Client | None = None) -> str | None:
+    """The tenant in the run's own request: the first input of its start event, through
+    the client's payload codec when it has one (an encrypted history). The file written
+    keeps the payloads as the server holds them: encrypted stays encrypted."""
+    payloads = list(started.workflow_execution_started_event_attributes.input.payloads)
     if not payloads:
         return None
+    codec = client.data_converter.payload_codec if client is not None else None
     try:
+        if codec is not None:
+            payloads = await codec.decode(payloads[:1])
         request = json.loads(payloads[0].data)
-    except ValueError:
+    except ValueError:  # not JSON, or a key this process does not hold: not provably theirs
         return None
     tenant = request.get("tenant_id") if isinstance(request, dict) else None
     return tenant if isinstance(tenant, str) else None

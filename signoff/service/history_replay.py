@@ -24,6 +24,7 @@ from typing import Any
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import WorkflowHistory
+from temporalio.converter import DataConverter
 from temporalio.runtime import Runtime, TelemetryConfig
 from temporalio.worker import Replayer, WorkflowRunner
 from temporalio.workflow import NondeterminismError
@@ -76,16 +77,21 @@ class ReplayVerdict:
 
 
 class HistoryReplayer:
-    """One replayer for many histories; `workflows` defaults to what the worker runs."""
+    """One replayer for many histories; `workflows` defaults to what the worker runs,
+    `converter` to the plain one (the worker's, `data_converter_for(settings)`, reads
+    encrypted histories too)."""
 
     def __init__(
-        self, workflows: Sequence[type] = WORKFLOW_TYPES, runner: WorkflowRunner | None = None
+        self,
+        workflows: Sequence[type] = WORKFLOW_TYPES,
+        runner: WorkflowRunner | None = None,
+        converter: DataConverter = data_converter,
     ) -> None:
         # Core's own console log would repeat each failure we report, as a Rust dump.
         runtime = Runtime(telemetry=TelemetryConfig(logging=None))
         self._replayer = Replayer(
             workflows=list(workflows),
-            data_converter=data_converter,
+            data_converter=converter,
             workflow_runner=runner or workflow_runner(),
             runtime=runtime,
         )

@@ -1,5 +1,6 @@
 """The metrics every face shares: sign-in failures, the store's pending gauges, and
-the Prometheus exposition of the process's registry (the UI's `/metrics`).
+the Prometheus exposition of the process's registry (the UI's `/metrics`), for a
+scraper that shows SIGNOFF_METRICS_TOKEN.
 
 The worker's own metrics (runs, model turns, tools, refunds, decisions) live in
 `activities/metrics.py` and are recorded by the activities; in `signoff dev`, where
@@ -8,12 +9,14 @@ the worker and the UI share a process, the UI's `/metrics` shows them too.
 
 from __future__ import annotations
 
+import asyncio
+import hmac
 from typing import Literal
 
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, generate_latest
 from sqlalchemy import Engine
 
-from activities.metrics import register_store_gauges
+from activities.metrics import StoreGauges, keep_fresh, register_store_gauges
 
 SignInFailure = Literal["wrong_credentials", "rate_limited", "disabled", "bad_token"]
 
@@ -28,9 +31,25 @@ def signin_failed(reason: SignInFailure) -> None:
     SIGNIN_FAILURES.labels(reason).inc()
 
 
-def watch_store(engine: Engine) -> None:
-    """Pending refunds and the oldest one's age, read from this store at each scrape."""
-    register_store_gauges(engine)
+def watch_store(engine: Engine) -> StoreGauges:
+    """Pending refunds and the oldest one's age, read from this store: once now, then
+    by `refresh_in_background`, never by a scrape."""
+    gauges = register_store_gauges(engine)
+    gauges.refresh()
+    return gauges
+
+
+def refresh_in_background(gauges: StoreGauges, interval_seconds: float) -> asyncio.Task[None]:
+    """The refresh loop, a task of the running event loop; the caller cancels it."""
+    return asyncio.create_task(keep_fresh(gauges, interval_seconds))
+
+
+def scrape_allowed(authorization: str | None, token: str | None) -> bool:
+    """`Authorization: Bearer <SIGNOFF_METRICS_TOKEN>`; no token configured: nobody."""
+    if token is None or authorization is None:
+        return False
+    scheme, _, sent = authorization.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(sent.strip().encode(), token.encode())
 
 
 def exposition() -> tuple[bytes, str]:

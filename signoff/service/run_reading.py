@@ -7,9 +7,10 @@ semantics where status depends on them: the description is of the id's latest ru
 query is retried within `QUERY_TIMEOUT`, and a run no worker answers for gives None, as
 `run_listing.try_state`; a query the run's own code fails raises (the client's
 WorkflowQueryFailedError); the outcome is the completion event of the run described,
-decoded as the pydantic data converter does (`json/plain`, validated by the model,
-without importing the converter). The query goes by its name, not by the workflow
-class: importing `workflows/agent_run.py` for a name costs 0.04 s.
+decrypted with the worker's payload keys when set, then decoded as the pydantic data
+converter does (`json/plain`, validated by the model, without importing the converter).
+The query goes by its name, not by the workflow class: importing
+`workflows/agent_run.py` for a name costs 0.04 s.
 tests/unit/test_run_reading.py holds the name to the workflow's and checks the decoding;
 tests/workflow/test_status_reading.py holds the timeout to `run_listing`'s.
 """
@@ -32,6 +33,7 @@ from temporalio.api.workflowservice.v1 import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.config.payload_keys import PayloadDecryptError
 from signoff.config.temporal_service import TemporalService
 from workflows.contracts import RunOutcome, RunState
 
@@ -104,7 +106,7 @@ async def run_state(temporal: TemporalService, run_id: str) -> RunState | None:
         return None
     if response.HasField("query_rejected") or not response.query_result.payloads:
         return None
-    return decode_payload(response.query_result.payloads, RunState)
+    return decode_payload(await clear(temporal, response.query_result.payloads), RunState)
 
 
 async def run_outcome(temporal: TemporalService, description: RunDescription) -> RunOutcome:
@@ -120,11 +122,21 @@ async def run_outcome(temporal: TemporalService, description: RunDescription) ->
     )
     [closed] = history.history.events
     completed = closed.workflow_execution_completed_event_attributes
-    return decode_payload(completed.result.payloads, RunOutcome)
+    return decode_payload(await clear(temporal, completed.result.payloads), RunOutcome)
 
 
 class PayloadNotJson(ValueError):
     """A result not written as JSON: not by signoff's workers and data converter."""
+
+
+async def clear(temporal: TemporalService, payloads: Sequence[Payload]) -> list[Payload]:
+    """The payloads decrypted with the worker's keys (SIGNOFF_PAYLOAD_KEYS), if any."""
+    if temporal.codec is None:
+        return list(payloads)
+    try:
+        return [temporal.codec.decrypt(payload) for payload in payloads]
+    except PayloadDecryptError as error:
+        raise PayloadNotJson(str(error)) from None
 
 
 def decode_payload(payloads: Sequence[Payload], kind: type[M]) -> M:
@@ -137,6 +149,7 @@ def decode_payload(payloads: Sequence[Payload], kind: type[M]) -> M:
     if encoding != JSON_PLAIN:
         raise PayloadNotJson(
             f"the {kind.__name__} is encoded as '{encoding}', not {JSON_PLAIN}: was it "
-            "written by a signoff worker, with no payload codec?"
+            "written by a signoff worker? An encrypted one needs the worker's "
+            "SIGNOFF_PAYLOAD_KEYS here too."
         )
     return kind.model_validate_json(payload.data)

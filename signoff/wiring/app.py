@@ -142,6 +142,7 @@ def ui_command(
     """Serve the reviewer web UI (sign in, inbox, decisions) until Ctrl-C."""
     from approvals_ui.sessions import UnsafeSecret, load_secret
     from signoff.cli.support import fail, run_async, say, settings
+    from signoff.config.payload_keys import payload_cipher
     from signoff.config.temporal_tls import TemporalSettingsError, connection_security
     from signoff.wiring.observability import start_observability
     from signoff.wiring.ui_server import serve_ui
@@ -153,6 +154,7 @@ def ui_command(
     try:
         load_secret(current)  # refused here, before anything listens
         connection_security(current)  # and a TLS setting it could not use
+        payload_cipher(current)  # and payload keys
     except (UnsafeSecret, TemporalSettingsError) as error:
         fail(f"The reviewer UI will not start: {error}")
     say(f"reviewer UI on http://{host}:{port}/ (Temporal at {current.temporal_address})")
@@ -174,12 +176,18 @@ def dev_command(
     ] = False,
 ) -> None:
     """Start everything locally: Temporal dev server, demo data, worker. Ctrl-C stops it all."""
-    from signoff.cli.support import run_async, say, settings
+    from signoff.cli.support import fail, run_async, say, settings
+    from signoff.config.payload_keys import payload_cipher
+    from signoff.config.temporal_tls import TemporalSettingsError
     from signoff.wiring.dev import run_dev
     from signoff.wiring.observability import start_observability
 
     current = settings()
     loaded_profiles_or_stop(current)
+    try:
+        payload_cipher(current)  # not after the server starts: its connect would retry
+    except TemporalSettingsError as error:
+        fail(str(error))
     start_observability(current, "dev")
     if temporal_ui_port is not None:
         current = current.model_copy(update={"temporal_ui_port": temporal_ui_port})

@@ -29,7 +29,7 @@ from temporalio.runtime import (
 )
 
 from activities.store import make_engine
-from signoff.config.data_converter import data_converter
+from signoff.config.data_converter import data_converter_for
 from signoff.config.decision_key import load_decision_key
 from signoff.config.settings import Settings
 from signoff.service.evals.runner import AttemptResult, EvalPlan, EvalStack, run_scenarios
@@ -78,7 +78,7 @@ async def connect_logging_to_stderr(settings: Settings) -> Client:
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.temporal_namespace,
-        data_converter=data_converter,
+        data_converter=data_converter_for(settings),
         runtime=runtime,
     )
 

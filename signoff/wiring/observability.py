@@ -25,11 +25,16 @@ def start_observability(settings: Settings, process: Process) -> None:
 
 
 def serve_worker_metrics(settings: Settings) -> WSGIServer | None:
-    """Serve our Prometheus registry on SIGNOFF_METRICS_PORT (a daemon thread), or None
-    when it is unset. The UI serves the same registry on its own `/metrics` route."""
+    """Serve our Prometheus registry on SIGNOFF_METRICS_PORT (a daemon thread), asking
+    for SIGNOFF_METRICS_TOKEN when it is set, or None when the port is unset. The UI
+    serves the same registry on its own `/metrics` route, always behind the token."""
     if settings.metrics_port is None:
         return None
-    from prometheus_client import start_http_server  # only when asked for
+    from signoff.wiring.metrics_server import start_metrics_server  # only when asked for
 
-    server, _ = start_http_server(settings.metrics_port, addr=settings.metrics_host)
-    return server
+    token = settings.metrics_token
+    return start_metrics_server(
+        settings.metrics_host,
+        settings.metrics_port,
+        token.get_secret_value() if token is not None else None,
+    )

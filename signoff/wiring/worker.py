@@ -14,7 +14,7 @@ from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.mcp.activities import McpTools
-from activities.metrics import register_store_gauges
+from activities.metrics import keep_fresh, register_store_gauges
 from activities.model_turn import ModelTurns, build_model_turns
 from activities.observe_interceptor import ObserveInterceptor
 from activities.refunds import RefundActivities
@@ -65,7 +65,8 @@ def build_worker(
     )
     limits = RunLimitsActivity(settings)
     mcp = McpTools(settings.mcp_timeout_seconds)
-    register_store_gauges(engine)  # pending refunds, read from the store at each scrape
+    # Pending refunds, read now and then in the background (run_worker), never by a scrape.
+    register_store_gauges(engine).refresh()
     return Worker(
         client,
         task_queue=settings.task_queue,
@@ -126,9 +127,12 @@ async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) ->
         # The inbox's read model, mended from visibility beside the polling: at 10,000
         # waiting runs the listing takes seconds, and runs must not wait for it.
         mending = asyncio.create_task(keep_reconciled(client, engine, settings))
+        gauges = register_store_gauges(engine)
+        refreshing = asyncio.create_task(keep_fresh(gauges, settings.metrics_refresh_seconds))
         try:
             await stop.wait()
         finally:
-            mending.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await mending
+            for task in (mending, refreshing):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task

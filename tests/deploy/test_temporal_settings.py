@@ -96,3 +96,20 @@ def test_commands_name_a_bad_tls_path_instead_of_blaming_the_server(
     assert result.exit_code == 2
     assert f"SIGNOFF_TEMPORAL_TLS_SERVER_CA_FILE names {missing}" in result.stderr
     assert "Cannot reach Temporal" not in result.stderr
+
+
+@pytest.mark.parametrize("command", [["status", "run-demo-x"], ["worker"], ["ui"], ["list"]])
+def test_commands_name_a_bad_payload_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
+    monkeypatch.setenv("SIGNOFF_TEMPORAL_ADDRESS", "127.0.0.1:9")
+    monkeypatch.setenv("SIGNOFF_PAYLOAD_KEYS", "k1:c2hvcnQ=")  # 5 bytes, not 32
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(app, command)
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 2, result.output
+    assert "SIGNOFF_PAYLOAD_KEYS entry 1 ('k1') is 5 bytes" in result.stderr
+    assert "c2hvcnQ" not in result.stderr and "Cannot reach Temporal" not in result.stderr

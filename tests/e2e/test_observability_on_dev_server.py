@@ -36,12 +36,14 @@ SPANS_SECONDS = 30.0
 class Received:
     def __init__(self) -> None:
         self.spans: list[dict[str, Any]] = []
+        self.bodies: list[bytes] = []  # every export as sent, for a grep of all of it
         self.lock = threading.Lock()
 
     def add(self, body: bytes) -> None:
         request = ExportTraceServiceRequest()
         request.ParseFromString(body)
         with self.lock:
+            self.bodies.append(body)
             for resource in request.resource_spans:
                 for scope in resource.scope_spans:
                     for span in scope.spans:
@@ -98,8 +100,14 @@ def otlp_receiver() -> Iterator[tuple[int, Received]]:
         server.server_close()
 
 
+METRICS_TOKEN = "observe-scrape-token-2f9c"
+
+
 def scrape(port: int, path: str = "/metrics") -> str:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as answer:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
         return str(answer.read().decode())
 
 
@@ -111,6 +119,7 @@ def test_a_run_seen_through_traces_metrics_and_json_logs(tmp_path: Path) -> None
             task_queue="e2e-observe",
             SIGNOFF_LOG_FORMAT="json",
             SIGNOFF_METRICS_PORT=str(metrics_port),
+            SIGNOFF_METRICS_TOKEN=METRICS_TOKEN,
             SIGNOFF_TEMPORAL_METRICS_PORT=str(sdk_metrics_port),
             OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{otlp_port}",
             OTEL_BSP_SCHEDULE_DELAY="200",

@@ -1,5 +1,6 @@
-"""The reviewer UI's `/metrics`: refused sign-ins counted by reason, pending refunds read
-from the store, and nothing in it that names a reviewer, a password or an address.
+"""The reviewer UI's `/metrics`: only for the scrape token; refused sign-ins counted by
+reason; pending refunds read from the store in the background, never by a scrape; and
+nothing in it that names a reviewer, a password or an address.
 
 On a seeded store with no Temporal, like `test_auth_routes.py`.
 """
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
-from sqlalchemy import Engine
+from sqlalchemy import Engine, event
 
 from activities.store import make_engine, seed_demo
 from activities.store.pending_refunds import hold_pending_refund
@@ -23,6 +24,10 @@ from signoff.config.settings import Settings
 from workflows.actions import PendingRefundHold
 
 WRONG_PASSWORD = "guess-password-9182"
+METRICS_TOKEN = "scrape-token-6b1f93d2a7"
+SCRAPER = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+# Longer than any test: the only refreshes are the one at start and the test's own.
+NO_BACKGROUND_REFRESH = 86400.0
 
 
 async def unreachable_connect(_: Settings) -> Any:
@@ -39,13 +44,18 @@ def store(tmp_path: Path) -> Iterator[Engine]:
 
 @pytest.fixture
 def client(tmp_path: Path, store: Engine) -> Iterator[TestClient]:
-    app = create_app(Settings(home=tmp_path), temporal_connect=unreachable_connect, engine=store)
+    settings = Settings(
+        home=tmp_path,
+        metrics_token=METRICS_TOKEN,
+        metrics_refresh_seconds=NO_BACKGROUND_REFRESH,
+    )
+    app = create_app(settings, temporal_connect=unreachable_connect, engine=store)
     with TestClient(app, follow_redirects=False, client=("10.0.0.7", 50000)) as client:
         yield client
 
 
 def scrape(client: TestClient) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    answer = client.get("/metrics")  # no sign-in: a scraper has none
+    answer = client.get("/metrics", headers=SCRAPER)  # no sign-in: the scrape token
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/plain")
     return {
@@ -76,7 +86,7 @@ def test_refused_sign_ins_are_counted_by_reason(client: TestClient, store: Engin
 
     assert failures(after, "wrong_credentials") - failures(before, "wrong_credentials") == 2
     assert failures(after, "bad_token") - failures(before, "bad_token") == 1
-    text = client.get("/metrics").text
+    text = client.get("/metrics", headers=SCRAPER).text
     assert "alice" not in text and WRONG_PASSWORD not in text and "10.0.0.7" not in text
 
 
@@ -92,7 +102,46 @@ def test_pending_refunds_are_read_from_the_store(client: TestClient, store: Engi
         expires_at=now + timedelta(hours=24),
     )
     hold_pending_refund(store, hold, now=now - timedelta(hours=3))
+    # A scrape shows the last refresh; the background one would come at its interval.
+    assert scrape(client)[("signoff_pending_actions", ())] == 0
+    client.app.state.store_gauges.refresh()  # type: ignore[attr-defined]
 
     scraped = scrape(client)
     assert scraped[("signoff_pending_actions", ())] == 1
     assert scraped[("signoff_oldest_pending_age_seconds", ())] >= 3 * 3600
+
+
+def test_a_scrape_runs_no_query(client: TestClient, store: Engine) -> None:
+    statements: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    event.listen(store, "before_cursor_execute", count)
+    try:
+        for _ in range(3):
+            assert ("signoff_pending_actions", ()) in scrape(client)
+        assert statements == []
+        client.app.state.store_gauges.refresh()  # type: ignore[attr-defined]
+        assert statements  # the listener sees the store's queries: the refresh makes them
+    finally:
+        event.remove(store, "before_cursor_execute", count)
+
+
+def test_a_scrape_without_the_token_is_refused(client: TestClient, tmp_path: Path) -> None:
+    for headers in (
+        {},
+        {"Authorization": "Bearer wrong-token"},
+        {"Authorization": METRICS_TOKEN},  # not a bearer scheme
+        {"Authorization": f"Basic {METRICS_TOKEN}"},
+    ):
+        answer = client.get("/metrics", headers=headers)
+        assert answer.status_code == 401, headers
+        assert "signoff_" not in answer.text and "SIGNOFF_METRICS_TOKEN" in answer.text
+
+
+def test_no_token_configured_no_metrics(tmp_path: Path, store: Engine) -> None:
+    app = create_app(Settings(home=tmp_path), temporal_connect=unreachable_connect, engine=store)
+    with TestClient(app) as client:
+        refused = client.get("/metrics", headers={"Authorization": "Bearer anything"})
+    assert refused.status_code == 403 and "SIGNOFF_METRICS_TOKEN" in refused.text

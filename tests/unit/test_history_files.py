@@ -31,9 +31,9 @@ def test_an_export_carries_the_workflow_id_the_server_left_out(tmp_path: Path) -
     assert list(loaded.history.events) == [started, *expected[1:]]
 
 
-def test_the_tenant_is_read_from_the_runs_own_request() -> None:
+async def test_the_tenant_is_read_from_the_runs_own_request() -> None:
     history = WorkflowHistory.from_json("x", OLD.read_text(encoding="utf-8"))
-    assert tenant_of(history.events[0]) == "demo"
+    assert await tenant_of(history.events[0]) == "demo"
 
 
 def test_file_names_are_safe_and_distinct() -> None:

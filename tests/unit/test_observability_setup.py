@@ -7,22 +7,27 @@ set once, and whether the exporter module was imported is a fact about the proce
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import logging
 import os
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
-from signoff.config.logs import REDACTED, JsonFormatter, settings_secrets
+from signoff.config.logs import REDACTED, JsonFormatter, configure_logging, settings_secrets
 from signoff.config.run_identity import run_identity
 from signoff.config.settings import Settings
 from signoff.config.telemetry import run_trace, worker_runtime
 from signoff.wiring.observability import serve_worker_metrics
+from tests.workflow.observed_run import free_port
 
 KEY = "sk-ant-unit-test-key-7d3e9a"
 
@@ -93,6 +98,61 @@ def test_secrets_are_blanked_in_messages_and_tracebacks(tmp_path: Path) -> None:
     assert f"bad key {REDACTED}" in line["exception"]
 
 
+def test_every_secret_the_settings_name_is_blanked_in_both_formats(tmp_path: Path) -> None:
+    (tmp_path / "decision-key").write_text("generated-decision-key-9f8e7d6c5b4a\n")
+    api_key_file = tmp_path / "temporal-api-key"
+    api_key_file.write_text("temporal-key-from-file-0a1b2c3d\n")
+    payload_key = base64.b64encode(b"p" * 32).decode()
+    settings = Settings(
+        home=tmp_path,
+        openai_api_key="sk-openai-unit-4c5d6e7f",
+        temporal_api_key_file=api_key_file,
+        metrics_token="metrics-token-1a2b3c4d",
+        token="caller-api-token-5e6f7a8b",
+        payload_keys=f"k1:{payload_key}",
+        ui_secret="u" * 40,
+        notify_webhook_url="https://hooks.example/services/T1/B2/tok3n-in-the-path",
+        database_url="postgresql+psycopg://signoff:p%40ss-word-1234@db/signoff",
+    )
+    secrets = [
+        "sk-openai-unit-4c5d6e7f",
+        "temporal-key-from-file-0a1b2c3d",
+        "metrics-token-1a2b3c4d",
+        "caller-api-token-5e6f7a8b",
+        payload_key,
+        "u" * 40,
+        "generated-decision-key-9f8e7d6c5b4a",
+        "/services/T1/B2/tok3n-in-the-path",
+        "p@ss-word-1234",
+        "p%40ss-word-1234",
+    ]
+    message = "; ".join(secrets) + "; POST https://hooks.example/services/T1/B2/tok3n-in-the-path"
+    logged = logging.LogRecord("httpx", logging.INFO, __file__, 1, message, (), None)
+    level = logging.getLogger().level
+    for log_format in ("json", "text"):
+        buffer = io.StringIO()
+        handler = configure_logging(settings.model_copy(update={"log_format": log_format}), buffer)
+        try:
+            handler.handle(logged)
+            assert logging.getLogger("httpx").level == logging.WARNING
+        finally:
+            logging.getLogger().removeHandler(handler)
+            logging.getLogger().setLevel(level)
+        written = buffer.getvalue()
+        assert REDACTED in written
+        assert [secret for secret in secrets if secret in written] == [], log_format
+        assert "tok3n" not in written
+
+
+def test_a_printed_database_url_hides_its_password(tmp_path: Path) -> None:
+    url = "postgresql+psycopg://signoff:pg-secret-pass@db:5432/signoff"
+    assert Settings(home=tmp_path, database_url=url).shown_database_url == (
+        "postgresql+psycopg://signoff:***@db:5432/signoff"
+    )
+    sqlite = Settings(home=tmp_path)
+    assert sqlite.shown_database_url == sqlite.resolved_database_url
+
+
 def traced_process(**variables: str) -> dict[str, object]:
     """configure_tracing in a fresh interpreter, with only `variables` of OTEL_/SIGNOFF_."""
     script = (
@@ -126,6 +186,30 @@ def test_an_endpoint_turns_on_otlp_export() -> None:
     # Nothing listens there and nothing is sent: the process only sets the pipeline up.
     result = traced_process(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9")
     assert result == {"on": True, "exporter": True, "provider": "TracerProvider"}
+
+
+def test_the_worker_port_asks_for_the_token_when_one_is_set(tmp_path: Path) -> None:
+    token = "worker-scrape-token-41c7"
+    port = free_port()
+    settings = Settings(home=tmp_path, metrics_port=port, metrics_token=token)
+    server = serve_worker_metrics(settings)
+    assert server is not None
+    url = f"http://127.0.0.1:{port}/metrics"
+    try:
+        for sent in (None, "Bearer wrong", token):
+            request = urllib.request.Request(url)
+            if sent is not None:
+                request.add_header("Authorization", sent)
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(request, timeout=10)
+            assert refused.value.code == 401
+            refused.value.close()
+        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert b"signoff_runs" in answer.read()
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_no_port_no_listener(tmp_path: Path) -> None:

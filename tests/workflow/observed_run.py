@@ -28,6 +28,7 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
+from activities.metrics import refresh_store_gauges
 from signoff.config.logs import configure_logging
 from signoff.config.settings import Settings
 from signoff.config.telemetry import client_interceptors
@@ -62,6 +63,8 @@ def free_port() -> int:
 
 
 def scrape(port: int) -> str:
+    # The store's gauges are refreshed in the background at an interval; here, now.
+    refresh_store_gauges()
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
         return str(answer.read().decode())
 
