@@ -18,7 +18,7 @@ from approvals_ui.security import SecurityHeadersMiddleware, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
 from approvals_ui.signin_limiter import SignInRateLimiter
 from approvals_ui.tracing import trace_requests
-from signoff.config.decision_key import load_decision_key
+from signoff.config.decision_keys import ensure_key_ring
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
 from signoff.service.metrics import watch_store
@@ -62,8 +62,10 @@ def create_app(
         openapi_url="/api/openapi.json",
     )
     app.state.settings = settings
-    # Refused here, at start, when too short or readable by others (WeakSecret).
-    app.state.decision_key = load_decision_key(settings)
+    # This server is the decision service: the only process with a private decision key.
+    # Its key ring is made at first start; refused here, at start, when others can read
+    # it or it is damaged (DecisionKeyError, a WeakSecret).
+    app.state.decision_signer = ensure_key_ring(settings)
     app.state.engine = store
     app.state.temporal = TemporalProvider(settings, temporal_connect)
     app.state.signin_limiter = SignInRateLimiter.from_settings(settings)

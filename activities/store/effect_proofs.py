@@ -32,29 +32,30 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from activities.store.schema import DecisionNonce
+from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import RefundCommand
 from workflows.approval_policy import action_amount_minor, effect_key, recomputed_hash
-from workflows.decision_proof import CLOCK_SKEW, signature_matches
+from workflows.decision_proof import CLOCK_SKEW
 
 NOTHING_DONE = "Nothing was refunded."
 
 
 @dataclass(frozen=True)
 class ProofCheck:
-    """What the effect checks a command against: the key that verifies decisions, and
+    """What the effect checks a command against: the public keys that verify decisions, and
     the workflow that called it (from the activity's own info, never from the command)."""
 
-    key: bytes
+    keys: VerificationKeys
     caller_run_id: str
 
 
 def proof_refusal(
-    session: Session, command: RefundCommand, key: bytes, caller_run_id: str
+    session: Session, command: RefundCommand, keys: VerificationKeys, caller_run_id: str
 ) -> str | None:
     """None when the command proves itself (see the module note); else why not."""
     problem = _command_problem(command, caller_run_id)
     if problem is None:
-        problem = _signature_problem(command, key)
+        problem = _signature_problem(command, keys)
     if problem is None:
         problem = _spending_problem(session, command)
     return None if problem is None else f"{problem} {NOTHING_DONE}"
@@ -103,19 +104,28 @@ def _command_problem(command: RefundCommand, caller_run_id: str) -> str | None:
     return None
 
 
-def _signature_problem(command: RefundCommand, key: bytes) -> str | None:
+def _signature_problem(command: RefundCommand, keys: VerificationKeys) -> str | None:
     action = command.action
     if not command.proofs:
         return "The command carries no signed approval."
     reviewers: list[str] = []
     for proof in command.proofs:
-        if proof.signature is None or proof.issued_at is None or proof.nonce is None:
+        if (
+            proof.signature is None
+            or proof.issued_at is None
+            or proof.nonce is None
+            or proof.key_id is None
+        ):
             return f"The approval of '{proof.reviewer_id}' carries no signature."
         if proof.action_hash != action.action_hash or proof.verdict != "approve":
             return f"The decision of '{proof.reviewer_id}' is not an approval of this action."
         if proof.tenant_id != command.tenant_id:
             return f"The approval of '{proof.reviewer_id}' is for another tenant."
-        if not signature_matches(key, proof.signed_document(command.run_id), proof.signature):
+        key_problem = keys.key_problem(proof.key_id)
+        if key_problem is not None:
+            return f"The approval of '{proof.reviewer_id}' cannot be checked. {key_problem}"
+        document = proof.signed_document(command.run_id)
+        if not keys.matches(document, proof.key_id, proof.signature):
             return (
                 f"The approval of '{proof.reviewer_id}' was not signed by a signoff front end "
                 "for this run and this action."

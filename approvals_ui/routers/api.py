@@ -181,7 +181,7 @@ async def decide(
     try:
         result = await decide_action(
             client,
-            request.app.state.decision_key,
+            request.app.state.decision_signer,
             run_id,
             Decider(reviewer.id, reviewer.tenant_id, reviewer.roles),
             body.action_hash,

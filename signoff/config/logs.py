@@ -90,7 +90,7 @@ def settings_secrets(settings: Settings) -> list[str]:
     """Every secret value the settings hold, to be blanked from log lines."""
     found = [
         secret.get_secret_value()
-        for secret in (settings.anthropic_api_key, settings.decision_key, settings.ui_secret)
+        for secret in (settings.anthropic_api_key, settings.reviewer_token, settings.ui_secret)
         if secret is not None
     ]
     if settings.database_url:

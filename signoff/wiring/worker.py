@@ -21,7 +21,7 @@ from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
-from signoff.config.decision_key import load_decision_key
+from signoff.config.decision_keys import load_verification_keys
 from signoff.config.settings import Settings
 from signoff.service.waiting_reconcile import keep_reconciled
 from signoff.wiring.worker_heartbeat import heartbeat
@@ -43,11 +43,12 @@ def build_worker(
     engine = engine or make_engine(settings.resolved_database_url)
     models = models or build_model_turns(settings)
     gateway = ToolGateway(engine)
-    key = load_decision_key(settings)
-    refunds = refunds or RefundActivities(engine, key)
+    # Public keys only: a worker checks decisions and can never sign one.
+    keys = load_verification_keys(settings)
+    refunds = refunds or RefundActivities(engine, keys)
     verifier = DecisionVerifier(
         engine,
-        key,
+        keys,
         timedelta(seconds=settings.decision_max_age_seconds),
     )
     limits = RunLimitsActivity(settings)
@@ -65,7 +66,7 @@ def build_worker(
             verifier.verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine, key).record_decision,
+            DecisionActivities(engine, keys).record_decision,
             limits.run_limits,
             ReviewerNotifier(settings).notify_reviewers,
         ],
