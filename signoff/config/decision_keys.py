@@ -132,15 +132,18 @@ def ensure_key_ring(settings: Settings) -> DecisionSigner:
     return load_signer(settings)
 
 
-def rotate(settings: Settings, now: datetime | None = None) -> PublicKeyEntry:
-    """A new signing key; the keys before it keep verifying until retired."""
+def rotate(
+    settings: Settings, now: datetime | None = None, key: Ed25519PrivateKey | None = None
+) -> PublicKeyEntry:
+    """A new signing key (`key`, or one generated); the keys before it keep verifying
+    until retired."""
     ring_path = settings.signing_keys_path
     ring: dict[str, Any] = (
         _read_json(ring_path, private=True)
         if ring_path.exists()
         else {"version": FORMAT_VERSION, "private_keys": {}}
     )
-    new = Ed25519PrivateKey.generate()
+    new = key or Ed25519PrivateKey.generate()
     signer = DecisionSigner(new)
     raw = new.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
     ring["private_keys"][signer.key_id] = raw.hex()

@@ -17,18 +17,19 @@ from activities.store.database import use_session, write_transaction
 from activities.store.refunds import list_refunds
 from activities.store.schema import DecisionNonce, DecisionRow
 from tests.store.proofs import (
-    PROOF_KEY,
+    PROOF_KEYS,
     RUN_ID,
     as_run,
     proven_action,
     proven_command,
     signed_approval,
 )
+from tests.workflow.approvals import signed_by_an_impostor
 from workflows.actions import RefundCommand, RefundResult
 
 
 async def executed(store: Engine, command: RefundCommand, caller: str = RUN_ID) -> RefundResult:
-    return await as_run(caller).run(RefundActivities(store, PROOF_KEY).execute_refund, command)
+    return await as_run(caller).run(RefundActivities(store, PROOF_KEYS).execute_refund, command)
 
 
 def refused_rows(store: Engine) -> list[DecisionRow]:
@@ -63,7 +64,7 @@ def names_without_proofs(store: Engine) -> RefundCommand:
 
 def forged(store: Engine) -> RefundCommand:
     action = proven_action(store, 2000)
-    wrong = signed_approval(store, action, "alice", key=b"not-the-decision-key-" + b"x" * 20)
+    wrong = signed_by_an_impostor(signed_approval(store, action, "alice"), RUN_ID)
     return proven_command(action, [wrong])
 
 

@@ -73,7 +73,7 @@ def test_secrets_are_blanked_in_messages_and_tracebacks(tmp_path: Path) -> None:
     settings = Settings(
         home=tmp_path,
         anthropic_api_key=KEY,
-        decision_key="d" * 40,
+        reviewer_token="d" * 40,
         database_url="postgresql+psycopg://signoff:pg-secret-pass@db/signoff",
     )
     secrets = settings_secrets(settings)
