@@ -9,15 +9,20 @@ Design note. Two files, so that each host holds only what it needs:
   its owner only.
 Rotation adds a key to both and makes it the signer; the old public keys keep
 verifying until `retire` marks them, and drops their private halves. A file is
-replaced whole (written beside it, then renamed), so a reader never sees half of one.
+replaced whole (written beside it, then renamed), so a reader never sees half of one,
+and changed under a lock beside the key ring, so that two UI servers starting together
+on one fresh home make one key, not two of which only one is published.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -127,8 +132,9 @@ def signing_key_id(settings: Settings) -> str | None:
 
 def ensure_key_ring(settings: Settings) -> DecisionSigner:
     """The decision service's signer, made at its first start (`signoff dev`, `make demo`)."""
-    if not settings.signing_keys_path.exists():
-        rotate(settings)
+    with _changing(settings):
+        if not settings.signing_keys_path.exists():
+            _rotate(settings, None, None)
     return load_signer(settings)
 
 
@@ -137,6 +143,13 @@ def rotate(
 ) -> PublicKeyEntry:
     """A new signing key (`key`, or one generated); the keys before it keep verifying
     until retired."""
+    with _changing(settings):
+        return _rotate(settings, now, key)
+
+
+def _rotate(
+    settings: Settings, now: datetime | None, key: Ed25519PrivateKey | None
+) -> PublicKeyEntry:
     ring_path = settings.signing_keys_path
     ring: dict[str, Any] = (
         _read_json(ring_path, private=True)
@@ -161,6 +174,11 @@ def rotate(
 
 def retire(settings: Settings, key_id: str, now: datetime | None = None) -> PublicKeyEntry:
     """Stop `key_id` from verifying (and from signing); refused for the current signer."""
+    with _changing(settings):
+        return _retire(settings, key_id, now)
+
+
+def _retire(settings: Settings, key_id: str, now: datetime | None) -> PublicKeyEntry:
     entries = public_entries(settings)
     found = [entry for entry in entries if entry.key_id == key_id]
     if not found:
@@ -185,6 +203,18 @@ def retire(settings: Settings, key_id: str, now: datetime | None = None) -> Publ
         ring["private_keys"].pop(key_id, None)
         _write_json(ring_path, ring, mode=0o600)
     return retired
+
+
+@contextmanager
+def _changing(settings: Settings) -> Iterator[None]:
+    lock_path = settings.signing_keys_path.with_name(".decision-keys.lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # releases the lock
 
 
 def _write_public(settings: Settings, entries: list[PublicKeyEntry]) -> None:
