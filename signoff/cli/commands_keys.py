@@ -1,4 +1,4 @@
-"""`signoff keys list|rotate|retire`: the decision service's Ed25519 signing keys.
+"""`signoff keys list|init|rotate|retire`: the decision service's Ed25519 signing keys.
 
 `rotate` and `retire` change the key ring and the public key set in place
 (signoff/config/decision_keys.py); run them on the decision service's host, then give
@@ -15,6 +15,7 @@ from signoff.cli.support import JsonOption, emit_json, fail, say, settings
 from signoff.config.decision_keys import (
     DecisionKeyError,
     PublicKeyEntry,
+    ensure_key_ring,
     public_entries,
     retire,
     rotate,
@@ -56,6 +57,17 @@ def list_command(json_output: JsonOption = False) -> None:
     for row in rows:
         retired = f", retired {row['retired_at']}" if row["retired_at"] else ""
         say(f"{row['key_id']}  {row['state']:<9}  created {row['created_at']}{retired}")
+
+
+@keys.command("init")
+def init_command() -> None:
+    """Make the first signing key unless there is one; safe to repeat (a deploy step)."""
+    current = settings()
+    try:
+        signer = ensure_key_ring(current)
+    except DecisionKeyError as error:
+        fail(str(error))
+    say(f"signing key {signer.key_id}; public keys in {current.public_keys_path}")
 
 
 @keys.command("rotate")
