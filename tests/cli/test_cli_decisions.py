@@ -33,7 +33,9 @@ HASH = "ab" * 32
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, str]]:
     """The decision service's settings and URL: its own home, store and key ring."""
     settings = Settings(
-        home=tmp_path_factory.mktemp("service"), temporal_address=f"127.0.0.1:{free_port()}", ui_secret=None
+        home=tmp_path_factory.mktemp("service"),
+        temporal_address=f"127.0.0.1:{free_port()}",
+        ui_secret=None,
     )
     engine = make_engine(settings.resolved_database_url)
     seed_demo(engine)

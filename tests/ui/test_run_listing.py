@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from signoff.config.decision_keys import load_signer
 
+from signoff.config.decision_keys import load_signer
 from signoff.config.temporal_client import connect
 from signoff.service.decisions import Decider, signed_decision
 from signoff.service.pending import list_pending, send_decision
