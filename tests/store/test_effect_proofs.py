@@ -16,8 +16,10 @@ from activities.refunds import RefundActivities
 from activities.store.database import use_session, write_transaction
 from activities.store.refunds import list_refunds
 from activities.store.schema import DecisionNonce, DecisionRow
+from signoff.config.decision_signatures import VerificationKeys
 from tests.store.proofs import (
     PROOF_KEYS,
+    PROOF_SIGNER,
     RUN_ID,
     as_run,
     proven_action,
@@ -150,6 +152,19 @@ async def test_a_command_without_its_proof_is_refused_and_recorded(
     (row,) = refused_rows(store)
     assert (row.run_id, row.action_hash) == (command.run_id, command.action_hash)
     assert why in row.reason and f"workflow '{RUN_ID}'" in row.reason
+
+
+async def test_an_approval_signed_with_a_retired_key_is_refused(store: Engine) -> None:
+    """Retiring a key (`signoff keys retire`) withdraws what it signed, even a proof
+    already on its way to the effect."""
+    action = proven_action(store, 2000)
+    command = proven_command(action, [signed_approval(store, action, "alice")])
+    retired = VerificationKeys(keys={}, retired=frozenset({PROOF_SIGNER.key_id}))
+
+    result = await as_run(RUN_ID).run(RefundActivities(store, retired).execute_refund, command)
+
+    assert result.status == "refused" and "was retired" in result.message, result.message
+    assert nothing_refunded(store)
 
 
 async def test_another_workflow_cannot_carry_out_a_runs_action(store: Engine) -> None:
