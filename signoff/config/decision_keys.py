@@ -3,10 +3,10 @@
 Design note. Two files, so that each host holds only what it needs:
 - the key ring (`Settings.signing_keys_path`, mode 0600), the private keys and which of
   them signs now. Only the decision service (the reviewer UI/API server) has it;
-- the public key set (`Settings.public_keys_path`), every key id with its public key and,
-  once retired, when. Workers, the ledger and `audit verify` load it. Nothing in it is
-  secret, but whoever can write it can add a key and so sign: it must be writable by
-  its owner only.
+- the public key set (`Settings.public_keys_path`), every key id with its public key
+  and, once retired, when. Workers and the ledger (the refund's own check) load it.
+  Nothing in it is secret, but whoever can write it can add a key and so sign: it must
+  be writable by its owner only.
 Rotation adds a key to both and makes it the signer; the old public keys keep
 verifying until `retire` marks them, and drops their private halves. A file is
 replaced whole (written beside it, then renamed), so a reader never sees half of one,

@@ -153,7 +153,7 @@ class Settings(BaseSettings):
     # Decisions. The decision service (the reviewer UI/API server, which authenticates
     # reviewers) signs what a reviewer decided with an Ed25519 key from its key ring,
     # private and mode 0600 (default `home/decision-signing-keys.json`; only that host
-    # may hold it). Workers, the ledger and `audit verify` check signatures with the
+    # may hold it). Workers and the ledger (the refund's own check) verify with the
     # public key set (default `home/decision-public-keys.json`): key id -> public key,
     # and the retired ids. `signoff keys` (README, "Decision keys") manages both.
     decision_signing_keys_file: Path | None = None
