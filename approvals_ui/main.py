@@ -31,7 +31,9 @@ API_DESCRIPTION = (
     "the session's CSRF token in `X-CSRF-Token` (read it from `GET /api/me`); or, with "
     "`SIGNOFF_AUTH=proxy`, the reviewer named in the header the auth proxy sets; or, in "
     "either mode, a reviewer's personal token (`signoff user token NAME`) in "
-    "`Authorization: Bearer <token>`, which needs no CSRF token. Errors "
+    "`Authorization: Bearer <token>`, which needs no CSRF token; or, in session mode, the "
+    "reviewer's name and password as `Authorization: Basic` (what `signoff approve` sends; "
+    "rate-limited like the sign-in page, no CSRF token). Errors "
     'are `{"detail": "..."}`; 503 when Temporal or a worker does not answer.'
 )
 
