@@ -109,6 +109,7 @@ def worker_command() -> None:
     from signoff.cli.support import client_for, fail, run_async, say, settings
     from signoff.config.decision_keys import DecisionKeyError, load_verification_keys
     from signoff.config.telemetry import worker_runtime
+    from signoff.config.temporal_tls import TemporalSettingsError, connection_security
     from signoff.wiring.observability import start_observability
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
     from signoff.wiring.worker_signals import stop_on_signals
@@ -116,8 +117,9 @@ def worker_command() -> None:
     current = settings()
     profiles = loaded_profiles_or_stop(current)
     try:
+        connection_security(current)  # a TLS setting it could not use, named first
         load_verification_keys(current)  # refused here, before it polls, with what to do
-    except DecisionKeyError as error:
+    except (TemporalSettingsError, DecisionKeyError) as error:
         fail(f"The worker will not start: {error}")
     start_observability(current, "worker")
 
