@@ -24,11 +24,13 @@ ENV PATH=/opt/signoff/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     SIGNOFF_HOME=/var/lib/signoff
-# The home holds generated secrets (decision key, UI secret): owned by signoff, 0700.
+# The home holds generated secrets (UI secret) and the public decision keys; the
+# decision service's private key ring goes in /var/lib/signoff-keys (temporal-dev.yml
+# mounts a volume there for the UI only). Both owned by signoff, 0700.
 RUN groupadd --system --gid 10001 signoff \
     && useradd --system --uid 10001 --gid signoff --home-dir /var/lib/signoff \
        --shell /usr/sbin/nologin signoff \
-    && install -d -o signoff -g signoff -m 0700 /var/lib/signoff
+    && install -d -o signoff -g signoff -m 0700 /var/lib/signoff /var/lib/signoff-keys
 COPY --from=build /opt/signoff /opt/signoff
 USER signoff
 WORKDIR /var/lib/signoff

@@ -1,6 +1,7 @@
 """The `verify_decision` activity: is this decision what an authenticated reviewer signed?
 
-It holds the decision key (the workflow never does: nothing secret enters a history)
+It holds the decision service's public keys (it can check a signature, never make one;
+the workflow holds no key at all)
 and reads the store. In order: the signature covers this run and every field of the
 decision; it is fresh; the reviewer exists under exactly this id, is active, belongs to
 the run's tenant, holds the approver role and did not ask for the run; and the nonce
@@ -19,10 +20,11 @@ from temporalio import activity
 from activities.caller import only_its_own
 from activities.store.decision_nonces import claim_nonce
 from activities.store.reviewers import get_reviewer
+from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.approval_policy import same_person
 from workflows.decision_check import VERIFY_DECISION_ACTIVITY, DecisionCheck, DecisionProof
-from workflows.decision_proof import CLOCK_SKEW, signature_matches
+from workflows.decision_proof import CLOCK_SKEW
 
 FORGED = (
     "This decision's proof does not match it: no signoff front end signed this decision "
@@ -32,9 +34,9 @@ UNSIGNED = "This decision carries no proof of who made it. Nothing was decided."
 
 
 class DecisionVerifier:
-    def __init__(self, engine: Engine, key: bytes, max_age: timedelta) -> None:
+    def __init__(self, engine: Engine, keys: VerificationKeys, max_age: timedelta) -> None:
         self._engine = engine
-        self._key = key
+        self._keys = keys
         self._max_age = max_age
 
     @activity.defn(name=VERIFY_DECISION_ACTIVITY)
@@ -53,10 +55,18 @@ class DecisionVerifier:
 
     def verify(self, check: DecisionCheck) -> DecisionProof:
         decision = check.decision
-        if decision.signature is None or decision.issued_at is None or decision.nonce is None:
+        if (
+            decision.signature is None
+            or decision.issued_at is None
+            or decision.nonce is None
+            or decision.key_id is None
+        ):
             return _refused(UNSIGNED)
+        key_problem = self._keys.key_problem(decision.key_id)
+        if key_problem is not None:
+            return _refused(f"This decision cannot be checked. {key_problem} Nothing was decided.")
         document = decision.signed_document(check.run_id)
-        if not signature_matches(self._key, document, decision.signature):
+        if not self._keys.matches(document, decision.key_id, decision.signature):
             return _refused(FORGED)
         age = check.now - decision.issued_at
         if age > self._max_age:

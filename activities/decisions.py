@@ -21,22 +21,24 @@ from activities.caller import only_its_own
 from activities.store import decisions as audit
 from activities.store.errors import StoreError
 from activities.store.record_proofs import record_refusal
+from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import RECORD_DECISION_ACTIVITY, DecisionEvent
 
 
 class DecisionActivities:
-    """`key` verifies the signed decision an approval or a rejection record carries."""
+    """`keys` (public only) verify the signed decision an approval or a rejection record
+    carries."""
 
-    def __init__(self, engine: Engine, key: bytes) -> None:
+    def __init__(self, engine: Engine, keys: VerificationKeys) -> None:
         self._engine = engine
-        self._key = key
+        self._keys = keys
 
     @activity.defn(name=RECORD_DECISION_ACTIVITY)
     async def record_decision(self, event: DecisionEvent) -> int:
         """Append the event; return its row id (the same id on a retry). Only the run
         itself writes its trail (activities/caller.py)."""
         only_its_own(event.run_id)
-        refusal = await asyncio.to_thread(record_refusal, self._engine, event, self._key)
+        refusal = await asyncio.to_thread(record_refusal, self._engine, event, self._keys)
         if refusal is not None:
             activity.logger.warning("refused an audit record of %s: %s", event.run_id, refusal)
             # The proof will not change on a retry.

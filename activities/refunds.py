@@ -22,6 +22,7 @@ from activities.store import pending_refunds
 from activities.store import refunds as ledger
 from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
+from signoff.config.decision_signatures import VerificationKeys
 from workflows.action_hold import full_hold
 from workflows.actions import (
     EXECUTE_REFUND_ACTIVITY,
@@ -39,11 +40,12 @@ from workflows.actions import (
 
 
 class RefundActivities:
-    """`key` verifies the signed approvals a refund carries (the decision key)."""
+    """`keys` verify the signed approvals a refund carries: the decision service's public
+    keys, never a private one (a worker can check decisions, not make them)."""
 
-    def __init__(self, engine: Engine, key: bytes) -> None:
+    def __init__(self, engine: Engine, keys: VerificationKeys) -> None:
         self._engine = engine
-        self._key = key
+        self._keys = keys
 
     @activity.defn(name=READ_ACTION_STATE_ACTIVITY)
     async def read_action_state(self, request: ActionStateRequest) -> ActionState:
@@ -58,7 +60,7 @@ class RefundActivities:
     async def execute_refund(self, command: RefundCommand) -> RefundResult:
         with observe.refund_span(command) as span:
             try:
-                check = ProofCheck(key=self._key, caller_run_id=caller_run_id())
+                check = ProofCheck(keys=self._keys, caller_run_id=caller_run_id())
                 answer = await asyncio.to_thread(ledger.answer_refund, self._engine, command, check)
             except StoreError as error:
                 raise non_retryable(error) from None

@@ -34,6 +34,7 @@ from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
 from activities.store.waiting_actions import hold_waiting
 from activities.tool_output import as_tool_output
+from signoff.config.decision_signatures import VerificationKeys
 from signoff.config.profiles import LoadedProfiles
 from signoff.tools import ToolContext, known_tools
 from workflows.actions import (
@@ -54,17 +55,17 @@ DEFAULT_MCP_TIMEOUT_SECONDS = 30.0
 
 
 class ToolEffects:
-    """`key` verifies signed approvals; `profiles` are the worker's own."""
+    """`keys` (public only) verify signed approvals; `profiles` are the worker's own."""
 
     def __init__(
         self,
         engine: Engine,
-        key: bytes,
+        keys: VerificationKeys,
         profiles: LoadedProfiles,
         mcp_timeout_seconds: float = DEFAULT_MCP_TIMEOUT_SECONDS,
     ) -> None:
         self._engine = engine
-        self._key = key
+        self._keys = keys
         self._profiles = profiles
         self._mcp_timeout = mcp_timeout_seconds
 
@@ -102,7 +103,7 @@ class ToolEffects:
         """The proofs checked and the key claimed, then `function(arguments(), context)`
         once (again, with the same key, when a worker died before it was stored)."""
         requirements = effect_requirements(self._profiles.profiles, command.action.tool)
-        check = ProofCheck(key=self._key, caller_run_id=caller_run_id())
+        check = ProofCheck(keys=self._keys, caller_run_id=caller_run_id())
         try:
             claim = await asyncio.to_thread(
                 store.claim_effect, self._engine, command, check, requirements

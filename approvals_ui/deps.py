@@ -10,12 +10,20 @@ comes from one of:
 - under `/api/` only, in either mode, `Authorization: Bearer <token>`, a reviewer's
   personal API token (`signoff user token`). When that header is sent it alone
   decides: a wrong, revoked or expired token is a 401 that says which, never a
-  fall-back to the cookie.
+  fall-back to the cookie;
+- under `/api/` only, in session mode, `Authorization: Basic` with the reviewer's name
+  and password: how `signoff approve --password-stdin` asks this server, the decision
+  service, to decide. It counts against the sign-in rate limit like the sign-in page,
+  and no answer ever asks a browser for it (no `WWW-Authenticate: Basic`), so no
+  browser holds it to attach to another site's request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
+import math
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -28,7 +36,14 @@ from temporalio.client import Client
 
 from approvals_ui.sessions import SESSION_ID_KEY, session_of
 from signoff.config.settings import Settings
-from signoff.service.accounts import Reviewer, check_token, get_reviewer, session_reviewer
+from signoff.service.accounts import (
+    Reviewer,
+    check_token,
+    get_reviewer,
+    password_holder,
+    reviewer_name_key,
+    session_reviewer,
+)
 from signoff.service.metrics import signin_failed
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -74,9 +89,16 @@ class InvalidApiToken(HTTPException):
         )
 
 
+class WrongPassword(HTTPException):
+    def __init__(self, detail: str) -> None:
+        super().__init__(status.HTTP_401_UNAUTHORIZED, detail)
+
+
 # request.state.auth says how the reviewer was authenticated: the CSRF rule differs.
+# A password in the Authorization header rides on no cookie either: the bearer's rule.
 AUTH_BEARER = "bearer"
 BEARER_SCHEME = "bearer"
+BASIC_SCHEME = "basic"
 
 
 class TemporalUnavailable(Exception):
@@ -141,6 +163,8 @@ def get_reviewer_or_none(request: Request) -> SignedInReviewer | None:
 
 def _token_reviewer(request: Request, authorization: str) -> SignedInReviewer:
     scheme, _, token = authorization.partition(" ")
+    if scheme.lower() == BASIC_SCHEME:
+        return _password_reviewer(request, token.strip())
     if scheme.lower() != BEARER_SCHEME or not token.strip():
         signin_failed("bad_token")
         raise InvalidApiToken()
@@ -149,6 +173,43 @@ def _token_reviewer(request: Request, authorization: str) -> SignedInReviewer:
     if reviewer is None:
         signin_failed("bad_token")
         raise InvalidApiToken(proof.problem)
+    request.state.auth = AUTH_BEARER
+    return _signed_in(reviewer)
+
+
+def _password_reviewer(request: Request, credentials: str) -> SignedInReviewer:
+    """`Authorization: Basic`, checked as the sign-in page checks a password."""
+    if get_settings(request).auth == "proxy":
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN,
+            "Password sign-in is off: this server takes the reviewer from its auth proxy. "
+            "Use the reviewer's API token (`signoff user token`).",
+        )
+    try:
+        name, colon, password = base64.b64decode(credentials, validate=True).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        colon = ""
+    if not colon or not name.strip():
+        raise WrongPassword("Basic credentials must be base64 of NAME:PASSWORD.")
+    name = name.strip()
+    limiter = request.app.state.signin_limiter
+    name_key = reviewer_name_key(name)
+    address = request.client.host if request.client else "unknown"
+    wait = limiter.begin(name_key, address)  # counted now, before the slow hash
+    if wait > 0:
+        signin_failed("rate_limited")
+        raise HTTPException(
+            status.HTTP_429_TOO_MANY_REQUESTS,
+            f"Too many sign-in attempts. Try again in {math.ceil(wait)} second(s).",
+        )
+    reviewer = password_holder(get_engine(request), name, password)
+    if reviewer is None:  # already counted by begin
+        signin_failed("wrong_credentials")
+        raise WrongPassword(f"Wrong password for '{name}', or no such reviewer with a password.")
+    if not reviewer.active:
+        signin_failed("disabled")
+        raise DisabledReviewer()
+    limiter.succeeded(name_key, address)
     request.state.auth = AUTH_BEARER
     return _signed_in(reviewer)
 

@@ -19,7 +19,7 @@ from approvals_ui.security import SecurityHeadersMiddleware, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
 from approvals_ui.signin_limiter import SignInRateLimiter
 from approvals_ui.tracing import trace_requests
-from signoff.config.decision_key import load_decision_key
+from signoff.config.decision_keys import ensure_key_ring
 from signoff.config.payload_codec import payload_codec
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
@@ -33,7 +33,9 @@ API_DESCRIPTION = (
     "the session's CSRF token in `X-CSRF-Token` (read it from `GET /api/me`); or, with "
     "`SIGNOFF_AUTH=proxy`, the reviewer named in the header the auth proxy sets; or, in "
     "either mode, a reviewer's personal token (`signoff user token NAME`) in "
-    "`Authorization: Bearer <token>`, which needs no CSRF token. Errors "
+    "`Authorization: Bearer <token>`, which needs no CSRF token; or, in session mode, the "
+    "reviewer's name and password as `Authorization: Basic` (what `signoff approve` sends; "
+    "rate-limited like the sign-in page, no CSRF token). Errors "
     'are `{"detail": "..."}`; 503 when Temporal or a worker does not answer.'
 )
 
@@ -73,8 +75,10 @@ def create_app(
         openapi_url="/api/openapi.json",
     )
     app.state.settings = settings
-    # Refused here, at start, when too short or readable by others (WeakSecret).
-    app.state.decision_key = load_decision_key(settings)
+    # This server is the decision service: the only process with a private decision key.
+    # Its key ring is made at first start; refused here, at start, when others can read
+    # it or it is damaged (DecisionKeyError, a WeakSecret).
+    app.state.decision_signer = ensure_key_ring(settings)
     app.state.engine = store
     # The codec endpoint's keys (SIGNOFF_PAYLOAD_KEYS), checked here, at start; None: off.
     app.state.payload_codec = payload_codec(settings)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import secrets
 import shutil
 import sys
 import tempfile
@@ -45,6 +44,7 @@ from bench.chaos_report import CHAOS, write_report  # noqa: E402
 from bench.chaos_runs import Bench, Row  # noqa: E402
 from bench.chaos_store import store_outage  # noqa: E402
 from bench.stopping import stop_cleanly_on_sigterm  # noqa: E402
+from signoff.config.decision_keys import ensure_key_ring  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 
 FAULTS = ("kills", "restart", "model", "store", "race")
@@ -61,13 +61,12 @@ async def chaos(home: Path, faults: list[str], runs: int) -> list[Row]:
             home=home,
             temporal_address=server.address,
             database_url=database_url,
-            decision_key=secrets.token_hex(32),
         )
         engine = make_engine(database_url)
         seed_demo(engine)
-        assert settings.decision_key is not None
-        key = settings.decision_key.get_secret_value().encode()
-        bench = Bench(await server.client(), settings, key, engine)
+        # The bench is the decision service; its workers read the public keys in `home`.
+        signer = ensure_key_ring(settings)
+        bench = Bench(await server.client(), settings, signer, engine)
 
         def on_own_queue(name: str) -> tuple[Bench, dict[str, str]]:
             queue = f"chaos-{name}-{uuid.uuid4().hex[:6]}"

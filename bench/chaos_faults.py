@@ -147,7 +147,7 @@ async def race(bench: Bench, handle: Handle) -> list[Any]:
     async def one(reviewer: Any) -> Any:
         try:
             return await decide(
-                bench.client, bench.key, handle.id, reviewer, digest, "approve", "race"
+                bench.client, bench.signer, handle.id, reviewer, digest, "approve", "race"
             )
         except DecisionNotAccepted as refused:
             return refused

@@ -104,8 +104,6 @@ def worker_environment(settings: Settings, **extra: str) -> dict[str, str]:
         SIGNOFF_DATABASE_URL=settings.resolved_database_url,
         SIGNOFF_LOG_LEVEL="WARNING",
     )
-    if settings.decision_key is not None:
-        env["SIGNOFF_DECISION_KEY"] = settings.decision_key.get_secret_value()
     env.update(extra)
     return env
 

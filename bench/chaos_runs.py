@@ -26,6 +26,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 
 from activities.store.refunds import list_refunds
+from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.settings import Settings
 from signoff.service.decisions import Decider, decide
 from signoff.service.run_requests import new_run_request
@@ -53,7 +54,7 @@ class Bench:
 
     client: Client
     settings: Settings
-    key: bytes
+    signer: DecisionSigner
     engine: Engine
 
 
@@ -105,7 +106,7 @@ async def pending_hash(handle: Handle, within: float = PENDING_SECONDS) -> str:
 
 async def approve(bench: Bench, handle: Handle, reviewer: Decider = ALICE) -> DecisionResult:
     digest = await pending_hash(handle)
-    return await decide(bench.client, bench.key, handle.id, reviewer, digest, "approve", "chaos")
+    return await decide(bench.client, bench.signer, handle.id, reviewer, digest, "approve", "chaos")
 
 
 async def approve_all(bench: Bench, handles: list[Handle]) -> None:

@@ -180,6 +180,8 @@ class RawRefund:
                 record=record,
                 approval_number=1,
                 approvals_required=1,
+                # The audit writes a reviewer's decision only with its signed proof.
+                proof=decision,
             ),
             int,
         )

@@ -24,6 +24,7 @@ from temporalio.client import Client, WorkflowHandle, WorkflowHistory
 
 from activities.store.refunds import list_refunds
 from bench.raw_refund import RAW_WORKFLOW_NAME
+from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.settings import Settings
 from signoff.config.telemetry import run_trace
 from signoff.service.decisions import Decider, decide, signed_decision
@@ -55,7 +56,8 @@ class Sides:
 
     client: Client
     settings: Settings
-    key: bytes
+    # The bench signs as the decision service does: it runs on the dev stack's home.
+    signer: DecisionSigner
     queues: dict[Kind, str]
 
 
@@ -100,10 +102,10 @@ async def one_run(sides: Sides, kind: Kind, ticket_id: str) -> Sample:
     digest = await pending_hash(kind, handle)
     if kind == "signoff":
         result = await decide(
-            sides.client, sides.key, handle.id, REVIEWER, digest, "approve", "bench"
+            sides.client, sides.signer, handle.id, REVIEWER, digest, "approve", "bench"
         )
     else:
-        decision = signed_decision(sides.key, handle.id, REVIEWER, digest, "approve", "bench")
+        decision = signed_decision(sides.signer, handle.id, REVIEWER, digest, "approve", "bench")
         result = await handle.execute_update("decide", decision, result_type=DecisionResult)
     decided_at = datetime.now(UTC)
     if result.status != "approved":

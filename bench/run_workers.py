@@ -29,7 +29,7 @@ from activities.refunds import RefundActivities  # noqa: E402
 from activities.run_limits import RunLimitsActivity  # noqa: E402
 from activities.store import make_engine  # noqa: E402
 from activities.tool_gateway import ToolGateway  # noqa: E402
-from signoff.config.decision_key import load_decision_key  # noqa: E402
+from signoff.config.decision_keys import load_verification_keys  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.config.temporal_client import connect  # noqa: E402
 from signoff.wiring.worker import build_worker, capacity  # noqa: E402
@@ -45,11 +45,11 @@ def raw_worker(client: object, settings: Settings) -> Worker:
     engine = make_engine(settings.resolved_database_url)
     models = build_model_turns(settings)
     gateway = ToolGateway(engine)
-    key = load_decision_key(settings)
-    refunds = RefundActivities(engine, key)
+    keys = load_verification_keys(settings)  # public keys only, as signoff's worker
+    refunds = RefundActivities(engine, keys)
     verifier = DecisionVerifier(
         engine,
-        key,
+        keys,
         timedelta(seconds=settings.decision_max_age_seconds),
     )
     return Worker(
@@ -66,7 +66,7 @@ def raw_worker(client: object, settings: Settings) -> Worker:
             verifier.verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine, key).record_decision,
+            DecisionActivities(engine, keys).record_decision,
             RunLimitsActivity(settings).run_limits,
         ],
         # The same capacity as signoff's worker: slots, cache and pollers are tuning,

@@ -47,7 +47,7 @@ from bench.run_samples import (  # noqa: E402
     one_run,
 )
 from bench.run_workers import READY  # noqa: E402
-from signoff.config.decision_key import load_decision_key  # noqa: E402
+from signoff.config.decision_keys import load_signer  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 from signoff.config.temporal_client import connect  # noqa: E402
 from signoff.wiring.local_stack import signoff_dev_stack  # noqa: E402
@@ -93,7 +93,7 @@ async def measure(
     queues: dict[Kind, str],
     arguments: argparse.Namespace,
 ) -> dict[Kind, SideFigures]:
-    sides = Sides(await connect(settings), settings, load_decision_key(settings), queues)
+    sides = Sides(await connect(settings), settings, load_signer(settings), queues)
     figures = {kind: SideFigures() for kind in KINDS}
     per_side = WARM_UP_RUNS + arguments.runs + arguments.latency_runs
     tickets = iter(add_refund_cases(settings.resolved_database_url, TENANT, 2 * per_side))

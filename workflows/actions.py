@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from workflows.contract_base import Contract, Identifier
-from workflows.decision_proof import signed_document
+from workflows.decision_proof import KEY_ID_PATTERN, SIGNATURE_PATTERN, signed_document
 from workflows.wire_contract import WireContract
 
 READ_ACTION_STATE_ACTIVITY = "read_action_state"
@@ -136,7 +136,7 @@ class Decision(Contract):
 
     What it claims (reviewer, roles, tenant) proves nothing by itself: the proof is the
     signature of the front end that authenticated the reviewer (see
-    `workflows/decision_proof.py`). The three proof fields are None only in decisions
+    `workflows/decision_proof.py`). The four proof fields are None only in decisions
     recorded before proofs existed.
     """
 
@@ -148,11 +148,14 @@ class Decision(Contract):
     reason: Annotated[str, Field(max_length=2000)] = ""
     issued_at: datetime | None = None
     nonce: Annotated[str, Field(pattern=r"^[0-9a-f]{32}$")] | None = None
-    signature: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+    # The id of the decision service's key that signed (decision_proof.key_id_of), and
+    # its Ed25519 signature over `signed_document`.
+    key_id: Annotated[str, Field(pattern=KEY_ID_PATTERN)] | None = None
+    signature: Annotated[str, Field(pattern=SIGNATURE_PATTERN)] | None = None
 
     def signed_document(self, run_id: str) -> dict[str, Any]:
         """What the signature covers; the proof fields must be set."""
-        if self.issued_at is None or self.nonce is None:
+        if self.issued_at is None or self.nonce is None or self.key_id is None:
             raise ValueError("an unsigned decision has no signed document")
         return signed_document(
             run_id=run_id,
@@ -163,6 +166,7 @@ class Decision(Contract):
             reason=self.reason,
             issued_at=self.issued_at,
             nonce=self.nonce,
+            key_id=self.key_id,
         )
 
 

@@ -4,18 +4,21 @@ Design note. The `decide` update can be sent by anyone who reaches the Temporal
 frontend, so what its payload claims (reviewer, roles, tenant) proves nothing. A front
 end that has authenticated the reviewer (the reviewer UI after sign-in, the CLI after
 the reviewer's password) signs the canonical decision with the deployment's decision
-key (HMAC-SHA256 over RFC 8785 JSON of the run id, action hash, verdict, reviewer,
-tenant, reason, issue time and a random nonce). The workflow never sees the key: its
-update handler asks the `verify_decision` activity, which holds the key, checks the
-signature, the freshness and the nonce, and re-reads the reviewer from the store.
+signing key (Ed25519 over RFC 8785 JSON of the run id, action hash, verdict, reviewer,
+tenant, reason, issue time, a random nonce and the signing key's id). Only the decision
+service (the UI/API server, which authenticated the reviewer) holds a private key; the
+workflow never sees a key, and its update handler asks the `verify_decision` activity,
+which holds only public keys, to check the signature, the freshness and the nonce, and
+to re-read the reviewer from the store.
 
-Pure functions only: the key is an argument, so workflow-side code can import this.
+The document and the key id are defined here, with the standard library only, so that
+workflow-side code can import them; signing and checking, which need `cryptography`,
+are in signoff/config/decision_signatures.py.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,7 +27,13 @@ import rfc8785
 NONCE_BYTES = 16
 # A front end's clock may run a little ahead of the server's, or of the effect's.
 CLOCK_SKEW = timedelta(seconds=30)
-SIGNATURE_HEX_LENGTH = 64
+# An Ed25519 signature is 64 bytes; a key id is the first 8 bytes of SHA-256 of the raw
+# 32-byte public key, so that anyone holding the public key can compute its id.
+SIGNATURE_HEX_LENGTH = 128
+KEY_ID_HEX_LENGTH = 16
+SIGNATURE_PATTERN = rf"^[0-9a-f]{{{SIGNATURE_HEX_LENGTH}}}$"
+KEY_ID_PATTERN = rf"^[0-9a-f]{{{KEY_ID_HEX_LENGTH}}}$"
+DOCUMENT_PURPOSE = "signoff-decision-v2"
 
 
 def signed_document(
@@ -37,10 +46,11 @@ def signed_document(
     reason: str,
     issued_at: datetime,
     nonce: str,
+    key_id: str,
 ) -> dict[str, Any]:
     """Everything a signature covers: change one field and the signature fails."""
     return {
-        "purpose": "signoff-decision-v1",
+        "purpose": DOCUMENT_PURPOSE,
         "run_id": run_id,
         "action_hash": action_hash,
         "verdict": verdict,
@@ -49,13 +59,14 @@ def signed_document(
         "reason": reason,
         "issued_at": issued_at.isoformat(),
         "nonce": nonce,
+        "key_id": key_id,
     }
 
 
-def sign(key: bytes, document: dict[str, Any]) -> str:
-    return hmac.new(key, rfc8785.dumps(document), hashlib.sha256).hexdigest()
+def canonical_bytes(document: dict[str, Any]) -> bytes:
+    """The bytes a signature covers: RFC 8785 JSON, the same on every host."""
+    return rfc8785.dumps(document)
 
 
-def signature_matches(key: bytes, document: dict[str, Any], signature: str) -> bool:
-    # Constant-time comparison: a timing side channel must not reveal a valid prefix.
-    return hmac.compare_digest(sign(key, document), signature)
+def key_id_of(raw_public_key: bytes) -> str:
+    return hashlib.sha256(raw_public_key).hexdigest()[:KEY_ID_HEX_LENGTH]

@@ -32,29 +32,30 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from activities.store.schema import DecisionNonce
+from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import Decision, PendingAction, RefundCommand
 from workflows.approval_policy import action_amount_minor, effect_key, recomputed_hash
-from workflows.decision_proof import CLOCK_SKEW, signature_matches
+from workflows.decision_proof import CLOCK_SKEW
 
 NOTHING_DONE = "Nothing was refunded."
 
 
 @dataclass(frozen=True)
 class ProofCheck:
-    """What the effect checks a command against: the key that verifies decisions, and
+    """What the effect checks a command against: the public keys that verify decisions, and
     the workflow that called it (from the activity's own info, never from the command)."""
 
-    key: bytes
+    keys: VerificationKeys
     caller_run_id: str
 
 
 def proof_refusal(
-    session: Session, command: RefundCommand, key: bytes, caller_run_id: str
+    session: Session, command: RefundCommand, keys: VerificationKeys, caller_run_id: str
 ) -> str | None:
     """None when the command proves itself (see the module note); else why not."""
     problem = _command_problem(command, caller_run_id)
     if problem is None:
-        problem = _signature_problem(command, key)
+        problem = _signature_problem(command, keys)
     if problem is None:
         problem = spending_problem(session, command.proofs, command.run_id, command.idempotency_key)
     return None if problem is None else f"{problem} {NOTHING_DONE}"
@@ -103,10 +104,10 @@ def _command_problem(command: RefundCommand, caller_run_id: str) -> str | None:
     return None
 
 
-def _signature_problem(command: RefundCommand, key: bytes) -> str | None:
+def _signature_problem(command: RefundCommand, keys: VerificationKeys) -> str | None:
     if not command.proofs:
         return "The command carries no signed approval."
-    problem = signature_problem(command.action, command.proofs, command.run_id, key)
+    problem = signature_problem(command.action, command.proofs, command.run_id, keys)
     if problem is not None:
         return problem
     if signers(command.proofs) != list(dict.fromkeys(command.approvers)):
@@ -120,19 +121,27 @@ def signers(proofs: list[Decision]) -> list[str]:
 
 
 def signature_problem(
-    action: PendingAction, proofs: list[Decision], run_id: str, key: bytes
+    action: PendingAction, proofs: list[Decision], run_id: str, keys: VerificationKeys
 ) -> str | None:
     """None when every proof is a signed approval of this action, for its tenant, given
     before it expired; else why not."""
     tenant_id = action.targets.get("tenant_id")
     for proof in proofs:
-        if proof.signature is None or proof.issued_at is None or proof.nonce is None:
+        if (
+            proof.signature is None
+            or proof.issued_at is None
+            or proof.nonce is None
+            or proof.key_id is None
+        ):
             return f"The approval of '{proof.reviewer_id}' carries no signature."
         if proof.action_hash != action.action_hash or proof.verdict != "approve":
             return f"The decision of '{proof.reviewer_id}' is not an approval of this action."
         if proof.tenant_id != tenant_id:
             return f"The approval of '{proof.reviewer_id}' is for another tenant."
-        if not signature_matches(key, proof.signed_document(run_id), proof.signature):
+        key_problem = keys.key_problem(proof.key_id)
+        if key_problem is not None:
+            return f"The approval of '{proof.reviewer_id}' cannot be checked. {key_problem}"
+        if not keys.matches(proof.signed_document(run_id), proof.key_id, proof.signature):
             return (
                 f"The approval of '{proof.reviewer_id}' was not signed by a signoff front end "
                 "for this run and this action."

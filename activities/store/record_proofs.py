@@ -15,20 +15,20 @@ from sqlalchemy import Engine
 
 from activities.store.database import use_session
 from activities.store.schema import DecisionNonce
+from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import DecisionEvent
-from workflows.decision_proof import signature_matches
 
 VERDICT_OF = {"approved": "approve", "rejected": "reject"}
 
 
-def record_refusal(engine: Engine, event: DecisionEvent, key: bytes) -> str | None:
+def record_refusal(engine: Engine, event: DecisionEvent, keys: VerificationKeys) -> str | None:
     """None when the event may be written; else why not."""
     record = event.record
     verdict = VERDICT_OF.get(record.kind)
     if verdict is None:
         return None  # the run's own record, written for the run alone
     proof = event.proof
-    if proof is None or proof.signature is None or proof.nonce is None:
+    if proof is None or proof.signature is None or proof.nonce is None or proof.key_id is None:
         return f"A record of a reviewer's decision ({record.kind}) came without its proof."
     same = (proof.action_hash, proof.verdict, proof.reviewer_id, proof.tenant_id) == (
         record.action_hash,
@@ -38,7 +38,10 @@ def record_refusal(engine: Engine, event: DecisionEvent, key: bytes) -> str | No
     )
     if not same:
         return "The record does not say what its signed decision says."
-    if not signature_matches(key, proof.signed_document(event.run_id), proof.signature):
+    key_problem = keys.key_problem(proof.key_id)
+    if key_problem is not None:
+        return f"The record's decision cannot be checked. {key_problem}"
+    if not keys.matches(proof.signed_document(event.run_id), proof.key_id, proof.signature):
         return "The record's decision was not signed by a signoff front end for this run."
     with use_session(engine) as session:
         claim = session.get(DecisionNonce, proof.nonce)

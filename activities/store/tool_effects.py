@@ -73,7 +73,7 @@ def claim_effect(
             problem = f"The {command.action.tool} tool may not run here: {requirements.refusal}."
         if problem is None and command.proofs:
             problem = signature_problem(
-                command.action, command.proofs, command.run_id, check.key
+                command.action, command.proofs, command.run_id, check.keys
             ) or spending_problem(session, command.proofs, command.run_id, command.idempotency_key)
         if problem is not None:
             _append_refused(session, command, f"{problem} {NOTHING_DONE_HERE}", check.caller_run_id)

@@ -2,8 +2,10 @@
 
 Authentication is the UI's: the session cookie (a POST then also needs the session's
 token in `X-CSRF-Token`), or the auth proxy's header in proxy mode; or, in either mode,
-a reviewer's personal token in `Authorization: Bearer` (`signoff user token`). Every refusal is
-`{"detail": "..."}` with the status code documented on the route.
+a reviewer's personal token in `Authorization: Bearer` (`signoff user token`); or, in
+session mode, the reviewer's password as `Authorization: Basic` (how `signoff approve`
+decides: this server is the decision service, the only holder of a signing key). Every
+refusal is `{"detail": "..."}` with the status code documented on the route.
 """
 
 from __future__ import annotations
@@ -181,7 +183,7 @@ async def decide(
     try:
         result = await decide_action(
             client,
-            request.app.state.decision_key,
+            request.app.state.decision_signer,
             run_id,
             Decider(reviewer.id, reviewer.tenant_id, reviewer.roles),
             body.action_hash,

@@ -162,7 +162,7 @@ async def decide(
     try:
         result = await decide_action(
             client,
-            request.app.state.decision_key,
+            request.app.state.decision_signer,
             run_id,
             Decider(reviewer.id, reviewer.tenant_id, reviewer.roles),
             action_hash,

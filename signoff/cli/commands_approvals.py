@@ -1,49 +1,37 @@
 """`signoff approve`, `reject`: deciding on irreversible actions from a terminal.
 
 A decision names the exact action hash that `signoff pending` (commands_pending.py)
-showed. The reviewer's tenant and roles come from the store, never from the command
-line; the workflow's update validator has the last word, and its refusal is printed
-as it was written.
+showed. The CLI holds no decision key: it sends the reviewer's password or API token
+and the decision to the decision service (decision_service.py), which authenticates
+the reviewer, reads their tenant and roles from its store and signs. The workflow's
+update validator has the last word, and its refusal is printed as it was written.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated
+from http import HTTPStatus
+from typing import Annotated, NoReturn
 
 import typer
-from temporalio.service import RPCError
 
-from signoff.cli.commands_runs import describe_or_fail
-from signoff.cli.store import opened_store
-from signoff.cli.support import (
-    EXIT_RUN_FAILED,
-    JsonOption,
-    emit_json,
-    fail,
-    run_async,
-    say,
-    settings,
+from signoff.cli.decision_service import (
+    NotThatReviewer,
+    ServiceCredential,
+    ServiceRefused,
+    ServiceUnreachable,
+    send_to_service,
 )
-from signoff.config.decision_key import load_decision_key
-from signoff.config.secret_files import WeakSecret
+from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
 from signoff.config.settings import Settings
-from signoff.config.temporal_client import connect
-from signoff.config.temporal_tls import TemporalSettingsError
-from signoff.service.accounts import Credential as AccountCredential
-from signoff.service.accounts import CredentialKind, authenticated
-from signoff.service.decisions import (
-    Decider,
-    DecisionNotAccepted,
-    DecisionUnavailable,
-    InvalidDecision,
-    decide,
-)
+from signoff.service.decisions import INVALID_HASH
 from workflows.actions import Verdict
-from workflows.agent_run import AgentRun
 
+# What the service takes (approvals_ui DecisionBody); checked first, to say it here.
+ACTION_HASH_PATTERN = r"[0-9a-f]{64}"
 HashOption = Annotated[str, typer.Option("--hash", help="The full action hash `pending` showed.")]
 ReviewerOption = Annotated[str, typer.Option("--as", help="The reviewer deciding, e.g. alice.")]
 
@@ -105,12 +93,47 @@ def _decide(
     as_json: bool,
 ) -> None:
     current = settings()
-    decider = authenticate(current, reviewer_id, credential)
+    if not re.fullmatch(ACTION_HASH_PATTERN, action_hash.strip().lower()):
+        fail(f"{INVALID_HASH} Copy it from `signoff pending`.")
+    proof = credential.read(reviewer_id, current)
+    url = current.resolved_decision_service_url
     try:
-        key = load_decision_key(current)
-    except WeakSecret as weak:
-        fail(str(weak))
-    run_async(_send(current, key, run_id, decider, action_hash, verdict, reason, as_json))
+        result = send_to_service(
+            url, proof, run_id, action_hash.strip().lower(), verdict, reason.strip()
+        )
+    except NotThatReviewer:
+        fail(
+            f"That API token is not '{reviewer_id}''s (or was revoked). Nothing was "
+            "decided; the reviewer gets a new one with `signoff user token`."
+        )
+    except ServiceUnreachable as unreachable:
+        fail(str(unreachable), EXIT_RUN_FAILED)
+    except ServiceRefused as refused:
+        _refused(refused, proof)
+    if as_json:
+        emit_json(result)
+    else:
+        say(f"{result.status}: {result.message}")
+        say(f"decided at {datetime.now(UTC):%H:%M:%S} UTC; `signoff status {run_id}` follows it.")
+
+
+def _refused(refused: ServiceRefused, proof: ServiceCredential) -> NoReturn:
+    """The service's answer, with today's exit codes: bad input 2, could not decide 1."""
+    if refused.status_code == HTTPStatus.UNAUTHORIZED:
+        if proof.is_token:
+            fail(
+                f"That API token is not '{proof.reviewer_id}''s (or was revoked). Nothing was "
+                "decided; the reviewer gets a new one with `signoff user token`."
+            )
+        fail(
+            f"Wrong password for '{proof.reviewer_id}', or no such reviewer with a "
+            "password. Nothing was decided; the reviewer sets one with `signoff user passwd`."
+        )
+    if refused.status_code == HTTPStatus.CONFLICT:
+        fail(f"refused: {refused.detail}")
+    if refused.status_code in (HTTPStatus.TOO_MANY_REQUESTS,) or refused.status_code >= 500:
+        fail(refused.detail, EXIT_RUN_FAILED)
+    fail(refused.detail)
 
 
 @dataclass(frozen=True)
@@ -120,7 +143,7 @@ class Credential:
     password_stdin: bool
     token_stdin: bool
 
-    def read(self, reviewer_id: str) -> str:
+    def read(self, reviewer_id: str, current: Settings) -> ServiceCredential:
         if self.password_stdin and self.token_stdin:
             fail("Give a password or a token, not both.")
         what = "API token" if self.token_stdin else "password"
@@ -128,66 +151,16 @@ class Credential:
             secret = sys.stdin.readline().rstrip("\n")
             if not secret:
                 fail(f"Nothing on stdin: give {reviewer_id}'s {what} on one line. Nothing decided.")
-            return secret
+            return ServiceCredential(reviewer_id, secret, is_token=self.token_stdin)
+        if current.reviewer_token is not None:
+            token = current.reviewer_token.get_secret_value()
+            return ServiceCredential(reviewer_id, token, is_token=True)
         if not sys.stdin.isatty():
             # No terminal to ask on: a prompt would only fail (GetPassWarning, Aborted!).
             fail(
                 f"No terminal to ask {reviewer_id}'s password: give it with --password-stdin, "
-                "or an API token with --token-stdin. Nothing was decided."
+                "or an API token with --token-stdin (or SIGNOFF_REVIEWER_TOKEN). Nothing was "
+                "decided."
             )
         entered: str = typer.prompt(f"Password of {reviewer_id}", hide_input=True)
-        return entered
-
-
-def authenticate(current: Settings, reviewer_id: str, credential: Credential) -> Decider:
-    """The reviewer, once their own password or API token proved it is them; exit 2
-    otherwise.
-
-    `--as` names the reviewer and the credential proves it: nobody decides as someone
-    else without that person's credential, so one operator cannot supply both approvals
-    of a four-eyes refund.
-    """
-    secret = credential.read(reviewer_id)
-    kind: CredentialKind = "token" if credential.token_stdin else "password"
-    with opened_store(current) as engine:
-        proof = authenticated(engine, AccountCredential(reviewer_id, secret, kind))
-    if proof.reviewer is None:
-        fail(f"{proof.problem} Nothing was decided.")
-    reviewer = proof.reviewer
-    return Decider(reviewer.id, reviewer.tenant_id, tuple(reviewer.role_list))
-
-
-async def _send(
-    current: Settings,
-    key: bytes,
-    run_id: str,
-    decider: Decider,
-    action_hash: str,
-    verdict: Verdict,
-    reason: str,
-    as_json: bool,
-) -> None:
-    try:
-        try:
-            client = await connect(current)
-        except TemporalSettingsError as error:
-            fail(str(error))
-        except RuntimeError:  # connect raises plain RuntimeErrors for network failures
-            raise DecisionUnavailable() from None
-        handle = client.get_workflow_handle_for(AgentRun.run, run_id)
-        try:
-            await describe_or_fail(handle)
-        except RPCError:
-            raise DecisionUnavailable() from None
-        result = await decide(client, key, run_id, decider, action_hash, verdict, reason)
-    except InvalidDecision as invalid:
-        fail(f"{invalid} Copy it from `signoff pending`.")
-    except DecisionNotAccepted as refused:
-        fail(refused.message if refused.run_ended else f"refused: {refused.message}")
-    except DecisionUnavailable as unavailable:
-        fail(unavailable.message, EXIT_RUN_FAILED)
-    if as_json:
-        emit_json(result)
-    else:
-        say(f"{result.status}: {result.message}")
-        say(f"decided at {datetime.now(UTC):%H:%M:%S} UTC; `signoff status {run_id}` follows it.")
+        return ServiceCredential(reviewer_id, entered, is_token=False)

@@ -20,8 +20,8 @@ import typer
 
 from signoff.cli.store import opened_store
 from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
-from signoff.config.decision_key import load_decision_key
-from signoff.config.secret_files import WeakSecret
+from signoff.config.decision_keys import DecisionKeyError, load_signer, load_verification_keys
+from signoff.config.decision_signatures import DecisionSigner, VerificationKeys
 from signoff.config.settings import Settings
 from signoff.service.audit import AuditQuery, ChainReport, audit_page, verify_chain
 from signoff.service.audit_heads import (
@@ -149,7 +149,7 @@ def heads_command(
 ) -> None:
     """Export each tenant chain's head (seq, row hash), signed; keep it out of the database."""
     current = settings()
-    key = _decision_key(current)
+    signer = _decision_signer(current)
     with opened_store(current) as engine:
         if tenant is not None:
             _known(engine, tenant)
@@ -159,7 +159,7 @@ def heads_command(
         for link in report.broken:
             say(f"audit broken: tenant {link.tenant_id}, seq {link.seq}: {link.why}", err=True)
         fail("No heads were exported: the audit is broken (see above).", EXIT_RUN_FAILED)
-    text = json.dumps(signed_heads(report, datetime.now(UTC), key), indent=2) + "\n"
+    text = json.dumps(signed_heads(report, datetime.now(UTC), signer), indent=2) + "\n"
     if output is None:
         typer.echo(text, nl=False)
         return
@@ -170,10 +170,18 @@ def heads_command(
     say(f"{len(report.heads)} head(s) written to {output}")
 
 
-def _decision_key(current: Settings) -> bytes:
+def _decision_signer(current: Settings) -> DecisionSigner:
+    """The decision service's signing key: heads are signed where decisions are."""
     try:
-        return load_decision_key(current)
-    except WeakSecret as error:
+        return load_signer(current)
+    except DecisionKeyError as error:
+        fail(f"{error} Export the heads on the decision service's host (the reviewer UI's).")
+
+
+def _public_keys(current: Settings) -> VerificationKeys:
+    try:
+        return load_verification_keys(current)
+    except DecisionKeyError as error:
         fail(str(error))
 
 
@@ -183,7 +191,7 @@ def _saved_heads(current: Settings, path: Path) -> list[ChainHead]:
     except (OSError, UnicodeDecodeError):
         fail(f"Cannot read the heads file {path}. Give the file `signoff audit heads` wrote.")
     try:
-        return read_heads_file(text, _decision_key(current))
+        return read_heads_file(text, _public_keys(current))
     except HeadsFileInvalid as error:
         fail(f"{path}: {error}.")
     except HeadsSignatureInvalid as error:

@@ -40,8 +40,9 @@ MIN_SECRET_CHARS = 8
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # Libraries that name every request's URL (a webhook's token) at INFO.
 URL_LOGGERS = ("httpx", "httpcore")
-# Secrets generated into home when unset (signoff/config/decision_key.py, the UI's sessions).
-GENERATED_SECRET_FILES = ("decision-key", "ui-secret")
+# Secrets generated into home when unset (the UI's sessions; the decision keys are a key ring
+# no log line holds: signoff/config/decision_keys.py).
+GENERATED_SECRET_FILES = ("ui-secret",)
 
 
 class Redactor:
@@ -122,7 +123,7 @@ def settings_secrets(settings: Settings) -> list[str]:
     held = (
         settings.anthropic_api_key,
         settings.openai_api_key,
-        settings.decision_key,
+        settings.reviewer_token,  # a reviewer's API token for approve/reject
         settings.ui_secret,
         settings.temporal_api_key,
         settings.metrics_token,

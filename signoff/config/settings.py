@@ -159,10 +159,20 @@ class Settings(BaseSettings):
     auth: Literal["session", "proxy"] = "session"
     auth_header: str = Field(default="X-Forwarded-User", pattern=r"^[A-Za-z0-9-]{1,64}$")
 
-    # Decisions. The key with which the reviewer UI and the CLI sign what a reviewer
-    # they authenticated decided, and with which the worker checks it; generated into
-    # `home/decision-key` (mode 0600) when unset. Give it to the UI and the workers only.
-    decision_key: SecretStr | None = None
+    # Decisions. The decision service (the reviewer UI/API server, which authenticates
+    # reviewers) signs what a reviewer decided with an Ed25519 key from its key ring,
+    # private and mode 0600 (default `home/decision-signing-keys.json`; only that host
+    # may hold it). Workers and the ledger (the refund's own check) verify with the
+    # public key set (default `home/decision-public-keys.json`): key id -> public key,
+    # and the retired ids. `signoff keys` (README, "Decision keys") manages both.
+    decision_signing_keys_file: Path | None = None
+    decision_public_keys_file: Path | None = None
+    # Where `signoff approve` and `reject` send a decision: the decision service's URL;
+    # default the local reviewer UI (http://ui_host:ui_port).
+    decision_service_url: str | None = Field(default=None, pattern=r"^https?://[^\s]+$")
+    # The reviewer's API token (`signoff user token`), for `signoff approve`/`reject`
+    # without a password prompt.
+    reviewer_token: SecretStr | None = None
     # A signed decision older than this when it reaches the run counts for nothing.
     decision_max_age_seconds: float = Field(default=300.0, gt=0)
     # Who a run started by no person is asked for (`signoff run` without `--as`, a
@@ -270,6 +280,18 @@ class Settings(BaseSettings):
     @property
     def codec_origins(self) -> list[str]:
         return [origin.strip() for origin in self.codec_cors_origins.split(",") if origin.strip()]
+
+    @property
+    def signing_keys_path(self) -> Path:
+        return self.decision_signing_keys_file or self.home / "decision-signing-keys.json"
+
+    @property
+    def public_keys_path(self) -> Path:
+        return self.decision_public_keys_file or self.home / "decision-public-keys.json"
+
+    @property
+    def resolved_decision_service_url(self) -> str:
+        return (self.decision_service_url or f"http://{self.ui_host}:{self.ui_port}").rstrip("/")
 
     def price_of(self, model: ModelRef) -> ModelPrice | None:
         """The model's price, free for the scripted model, None when unknown (Claude)."""

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from activities.store.chain_heads import HeadProblem, head_problems
 from activities.store.decision_chain import ChainHead, ChainReport
+from signoff.config.decision_signatures import DecisionSigner, VerificationKeys
 from signoff.service.head_signature import ALGORITHM, heads_signature_matches, sign_heads
 
 __all__ = [
@@ -51,6 +52,7 @@ class _Head(BaseModel):
 class _Document(BaseModel):
     model_config = ConfigDict(extra="forbid")
     purpose: str
+    key_id: str  # the decision service key that signed it
     exported_at: str
     heads: list[_Head]
 
@@ -61,20 +63,27 @@ class _HeadsFile(BaseModel):
     signature: str
 
 
-def signed_heads(report: ChainReport, exported_at: datetime, key: bytes) -> dict[str, Any]:
+def signed_heads(
+    report: ChainReport, exported_at: datetime, signer: DecisionSigner
+) -> dict[str, Any]:
     """The heads of the chains in `report`, as a signed heads file."""
     document = {
         "purpose": PURPOSE,
+        "key_id": signer.key_id,
         "exported_at": exported_at.isoformat(),
         "heads": [
             {"tenant_id": head.tenant_id, "seq": head.seq, "row_hash": head.row_hash}
             for head in report.chain_heads()
         ],
     }
-    return {"document": document, "algorithm": ALGORITHM, "signature": sign_heads(document, key)}
+    return {
+        "document": document,
+        "algorithm": ALGORITHM,
+        "signature": sign_heads(document, signer),
+    }
 
 
-def read_heads_file(text: str, key: bytes) -> list[ChainHead]:
+def read_heads_file(text: str, keys: VerificationKeys) -> list[ChainHead]:
     """The heads a file holds, once its signature holds. Raises HeadsFileInvalid for a
     file that is not a heads file, HeadsSignatureInvalid for one that does not verify."""
     try:
@@ -88,10 +97,10 @@ def read_heads_file(text: str, key: bytes) -> list[ChainHead]:
         raise HeadsFileInvalid(
             f"it is signed with {signed.algorithm!r}; this signoff checks {ALGORITHM!r}"
         )
-    if not heads_signature_matches(signed.document, signed.signature, key):
+    if not heads_signature_matches(signed.document, signed.signature, keys):
         raise HeadsSignatureInvalid(
-            "its signature does not hold: the file was altered, or signed with another "
-            "decision key than this deployment's (SIGNOFF_DECISION_KEY)"
+            "its signature does not hold: the file was altered, or signed with a decision "
+            "key this deployment's public keys do not hold (`signoff keys list`)"
         )
     try:
         document = _Document.model_validate(signed.document)

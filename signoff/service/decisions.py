@@ -2,7 +2,8 @@
 
 The caller has authenticated the reviewer (a session, an auth proxy, an API token, or
 the reviewer's password on the command line) and read who they are from the store.
-This module signs what that reviewer decided with the decision key, sends the `decide`
+This module signs what that reviewer decided with the decision service's private key
+(only the process that authenticated the reviewer holds one), sends the `decide`
 update, and turns every answer into one of three typed outcomes: a `DecisionResult`,
 `DecisionNotAccepted` (the run's refusal, in its own words), or `DecisionUnavailable`
 (Temporal or the run's worker did not answer). Each face maps them the same way: 409
@@ -19,9 +20,10 @@ from pydantic import ValidationError
 from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError
 
+from signoff.config.decision_signatures import DecisionSigner
 from signoff.service.pending import DECIDE_RPC_TIMEOUT, DecisionNotAccepted, send_decision
 from workflows.actions import Decision, DecisionResult, Verdict
-from workflows.decision_proof import NONCE_BYTES, sign
+from workflows.decision_proof import NONCE_BYTES
 
 UNAVAILABLE = (
     "The run did not answer: Temporal or its worker cannot be reached. Nothing was "
@@ -57,7 +59,7 @@ class DecisionUnavailable(Exception):
 
 
 def signed_decision(
-    key: bytes,
+    signer: DecisionSigner,
     run_id: str,
     decider: Decider,
     action_hash: str,
@@ -76,16 +78,17 @@ def signed_decision(
             reason=reason.strip(),
             issued_at=now or datetime.now(UTC),
             nonce=secrets.token_hex(NONCE_BYTES),
+            key_id=signer.key_id,
         )
     except ValidationError:
         raise InvalidDecision(INVALID_HASH) from None
-    signature = sign(key, unsigned.signed_document(run_id))
+    signature = signer.sign(unsigned.signed_document(run_id))
     return unsigned.model_copy(update={"signature": signature})
 
 
 async def decide(
     client: Client,
-    key: bytes,
+    signer: DecisionSigner,
     run_id: str,
     decider: Decider,
     action_hash: str,
@@ -94,7 +97,7 @@ async def decide(
     rpc_timeout: timedelta = DECIDE_RPC_TIMEOUT,
 ) -> DecisionResult:
     """Sign and send; raises InvalidDecision, DecisionNotAccepted or DecisionUnavailable."""
-    decision = signed_decision(key, run_id, decider, action_hash, verdict, reason)
+    decision = signed_decision(signer, run_id, decider, action_hash, verdict, reason)
     try:
         return await send_decision(client, run_id, decision, rpc_timeout)
     except WorkflowUpdateRPCTimeoutOrCancelledError:

@@ -55,6 +55,10 @@ COMMANDS = {
     "user": Lazy(
         "signoff.cli.commands_users", "Reviewer accounts: who signs in to the reviewer UI."
     ),
+    "keys": Lazy(
+        "signoff.cli.commands_keys",
+        "Decision keys: the decision service's signing keys, and their rotation.",
+    ),
     "audit": Lazy(
         "signoff.cli.commands_audit",
         "The decision audit: every decision, from the store, tamper-evident.",
@@ -109,8 +113,10 @@ def worker_command() -> None:
     """Run a worker until SIGTERM or Ctrl-C, which let activities in flight finish first."""
     import asyncio
 
-    from signoff.cli.support import client_for, run_async, say, settings
+    from signoff.cli.support import client_for, fail, run_async, say, settings
+    from signoff.config.decision_keys import DecisionKeyError, load_verification_keys
     from signoff.config.telemetry import worker_runtime
+    from signoff.config.temporal_tls import TemporalSettingsError, connection_security
     from signoff.service.mcp_servers import startup_report
     from signoff.wiring.observability import start_observability
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
@@ -118,6 +124,11 @@ def worker_command() -> None:
 
     current = settings()
     profiles = loaded_profiles_or_stop(current)
+    try:
+        connection_security(current)  # a TLS setting it could not use, named first
+        load_verification_keys(current)  # refused here, before it polls, with what to do
+    except (TemporalSettingsError, DecisionKeyError) as error:
+        fail(f"The worker will not start: {error}")
     start_observability(current, "worker")
 
     async def serve() -> None:
@@ -142,6 +153,7 @@ def ui_command(
     """Serve the reviewer web UI (sign in, inbox, decisions) until Ctrl-C."""
     from approvals_ui.sessions import UnsafeSecret, load_secret
     from signoff.cli.support import fail, run_async, say, settings
+    from signoff.config.decision_keys import ensure_key_ring
     from signoff.config.payload_keys import payload_cipher
     from signoff.config.temporal_tls import TemporalSettingsError, connection_security
     from signoff.wiring.observability import start_observability
@@ -153,6 +165,7 @@ def ui_command(
     port = port or current.ui_port
     try:
         load_secret(current)  # refused here, before anything listens
+        ensure_key_ring(current)  # this server is the decision service: it signs
         connection_security(current)  # and a TLS setting it could not use
         payload_cipher(current)  # and payload keys
     except (UnsafeSecret, TemporalSettingsError) as error:

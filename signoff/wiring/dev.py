@@ -23,6 +23,7 @@ from temporalio.client import Client
 from activities.store import demo_password, make_engine, seed_demo
 from approvals_ui.sessions import UnsafeSecret
 from signoff.cli.support import fail, say
+from signoff.config.decision_keys import ensure_key_ring
 from signoff.config.settings import Settings
 from signoff.config.telemetry import worker_runtime
 from signoff.config.temporal_client import connect
@@ -128,6 +129,9 @@ async def run_dev(settings: Settings) -> None:
         report = seed_demo(engine)
         engine.dispose()
         say(f"Demo data: {report.summary()}.")
+        # The UI in this process is the decision service: its key ring (and the public
+        # keys the worker checks with) exist before either starts.
+        ensure_key_ring(settings)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):

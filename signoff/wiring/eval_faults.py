@@ -32,7 +32,8 @@ from temporalio.worker import Worker
 
 from activities.refunds import RefundActivities
 from activities.store import make_engine
-from signoff.config.decision_key import load_decision_key
+from signoff.config.decision_keys import load_verification_keys
+from signoff.config.decision_signatures import VerificationKeys
 from signoff.config.settings import Settings
 from signoff.wiring.worker import build_worker
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
@@ -56,8 +57,8 @@ def unreachable_store_url(home: Path) -> str:
 
 
 class RefundsWhoseAnswerIsLost(RefundActivities):
-    def __init__(self, engine: Engine, key: bytes, every_attempt: bool) -> None:
-        super().__init__(engine, key)
+    def __init__(self, engine: Engine, keys: VerificationKeys, every_attempt: bool) -> None:
+        super().__init__(engine, keys)
         self._every_attempt = every_attempt
 
     @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
@@ -73,7 +74,7 @@ def late_refund_worker(
 ) -> Worker:
     """The worker of build_worker, with the refund's answer held back and no cache."""
     uncached = settings.model_copy(update={"worker_max_cached_workflows": NO_CACHE})
-    refunds = RefundsWhoseAnswerIsLost(engine, load_decision_key(settings), every_attempt)
+    refunds = RefundsWhoseAnswerIsLost(engine, load_verification_keys(settings), every_attempt)
     return build_worker(client, uncached, engine, refunds=refunds)
 
 

@@ -30,7 +30,7 @@ from temporalio.runtime import (
 
 from activities.store import make_engine
 from signoff.config.data_converter import data_converter_for
-from signoff.config.decision_key import load_decision_key
+from signoff.config.decision_keys import load_signer
 from signoff.config.settings import Settings
 from signoff.service.evals.runner import AttemptResult, EvalPlan, EvalStack, run_scenarios
 from signoff.service.evals.scripts import scenario_scripts
@@ -90,7 +90,7 @@ async def run_on(
     engine = make_engine(settings.resolved_database_url)
     try:
         async with fault_workers(client, settings, engine) as fault_queues:
-            stack = EvalStack(client, settings, engine, load_decision_key(settings), fault_queues)
+            stack = EvalStack(client, settings, engine, load_signer(settings), fault_queues)
             return await run_scenarios(stack, plan, progress)
     finally:
         engine.dispose()

@@ -23,7 +23,7 @@ from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
 from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
-from signoff.config.decision_key import load_decision_key
+from signoff.config.decision_keys import load_verification_keys
 from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.settings import Settings
 from signoff.service.waiting_reconcile import keep_reconciled
@@ -53,14 +53,15 @@ def build_worker(
     )
     models = models or build_model_turns(settings)
     gateway = ToolGateway(engine)
-    key = load_decision_key(settings)
-    refunds = refunds or RefundActivities(engine, key)
+    # Public keys only: a worker checks decisions and can never sign one.
+    keys = load_verification_keys(settings)
+    refunds = refunds or RefundActivities(engine, keys)
     effects = effects or ToolEffects(
-        engine, key, profiles or load_profiles(settings), settings.mcp_timeout_seconds
+        engine, keys, profiles or load_profiles(settings), settings.mcp_timeout_seconds
     )
     verifier = DecisionVerifier(
         engine,
-        key,
+        keys,
         timedelta(seconds=settings.decision_max_age_seconds),
     )
     limits = RunLimitsActivity(settings)
@@ -83,7 +84,7 @@ def build_worker(
             verifier.verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine, key).record_decision,
+            DecisionActivities(engine, keys).record_decision,
             limits.run_limits,
             ReviewerNotifier(settings).notify_reviewers,
             mcp.resolve,  # tools from MCP servers (README, "Connect an MCP server")

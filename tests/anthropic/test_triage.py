@@ -14,7 +14,7 @@ from activities.model_turn import ModelTurns
 from activities.refunds import RefundActivities
 from tests.anthropic.wire import CLAUDE, EPHEMERAL, RecordingGateway, tools_param
 from tests.anthropic_server import FakeMessagesApi, message, tool_use
-from tests.workflow.approvals import TEST_DECISION_KEY
+from tests.workflow.approvals import TEST_KEYS
 from tests.workflow.fakes import generous_limits, new_task_queue
 from workflows.agent_run import AgentRun, actor_hash
 from workflows.contracts import ModelRef, RunOutcome
@@ -40,7 +40,7 @@ async def triage(
         agent_model=AGENT_MODEL,
     )
     gateway = RecordingGateway(engine)
-    refunds = RefundActivities(engine, TEST_DECISION_KEY)
+    refunds = RefundActivities(engine, TEST_KEYS)
     queue = new_task_queue()
     agent: RunOutcome | None = None
     async with Worker(
@@ -54,7 +54,7 @@ async def triage(
             refunds.execute_refund,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine, TEST_DECISION_KEY).record_decision,
+            DecisionActivities(engine, TEST_KEYS).record_decision,
             generous_limits,
         ],
     ):

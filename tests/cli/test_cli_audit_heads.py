@@ -16,6 +16,9 @@ from tests.store.chain_rewrite import delete_from, edit_row, rewrite_and_rehash
 
 
 def saved(tmp_path: Path) -> Path:
+    """Heads exported where they are signed: on the decision service's host (its key ring
+    made here with `signoff keys init`)."""
+    assert CliRunner().invoke(app, ["keys", "init"]).exit_code == 0
     heads = tmp_path / "heads.json"
     answer = CliRunner().invoke(app, ["audit", "heads", "--output", str(heads)])
     assert answer.exit_code == 0, answer.output
@@ -31,7 +34,8 @@ def test_a_rehashed_chain_fails_only_against_saved_heads(
     assert [(head["tenant_id"], head["seq"]) for head in document["heads"]] == [("demo", 2)]
     cli = CliRunner()
     before = cli.invoke(app, ["audit", "verify", "--expect-heads", str(heads)])
-    assert before.exit_code == 0 and "every saved head holds: 1 head(s)" in before.stdout
+    assert before.exit_code == 0, before.output
+    assert "every saved head holds: 1 head(s)" in before.stdout
 
     rewrite_and_rehash(audited_store, "demo", 1, "approved after a call")
     alone = cli.invoke(app, ["audit", "verify"])
@@ -81,9 +85,20 @@ def test_an_altered_heads_file_is_refused(audited_store: Engine, tmp_path: Path)
 def test_a_file_that_is_not_a_heads_file_is_bad_input(
     audited_store: Engine, tmp_path: Path
 ) -> None:
+    assert CliRunner().invoke(app, ["keys", "init"]).exit_code == 0  # the public keys are there
     other = tmp_path / "other.json"
     other.write_text('{"intact": true}')
     for path in (other, tmp_path / "missing.json"):
         answer = CliRunner().invoke(app, ["audit", "verify", "--expect-heads", str(path)])
         assert answer.exit_code == 2, answer.output
         assert "heads file" in answer.stderr
+
+
+def test_a_host_without_the_decision_key_ring_cannot_sign_heads(
+    audited_store: Engine, tmp_path: Path
+) -> None:
+    answer = CliRunner().invoke(app, ["audit", "heads", "--output", str(tmp_path / "h.json")])
+    assert answer.exit_code == 2
+    assert "holds no decision signing key" in answer.output
+    assert "Export the heads on the decision service's host" in answer.output
+    assert not (tmp_path / "h.json").exists()

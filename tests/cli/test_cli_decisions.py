@@ -1,36 +1,63 @@
 """`signoff approve --as NAME` needs NAME's own password; a bad one decides nothing.
 
-Temporal is not even running here: a refusal must come before any contact with it, and
-with the right password the command goes on and says that Temporal did not answer.
+The CLI host here holds no decision key at all (its SIGNOFF_HOME is empty): the CLI
+sends the credential and the decision to a real decision service (the reviewer UI
+server, with the store and the key ring in a home of its own), which authenticates the
+reviewer. Temporal is not even running: a refusal must come before any contact with
+it, and with the right password the service goes on and says that Temporal did not
+answer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from activities.store import issue_token, make_engine, revoke_token
-from signoff.config.settings import get_settings
+from activities.store import issue_token, make_engine, revoke_token, seed_demo
+from approvals_ui.main import create_app
+from signoff.config.decision_keys import DecisionKeyError, load_signer
+from signoff.config.settings import Settings, get_settings
 from signoff.service.decisions import UNAVAILABLE
 from signoff.wiring.app import app
 from signoff.wiring.local_stack import free_port
 from tests.admin import ADMIN
 from tests.clock import clock_now
+from tests.live_ui import served
 
 HASH = "ab" * 32
 
 
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, str]]:
+    """The decision service's settings and URL: its own home, store and key ring."""
+    settings = Settings(
+        home=tmp_path_factory.mktemp("service"),
+        temporal_address=f"127.0.0.1:{free_port()}",
+        ui_secret=None,
+    )
+    engine = make_engine(settings.resolved_database_url)
+    seed_demo(engine)
+    engine.dispose()
+    with served(create_app(settings)) as url:
+        yield settings, url
+
+
 @pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
+def cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, service: tuple[Settings, str]
+) -> Iterator[CliRunner]:
+    cli_home = tmp_path / "cli-host"
+    cli_home.mkdir()
+    monkeypatch.setenv("SIGNOFF_HOME", str(cli_home))
     monkeypatch.setenv("SIGNOFF_TEMPORAL_ADDRESS", f"127.0.0.1:{free_port()}")
+    monkeypatch.setenv("SIGNOFF_DECISION_SERVICE_URL", service[1])
+    monkeypatch.delenv("SIGNOFF_REVIEWER_TOKEN", raising=False)
     get_settings.cache_clear()
-    runner = CliRunner()
-    assert runner.invoke(app, ["seed", "--demo"]).exit_code == 0
-    yield runner
+    yield CliRunner()
     get_settings.cache_clear()
 
 
@@ -54,25 +81,36 @@ def test_the_right_password_goes_on_to_the_run(cli: CliRunner) -> None:
     assert UNAVAILABLE in stderr.replace("\n", " ")
 
 
-def test_a_short_decision_key_is_refused_with_what_to_do(
+def test_the_cli_host_holds_no_key_and_cannot_sign(cli: CliRunner, tmp_path: Path) -> None:
+    code, _ = approve(cli, "alice", "demo-alice")  # went through the service
+    assert code == 1
+    cli_host = Settings(home=tmp_path / "cli-host")
+    assert list(cli_host.home.iterdir()) == []
+    with pytest.raises(DecisionKeyError, match="holds no decision signing key"):
+        load_signer(cli_host)
+
+
+def test_no_decision_service_is_a_clear_failure(
     cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SIGNOFF_DECISION_KEY", "short")
+    monkeypatch.setenv("SIGNOFF_DECISION_SERVICE_URL", f"http://127.0.0.1:{free_port()}")
     get_settings.cache_clear()
     code, stderr = approve(cli, "alice", "demo-alice")
-    assert code == 2 and "SIGNOFF_DECISION_KEY has 5 bytes; it needs at least 32" in stderr
+    assert code == 1
+    assert "did not answer. Nothing was decided" in stderr.replace("\n", " ")
+    assert "Traceback" not in stderr
 
 
-def test_a_key_file_others_can_read_is_refused(cli: CliRunner, tmp_path: Path) -> None:
-    key = tmp_path / "decision-key"
-    key.write_text("k" * 48)
-    key.chmod(0o644)
-    code, stderr = approve(cli, "alice", "demo-alice")
-    assert code == 2 and "can be read or written by other users" in stderr
+def test_a_malformed_hash_is_refused_before_anything_is_sent(cli: CliRunner) -> None:
+    args = ["approve", "run-demo-x", "--hash", "abc", "--as", "alice", "--password-stdin"]
+    result = cli.invoke(app, args, input="demo-alice\n")
+    assert result.exit_code == 2 and "64-character hash" in result.stderr
 
 
-def test_an_api_token_proves_only_its_own_reviewer(cli: CliRunner, tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
+def test_an_api_token_proves_only_its_own_reviewer(
+    cli: CliRunner, service: tuple[Settings, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = make_engine(service[0].resolved_database_url)
     _, _, token = issue_token(engine, ADMIN, "bob", timedelta(days=1))
     engine.dispose()
     args = ["approve", "run-demo-x", "--hash", HASH, "--as"]
@@ -81,12 +119,19 @@ def test_an_api_token_proves_only_its_own_reviewer(cli: CliRunner, tmp_path: Pat
     assert as_alice.exit_code == 2 and "not 'alice''s" in as_alice.stderr
     as_bob = cli.invoke(app, [*args, "bob", "--token-stdin"], input=token + "\n")
     assert as_bob.exit_code == 1 and UNAVAILABLE in as_bob.stderr.replace("\n", " ")
+    # The token from the environment, without stdin.
+    monkeypatch.setenv("SIGNOFF_REVIEWER_TOKEN", token)
+    get_settings.cache_clear()
+    from_env = cli.invoke(app, [*args, "bob"])
+    assert from_env.exit_code == 1 and UNAVAILABLE in from_env.stderr.replace("\n", " ")
+    revoked = cli.invoke(app, [*args, "bob", "--token-stdin"], input="not-a-token\n")
+    assert revoked.exit_code == 2 and "not 'bob''s" in revoked.stderr
 
 
 def test_a_revoked_or_expired_token_decides_nothing_and_says_why(
-    cli: CliRunner, tmp_path: Path
+    cli: CliRunner, service: tuple[Settings, str]
 ) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
+    engine = make_engine(service[0].resolved_database_url)
     long_ago = clock_now() - timedelta(days=2)
     _, _, expired = issue_token(engine, ADMIN, "bob", timedelta(days=1), now=long_ago)
     _, row, revoked = issue_token(engine, ADMIN, "bob", timedelta(days=1))
@@ -95,5 +140,5 @@ def test_a_revoked_or_expired_token_decides_nothing_and_says_why(
     args = ["approve", "run-demo-x", "--hash", HASH, "--as", "bob", "--token-stdin"]
     for token, why in ((expired, "expired at"), (revoked, "was revoked at")):
         answer = cli.invoke(app, args, input=token + "\n")
-        assert answer.exit_code == 2 and why in answer.stderr
+        assert answer.exit_code == 2 and why in answer.stderr, answer.stderr
         assert "Nothing was decided" in answer.stderr

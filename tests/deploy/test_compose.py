@@ -82,7 +82,7 @@ def test_signoff_services_set_only_settings_variables_with_valid_values(
 ) -> None:
     known = settings_variables()
     services = signoff_services(document)
-    assert set(services) == {"migrate", "seed", "worker", "ui"}
+    assert set(services) == {"migrate", "seed", "decision-keys", "worker", "ui"}
     for name, service in services.items():
         environment = service.get("environment", {})
         unknown = set(environment) - known
@@ -181,6 +181,7 @@ def test_start_order_is_a_chain_of_conditions(document: dict[str, Any]) -> None:
             "temporal-setup",
             "migrate",
             "seed",
+            "decision-keys",
         } <= before(face)
 
 
@@ -205,6 +206,17 @@ def test_signoff_runs_as_its_runtime_role_and_only_migrate_as_the_owner(
     roles_script = f"{REPO_ROOT / 'deploy' / 'postgres' / 'roles.sh'}:/docker-entrypoint-initdb.d/"
     mounted = document["services"]["postgresql"]["volumes"]
     assert any(str(volume).startswith(roles_script) for volume in mounted), mounted
+
+
+def test_only_the_decision_service_mounts_the_private_keys(document: dict[str, Any]) -> None:
+    services = document["services"]
+    ring = "/var/lib/signoff-keys/decision-signing-keys.json"
+    for name in ("decision-keys", "ui"):
+        assert services[name]["environment"]["SIGNOFF_DECISION_SIGNING_KEYS_FILE"] == ring
+    for name, service in services.items():
+        mounts = " ".join(str(volume) for volume in service.get("volumes", []))
+        holds_ring = "/var/lib/signoff-keys" in mounts
+        assert holds_ring == (name in ("decision-keys", "ui")), name
 
 
 def test_images_are_pinned_and_mounted_files_exist(document: dict[str, Any]) -> None:

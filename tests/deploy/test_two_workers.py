@@ -35,7 +35,7 @@ from activities.store import list_refunds, make_engine, seed_demo
 from tests.anthropic_server import FakeMessagesApi, message, serving, text
 from tests.conftest import dev_server as started_dev_server
 from tests.deploy.worker_process import wait_until, worker_environment, worker_process
-from tests.workflow.approvals import APPROVAL_RUN_DEADLINE, TEST_DECISION_KEY, decide, decision
+from tests.workflow.approvals import APPROVAL_RUN_DEADLINE, decide, decision
 from tests.workflow.approvals import pending_actions as waiting_actions
 from tests.workflow.fakes import new_task_queue, replay, run_request, start
 from workflows.contracts import MODEL_TURN_ACTIVITY, ModelRef, RunOutcome
@@ -118,7 +118,6 @@ async def test_a_worker_killed_mid_turn_and_mid_wait_leaves_every_run_to_the_oth
         SIGNOFF_TEMPORAL_ADDRESS=client.service_client.config.target_host,
         SIGNOFF_TASK_QUEUE=task_queue,
         SIGNOFF_DATABASE_URL=database_url,
-        SIGNOFF_DECISION_KEY=TEST_DECISION_KEY.decode(),
         ANTHROPIC_API_KEY="test-key",
         ANTHROPIC_BASE_URL=model_api.base_url,
     )

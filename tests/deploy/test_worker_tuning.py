@@ -17,6 +17,7 @@ from activities.models.scripted import ScriptedModel
 from signoff.config.settings import Settings
 from signoff.wiring import worker as worker_module
 from signoff.wiring.worker import build_worker, run_worker
+from tests.workflow.approvals import install_test_public_keys
 from tests.workflow.fakes import new_task_queue
 
 WAIT_SECONDS = 30
@@ -35,6 +36,7 @@ def test_the_defaults_suit_two_cores() -> None:
 async def test_the_worker_is_built_from_the_settings(
     time_skipping_env: WorkflowEnvironment, tmp_path: Path
 ) -> None:
+    install_test_public_keys(tmp_path)
     settings = Settings(
         home=tmp_path,
         task_queue=new_task_queue(),
@@ -68,6 +70,7 @@ async def test_the_heartbeat_file_lives_while_the_worker_runs(
     time_skipping_env: WorkflowEnvironment, tmp_path: Path
 ) -> None:
     alive = tmp_path / "state" / "worker-alive"
+    install_test_public_keys(tmp_path)
     settings = Settings(home=tmp_path, task_queue=new_task_queue(), worker_heartbeat_file=alive)
     stop = asyncio.Event()
     running = asyncio.create_task(run_worker(time_skipping_env.client, settings, stop))
@@ -96,6 +99,7 @@ async def test_a_stopped_worker_closes_its_model_clients(
         return Watched(ScriptedModel(SCRIPTS_DIR), anthropic_factory=None)
 
     monkeypatch.setattr(worker_module, "build_model_turns", watched_turns)
+    install_test_public_keys(tmp_path)
     settings = Settings(home=tmp_path, task_queue=new_task_queue())
     stop = asyncio.Event()
     running = asyncio.create_task(run_worker(time_skipping_env.client, settings, stop))

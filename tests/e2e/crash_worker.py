@@ -32,7 +32,7 @@ from activities.store import make_engine
 from activities.tool_gateway import ToolGateway
 from signoff.config.data_converter import data_converter
 from signoff.config.settings import Settings
-from tests.workflow.approvals import SKIPPING_MAX_AGE, TEST_DECISION_KEY
+from tests.workflow.approvals import SKIPPING_MAX_AGE, TEST_KEYS
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
 from workflows.agent_run import AgentRun
 
@@ -53,7 +53,7 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
     engine = make_engine(database_url)
     models = build_model_turns(settings)
     gateway = ToolGateway(engine)
-    refunds = RefundsThatCrashAfterCommit(engine, TEST_DECISION_KEY)
+    refunds = RefundsThatCrashAfterCommit(engine, TEST_KEYS)
     worker = Worker(
         client,
         task_queue=task_queue,
@@ -63,10 +63,10 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
             gateway.run_tool,
             refunds.read_action_state,
             refunds.execute_refund,
-            DecisionVerifier(engine, TEST_DECISION_KEY, SKIPPING_MAX_AGE).verify_decision,
+            DecisionVerifier(engine, TEST_KEYS, SKIPPING_MAX_AGE).verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine, TEST_DECISION_KEY).record_decision,
+            DecisionActivities(engine, TEST_KEYS).record_decision,
             RunLimitsActivity(settings).run_limits,
         ],
         max_cached_workflows=0,

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import SecretStr
 from temporalio.client import Client
 
 from activities.store import make_engine
@@ -29,7 +28,7 @@ from signoff.config.data_converter import data_converter
 from signoff.config.profiles import load_profile_file
 from signoff.config.settings import Settings
 from signoff.wiring.worker import build_worker
-from tests.workflow.approvals import TEST_DECISION_KEY
+from tests.workflow.approvals import TEST_KEYS, install_test_keys
 from workflows.actions import ToolActionCommand
 
 
@@ -54,7 +53,6 @@ def crash_settings(
         temporal_address=address,
         task_queue=task_queue,
         database_url=database_url,
-        decision_key=SecretStr(TEST_DECISION_KEY.decode()),
         profiles=Path(profiles),
         scripts_dir=Path(__file__).with_name("scripts"),
         worker_max_cached_workflows=0,
@@ -63,10 +61,11 @@ def crash_settings(
 
 async def main(address: str, task_queue: str, database_url: str, home: str, profiles: str) -> None:
     settings = crash_settings(address, task_queue, database_url, home, profiles)
+    install_test_keys(settings)
     client = await Client.connect(address, data_converter=data_converter)
     engine = make_engine(database_url)
     effects = EffectsThatCrashAfterTheCall(
-        engine, TEST_DECISION_KEY, load_profile_file(Path(profiles)), settings.mcp_timeout_seconds
+        engine, TEST_KEYS, load_profile_file(Path(profiles)), settings.mcp_timeout_seconds
     )
     async with build_worker(client, settings, engine, effects=effects):
         await asyncio.Event().wait()

@@ -3,7 +3,9 @@ hash it showed, then `status` with the decision trail; the ledger is read at the
 
 Two runs go side by side, one approved (T-1042: 89.90 on C-1042) and one rejected
 (T-2210: 45.00 on C-2210), because every `signoff` process pays seconds of start-up:
-each step runs both commands at once.
+each step runs both commands at once. The decisions are made from a CLI host with no
+decision key (a SIGNOFF_HOME of its own, empty): `approve` and `reject` send them to
+the decision service, the stack's reviewer UI, which alone signs.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def pending_rows(env: dict[str, str]) -> dict[str, dict[str, Any]]:
     return {row["run_id"]: row for row in listed["items"]}
 
 
-def test_approve_and_reject_from_the_terminal(dev_stack: dict[str, str]) -> None:
+def test_approve_and_reject_from_the_terminal(dev_stack: dict[str, str], tmp_path: Path) -> None:
     started = signoff_at_once(
         dev_stack,
         ["run", "--ticket", "T-1042", "--request-id", "e2e-approve", "--json"],
@@ -68,8 +70,13 @@ def test_approve_and_reject_from_the_terminal(dev_stack: dict[str, str]) -> None
     )
     assert (to_reject["order"], to_reject["amount"]) == ("C-2210", "45.00")
 
+    cli_host = {
+        **dev_stack,
+        "SIGNOFF_HOME": str(tmp_path),
+        "SIGNOFF_DECISION_SERVICE_URL": f"http://127.0.0.1:{dev_stack['SIGNOFF_UI_PORT']}",
+    }
     approved, rejected = signoff_at_once(
-        dev_stack,
+        cli_host,
         [
             "approve",
             approve_run,
@@ -98,6 +105,7 @@ def test_approve_and_reject_from_the_terminal(dev_stack: dict[str, str]) -> None
     assert json_of(approved)["status"] == "approved"
     assert rejected.returncode == 0, rejected.stderr
     assert json_of(rejected)["status"] == "rejected"
+    assert list(tmp_path.iterdir()) == []  # the CLI host still holds no key, nor anything
 
     def statuses() -> list[dict[str, Any]]:
         return [

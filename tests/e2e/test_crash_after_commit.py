@@ -22,7 +22,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from pydantic import SecretStr
 from temporalio.api.history.v1 import History
 from temporalio.testing import WorkflowEnvironment
 
@@ -32,9 +31,9 @@ from signoff.wiring.worker import build_worker
 from tests.conftest import dev_server as started_dev_server
 from tests.workflow.approvals import (
     APPROVAL_RUN_DEADLINE,
-    TEST_DECISION_KEY,
     decide,
     decision,
+    install_test_keys,
     pending_actions,
 )
 from tests.workflow.fakes import new_task_queue, replay, run_request, start
@@ -120,13 +119,9 @@ async def test_worker_killed_after_the_refund_committed(
     (committed,) = list_refunds(engine, "demo", "C-1042")  # the commit came before the kill
     assert (await handle.describe()).status is not None
 
-    # The deployment's one decision key: the retry verifies the same signed approval.
-    settings = Settings(
-        home=tmp_path,
-        database_url=database_url,
-        task_queue=task_queue,
-        decision_key=SecretStr(TEST_DECISION_KEY.decode()),
-    )
+    # The deployment's public key: the retry verifies the same signed approval.
+    settings = Settings(home=tmp_path, database_url=database_url, task_queue=task_queue)
+    install_test_keys(settings)
     async with build_worker(env.client, settings, engine):
         outcome = await asyncio.wait_for(handle.result(), FINISH_SECONDS)
     history = await handle.fetch_history()

@@ -34,7 +34,13 @@ from tests.conftest import dev_server as started_dev_server
 from tests.e2e.mcp_crash_worker import crash_settings
 from tests.mcp.conftest import TIMEOUT_SECONDS, declared, mcp_server_process
 from tests.mcp.test_mcp_runs import PROFILE
-from tests.workflow.approvals import APPROVAL_RUN_DEADLINE, decide, decision, pending_actions
+from tests.workflow.approvals import (
+    APPROVAL_RUN_DEADLINE,
+    decide,
+    decision,
+    install_test_keys,
+    pending_actions,
+)
 from tests.workflow.fakes import new_task_queue, replay, run_request, start
 from workflows.contracts import ModelRef
 
@@ -100,6 +106,7 @@ async def test_worker_killed_after_the_mcp_call_makes_one_effect(
         assert returncode == -signal.SIGKILL, log_path.read_text()
         (made,) = labels(server.state)  # the server acted before the kill
         settings = crash_settings(*arguments)
+        install_test_keys(settings)
         async with build_worker(env.client, settings, engine, profiles=profiles):
             outcome = await asyncio.wait_for(handle.result(), FINISH_SECONDS)
         await replay(handle)

@@ -49,7 +49,6 @@ pytestmark = [pytest.mark.devserver, pytest.mark.postgres]
 ANTHROPIC_KEY = "sk-ant-grepme-anthropic-7c1d9e"
 OPENAI_KEY = "sk-grepme-openai-4b8a2f"
 DB_PASSWORD = "grepme-pg-password-e5a7"
-DECISION_KEY = "grepme-decision-key-0123456789abcdef0123"
 UI_SECRET = "grepme-ui-secret-fedcba9876543210fedcba"
 WEBHOOK_TOKEN = "grepme-webhook-token-31f5"
 METRICS_TOKEN = "grepme-metrics-token-9d2c"
@@ -106,7 +105,6 @@ def test_no_secret_is_written_anywhere(home: Path) -> None:
             SIGNOFF_MODEL="scripted",
             SIGNOFF_ANTHROPIC_API_KEY=ANTHROPIC_KEY,
             SIGNOFF_OPENAI_API_KEY=OPENAI_KEY,
-            SIGNOFF_DECISION_KEY=DECISION_KEY,
             SIGNOFF_UI_SECRET=UI_SECRET,
             SIGNOFF_NOTIFY_WEBHOOK_URL=webhook_url,
             SIGNOFF_METRICS_PORT=str(metrics_port),
@@ -114,6 +112,9 @@ def test_no_secret_is_written_anywhere(home: Path) -> None:
             SIGNOFF_PAYLOAD_KEYS=f"k1:{PAYLOAD_KEY}",
         ) as (env, _):
             ui = f"http://127.0.0.1:{env['SIGNOFF_UI_PORT']}"
+            # The decision service's private keys, made at its first start.
+            ring = json.loads((home / "decision-signing-keys.json").read_text())
+            private_keys = list(ring["private_keys"].values())
             run(env, "seed")
             # The administrator's token from the store; then the CLI, with it in
             # SIGNOFF_TOKEN, issues alice's (its output is the one place that may show it).
@@ -178,7 +179,6 @@ def test_no_secret_is_written_anywhere(home: Path) -> None:
         "Anthropic key": ANTHROPIC_KEY,
         "OpenAI key": OPENAI_KEY,
         "database password": DB_PASSWORD,
-        "decision key": DECISION_KEY,
         "UI secret": UI_SECRET,
         "webhook token": WEBHOOK_TOKEN,
         "metrics token": METRICS_TOKEN,
@@ -186,6 +186,7 @@ def test_no_secret_is_written_anywhere(home: Path) -> None:
         "API token": api_token,
         "administrator's token (SIGNOFF_TOKEN)": admin,
     }
+    secrets.update({f"decision private key {n}": key for n, key in enumerate(private_keys)})
     found = [
         f"{name} in {where}"
         for where, text in written.items()

@@ -20,7 +20,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pydantic import SecretStr
 from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.client import Client, WorkflowHandle
@@ -41,7 +40,7 @@ from signoff.config.settings import Settings
 from signoff.service.run_requests import offered_specs
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
-from tests.workflow.approvals import signed
+from tests.workflow.approvals import TEST_KEYS, install_test_keys, signed
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, Decision, RefundCommand, RefundResult
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, RunRequest, run_id_for
@@ -54,8 +53,6 @@ DEMO = ModelRef(provider="scripted", model_id="demo")
 TRIAGE = ModelRef(provider="scripted", model_id="triage")
 INJECTION = ModelRef(provider="scripted", model_id="injection")
 REPLY = ModelRef(provider="scripted", model_id="reply")
-# Only this recording's worker and front end know it; nothing secret is in a history.
-RECORDING_KEY = "recording-decision-key-" + "x" * 24
 
 
 def agent_request(
@@ -100,7 +97,7 @@ async def wait_for_pending(handle: WorkflowHandle[Any, Any], count: int = 1) -> 
 def decision(
     handle: WorkflowHandle[Any, Any], digest: str, reviewer: str, verdict: str, reason: str = ""
 ) -> Decision:
-    """Signed as the reviewer UI signs, with the recording worker's decision key."""
+    """Signed as the decision service signs; the recording worker holds its public key."""
     unsigned = Decision.model_validate(
         {
             "action_hash": digest,
@@ -111,7 +108,7 @@ def decision(
             "reason": reason,
         }
     )
-    return signed(unsigned, handle.id, RECORDING_KEY.encode())
+    return signed(unsigned, handle.id)
 
 
 async def reply_confirmed(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
@@ -239,9 +236,7 @@ class LedgerThatNeverAnswers(RefundActivities):
 
 def worker_with_failing_ledger(client: Client, settings: Settings, engine: Engine) -> Worker:
     """build_worker's worker, with a refund activity whose outcome is never known."""
-    return build_worker(
-        client, settings, engine, refunds=LedgerThatNeverAnswers(engine, RECORDING_KEY.encode())
-    )
+    return build_worker(client, settings, engine, refunds=LedgerThatNeverAnswers(engine, TEST_KEYS))
 
 
 Scenario = Callable[[Client, str, datetime], Awaitable[WorkflowHandle[Any, Any]]]
@@ -305,8 +300,8 @@ async def record_on(env: WorkflowEnvironment, names: list[str]) -> None:
                 settings = Settings(
                     home=Path(home),
                     task_queue=f"record-{uuid.uuid4().hex}",
-                    decision_key=SecretStr(RECORDING_KEY),
                 )
+                install_test_keys(settings)
                 engine = make_engine(settings.resolved_database_url)
                 seed_demo(engine)
                 make_worker = WORKERS.get(name) or more.WORKERS.get(name, build_worker)

@@ -15,15 +15,18 @@ from sqlalchemy import Engine
 from temporalio.testing import ActivityEnvironment
 
 from activities.store.decision_nonces import claim_nonce
+from signoff.config.decision_signatures import DecisionSigner
 from tests.store.test_waiting_actions import an_action
-from tests.workflow.approvals import signed
+from tests.workflow.approvals import TEST_SIGNER, signed
 from workflows.actions import Decision, PendingAction, RefundCommand, Verdict
 from workflows.approval_policy import (
     recomputed_hash,
 )
 from workflows.refund_commands import refund_command
 
-PROOF_KEY = b"store-tests-decision-key-32-bytes-long!!"
+# The decision service's signer in these tests, and the public keys the ledger holds.
+PROOF_SIGNER = TEST_SIGNER
+PROOF_KEYS = PROOF_SIGNER.verification_keys()
 RUN_ID = "run-demo-proven"
 
 
@@ -42,12 +45,12 @@ def signed_approval(
     action: PendingAction,
     reviewer: str,
     *,
-    key: bytes = PROOF_KEY,
+    signer: DecisionSigner = PROOF_SIGNER,
     issued_at: datetime | None = None,
 ) -> Decision:
     """An approval of `action` as a front end signs it, accepted by the run."""
     return signed_decision(
-        engine, RUN_ID, action.action_hash, reviewer, "approve", key=key, issued_at=issued_at
+        engine, RUN_ID, action.action_hash, reviewer, "approve", signer=signer, issued_at=issued_at
     )
 
 
@@ -59,7 +62,7 @@ def signed_decision(
     verdict: Verdict,
     *,
     reason: str = "",
-    key: bytes = PROOF_KEY,
+    signer: DecisionSigner = PROOF_SIGNER,
     issued_at: datetime | None = None,
 ) -> Decision:
     """A decision as a front end signs it, accepted by `run_id` (its nonce claimed, as
@@ -72,7 +75,7 @@ def signed_decision(
         tenant_id="demo",
         reason=reason,
     )
-    proof = signed(unsigned, run_id, key, issued_at)
+    proof = signed(unsigned, run_id, signer, issued_at)
     assert proof.nonce is not None and proof.issued_at is not None
     claim_nonce(
         engine,

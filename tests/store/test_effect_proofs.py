@@ -16,19 +16,22 @@ from activities.refunds import RefundActivities
 from activities.store.database import use_session, write_transaction
 from activities.store.refunds import list_refunds
 from activities.store.schema import DecisionNonce, DecisionRow
+from signoff.config.decision_signatures import VerificationKeys
 from tests.store.proofs import (
-    PROOF_KEY,
+    PROOF_KEYS,
+    PROOF_SIGNER,
     RUN_ID,
     as_run,
     proven_action,
     proven_command,
     signed_approval,
 )
+from tests.workflow.approvals import signed_by_an_impostor
 from workflows.actions import RefundCommand, RefundResult
 
 
 async def executed(store: Engine, command: RefundCommand, caller: str = RUN_ID) -> RefundResult:
-    return await as_run(caller).run(RefundActivities(store, PROOF_KEY).execute_refund, command)
+    return await as_run(caller).run(RefundActivities(store, PROOF_KEYS).execute_refund, command)
 
 
 def refused_rows(store: Engine) -> list[DecisionRow]:
@@ -63,7 +66,7 @@ def names_without_proofs(store: Engine) -> RefundCommand:
 
 def forged(store: Engine) -> RefundCommand:
     action = proven_action(store, 2000)
-    wrong = signed_approval(store, action, "alice", key=b"not-the-decision-key-" + b"x" * 20)
+    wrong = signed_by_an_impostor(signed_approval(store, action, "alice"), RUN_ID)
     return proven_command(action, [wrong])
 
 
@@ -149,6 +152,19 @@ async def test_a_command_without_its_proof_is_refused_and_recorded(
     (row,) = refused_rows(store)
     assert (row.run_id, row.action_hash) == (command.run_id, command.action_hash)
     assert why in row.reason and f"workflow '{RUN_ID}'" in row.reason
+
+
+async def test_an_approval_signed_with_a_retired_key_is_refused(store: Engine) -> None:
+    """Retiring a key (`signoff keys retire`) withdraws what it signed, even a proof
+    already on its way to the effect."""
+    action = proven_action(store, 2000)
+    command = proven_command(action, [signed_approval(store, action, "alice")])
+    retired = VerificationKeys(keys={}, retired=frozenset({PROOF_SIGNER.key_id}))
+
+    result = await as_run(RUN_ID).run(RefundActivities(store, retired).execute_refund, command)
+
+    assert result.status == "refused" and "was retired" in result.message, result.message
+    assert nothing_refunded(store)
 
 
 async def test_another_workflow_cannot_carry_out_a_runs_action(store: Engine) -> None:

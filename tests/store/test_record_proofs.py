@@ -14,7 +14,8 @@ from temporalio.exceptions import ApplicationError
 from activities.decisions import DecisionActivities
 from activities.store.database import use_session, write_transaction
 from activities.store.schema import DecisionNonce, DecisionRow
-from tests.store.proofs import PROOF_KEY, as_run, signed_decision
+from tests.store.proofs import PROOF_KEYS, as_run, signed_decision
+from tests.workflow.approvals import signed_by_an_impostor
 from workflows.actions import Decision, DecisionEvent, DecisionKind, DecisionRecord
 
 RUN = "run-demo-audited"
@@ -37,7 +38,7 @@ def event(
 
 
 async def recorded(store: Engine, sent: DecisionEvent) -> int:
-    activity = DecisionActivities(store, PROOF_KEY).record_decision
+    activity = DecisionActivities(store, PROOF_KEYS).record_decision
     row_id: int = await as_run(RUN).run(activity, sent)
     return row_id
 
@@ -63,8 +64,8 @@ def unproven(store: Engine) -> DecisionEvent:
 
 
 def forged(store: Engine) -> DecisionEvent:
-    other_key = b"not-the-decision-key-" + b"y" * 20
-    return event("approved", signed_decision(store, RUN, HASH, "alice", "approve", key=other_key))
+    genuine = signed_decision(store, RUN, HASH, "alice", "approve")
+    return event("approved", signed_by_an_impostor(genuine, RUN))
 
 
 def of_someone_else(store: Engine) -> DecisionEvent:

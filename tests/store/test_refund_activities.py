@@ -12,13 +12,13 @@ from temporalio.testing import ActivityEnvironment
 from activities.refunds import RefundActivities
 from activities.store import refunds as ledger
 from tests.store.commands import refund_command
-from tests.store.proofs import PROOF_KEY, as_run, proven_action, proven_command, signed_approval
+from tests.store.proofs import PROOF_KEYS, as_run, proven_action, proven_command, signed_approval
 from tests.store.test_waiting_actions import an_action, rows
 from workflows.actions import ActionHold, ActionStateRequest, RefundCommand
 
 
 async def test_read_action_state(store: Engine) -> None:
-    activities = RefundActivities(store, PROOF_KEY)
+    activities = RefundActivities(store, PROOF_KEYS)
     state = await ActivityEnvironment().run(
         activities.read_action_state, ActionStateRequest(tenant_id="demo", ticket_id="T-2210")
     )
@@ -26,7 +26,7 @@ async def test_read_action_state(store: Engine) -> None:
 
 
 async def test_execute_refund_and_its_refusal(store: Engine) -> None:
-    activities = RefundActivities(store, PROOF_KEY)
+    activities = RefundActivities(store, PROOF_KEYS)
     environment = as_run()
     whole = proven_action(store, 4500)
     done = await environment.run(
@@ -41,7 +41,7 @@ async def test_execute_refund_and_its_refusal(store: Engine) -> None:
 
 
 async def test_unknown_tenant_is_not_retried(store: Engine) -> None:
-    activities = RefundActivities(store, PROOF_KEY)
+    activities = RefundActivities(store, PROOF_KEYS)
     with pytest.raises(ApplicationError) as caught:
         await ActivityEnvironment().run(
             activities.read_action_state, ActionStateRequest(tenant_id="nobody", ticket_id="T-1")
@@ -61,7 +61,7 @@ async def test_a_locked_database_propagates_for_temporal_to_retry(
     monkeypatch.setattr(ledger, "answer_refund", locked)
     with pytest.raises(OperationalError):
         await ActivityEnvironment().run(
-            RefundActivities(store, PROOF_KEY).execute_refund,
+            RefundActivities(store, PROOF_KEYS).execute_refund,
             refund_command(store, key="k", amount_minor=100),
         )
 
@@ -69,7 +69,7 @@ async def test_a_locked_database_propagates_for_temporal_to_retry(
 async def test_a_hold_holds_and_lists_the_action(store: Engine) -> None:
     """A run's hold (the action alone) writes the exposure and inbox rows of the full hold
     (workflows/action_hold.py)."""
-    activities = RefundActivities(store, PROOF_KEY)
+    activities = RefundActivities(store, PROOF_KEYS)
     first = an_action(store, "a" * 64, 15_500)
     second = an_action(store, "b" * 64, 15_500)
     hold_a = ActionHold(run_id="run-a", tenant_id="demo", ticket_id="T-3107", action=first)
@@ -92,7 +92,7 @@ async def test_a_retried_refund_counts_once_as_refunded_then_as_replayed(store: 
     def count(status: str) -> float:
         return REGISTRY.get_sample_value("signoff_refunds_total", {"status": status}) or 0.0
 
-    activities, environment = RefundActivities(store, PROOF_KEY), as_run()
+    activities, environment = RefundActivities(store, PROOF_KEYS), as_run()
     action = proven_action(store, 4500)
     command = proven_command(action, [signed_approval(store, action, "alice")])
     refunded, replayed = count("refunded"), count("replayed")

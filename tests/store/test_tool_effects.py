@@ -17,14 +17,14 @@ from activities.store.schema import DecisionRow, ToolEffect
 from activities.store.tool_effects import claim_effect, finish_effect
 from signoff.config.profiles import load_profile_file
 from tests.admin import ADMIN
-from tests.store.proofs import PROOF_KEY, RUN_ID, signed_approval
+from tests.store.proofs import PROOF_KEYS, RUN_ID, signed_approval
 from workflows.actions import PendingAction, ToolActionCommand
 from workflows.approval_policy import effect_key, recomputed_hash, state_hash
 from workflows.effect_requirements import Requirements, effect_requirements
 from workflows.tool_gate import NO_STATE
 
 TEAM = load_profile_file(Path(__file__).parents[1] / "tools" / "team_profile.toml").profiles
-CHECK = ProofCheck(key=PROOF_KEY, caller_run_id=RUN_ID)
+CHECK = ProofCheck(keys=PROOF_KEYS, caller_run_id=RUN_ID)
 NEEDS_ONE = effect_requirements(TEAM, "issue_voucher")
 
 
@@ -138,6 +138,6 @@ def test_auto_needs_no_proof_but_still_its_own_run(seeded_engine: Engine) -> Non
     auto = Requirements()
     action = voucher_action()
     assert claim_effect(seeded_engine, command(action, []), CHECK, auto).status == "go"
-    stranger = ProofCheck(key=PROOF_KEY, caller_run_id="rogue-1")
+    stranger = ProofCheck(keys=PROOF_KEYS, caller_run_id="rogue-1")
     claim = claim_effect(seeded_engine, command(voucher_action("20"), []), stranger, auto)
     assert claim.status == "refused" and "only the run itself" in claim.message

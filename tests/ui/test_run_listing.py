@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from signoff.config.decision_key import load_decision_key
+from signoff.config.decision_keys import load_signer
 from signoff.config.temporal_client import connect
 from signoff.service.decisions import Decider, signed_decision
 from signoff.service.pending import list_pending, send_decision
@@ -42,7 +42,7 @@ async def test_memo_and_query_readings_agree(dev_stack: DevStack, pending_case: 
     assert len(memo_items) == 1 and memo_items == query_items
 
     rejection = signed_decision(
-        load_decision_key(dev_stack.settings()),
+        load_signer(dev_stack.settings()),
         run_id,
         Decider("bob", "demo", ("refund_approver",)),
         memo_items[0].action.action_hash,

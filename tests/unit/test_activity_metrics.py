@@ -18,7 +18,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.decisions import DecisionActivities
 from activities.model_turn import ModelTurns
 from activities.tool_gateway import ToolGateway
-from tests.store.proofs import PROOF_KEY, as_run, signed_decision
+from tests.store.proofs import PROOF_KEYS, as_run, signed_decision
 from workflows.actions import DecisionEvent, DecisionRecord
 from workflows.contracts import (
     ModelPrice,
@@ -114,7 +114,7 @@ async def test_a_decision_is_counted_once_when_its_recording_is_retried(seeded: 
     labels = {"verdict": "rejected", "mode": "confirm"}
     before = value("signoff_approvals_total", **labels)
     waits = value("signoff_approval_wait_seconds_sum", **labels)
-    record = DecisionActivities(seeded, PROOF_KEY).record_decision
+    record = DecisionActivities(seeded, PROOF_KEYS).record_decision
     first = await as_run(event.run_id).run(record, event)
     again = await as_run(event.run_id).run(record, event)  # a retry finds its row
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine
 
 from activities.decision_verifier import DecisionVerifier
-from tests.workflow.approvals import TEST_DECISION_KEY, decision, signed
+from tests.workflow.approvals import TEST_KEYS, decision, signed
 from workflows.decision_check import DecisionCheck
 
 RUN = "run-demo-nonce"
@@ -27,7 +27,7 @@ def check(sent_at: datetime, update_id: str, engine: Engine) -> DecisionCheck:
 
 
 def test_a_nonce_counts_once_but_a_retried_verification_passes(seeded_engine: Engine) -> None:
-    verifier = DecisionVerifier(seeded_engine, TEST_DECISION_KEY, timedelta(minutes=5))
+    verifier = DecisionVerifier(seeded_engine, TEST_KEYS, timedelta(minutes=5))
     first = check(datetime.now(UTC), "update-1", seeded_engine)
 
     assert verifier.verify(first).accepted
@@ -39,7 +39,7 @@ def test_a_nonce_counts_once_but_a_retried_verification_passes(seeded_engine: En
 
 
 def test_roles_come_from_the_store_not_the_payload(seeded_engine: Engine) -> None:
-    verifier = DecisionVerifier(seeded_engine, TEST_DECISION_KEY, timedelta(minutes=5))
+    verifier = DecisionVerifier(seeded_engine, TEST_KEYS, timedelta(minutes=5))
     now = datetime.now(UTC)
     dave = decision(seeded_engine, "dave", HASH)  # dave reads but may not decide
     claims = signed(dave.model_copy(update={"reviewer_roles": ["refund_approver"]}), RUN, at=now)

@@ -12,15 +12,20 @@ decision stays waiting (its 24 h expiry timer does not fire) until the test move
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
+import shutil
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import Engine
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
@@ -35,7 +40,10 @@ from activities.store import get_reviewer, list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
 from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
+from signoff.config.decision_keys import public_entries, rotate
+from signoff.config.decision_signatures import DecisionSigner, VerificationKeys
 from signoff.config.profiles import BUILTIN_PROFILES, LoadedProfiles, load_profile_file
+from signoff.config.settings import Settings
 from tests.workflow.fakes import (
     ModelActivities,
     generous_limits,
@@ -47,11 +55,15 @@ from tests.workflow.fakes import (
 from workflows.actions import Decision, DecisionResult, PendingAction, Verdict
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRequest, RunState, ToolResultBlock
-from workflows.decision_proof import sign
+from workflows.decision_proof import canonical_bytes
 
-# The decision key of these tests: the front end (this module) signs with it, and the
-# `verify_decision` activity checks with it.
-TEST_DECISION_KEY = b"tests-decision-key-of-32-bytes-at-least!"
+# The decision service's key in these tests: this module signs with it as the service
+# does, and the activities check with its public half only. Fixed, so that a worker in
+# another process (tests/e2e/crash_worker.py) knows the same public key.
+TEST_SIGNER = DecisionSigner(
+    Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"signoff tests decision key").digest())
+)
+TEST_KEYS: VerificationKeys = TEST_SIGNER.verification_keys()
 # Time-skipping moves the run's clock ahead of the wall clock that signs: these tests
 # judge freshness with a bound no skip reaches, and the freshness tests set their own.
 SKIPPING_MAX_AGE = timedelta(days=1000 * 365)
@@ -114,17 +126,17 @@ def gate_worker(
     """A worker of `workflows` on `task_queue`, with the real gateway and store
     activities, the signed decisions' verifier and the fake `model`; its effects judge
     tool calls by `profiles` (the built-in file when None)."""
-    refunds = refunds or RefundActivities(engine, TEST_DECISION_KEY)
+    refunds = refunds or RefundActivities(engine, TEST_KEYS)
     effects = ToolEffects(
         engine,
-        TEST_DECISION_KEY,
+        TEST_KEYS,
         profiles or load_profile_file(BUILTIN_PROFILES),
         MCP_TIMEOUT_SECONDS,
     )
     gateway = ToolGateway(engine)
     mcp = McpTools(MCP_TIMEOUT_SECONDS)
-    audit = audit or DecisionActivities(engine, TEST_DECISION_KEY)
-    verifier = DecisionVerifier(engine, TEST_DECISION_KEY, decision_max_age)
+    audit = audit or DecisionActivities(engine, TEST_KEYS)
+    verifier = DecisionVerifier(engine, TEST_KEYS, decision_max_age)
     return worker(
         env.client,
         task_queue,
@@ -204,14 +216,45 @@ def decision(
 def signed(
     sent: Decision,
     run_id: str,
-    key: bytes = TEST_DECISION_KEY,
+    signer: DecisionSigner = TEST_SIGNER,
     at: datetime | None = None,
 ) -> Decision:
-    """`sent` with a front end's proof: a fresh nonce, the time, the signature."""
+    """`sent` with the decision service's proof: a fresh nonce, the time, the key id and
+    the signature."""
     proof = sent.model_copy(
-        update={"issued_at": at or datetime.now(UTC), "nonce": secrets.token_hex(16)}
+        update={
+            "issued_at": at or datetime.now(UTC),
+            "nonce": secrets.token_hex(16),
+            "key_id": signer.key_id,
+        }
     )
-    return proof.model_copy(update={"signature": sign(key, proof.signed_document(run_id))})
+    return proof.model_copy(update={"signature": signer.sign(proof.signed_document(run_id))})
+
+
+def install_test_keys(settings: Settings) -> None:
+    """TEST_SIGNER as the signing key of `settings`' home, and its public key in the set
+    that a worker built from `settings` loads."""
+    if TEST_SIGNER.key_id not in {entry.key_id for entry in public_entries(settings)}:
+        rotate(settings, key=TEST_SIGNER.private_key)
+
+
+def install_test_public_keys(home: Path) -> Path:
+    """Only TEST_SIGNER's public key in `home`: what a worker host holds, and no more."""
+    with tempfile.TemporaryDirectory() as service_home:
+        service = Settings(home=Path(service_home))
+        install_test_keys(service)
+        target = Settings(home=home).public_keys_path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(service.public_keys_path, target)
+    return target
+
+
+def signed_by_an_impostor(proof: Decision, run_id: str) -> Decision:
+    """`proof`, still naming the deployment's key id, signed again with a key that is not
+    the deployment's: what a worker or CLI host could make without the private key."""
+    impostor = Ed25519PrivateKey.generate()
+    signature = impostor.sign(canonical_bytes(proof.signed_document(run_id))).hex()
+    return proof.model_copy(update={"signature": signature})
 
 
 def with_proof(handle: WorkflowHandle[Any, Any], sent: Decision) -> Decision:

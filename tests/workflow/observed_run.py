@@ -36,7 +36,7 @@ from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
 from signoff.wiring.observability import serve_worker_metrics
 from signoff.wiring.worker import build_worker
-from tests.workflow.approvals import TEST_DECISION_KEY, decide, decision, pending_actions
+from tests.workflow.approvals import decide, decision, install_test_keys, pending_actions
 from tests.workflow.fakes import new_task_queue
 from workflows.actions import PendingAction
 from workflows.contracts import ModelRef, RunOutcome
@@ -88,14 +88,15 @@ def observed_settings(home: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "home": home,
         "database_url": f"sqlite:///{home / 'signoff.db'}",
-        "decision_key": TEST_DECISION_KEY.decode(),
         "decision_max_age_seconds": SKIPPING_MAX_AGE_SECONDS,
         "task_queue": new_task_queue(),
         "log_format": "json",
         "metrics_port": free_port(),
     }
     values.update(overrides)
-    return Settings(**values)
+    settings = Settings(**values)
+    install_test_keys(settings)
+    return settings
 
 
 async def observed_refund_run(

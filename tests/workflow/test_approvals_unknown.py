@@ -23,7 +23,7 @@ from signoff.config.settings import get_settings
 from signoff.service.reconcile import settle, unknown_effects_of
 from signoff.wiring.app import app
 from tests.workflow.approvals import (
-    TEST_DECISION_KEY,
+    TEST_KEYS,
     decide,
     decision,
     gate_run,
@@ -48,7 +48,7 @@ class LedgerThatNeverAnswers(RefundActivities):
     """Every attempt fails like a dropped connection, after its commit or before it."""
 
     def __init__(self, engine: Engine, commit_first: bool) -> None:
-        super().__init__(engine, TEST_DECISION_KEY)
+        super().__init__(engine, TEST_KEYS)
         self.commit_first = commit_first
         self.attempts = 0
 
@@ -148,7 +148,7 @@ async def test_a_store_that_refused_is_a_clean_refusal(
     env = time_skipping_env
     model = FakeModel().enqueue(tool_reply(REFUND), text_reply("Sorry."))
     async with run_with(
-        env, model, seeded_engine, StoreThatRefuses(seeded_engine, TEST_DECISION_KEY)
+        env, model, seeded_engine, StoreThatRefuses(seeded_engine, TEST_KEYS)
     ) as handle:
         (action,) = await pending_actions(handle)
         await decide(handle, decision(seeded_engine, "alice", action.action_hash))

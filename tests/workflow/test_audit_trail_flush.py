@@ -19,7 +19,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.decisions import DecisionActivities
 from tests.workflow.approvals import (
-    TEST_DECISION_KEY,
+    TEST_KEYS,
     audit_caught_up,
     decide,
     decision,
@@ -40,7 +40,7 @@ class HeldAudit(DecisionActivities):
     """The real audit writer, held before its first write until the test lets go."""
 
     def __init__(self, engine: Engine) -> None:
-        super().__init__(engine, TEST_DECISION_KEY)
+        super().__init__(engine, TEST_KEYS)
         self.writing = asyncio.Event()
         self.release = asyncio.Event()
 

@@ -24,7 +24,7 @@ from activities.tool_gateway import ToolGateway
 from tests.workflow.approvals import (
     APPROVAL_RUN_DEADLINE,
     SKIPPING_MAX_AGE,
-    TEST_DECISION_KEY,
+    TEST_KEYS,
     UPDATE_SECONDS,
     WAIT_SECONDS,
     decision,
@@ -51,7 +51,7 @@ class HeldVerifier:
     """The real verifier, held until the test lets it answer."""
 
     def __init__(self, engine: Engine) -> None:
-        self._real = DecisionVerifier(engine, TEST_DECISION_KEY, SKIPPING_MAX_AGE)
+        self._real = DecisionVerifier(engine, TEST_KEYS, SKIPPING_MAX_AGE)
         self.reached = asyncio.Event()
         self.release = asyncio.Event()
 
@@ -71,7 +71,7 @@ async def test_a_decide_in_flight_answers_before_the_run_ends(
         text_reply("Done."),
     )
     verifier = HeldVerifier(seeded_engine)
-    refunds = RefundActivities(seeded_engine, TEST_DECISION_KEY)
+    refunds = RefundActivities(seeded_engine, TEST_KEYS)
     task_queue = new_task_queue()
     request = run_request(
         await env.get_current_time(), ticket_id="T-1042", deadline=APPROVAL_RUN_DEADLINE
@@ -87,7 +87,7 @@ async def test_a_decide_in_flight_answers_before_the_run_ends(
             verifier.verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(seeded_engine, TEST_DECISION_KEY).record_decision,
+            DecisionActivities(seeded_engine, TEST_KEYS).record_decision,
         ],
     ):
         handle = await start(env.client, request, task_queue)

@@ -20,7 +20,7 @@ from signoff.service.decisions import (
     DecisionUnavailable,
     decide,
 )
-from tests.workflow.approvals import TEST_DECISION_KEY
+from tests.workflow.approvals import TEST_SIGNER
 from tests.workflow.fakes import new_task_queue, run_request, start
 
 ALICE = Decider(reviewer_id="alice", tenant_id="demo", roles=("refund_approver",))
@@ -38,7 +38,7 @@ async def test_a_decision_no_worker_confirms_is_unconfirmed_not_lost(
         with pytest.raises(DecisionUnavailable) as raised:
             await decide(
                 env.client,
-                TEST_DECISION_KEY,
+                TEST_SIGNER,
                 handle.id,
                 ALICE,
                 "a" * 64,

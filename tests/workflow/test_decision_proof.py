@@ -19,6 +19,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.store import Reviewer, add_reviewer, write_transaction
 from activities.store.decision_queries import AuditQuery, audit_rows
+from signoff.config.decision_signatures import DecisionSigner
 from tests.admin import ADMIN
 from tests.workflow.approvals import (
     UPDATE_SECONDS,
@@ -30,6 +31,7 @@ from tests.workflow.approvals import (
     refunded,
     refused,
     signed,
+    signed_by_an_impostor,
     state_when,
 )
 from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
@@ -96,9 +98,12 @@ async def test_forged_proofs_are_refused_and_stay_in_the_trail(
         other = signed(alice.model_copy(update={"action_hash": "ab" * 32}), handle.id, at=now)
         moved = other.model_copy(update={"action_hash": action.action_hash})
         assert "no signoff front end signed" in await refused(handle, moved)
-        # Signed with a key that is not the deployment's.
-        foreign = signed(alice, handle.id, key=b"an-attacker-key-of-32-bytes-or-more!!", at=now)
+        # Signed with a key that is not the deployment's, under the deployment's key id.
+        foreign = signed_by_an_impostor(signed(alice, handle.id, at=now), handle.id)
         assert "no signoff front end signed" in await refused(handle, foreign)
+        # Signed with a key of its own: an id the verifier does not know.
+        unknown = signed(alice, handle.id, signer=DecisionSigner.generate(), at=now)
+        assert "is unknown here" in await refused(handle, unknown)
         # Signed for another run.
         elsewhere = signed(alice, "run-x", at=now)
         assert "no signoff front end signed" in await refused(handle, elsewhere)
@@ -113,7 +118,7 @@ async def test_forged_proofs_are_refused_and_stay_in_the_trail(
         shouting = signed(alice.model_copy(update={"reviewer_id": "Alice"}), handle.id, at=now)
         assert "no reviewer 'Alice'" in await refused(handle, shouting)
 
-        state = await state_when(handle, lambda s: len(s.decisions) == 6, "six refusals")
+        state = await state_when(handle, lambda s: len(s.decisions) == 7, "seven refusals")
         assert {record.kind for record in state.decisions} == {"refused"}
         assert state.pending_actions == [action]  # nothing was decided
         outcome = await rejected_by_carlos(
@@ -125,7 +130,7 @@ async def test_forged_proofs_are_refused_and_stay_in_the_trail(
     # The refused attempts are in the store's audit too, with who was claimed and why.
     audit = audit_rows(seeded_engine, AuditQuery(tenant_id="demo", kind="refused"), batch=50)
     mine = [row for row in audit if row.run_id == handle.id]
-    assert len(mine) == 6
+    assert len(mine) == 7
     assert {row.reviewer_id for row in mine} == {"alice", "carol", "Alice"}
 
 

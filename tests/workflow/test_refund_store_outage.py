@@ -20,7 +20,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.refunds import RefundActivities
 from activities.store import list_refunds
-from tests.workflow.approvals import TEST_DECISION_KEY, decide, decision, gate_run, pending_actions
+from tests.workflow.approvals import TEST_KEYS, decide, decision, gate_run, pending_actions
 from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
 from workflows.contracts import RunOutcome
@@ -31,7 +31,7 @@ LOST_ANSWERS = 3  # attempts whose commit happened but whose answer was lost
 
 class StoreDroppingAfterCommit(RefundActivities):
     def __init__(self, engine: Engine) -> None:
-        super().__init__(engine, TEST_DECISION_KEY)
+        super().__init__(engine, TEST_KEYS)
         self.answers: list[RefundResult] = []
 
     @activity.defn(name=EXECUTE_REFUND_ACTIVITY)

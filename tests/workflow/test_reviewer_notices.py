@@ -31,7 +31,7 @@ from signoff.config.settings import Settings
 from tests.workflow.approvals import (
     APPROVAL_RUN_DEADLINE,
     SKIPPING_MAX_AGE,
-    TEST_DECISION_KEY,
+    TEST_KEYS,
     decide,
     decision,
     pending_actions,
@@ -74,7 +74,7 @@ async def notified_run(
     receiver: Receiver | None,
     tmp_path: Path,
 ) -> AsyncIterator[WorkflowHandle[Any, Any]]:
-    refunds = RefundActivities(engine, TEST_DECISION_KEY)
+    refunds = RefundActivities(engine, TEST_KEYS)
     settings = Settings(
         home=tmp_path, notify_webhook_url=receiver.url if receiver else None, ui_base_url=UI_BASE
     )
@@ -90,10 +90,10 @@ async def notified_run(
         extra_activities=[
             refunds.read_action_state,
             refunds.execute_refund,
-            DecisionVerifier(engine, TEST_DECISION_KEY, SKIPPING_MAX_AGE).verify_decision,
+            DecisionVerifier(engine, TEST_KEYS, SKIPPING_MAX_AGE).verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine, TEST_DECISION_KEY).record_decision,
+            DecisionActivities(engine, TEST_KEYS).record_decision,
             ReviewerNotifier(settings).notify_reviewers,
         ],
         run_limits=limits_with_webhook if receiver else generous_limits,

@@ -30,7 +30,7 @@ from testkit.refund_cases import add_refund_cases
 from tests.workflow.approvals import (
     APPROVAL_RUN_DEADLINE,
     SKIPPING_MAX_AGE,
-    TEST_DECISION_KEY,
+    TEST_KEYS,
     UPDATE_SECONDS,
     decision,
     pending_actions,
@@ -64,7 +64,7 @@ async def test_two_reviewers_approving_at_once_make_one_refund_each_time(
 ) -> None:
     env, engine = time_skipping_env, seeded_engine
     tickets = add_refund_cases(engine.url.render_as_string(), "demo", RACES)
-    refunds = RefundActivities(engine, TEST_DECISION_KEY)
+    refunds = RefundActivities(engine, TEST_KEYS)
     task_queue = new_task_queue()
     async with worker(
         env.client,
@@ -74,10 +74,10 @@ async def test_two_reviewers_approving_at_once_make_one_refund_each_time(
         extra_activities=[
             refunds.read_action_state,
             refunds.execute_refund,
-            DecisionVerifier(engine, TEST_DECISION_KEY, SKIPPING_MAX_AGE).verify_decision,
+            DecisionVerifier(engine, TEST_KEYS, SKIPPING_MAX_AGE).verify_decision,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine, TEST_DECISION_KEY).record_decision,
+            DecisionActivities(engine, TEST_KEYS).record_decision,
         ],
     ):
         now = await env.get_current_time()

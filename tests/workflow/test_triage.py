@@ -21,7 +21,7 @@ from activities.store import add_ticket
 from activities.tool_gateway import ToolGateway
 from signoff.config.settings import Settings
 from signoff.service.runs import request_of_run
-from tests.workflow.approvals import TEST_DECISION_KEY
+from tests.workflow.approvals import TEST_KEYS
 from tests.workflow.fakes import FakeModel, new_task_queue
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, ModelReply, ToolUseBlock, Usage
@@ -46,7 +46,7 @@ def triage_request(ticket_id: str, tenant_id: str = "demo") -> TriageRequest:
 
 
 def triage_worker(client: Client, queue: str, engine: Engine, model: Any) -> Worker:
-    refunds = RefundActivities(engine, TEST_DECISION_KEY)
+    refunds = RefundActivities(engine, TEST_KEYS)
     return Worker(
         client,
         task_queue=queue,
@@ -58,7 +58,7 @@ def triage_worker(client: Client, queue: str, engine: Engine, model: Any) -> Wor
             refunds.execute_refund,
             refunds.hold_pending_refund,
             refunds.release_pending_refund,
-            DecisionActivities(engine, TEST_DECISION_KEY).record_decision,
+            DecisionActivities(engine, TEST_KEYS).record_decision,
             # The worker's own limits, from default settings, as `signoff worker` has.
             RunLimitsActivity(Settings()).run_limits,
         ],

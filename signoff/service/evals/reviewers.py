@@ -16,6 +16,7 @@ from typing import Literal
 from temporalio.client import Client
 from temporalio.service import RPCError
 
+from signoff.config.decision_signatures import DecisionSigner
 from signoff.service.decisions import (
     Decider,
     DecisionNotAccepted,
@@ -57,7 +58,7 @@ class Reviewing:
 @dataclass(frozen=True)
 class Reviewers:
     client: Client
-    key: bytes
+    signer: DecisionSigner
     scenario: Scenario
     attempt: Attempt
     roles: dict[tuple[str, str], tuple[str, ...]]  # (tenant name, reviewer name) -> roles
@@ -121,7 +122,7 @@ class Reviewers:
     ) -> None:
         # `decide` in two steps, so that the decision sent is the one a replay resends.
         try:
-            decision = signed_decision(self.key, run_id, decider, action_hash, verdict, reason)
+            decision = signed_decision(self.signer, run_id, decider, action_hash, verdict, reason)
             result = await send_decision(self.client, run_id, decision)
             accepted, answer = True, f"{result.status}: {result.message}"
         except (DecisionNotAccepted, InvalidDecision) as refused:

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 from temporalio.client import Client
 
+from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.settings import Settings
 from signoff.service.evals.facts import Check, Facts
 from signoff.service.evals.invariants import evaluate
@@ -39,7 +40,8 @@ class EvalStack:
     client: Client
     settings: Settings
     engine: Engine
-    decision_key: bytes
+    # The scripted reviewers sign as the decision service does: the eval runs beside it.
+    signer: DecisionSigner
     # Fault kind -> the task queue of the worker that makes that fault.
     fault_queues: dict[str, str] = field(default_factory=dict)
 
@@ -118,7 +120,7 @@ async def run_attempt(
             for tenant in scenario.tenants
             for reviewer in tenant.reviewers
         }
-        reviewers = Reviewers(stack.client, stack.decision_key, scenario, attempt, roles)
+        reviewers = Reviewers(stack.client, stack.signer, scenario, attempt, roles)
         try:
             reviewing = await asyncio.wait_for(reviewers.until_final(run_id), timeout)
         except TimeoutError:

@@ -1,0 +1,103 @@
+"""The CLI's client of the decision service: `approve` and `reject` sign nothing here.
+
+Design note. Only the decision service (the reviewer UI/API server) holds a private
+decision key, so a shell on a CLI host cannot sign as anyone. The CLI sends the
+reviewer's credential (their password as HTTP Basic, or their API token as Bearer) and
+the decision to the service's JSON API, which authenticates the reviewer, signs and
+sends the update; the CLI prints its answer. It first asks `/api/me` whom the
+credential proves, so that `--as alice` with bob's token decides nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from signoff.service.pending import DECIDE_RPC_TIMEOUT
+from workflows.actions import DecisionResult, Verdict
+
+# The service may wait DECIDE_RPC_TIMEOUT for the run; the CLI waits a little longer.
+REQUEST_SECONDS = DECIDE_RPC_TIMEOUT.total_seconds() + 15.0
+
+
+@dataclass(frozen=True)
+class ServiceCredential:
+    reviewer_id: str
+    secret: str
+    is_token: bool
+
+    def header(self) -> str:
+        if self.is_token:
+            return f"Bearer {self.secret}"
+        pair = f"{self.reviewer_id}:{self.secret}".encode()
+        return f"Basic {base64.b64encode(pair).decode()}"
+
+
+class ServiceRefused(Exception):
+    """The service answered with an error: its status code and its own words."""
+
+    def __init__(self, status_code: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status_code = status_code
+        self.detail = detail
+
+
+class NotThatReviewer(Exception):
+    """The token is another reviewer's: nothing was sent."""
+
+
+class ServiceUnreachable(Exception):
+    """Nothing answered at the service's URL: nothing was decided."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(
+            f"The decision service at {url} did not answer. Nothing was decided. Start it "
+            "(`make demo`, or `signoff ui` where the decision keys are), or set "
+            "SIGNOFF_DECISION_SERVICE_URL to its address."
+        )
+
+
+def send_to_service(
+    url: str,
+    credential: ServiceCredential,
+    run_id: str,
+    action_hash: str,
+    verdict: Verdict,
+    reason: str,
+) -> DecisionResult:
+    """The service's result; raises ServiceRefused (an answer with an error),
+    NotThatReviewer (a token of someone else) or ServiceUnreachable."""
+    headers = {"Authorization": credential.header()}
+    try:
+        with httpx.Client(base_url=url, headers=headers, timeout=REQUEST_SECONDS) as http:
+            me = _answer(http.get("/api/me"))
+            # A password was checked for `--as` itself; a token proves whoever holds it.
+            holder = str(me.get("id", ""))
+            if credential.is_token and holder.casefold() != credential.reviewer_id.casefold():
+                raise NotThatReviewer(holder)
+            body = {"action_hash": action_hash, "verdict": verdict, "reason": reason}
+            decided = _answer(http.post(f"/api/approvals/{run_id}/decision", json=body))
+    except httpx.TransportError:
+        raise ServiceUnreachable(url) from None
+    return DecisionResult.model_validate(decided)
+
+
+def _answer(response: httpx.Response) -> dict[str, Any]:
+    try:
+        document = response.json()
+    except ValueError:
+        document = {}
+    if not isinstance(document, dict):
+        document = {}
+    if response.is_success:
+        return document
+    detail = document.get("detail")
+    raise ServiceRefused(
+        response.status_code,
+        detail
+        if isinstance(detail, str)
+        else f"The decision service answered {response.status_code}.",
+    )
