@@ -45,7 +45,7 @@ from signoff.service.accounts import (
     session_reviewer,
 )
 from signoff.service.metrics import signin_failed
-from workflows.actions import REFUND_APPROVER_ROLE
+from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 from workflows.contract_base import IDENTIFIER_PATTERN
 
 TemporalConnect = Callable[[Settings], Awaitable[Client]]
@@ -61,6 +61,13 @@ class SignedInReviewer:
     @property
     def can_decide(self) -> bool:
         return REFUND_APPROVER_ROLE in self.roles
+
+    def may_decide(self, action: PendingAction | None) -> bool:
+        """Whether this reviewer holds a role the action's tool policy lets approve it
+        (the refund's `refund_approver` for an action this page cannot find); the run's
+        validator has the last word."""
+        roles = [REFUND_APPROVER_ROLE] if action is None else action.approver_roles
+        return bool(set(roles) & set(self.roles))
 
 
 class SignInRequired(Exception):

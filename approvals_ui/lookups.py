@@ -22,6 +22,7 @@ from signoff.service.paging import Page
 from signoff.service.pending import PendingItem, RunNotFound, run_state, run_tenant
 from signoff.service.shop import Refund, get_ticket, get_tickets, list_refunds
 from signoff.service.waiting_listing import PendingPage, pending_page_of
+from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
 
@@ -124,3 +125,16 @@ async def inbox_page(
     page = listed.page
     rows = await asyncio.to_thread(_excerpts, engine, page.items)
     return Page(total=page.total, items=rows, next=page.next, first=page.first), listed
+
+
+def pending_by_hash(state: RunState, action_hash: str) -> PendingAction | None:
+    """The run's waiting action with this hash, if any (the run judges the rest)."""
+    return next((a for a in state.pending_actions if a.action_hash == action_hash), None)
+
+
+def no_role_message(action: PendingAction | None) -> str:
+    """Why a reviewer without the action's approver role cannot decide on it."""
+    if action is None or action.tool == "refund":
+        return f"You do not have the {REFUND_APPROVER_ROLE} role, so you cannot decide on refunds."
+    roles = " or ".join(action.approver_roles)
+    return f"You do not have the {roles} role, so you cannot decide on {action.tool}."

@@ -33,6 +33,8 @@ from approvals_ui.deps import (
 )
 from approvals_ui.lookups import (
     inbox_page,
+    no_role_message,
+    pending_by_hash,
     run_context,
     run_for_reviewer,
     run_to_decide,
@@ -44,7 +46,7 @@ from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.decisions import Decider, DecisionNotAccepted
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
-from workflows.actions import REFUND_APPROVER_ROLE, DecisionResult
+from workflows.actions import DecisionResult
 from workflows.contracts import RunState
 
 
@@ -174,12 +176,10 @@ async def decide(
 ) -> DecisionResult:
     # Connected here, not as a dependency: a malformed body is a 422 even when
     # Temporal is down (dependencies are solved before the body is validated).
-    client, _ = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
-    if not reviewer.can_decide:
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN,
-            f"You do not have the {REFUND_APPROVER_ROLE} role, so you cannot decide on refunds.",
-        )
+    client, state = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
+    action = pending_by_hash(state, body.action_hash)
+    if not reviewer.may_decide(action):
+        raise HTTPException(status.HTTP_403_FORBIDDEN, no_role_message(action))
     try:
         result = await decide_action(
             client,

@@ -10,6 +10,8 @@ from fastapi.responses import RedirectResponse, Response
 from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep, TemporalDep
 from approvals_ui.inbox_view import ChoiceQuery, InboxView, arranged_rows, inbox_view
 from approvals_ui.lookups import (
+    no_role_message,
+    pending_by_hash,
     run_context,
     run_for_reviewer,
     run_to_decide,
@@ -147,16 +149,16 @@ async def decide(
 
     Identity, roles and tenant come from the store, never from the form.
     """
-    client, _ = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
-    if not reviewer.can_decide:
+    client, state = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
+    action = pending_by_hash(state, action_hash)
+    if not reviewer.may_decide(action):
         return await _detail(
             request,
             run_id,
             reviewer,
             client,
             engine,
-            f"You do not have the {REFUND_APPROVER_ROLE} role, so you cannot decide on "
-            "refunds. Ask an administrator if you should.",
+            f"{no_role_message(action)} Ask an administrator if you should.",
             status.HTTP_403_FORBIDDEN,
         )
     try:
