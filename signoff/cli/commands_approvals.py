@@ -121,10 +121,8 @@ def _refused(refused: ServiceRefused, proof: ServiceCredential) -> NoReturn:
     """The service's answer, with today's exit codes: bad input 2, could not decide 1."""
     if refused.status_code == HTTPStatus.UNAUTHORIZED:
         if proof.is_token:
-            fail(
-                f"That API token is not '{proof.reviewer_id}''s (or was revoked). Nothing was "
-                "decided; the reviewer gets a new one with `signoff user token`."
-            )
+            # The service says why (expired, revoked, unknown); its words, then what to do.
+            fail(f"{refused.detail} Nothing was decided.")
         fail(
             f"Wrong password for '{proof.reviewer_id}', or no such reviewer with a "
             "password. Nothing was decided; the reviewer sets one with `signoff user passwd`."

@@ -146,7 +146,19 @@ def settings_secrets(settings: Settings) -> list[str]:
     if settings.temporal_api_key_file is not None:
         files.append(settings.temporal_api_key_file)
     found += [text for text in map(_file_secret, files) if text]
+    found += _private_decision_keys(settings.signing_keys_path)
     return found
+
+
+def _private_decision_keys(path: Path) -> list[str]:
+    """The decision service's private keys (hex), where its key ring is on this host."""
+    text = _file_secret(path)
+    try:
+        ring = json.loads(text) if text else {}
+    except ValueError:
+        return []
+    keys = ring.get("private_keys") if isinstance(ring, dict) else None
+    return [key for key in keys.values() if isinstance(key, str)] if isinstance(keys, dict) else []
 
 
 def _file_secret(path: Path) -> str | None:

@@ -124,8 +124,11 @@ def worker_command() -> None:
 
     current = settings()
     profiles = loaded_profiles_or_stop(current)
+    from signoff.config.payload_keys import payload_cipher
+
     try:
         connection_security(current)  # a TLS setting it could not use, named first
+        payload_cipher(current)  # then a payload key it could not use
         load_verification_keys(current)  # refused here, before it polls, with what to do
     except (TemporalSettingsError, DecisionKeyError) as error:
         fail(f"The worker will not start: {error}")

@@ -147,6 +147,11 @@ async def test_the_worker_polls_and_the_ui_answers(clean_venv: Path, tmp_path: P
             SIGNOFF_TEMPORAL_ADDRESS=address,
             SIGNOFF_TASK_QUEUE=f"clean-install-{os.getpid()}",
         )
+        # The decision service's keys first: a worker checks decisions with their public half.
+        keys = subprocess.run(
+            [str(clean_venv / "signoff"), "keys", "init"], env=env, capture_output=True, text=True
+        )
+        assert keys.returncode == 0, keys.stderr
         with worker_process(env, signoff=str(clean_venv / "signoff")) as (worker, _):
             assert worker.poll() is None
         port = free_port()

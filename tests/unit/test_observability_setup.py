@@ -99,7 +99,8 @@ def test_secrets_are_blanked_in_messages_and_tracebacks(tmp_path: Path) -> None:
 
 
 def test_every_secret_the_settings_name_is_blanked_in_both_formats(tmp_path: Path) -> None:
-    (tmp_path / "decision-key").write_text("generated-decision-key-9f8e7d6c5b4a\n")
+    ring = {"signing": "k", "private_keys": {"k": "9f8e7d6c5b4a" * 5 + "3210"}}
+    (tmp_path / "decision-signing-keys.json").write_text(json.dumps(ring))
     api_key_file = tmp_path / "temporal-api-key"
     api_key_file.write_text("temporal-key-from-file-0a1b2c3d\n")
     payload_key = base64.b64encode(b"p" * 32).decode()
@@ -121,7 +122,7 @@ def test_every_secret_the_settings_name_is_blanked_in_both_formats(tmp_path: Pat
         "caller-api-token-5e6f7a8b",
         payload_key,
         "u" * 40,
-        "generated-decision-key-9f8e7d6c5b4a",
+        "9f8e7d6c5b4a" * 5 + "3210",  # the decision service's private key
         "/services/T1/B2/tok3n-in-the-path",
         "p@ss-word-1234",
         "p%40ss-word-1234",
