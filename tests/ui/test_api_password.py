@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from activities.store import make_engine
 from activities.store.reviewer_accounts import set_active
+from tests.admin import ADMIN
 from tests.ui.test_api_offline import client_for, home
 
 HASH = "ab" * 32
@@ -68,7 +69,7 @@ def test_guessing_is_rate_limited_like_the_sign_in_page(ui: TestClient) -> None:
 
 def test_a_disabled_reviewer_is_refused_after_the_password(home: Path) -> None:
     engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
-    set_active(engine, "bob", False)
+    set_active(engine, ADMIN, "bob", False)
     engine.dispose()
     with client_for(home) as client:
         answer = client.get("/api/me", headers=basic("bob", "demo-bob"))
