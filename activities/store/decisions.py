@@ -166,20 +166,49 @@ def append_refused_effect(
     """An effect the ledger refused to carry out, and why, in the caller's transaction:
     an attempt with a forged, altered or spent proof is on the record. One row per
     caller, action and reason: a retried attempt finds its row."""
+    return append_refused(
+        session,
+        tenant_id=command.tenant_id,
+        run_id=command.run_id,
+        ticket_id=command.ticket_id,
+        action_hash=command.action_hash,
+        why=why,
+        caller_run_id=caller_run_id,
+        order_id=command.order_id,
+        amount_minor=command.amount_minor,
+        currency=command.currency,
+    )
+
+
+def append_refused(
+    session: Session,
+    *,
+    tenant_id: str,
+    run_id: str,
+    ticket_id: str,
+    action_hash: str,
+    why: str,
+    caller_run_id: str,
+    order_id: str | None = None,
+    amount_minor: int | None = None,
+    currency: str | None = None,
+) -> DecisionRow:
+    """Any effect's refusal (the refund's above, any other tool's in tool_effects.py):
+    one row per caller, action and reason."""
     return append_once(
         session,
         NewEvent(
-            event_key=event_key(REFUSED_EFFECT, caller_run_id, command.action_hash, why),
-            tenant_id=command.tenant_id,
+            event_key=event_key(REFUSED_EFFECT, caller_run_id, action_hash, why),
+            tenant_id=tenant_id,
             kind="refused",
-            run_id=command.run_id,
-            ticket_id=command.ticket_id,
-            action_hash=command.action_hash,
+            run_id=run_id,
+            ticket_id=ticket_id,
+            action_hash=action_hash,
             decided_at=datetime.now(UTC),
             reason=f"effect refused (called by workflow '{caller_run_id}'): {why}",
-            order_id=command.order_id,
-            amount_minor=command.amount_minor,
-            currency=command.currency,
+            order_id=order_id,
+            amount_minor=amount_minor,
+            currency=currency,
         ),
     )
 

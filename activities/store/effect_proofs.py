@@ -70,15 +70,26 @@ def spend_proofs(session: Session, proofs: list[Decision], idempotency_key: str)
     session.flush()
 
 
-def _command_problem(command: RefundCommand, caller_run_id: str) -> str | None:
-    action = command.action
-    if command.run_id != caller_run_id:
+def caller_and_hash_problem(
+    action: PendingAction, run_id: str, caller_run_id: str, effect: str
+) -> str | None:
+    """Steps 1 and 2 of the module note, for any effect (`effect` names it): the caller
+    is the run the command names, and the action hashes to its own hash."""
+    if run_id != caller_run_id:
         return (
-            f"This refund was asked by workflow '{caller_run_id}' for run '{command.run_id}': "
+            f"This {effect} was asked by workflow '{caller_run_id}' for run '{run_id}': "
             "only the run itself may carry out its action."
         )
-    if recomputed_hash(action, command.run_id) != action.action_hash:
+    if recomputed_hash(action, run_id) != action.action_hash:
         return "The action does not hash to its own hash: it was altered after it was proposed."
+    return None
+
+
+def _command_problem(command: RefundCommand, caller_run_id: str) -> str | None:
+    action = command.action
+    problem = caller_and_hash_problem(action, command.run_id, caller_run_id, "refund")
+    if problem is not None:
+        return problem
     expected = (
         action.action_hash,
         action.targets.get("tenant_id"),

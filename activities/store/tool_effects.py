@@ -32,14 +32,14 @@ from sqlalchemy.orm import Session
 from activities.store.database import write_transaction
 from activities.store.decisions import (
     EXECUTED,
-    REFUSED_EFFECT,
     NewEvent,
     append_event,
-    append_once,
+    append_refused,
     event_key,
 )
 from activities.store.effect_proofs import (
     ProofCheck,
+    caller_and_hash_problem,
     signature_problem,
     signers,
     spend_proofs,
@@ -47,7 +47,7 @@ from activities.store.effect_proofs import (
 )
 from activities.store.schema import Reviewer, ToolEffect
 from workflows.actions import ToolActionCommand
-from workflows.approval_policy import effect_key, recomputed_hash, same_person
+from workflows.approval_policy import effect_key, same_person
 from workflows.effect_requirements import Requirements
 
 STARTED = "started"
@@ -137,13 +137,9 @@ def finish_effect(engine: Engine, command: ToolActionCommand, output: str) -> No
 
 def _command_problem(command: ToolActionCommand, caller_run_id: str) -> str | None:
     action = command.action
-    if command.run_id != caller_run_id:
-        return (
-            f"This effect was asked by workflow '{caller_run_id}' for run '{command.run_id}': "
-            "only the run itself may carry out its action."
-        )
-    if recomputed_hash(action, command.run_id) != action.action_hash:
-        return "The action does not hash to its own hash: it was altered after it was proposed."
+    problem = caller_and_hash_problem(action, command.run_id, caller_run_id, "effect")
+    if problem is not None:
+        return problem
     expected = (
         action.targets.get("tenant_id"),
         action.targets.get("ticket_id"),
@@ -198,16 +194,12 @@ def _reviewer_problem(
 
 
 def _append_refused(session: Session, command: ToolActionCommand, why: str, caller: str) -> None:
-    append_once(
+    append_refused(
         session,
-        NewEvent(
-            event_key=event_key(REFUSED_EFFECT, caller, command.action.action_hash, why),
-            tenant_id=command.tenant_id,
-            kind="refused",
-            run_id=command.run_id,
-            ticket_id=command.ticket_id,
-            action_hash=command.action.action_hash,
-            decided_at=datetime.now(UTC),
-            reason=f"effect refused (called by workflow '{caller}'): {why}",
-        ),
+        tenant_id=command.tenant_id,
+        run_id=command.run_id,
+        ticket_id=command.ticket_id,
+        action_hash=command.action.action_hash,
+        why=why,
+        caller_run_id=caller,
     )
