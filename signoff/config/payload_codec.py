@@ -5,6 +5,7 @@ the worker, the replayer (through `data_converter_for`) and the UI's codec endpo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
 
 from temporalio.api.common.v1 import Payload
 from temporalio.converter import (
@@ -14,7 +15,6 @@ from temporalio.converter import (
     WithSerializationContext,
     WorkflowSerializationContext,
 )
-from typing_extensions import Self
 
 from signoff.config.payload_keys import PayloadCipher, payload_cipher
 from signoff.config.run_identity import run_identity
