@@ -12,7 +12,7 @@ UV := $(TOOLS)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: demo test test-fast test-calendar lint lock outdated bench bench-live bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
+.PHONY: demo test test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -56,9 +56,6 @@ test-calendar: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/inbox.py
 
-# Starts a private dev stack and 1,000 real runs: about ten minutes.
-bench-live: $(STAMP)
-	$(BIN)/python bench/inbox_live.py
 
 # signoff's refund run against a raw Temporal workflow; `--quick` on a shared machine
 # (a few minutes). Writes bench/RESULTS.md.
