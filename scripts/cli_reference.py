@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/cli_reference.py          # writes docs/cli.md
     .venv/bin/python scripts/cli_reference.py --check  # exit 1 if docs/cli.md is stale
+    .venv/bin/python scripts/cli_reference.py --check PAGE  # the same for another file
 
 It walks the Typer app that `signoff` runs (signoff/wiring/app.py, whose sub-commands
 load lazily) through click's own API: every command and group, in the order
@@ -74,18 +75,20 @@ def reference() -> str:
 
 
 def main() -> int:
-    text = reference()
-    if sys.argv[1:] == ["--check"]:
-        if PAGE.read_text() != text:
+    arguments = sys.argv[1:]
+    if arguments[:1] == ["--check"] and len(arguments) <= 2:
+        page = Path(arguments[1]) if len(arguments) == 2 else PAGE
+        if not page.is_file() or page.read_text() != reference():
             sys.stderr.write(
-                "docs/cli.md differs from the commands: run "
-                "`.venv/bin/python scripts/cli_reference.py` and commit the page.\n"
+                f"{page} differs from the commands: run "
+                "`.venv/bin/python scripts/cli_reference.py` and commit docs/cli.md.\n"
             )
             return 1
         return 0
-    if sys.argv[1:]:
-        sys.stderr.write("usage: scripts/cli_reference.py [--check]\n")
+    if arguments:
+        sys.stderr.write("usage: scripts/cli_reference.py [--check [PAGE]]\n")
         return 2
+    text = reference()
     PAGE.write_text(text)
     sys.stdout.write(f"wrote {PAGE.relative_to(ROOT)}\n")
     return 0

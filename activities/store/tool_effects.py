@@ -16,8 +16,8 @@ is two short transactions around it:
 2. `finish_effect`: the tool's output is stored (`done`) with an `executed` audit row.
 
 Between the two the worker may die: the retry finds the row `started` and runs the
-tool again with the same idempotency key, which the tool must honour (README, "Add a
-tool").
+tool again with the same idempotency key, which the tool must honour (docs/configuration/
+add-a-tool.md).
 """
 
 from __future__ import annotations
