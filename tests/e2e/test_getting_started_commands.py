@@ -1,6 +1,6 @@
-"""The commands of docs/getting-started.md, read from the page and run as printed against
-a `signoff dev` stack of their own: the first run answers as the page shows, and the
-refund it walks through waits, is approved by alice and is made.
+"""The commands of docs/getting-started.md (and the README's, the same), read from the page
+and run as printed against a `signoff dev` stack of their own: the first run answers as
+the page shows, and the refund it walks through waits, is approved by alice and is made.
 
 What a reader fills in is filled in here: the run id (`run-demo-…`) and the hash
 (`<hash>`) that the commands before printed, and, since a test has no terminal to type
@@ -29,10 +29,10 @@ RUN_ID = re.compile(r"run-demo-[0-9a-z-]+")
 HASH = re.compile(r"\b[0-9a-f]{64}\b")
 
 
-def documented_commands() -> list[list[str]]:
+def documented_commands(page: Path = PAGE) -> list[list[str]]:
     """Each `.venv/bin/signoff` line of the page's sh blocks, as arguments, comment cut."""
     commands = []
-    for block in SH_BLOCK.findall(PAGE.read_text()):
+    for block in SH_BLOCK.findall(page.read_text()):
         for line in block.splitlines():
             if line.startswith(".venv/bin/signoff "):
                 words = line.split("  #")[0].split()
@@ -55,6 +55,8 @@ def test_the_page_holds_the_commands_this_test_runs() -> None:
         ["approve", "run-demo-…", "--hash", "<hash>", "--as", "alice"],
         ["status", "run-demo-…"],
     ]
+    # The README's first run and approval are these same commands.
+    assert documented_commands(PAGE.parents[1] / "README.md") == documented_commands()
 
 
 def test_the_first_run_answers_as_the_page_shows(stack: dict[str, str]) -> None:
