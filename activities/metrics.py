@@ -3,7 +3,7 @@
 Recorded by the activities and by the worker's interceptor (`observe_interceptor.py`),
 never by workflow code, which replays. Labels are low-cardinality on purpose: no run
 id, tenant or reviewer (those are in traces and logs), so that a fleet's series stay
-countable. Names are what the README's "Operating signoff" alerts on.
+countable. Names are what docs/operating/observability.md alerts on.
 
 Money is Decimal everywhere else; a Prometheus sample is a float, so cost becomes one
 here, at the edge, and nowhere else.

@@ -20,8 +20,8 @@ is two short transactions around it:
    spent on that attempt, and a new call needs a new approval.
 
 Between the two the worker may die: the retry finds the row `started` and runs the
-tool again with the same idempotency key, which the tool must honour (README, "Add a
-tool").
+tool again with the same idempotency key, which the tool must honour (docs/configuration/
+add-a-tool.md).
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ async def signin(
     username = username.strip()
     name_key = reviewer_name_key(username)
     # Behind a reverse proxy this is the client's address only if uvicorn trusts that
-    # proxy's X-Forwarded-For (`--forwarded-allow-ips`); see the README.
+    # proxy's X-Forwarded-For (`--forwarded-allow-ips`); see docs/ui/security.md.
     address = request.client.host if request.client else "unknown"
 
     def refused(error: str, status_code: int) -> Response:

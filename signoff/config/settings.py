@@ -66,8 +66,8 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default: a SQLite file under home."
     )
-    # The store's owner role, for `signoff store migrate` alone (README, "The store on
-    # PostgreSQL"): it runs the migrations and grants the runtime role (the user of
+    # The store's owner role, for `signoff store migrate` alone (docs/operating/
+    # postgresql.md): it runs the migrations and grants the runtime role (the user of
     # database_url) exactly what the code needs. Unset: database_url migrates (SQLite,
     # where there are no roles, or a single-role PostgreSQL).
     migration_database_url: SecretStr | None = None
@@ -107,7 +107,7 @@ class Settings(BaseSettings):
     # Where `scripted:NAME` scripts live; default: the ones shipped in activities/scripts.
     # The worker reads no script outside it.
     scripts_dir: Path | None = None
-    # The agent profiles (README, "Profiles"): a TOML file; default: the built-in one,
+    # The agent profiles (docs/configuration/profiles.md): a TOML file; default: the built-in one,
     # signoff/config/default_profiles.toml. A worker refuses to start on a bad file.
     profiles: Path | None = None
 
@@ -164,7 +164,7 @@ class Settings(BaseSettings):
     # private and mode 0600 (default `home/decision-signing-keys.json`; only that host
     # may hold it). Workers and the ledger (the refund's own check) verify with the
     # public key set (default `home/decision-public-keys.json`): key id -> public key,
-    # and the retired ids. `signoff keys` (README, "Decision keys") manages both.
+    # and the retired ids. `signoff keys` (docs/operating/decision-keys.md) manages both.
     decision_signing_keys_file: Path | None = None
     decision_public_keys_file: Path | None = None
     # Where `signoff approve` and `reject` send a decision: the decision service's URL;
@@ -199,8 +199,8 @@ class Settings(BaseSettings):
     temporal_api_key: SecretStr | None = None
     temporal_api_key_file: Path | None = None
 
-    # Worker tuning; the defaults suit a worker with 2 cores (README, "Temporal clusters
-    # and workers"). Activities mostly wait on the model's API and the database, so many
+    # Worker tuning; the defaults suit a worker with 2 cores (docs/operating/
+    # temporal.md). Activities mostly wait on the model's API and the database, so many
     # fit; workflow tasks use the CPU (and the GIL), so few do.
     worker_max_concurrent_activities: int = Field(default=50, ge=1)
     worker_max_concurrent_workflow_tasks: int = Field(default=10, ge=2)
@@ -213,7 +213,7 @@ class Settings(BaseSettings):
     # Touched every few seconds while the worker polls: a container's health check.
     worker_heartbeat_file: Path | None = None
 
-    # Observability (README, "Operating signoff"). Traces go out over OTLP only when the
+    # Observability (docs/operating/observability.md). Traces go out over OTLP only when the
     # standard OTEL_EXPORTER_OTLP_ENDPOINT is set (the exporter reads its other OTEL_*
     # variables itself). The worker serves Prometheus /metrics only when metrics_port is
     # set, and Temporal's own SDK metrics on temporal_metrics_port; the UI serves

@@ -87,7 +87,7 @@ def build_worker(
             DecisionActivities(engine, keys).record_decision,
             limits.run_limits,
             ReviewerNotifier(settings).notify_reviewers,
-            mcp.resolve,  # tools from MCP servers (README, "Connect an MCP server")
+            mcp.resolve,  # tools from MCP servers (docs/configuration/mcp.md)
             mcp.run,
         ],
         **capacity(settings),
@@ -97,8 +97,8 @@ def build_worker(
 
 
 def capacity(settings: Settings) -> dict[str, Any]:
-    """The `Worker` options of capacity and shutdown grace, from the settings (README,
-    "Temporal clusters and workers"); bench/run_workers.py gives its baseline the same.
+    """The `Worker` options of capacity and shutdown grace, from the settings (docs/
+    operating/temporal.md); bench/run_workers.py gives its baseline the same.
     On shutdown the worker stops polling at once, then gives in-flight activities
     `worker_shutdown_seconds` to finish before it cancels them."""
     return {
