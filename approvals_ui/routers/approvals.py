@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request, status
@@ -23,6 +24,7 @@ from signoff.service.decisions import Decider, DecisionNotAccepted, InvalidDecis
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired, step_up_for
+from signoff.service.passkeys import passkeys_of
 from signoff.service.trajectory import trajectory_or_none
 from workflows.actions import REFUND_APPROVER_ROLE, Verdict
 
@@ -133,6 +135,7 @@ async def _detail(
             "refusal": refusal,
             "approver_role": REFUND_APPROVER_ROLE,
             "needs_passkey": request.app.state.passkey_policy.needs_passkey,
+            "has_passkey": bool(await asyncio.to_thread(passkeys_of, engine, reviewer.id)),
         },
         status_code,
     )
