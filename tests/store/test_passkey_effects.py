@@ -168,3 +168,27 @@ async def test_an_assertion_without_user_verification_is_refused(store: Engine) 
 
     assert result.status == "refused" and "verif" in result.message, result.message
     assert nothing_refunded(store)
+
+
+def test_any_tools_effect_demands_the_passkey_too(seeded_engine: Engine) -> None:
+    """A voucher (a tool without an `amount`) under the tenant's step-up: an approval
+    without passkey is refused and on the record; with alice's passkey it is claimed."""
+    from activities.store.effect_proofs import ProofCheck
+    from activities.store.tool_effects import claim_effect
+    from tests.store.test_tool_effects import NEEDS_ONE, command, voucher_action
+
+    tenant_wide = PasskeyCheck(PasskeyPolicy(tenant_above_minor={"demo": 0}), RELYING_PARTY)
+    check = ProofCheck(PROOF_KEYS, RUN_ID, tenant_wide)
+    authenticator = alice_with_passkey(seeded_engine)
+    action = voucher_action()
+    proof = signed_approval(seeded_engine, action, "alice")
+
+    without = claim_effect(seeded_engine, command(action, [proof]), check, NEEDS_ONE)
+    with_it = claim_effect(
+        seeded_engine, command(action, [with_passkey(proof, authenticator)]), check, NEEDS_ONE
+    )
+
+    assert without.status == "refused" and "carries no passkey" in without.message
+    (reason,) = refused_reasons(seeded_engine)
+    assert reason.endswith(without.message)
+    assert with_it.status == "go", with_it.message
