@@ -10,6 +10,7 @@ what the effect checks before it trusts the stored public key
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from datetime import UTC, datetime
 from typing import Any
@@ -63,7 +64,8 @@ def registration_options(
         rp_id=relying_party.rp_id,
         rp_name=RP_NAME,
         user_name=reviewer_id,
-        user_id=reviewer_id.encode(),
+        # WebAuthn's user handle holds at most 64 bytes; a reviewer id may be longer.
+        user_id=hashlib.sha256(reviewer_id.encode()).digest(),
         user_display_name=display_name or reviewer_id,
         challenge=challenge,
         timeout=CEREMONY_TIMEOUT_MS,
