@@ -32,6 +32,7 @@ from activities.store import tool_effects as store
 from activities.store.customer_replies import send_reply
 from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
+from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck
 from activities.store.waiting_actions import hold_waiting
 from activities.tool_output import as_tool_output
 from signoff.config.decision_signatures import VerificationKeys
@@ -63,8 +64,10 @@ class ToolEffects:
         keys: VerificationKeys,
         profiles: LoadedProfiles,
         mcp_timeout_seconds: float = DEFAULT_MCP_TIMEOUT_SECONDS,
+        passkeys: PasskeyCheck = NO_STEP_UP,
     ) -> None:
         self._engine = engine
+        self._passkeys = passkeys
         self._keys = keys
         self._profiles = profiles
         self._mcp_timeout = mcp_timeout_seconds
@@ -103,7 +106,7 @@ class ToolEffects:
         """The proofs checked and the key claimed, then `function(arguments(), context)`
         once (again, with the same key, when a worker died before it was stored)."""
         requirements = effect_requirements(self._profiles.profiles, command.action.tool)
-        check = ProofCheck(keys=self._keys, caller_run_id=caller_run_id())
+        check = ProofCheck(self._keys, caller_run_id(), self._passkeys)
         try:
             claim = await asyncio.to_thread(
                 store.claim_effect, self._engine, command, check, requirements

@@ -37,6 +37,8 @@ ID_LENGTH = 128  # matches IDENTIFIER_PATTERN in workflows.contracts
 KEY_LENGTH = 255
 HASH_LENGTH = 64  # a SHA-256 in hex
 NAME_LENGTH = 200
+# A WebAuthn credential id is at most 1023 bytes: 1364 characters of base64url.
+PASSKEY_ID_LENGTH = 1400
 MINOR_UNITS = Decimal("0.01")  # every currency we sell in has 2 decimals
 DEFAULT_REFUND_REVIEW_THRESHOLD_MINOR = 20_000
 
@@ -438,3 +440,26 @@ class CustomerReply(Base):
     text: Mapped[str] = mapped_column(Text)
     idempotency_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True)
     sent_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class Passkey(Base):
+    """A reviewer's registered passkey (WebAuthn credential), for the step-up on large
+    approvals (docs/passkeys.md). `public_key` is the COSE key, base64url; `sign_count`
+    the authenticator's counter at its last use with the decision service.
+
+    `key_id` and `signature`: the decision service signed the registration (reviewer,
+    credential id, public key, when) with its Ed25519 key, so a row written straight
+    into the table by whoever can write the store verifies nothing at the effect.
+    """
+
+    __tablename__ = "passkeys"
+
+    credential_id: Mapped[str] = mapped_column(String(PASSKEY_ID_LENGTH), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("reviewers.id", ondelete="CASCADE"), index=True
+    )
+    public_key: Mapped[str] = mapped_column(Text)
+    sign_count: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    key_id: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    signature: Mapped[str] = mapped_column(String(HASH_LENGTH * 2))

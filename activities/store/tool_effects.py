@@ -49,6 +49,7 @@ from activities.store.effect_proofs import (
     spend_proofs,
     spending_problem,
 )
+from activities.store.passkey_proofs import passkey_problem
 from activities.store.schema import Reviewer, ToolEffect
 from workflows.actions import ToolActionCommand
 from workflows.approval_policy import effect_key, same_person
@@ -80,6 +81,10 @@ def claim_effect(
             problem = signature_problem(
                 command.action, command.proofs, command.run_id, check.keys
             ) or spending_problem(session, command.proofs, command.run_id, command.idempotency_key)
+        if problem is None:
+            problem = passkey_problem(
+                session, command.action, command.proofs, command.run_id, check.passkeys, check.keys
+            )
         if problem is not None:
             _append_refused(session, command, f"{problem} {NOTHING_DONE_HERE}", check.caller_run_id)
             return EffectClaim("refused", f"{problem} {NOTHING_DONE_HERE}")

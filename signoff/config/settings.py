@@ -20,6 +20,7 @@ from signoff.config.script_names import script_name_problem
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contracts import TASK_QUEUE, ModelPrice, ModelRef
 from workflows.policy import MAX_STEP_BUDGET, POLICY_VERSION
+from workflows.profile_values import Money
 
 # The most items one page of a listing may hold (inbox, API, `signoff pending`, `list`).
 MAX_PAGE_SIZE = 1000
@@ -185,6 +186,15 @@ class Settings(BaseSettings):
     token: SecretStr | None = None
     # How long a personal API token (`signoff user token`) counts after it is issued.
     token_ttl_days: int = Field(default=90, gt=0, le=3650)
+    # Passkey step-up (docs/passkeys.md). Per tenant, JSON: an approval above this amount
+    # (of any tool that needs approval) needs the reviewer's passkey, as a tool's own
+    # `passkey_above` in the profile asks; the lower of the two applies.
+    passkey_above: dict[str, Money] = Field(default_factory=dict)
+    # The WebAuthn relying party: the reviewer UI's host name (an IP address is not
+    # allowed), and the origins (comma-separated) the reviewers' browsers open it at.
+    # The UI and every worker must be given the same.
+    passkey_rp_id: str = Field(default="localhost", pattern=r"^[A-Za-z0-9.-]{1,253}$")
+    passkey_origins: str = "http://localhost:8000"
 
     # A Temporal cluster beyond the dev server (signoff/config/temporal_tls.py). TLS is on
     # when asked for, or when a CA, a client certificate or an API key is given. Secrets
@@ -278,6 +288,10 @@ class Settings(BaseSettings):
     @property
     def codec_origins(self) -> list[str]:
         return [origin.strip() for origin in self.codec_cors_origins.split(",") if origin.strip()]
+
+    @property
+    def passkey_origin_list(self) -> list[str]:
+        return [origin.strip() for origin in self.passkey_origins.split(",") if origin.strip()]
 
     @property
     def signing_keys_path(self) -> Path:

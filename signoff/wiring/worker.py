@@ -21,9 +21,12 @@ from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
+from activities.store.passkey_proofs import PasskeyCheck
 from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
 from signoff.config.decision_keys import load_verification_keys
+from signoff.config.passkey_policy import PasskeyPolicy
+from signoff.config.passkeys import RelyingParty
 from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.settings import Settings
 from signoff.service.waiting_reconcile import keep_reconciled
@@ -55,10 +58,13 @@ def build_worker(
     gateway = ToolGateway(engine)
     # Public keys only: a worker checks decisions and can never sign one.
     keys = load_verification_keys(settings)
-    refunds = refunds or RefundActivities(engine, keys)
-    effects = effects or ToolEffects(
-        engine, keys, profiles or load_profiles(settings), settings.mcp_timeout_seconds
+    profiles = profiles or load_profiles(settings)
+    # The step-up policy from this worker's own profiles and settings, never the store's.
+    passkeys = PasskeyCheck(
+        PasskeyPolicy.of(profiles.profiles, settings.passkey_above), RelyingParty.of(settings)
     )
+    refunds = refunds or RefundActivities(engine, keys, passkeys)
+    effects = effects or ToolEffects(engine, keys, profiles, settings.mcp_timeout_seconds, passkeys)
     verifier = DecisionVerifier(
         engine,
         keys,
