@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
+from activities.connectors.replies import HelpdeskReplies
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.mcp.activities import McpTools
@@ -57,7 +58,11 @@ def build_worker(
     keys = load_verification_keys(settings)
     refunds = refunds or RefundActivities(engine, keys)
     effects = effects or ToolEffects(
-        engine, keys, profiles or load_profiles(settings), settings.mcp_timeout_seconds
+        engine,
+        keys,
+        profiles or load_profiles(settings),
+        settings.mcp_timeout_seconds,
+        HelpdeskReplies.from_settings(engine, settings),
     )
     verifier = DecisionVerifier(
         engine,
