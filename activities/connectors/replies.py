@@ -43,7 +43,9 @@ from signoff.tools import ToolContext
 from workflows.actions import ToolActionCommand
 from workflows.contracts import ToolResult
 
-NOT_SENT = "The reply was not sent."
+# Ends no sentence: the run's error result goes on "... did not happen: <this>. Do not
+# retry it."
+NOT_SENT = "the reply was not sent"
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ class HelpdeskReplies:
         reply = await self._outgoing(command.tenant_id, command.ticket_id, "", "", "")
         problem = target_problem(connector, reply)
         if problem is not None:
-            return f"{problem}. {NOT_SENT}"
+            return f"{problem}; {NOT_SENT}"
         name = connector_name(command.tenant_id)
         state_name, state = await self.breakers.state(name)
         if state_name != "open":
@@ -111,7 +113,7 @@ class HelpdeskReplies:
             await self.breakers.succeeded(name)  # it answered: the connector works
             return ToolResult(
                 tool_use_id=context.tool_use_id,
-                content=f"The helpdesk refused the reply ({error}). {NOT_SENT}",
+                content=f"the helpdesk refused the reply ({error}); {NOT_SENT}",
                 is_error=True,
             )
         await self.breakers.succeeded(name)
@@ -137,9 +139,9 @@ class HelpdeskReplies:
 def _open_message(name: str, state: BreakerState) -> str:
     until = state.open_until.strftime("%H:%M:%S UTC") if state.open_until else "later"
     return (
-        f"The {name} connector is switched off after {state.consecutive_failures} failures "
-        f"in a row (last: {state.last_error or 'unknown'}), until {until}. {NOT_SENT} "
-        "Do not send it again now; end the run and say that the reply is still to be sent."
+        f"the {name} connector is switched off after {state.consecutive_failures} failures "
+        f"in a row (last: {state.last_error or 'unknown'}) until {until}; {NOT_SENT} and is "
+        "still to be sent"
     )
 
 
