@@ -14,7 +14,17 @@ from sqlalchemy import Engine
 
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
-from approvals_ui.routers import api, api_audit, approvals, audit, auth, codec, metrics, runs
+from approvals_ui.routers import (
+    api,
+    api_audit,
+    approvals,
+    audit,
+    auth,
+    codec,
+    intake,
+    metrics,
+    runs,
+)
 from approvals_ui.security import SecurityHeadersMiddleware, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
 from approvals_ui.signin_limiter import SignInRateLimiter
@@ -92,6 +102,7 @@ def create_app(
         app.include_router(router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.include_router(api_audit.router)
+    app.include_router(intake.router)  # helpdesk webhooks: the signature is the credential
     app.include_router(codec.router)  # Temporal's remote codec protocol, its own CORS rule
     app.include_router(metrics.router)  # GET /metrics, for Prometheus (its own token)
     app.state.store_gauges = gauges

@@ -15,7 +15,7 @@ from sqlalchemy import Engine, Select, select
 from sqlalchemy.exc import IntegrityError
 
 from activities.store.database import use_session, write_transaction
-from activities.store.errors import StoreError, UnknownOrder, UnknownTenant
+from activities.store.errors import StoreError, UnknownTenant
 from activities.store.schema import IntakeDelivery, Ticket
 from activities.store.tickets import get_order, new_ticket_id, tenant_exists
 
@@ -39,7 +39,7 @@ class StoredDelivery:
 class NewTicket:
     customer_name: str
     text: str
-    order_id: str | None
+    order_reference: str | None
 
 
 class DeliveryRace(StoreError):
@@ -63,9 +63,11 @@ def store_delivery(
                 return StoredDelivery(row.ticket_id, row.run_id, True)
             if not tenant_exists(session, key.tenant_id):
                 raise UnknownTenant(key.tenant_id)
-            order_id = ticket.order_id
+            # Linked when it names one of the tenant's orders (never another tenant's:
+            # the read takes the tenant); the helpdesk's field may mean something else.
+            order_id = ticket.order_reference
             if order_id is not None and get_order(session, key.tenant_id, order_id) is None:
-                raise UnknownOrder(key.tenant_id, order_id)
+                order_id = None
             ticket_id = new_ticket_id()
             session.add(
                 Ticket(

@@ -60,7 +60,7 @@ def helpdesk_effects(
 def ticket_from_zendesk(engine: Engine, zendesk_ticket_id: str = "4512") -> str:
     """A ticket the intake stored from a Zendesk delivery; our ticket id."""
     key = DeliveryKey("demo", "zendesk", zendesk_ticket_id, f"event-{uuid.uuid4().hex}")
-    ticket = NewTicket(customer_name="Ana Martin", text="Where is my kettle?", order_id=None)
+    ticket = NewTicket(customer_name="Ana Martin", text="Where is my kettle?", order_reference=None)
     return store_delivery(
         engine, key, ticket, f"triage-demo-{uuid.uuid4().hex}", utc_now()
     ).ticket_id
