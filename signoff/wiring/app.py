@@ -44,6 +44,10 @@ COMMANDS = {
         "signoff.cli.commands_reconcile",
         "Settle each action with an unknown outcome from the ledger: did the refund happen?",
     ),
+    "connectors": Lazy(
+        "signoff.cli.commands_connectors",
+        "Write connectors and their breakers: closed, open (calls refused) or half_open.",
+    ),
     "seed": Lazy(
         STORE,
         "Load the demo data (tenants demo and globex, their orders and tickets). Safe to repeat.",
