@@ -201,6 +201,11 @@ def dev_command(
 ) -> None:
     """Start everything locally: Temporal dev server, demo data, worker. Ctrl-C stops it all."""
     from signoff.cli.support import fail, run_async, say, settings
+    from signoff.config.helpdesks import (
+        HelpdeskConfigError,
+        load_helpdesk_connectors,
+        load_intake_secrets,
+    )
     from signoff.config.payload_keys import payload_cipher
     from signoff.config.temporal_tls import TemporalSettingsError
     from signoff.wiring.dev import run_dev
@@ -210,7 +215,9 @@ def dev_command(
     loaded_profiles_or_stop(current)
     try:
         payload_cipher(current)  # not after the server starts: its connect would retry
-    except TemporalSettingsError as error:
+        load_intake_secrets(current.intake_secrets)  # nor the helpdesks' files
+        load_helpdesk_connectors(current.helpdesk_connectors)
+    except (TemporalSettingsError, HelpdeskConfigError) as error:
         fail(str(error))
     start_observability(current, "dev")
     if temporal_ui_port is not None:

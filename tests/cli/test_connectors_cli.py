@@ -78,3 +78,17 @@ def test_a_reset_closes_the_breaker_and_an_unknown_name_is_bad_input(home: Path)
     assert unknown.exit_code == 2
     assert "No connector is named 'helpdesk:nobody'" in unknown.stderr
     assert "Traceback" not in unknown.output
+
+
+def test_a_stack_will_not_start_on_a_helpdesk_file_it_cannot_use(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secrets = home / "intake-secrets.json"
+    secrets.write_text(json.dumps({"demo": {"generic": "x" * 40}}))
+    os.chmod(secrets, 0o644)
+    monkeypatch.setenv("SIGNOFF_INTAKE_SECRETS", str(secrets))
+    get_settings.cache_clear()
+    refused = CliRunner().invoke(app, ["dev"])
+    assert refused.exit_code == 2
+    assert f"Run `chmod 600 {secrets}`" in refused.stderr and "Traceback" not in refused.output
+    assert "x" * 40 not in refused.output
