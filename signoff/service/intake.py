@@ -34,7 +34,7 @@ from signoff.config.helpdesks import IntakeSecrets
 from signoff.config.settings import Settings
 from signoff.service.intake_formats import MAX_BODY_BYTES, incoming_ticket
 from signoff.service.intake_signatures import IntakeRefused, verified_signer
-from signoff.service.triage_start import ensure_triage, service_triage_request, triage_id
+from signoff.service.triage_start import ensure_triage, triage_id, triage_request
 
 __all__ = ["IntakeAccepted", "IntakeRefused", "MAX_BODY_BYTES", "StoreError", "receive_ticket"]
 
@@ -77,6 +77,6 @@ async def receive_ticket(
         new = NewTicket(ticket.customer_name, ticket.text, ticket.order_reference)
         run_id = triage_id(key.tenant_id, request_id)
         stored = await asyncio.to_thread(store_delivery, engine, key, new, run_id, now)
-    request = service_triage_request(settings, key.tenant_id, stored.ticket_id, request_id)
+    request = triage_request(settings, key.tenant_id, stored.ticket_id, request_id)
     run_id = await ensure_triage(await client(), settings, request)
     return IntakeAccepted(key.tenant_id, stored.ticket_id, run_id, stored.replayed)

@@ -30,22 +30,33 @@ def triage_id(tenant_id: str, request_id: str) -> str:
     return f"triage-{tenant_id}-{request_id}"
 
 
-def service_triage_request(
-    settings: Settings, tenant_id: str, ticket_id: str, request_id: str
+def triage_request(
+    settings: Settings,
+    tenant_id: str,
+    ticket_id: str,
+    request_id: str,
+    *,
+    actor_id: str | None = None,
+    model: str | None = None,
 ) -> TriageRequest:
-    """Raises ModelChoiceError for a SIGNOFF_MODEL it cannot understand."""
-    agent_model = parse_model(settings.model, settings)
-    model = agent_model
-    if agent_model.scripted:
-        model = ModelRef(provider="scripted", model_id=TRIAGE_SCRIPT)
+    """The request of a triage: by `actor_id` (already authenticated by the face; None
+    for the deployment's service identity), on `model` (None: SIGNOFF_MODEL). A
+    scripted model classifies with the triage script, unless a script was named.
+
+    Raises ModelChoiceError for a model it cannot understand, and pydantic's
+    ValidationError for input that is not valid."""
+    agent_model = parse_model(model or settings.model, settings)
+    triage_model = agent_model
+    if agent_model.scripted and (model is None or model.strip() == "scripted"):
+        triage_model = ModelRef(provider="scripted", model_id=TRIAGE_SCRIPT)
     return TriageRequest(
         tenant_id=tenant_id,
-        actor_id=settings.service_actor,
+        actor_id=actor_id or settings.service_actor,
         request_id=request_id,
         trace_id=uuid.uuid4().hex,
         ticket_id=ticket_id,
         policy_version=settings.policy_version,
-        model=model,
+        model=triage_model,
         agent_model=agent_model,
         max_tokens=settings.max_tokens,
         agent_limits=limits_from_settings(settings, agent_model),
