@@ -6,6 +6,7 @@ stored or started."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import timedelta
 
@@ -165,3 +166,20 @@ async def test_a_malformed_delivery_is_422_and_says_what_is_wrong(intake: Intake
     }
     assert await refused(intake, body, yesterday, 422) == "malformed"
     assert intake.started == [] and intake.counts()[1] == 0
+
+
+async def test_the_same_delivery_twice_at_once_makes_one_ticket_and_one_triage(
+    intake: Intake,
+) -> None:
+    body = generic_body("7007", "evt-twice")
+    headers = generic_headers(DEMO_GENERIC, body)
+    first, second = await asyncio.gather(intake.post(body, headers), intake.post(body, headers))
+    assert sorted([first.status_code, second.status_code]) == [200, 202]
+    assert first.json()["run_id"] == second.json()["run_id"]
+    assert first.json()["ticket_id"] == second.json()["ticket_id"]
+    assert intake.counts()[1] == 1
+
+
+async def test_a_zendesk_ticket_id_must_be_zendesks_number(intake: Intake) -> None:
+    body = zendesk_body("../../users/1")
+    assert await refused(intake, body, zendesk_headers(DEMO_ZENDESK, body), 422) == "malformed"
