@@ -132,9 +132,12 @@ class ToolEffects:
         )
         output = await _called(function, arguments(), context)
         if isinstance(output, ToolResult) and output.is_error:
-            # The tool answered that it did not act (an MCP tool's error result): nothing
-            # to store; its claim stays `started`, and its proofs spent on it.
-            return EffectResult(status="refused", message=output.content)
+            # The tool answered that it did not act (an MCP tool's error result): on the
+            # record as refused; its proofs stay spent on this attempt.
+            message = await asyncio.to_thread(
+                store.fail_effect, self._engine, command, output.content
+            )
+            return EffectResult(status="refused", message=message)
         text = output.content if isinstance(output, ToolResult) else as_tool_output(output)
         await asyncio.to_thread(store.finish_effect, self._engine, command, text)
         activity.logger.info("effect %s done (%s)", command.idempotency_key, command.action.tool)

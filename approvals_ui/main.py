@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
+from approvals_ui.password_checks import PasswordChecks
 from approvals_ui.routers import (
     api,
     api_audit,
@@ -95,7 +96,7 @@ def create_app(
     app.state.temporal = TemporalProvider(settings, temporal_connect)
     app.state.signin_limiter = SignInRateLimiter.from_settings(settings)
     # At most this many password hashes at once (argon2: about 64 MiB each).
-    app.state.password_checks = asyncio.Semaphore(settings.ui_signin_concurrent_checks)
+    app.state.password_checks = PasswordChecks(settings.ui_signin_concurrent_checks)
     errors.install(app)
     csrf = [Depends(csrf_protect)]
     for router in (auth.router, approvals.router, runs.router, audit.router):

@@ -36,7 +36,7 @@ from activities.connectors.helpdesk import (
 )
 from activities.store.customer_replies import mark_delivered, send_reply
 from activities.store.intake_deliveries import source_ticket_of
-from activities.store.tool_effects import effect_status
+from activities.store.tool_effects import STARTED, effect_status
 from signoff.config.helpdesks import HelpdeskConnector, load_helpdesk_connectors
 from signoff.config.settings import Settings
 from signoff.tools import ToolContext
@@ -80,8 +80,10 @@ class HelpdeskReplies:
         if state_name != "open":
             return None
         claimed = await asyncio.to_thread(effect_status, self.engine, command.idempotency_key)
-        if claimed is not None:
+        if claimed == STARTED:
             raise _unavailable(f"the {name} connector is switched off (its breaker is open)")
+        if claimed is not None:
+            return None  # it ended already: the claim answers what it answered
         return _open_message(name, state)
 
     async def send(self, arguments: Any, context: ToolContext) -> dict[str, str] | ToolResult:

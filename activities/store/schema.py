@@ -206,6 +206,10 @@ class DecisionRow(Base):
     recorded_at: Mapped[datetime] = mapped_column(UtcDateTime)
     prev_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
     row_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    # A reviewer's decision keeps the signed decision that proves it (JSON), outside the
+    # hash: the signature is its own seal (activities/store/audit_proofs.py, revision
+    # 0006_decision_proofs).
+    proof: Mapped[str | None] = mapped_column(Text, nullable=True, default=None)
 
     @property
     def amount(self) -> Decimal | None:

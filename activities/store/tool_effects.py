@@ -13,7 +13,11 @@ is two short transactions around it:
    the effect's row is written (`started`) and the proofs are spent on it. A refusal
    writes a `refused` audit row instead and spends nothing. A key whose effect is done
    answers with its stored output: a retried activity never acts twice.
-2. `finish_effect`: the tool's output is stored (`done`) with an `executed` audit row.
+2. `finish_effect`: the tool's output is stored (`done`) with an `executed` audit row;
+   or `fail_effect`: the tool answered that it did not act (an MCP tool's error
+   result), stored (`failed`) with a `refused` audit row. A retry of a failed key
+   answers with the same refusal and never calls the tool again: its proofs were
+   spent on that attempt, and a new call needs a new approval.
 
 Between the two the worker may die: the retry finds the row `started` and runs the
 tool again with the same idempotency key, which the tool must honour (README, "Add a
@@ -52,6 +56,7 @@ from workflows.effect_requirements import Requirements
 
 STARTED = "started"
 DONE = "done"
+FAILED = "failed"
 NOTHING_DONE_HERE = "Nothing was done."
 
 
@@ -81,6 +86,8 @@ def claim_effect(
         stored = session.get(ToolEffect, command.idempotency_key)
         if stored is not None and stored.status == DONE:
             return EffectClaim("done", output=stored.output)
+        if stored is not None and stored.status == FAILED:
+            return EffectClaim("refused", stored.output)
         void = _approvals_problem(session, command, requirements)
         if void is not None:
             if not command.proofs:  # no approval to void: a call that needed one had none
@@ -133,6 +140,22 @@ def finish_effect(engine: Engine, command: ToolActionCommand, output: str) -> No
                 ),
             ),
         )
+
+
+def fail_effect(engine: Engine, command: ToolActionCommand, why: str) -> str:
+    """The tool said it did not act: stored (`failed`), with a `refused` audit row that
+    says why, in one transaction. Returns the message the run is told (the stored one
+    when a retry got here first)."""
+    message = f"The {command.action.tool} tool answered with an error and did not act: {why}"
+    with write_transaction(engine) as session:
+        stored = session.get(ToolEffect, command.idempotency_key)
+        if stored is None or stored.status != STARTED:
+            return stored.output if stored is not None else message
+        stored.status = FAILED
+        stored.output = message
+        stored.finished_at = datetime.now(UTC)
+        _append_refused(session, command, message, command.run_id)
+    return message
 
 
 def _command_problem(command: ToolActionCommand, caller_run_id: str) -> str | None:

@@ -131,7 +131,6 @@ def settings_secrets(settings: Settings) -> list[str]:
     held = (
         settings.anthropic_api_key,
         settings.openai_api_key,
-        settings.reviewer_token,  # a reviewer's API token for approve/reject
         settings.ui_secret,
         settings.temporal_api_key,
         settings.metrics_token,

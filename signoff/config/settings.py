@@ -170,9 +170,6 @@ class Settings(BaseSettings):
     # Where `signoff approve` and `reject` send a decision: the decision service's URL;
     # default the local reviewer UI (http://ui_host:ui_port).
     decision_service_url: str | None = Field(default=None, pattern=r"^https?://[^\s]+$")
-    # The reviewer's API token (`signoff user token`), for `signoff approve`/`reject`
-    # without a password prompt.
-    reviewer_token: SecretStr | None = None
     # A signed decision older than this when it reaches the run counts for nothing.
     decision_max_age_seconds: float = Field(default=300.0, gt=0)
     # Who a run started by no person is asked for (`signoff run` without `--as`, a
@@ -181,9 +178,10 @@ class Settings(BaseSettings):
     service_actor: str = Field(
         default="service:signoff", pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
     )
-    # The caller's own API token, for a command that needs a credential (`--as NAME`
-    # on `signoff user ...` and `signoff run`) when there is no terminal to ask a
-    # password on. Per person, from the environment: never a command-line option.
+    # The caller's own API token (`signoff user token`), for a command that needs a
+    # credential (`--as NAME` on `signoff user ...` and `signoff run`, and the reviewer
+    # of `signoff approve`/`reject`) without a password prompt. Per person, from the
+    # environment: never a command-line option.
     token: SecretStr | None = None
     # How long a personal API token (`signoff user token`) counts after it is issued.
     token_ttl_days: int = Field(default=90, gt=0, le=3650)

@@ -225,11 +225,22 @@ def dev_command(
     if not (postgres or current.dev_postgres):
         run_async(run_dev(current))
         return
-    from signoff.wiring.dev_postgres import dev_postgres
+    from pydantic import SecretStr
+
+    from signoff.service.store import migrate_store
+    from signoff.wiring.dev_postgres import OWNER_ROLE, RUNTIME_ROLE, database_url, dev_postgres
 
     with dev_postgres(current) as url:
-        say(f"Store on PostgreSQL; in other terminals: export SIGNOFF_DATABASE_URL={url}")
-        run_async(run_dev(current.model_copy(update={"database_url": url})))
+        # Migrated as the owner, which leaves the runtime role exactly its grants; every
+        # process of the stack then connects as the runtime role.
+        owner = SecretStr(database_url(current, OWNER_ROLE))
+        stack = current.model_copy(update={"database_url": url, "migration_database_url": owner})
+        migrate_store(stack)  # a StoreError is told by main()
+        say(
+            f"Store on PostgreSQL as {RUNTIME_ROLE} (migrated as {OWNER_ROLE}); in other "
+            f"terminals: export SIGNOFF_DATABASE_URL={url}"
+        )
+        run_async(run_dev(stack))
 
 
 def main() -> None:

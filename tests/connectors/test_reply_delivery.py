@@ -113,10 +113,11 @@ async def test_a_reply_the_helpdesk_refuses_is_told_to_the_model_as_not_sent(
             assert (await handle.result()).status == "completed"
     assert len(helpdesk.requests) == 1 and helpdesk.posted == {}  # not retried
     (result,) = tool_results(model, 1)
-    assert (
-        result.is_error
-        and "did not happen: the helpdesk refused the reply (HTTP 401" in result.content
-    )
+    assert result.is_error and "did not happen" in result.content
+    assert "the helpdesk refused the reply (HTTP 401" in result.content
+    with use_session(seeded_engine) as session:  # on the record: failed, and why
+        (effect,) = session.scalars(select(ToolEffect).where(ToolEffect.tool == "send_reply"))
+        assert effect.status == "failed" and "HTTP 401" in effect.output
     (kept,) = replies_of(seeded_engine, "demo", "T-1042")
     assert kept.delivered_at is None  # the outbox says it never reached the helpdesk
 
