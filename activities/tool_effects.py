@@ -26,6 +26,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.caller import caller_run_id, only_its_own
+from activities.connectors.replies import HelpdeskReplies
 from activities.mcp.call import McpServerUnavailable, call_tool
 from activities.refunds import non_retryable
 from activities.store import tool_effects as store
@@ -65,12 +66,15 @@ class ToolEffects:
         profiles: LoadedProfiles,
         mcp_timeout_seconds: float = DEFAULT_MCP_TIMEOUT_SECONDS,
         passkeys: PasskeyCheck = NO_STEP_UP,
+        helpdesks: HelpdeskReplies | None = None,
     ) -> None:
         self._engine = engine
         self._passkeys = passkeys
         self._keys = keys
         self._profiles = profiles
         self._mcp_timeout = mcp_timeout_seconds
+        # The tenants' helpdesk connectors for `send_reply`; None: the outbox alone.
+        self._helpdesks = helpdesks
 
     @activity.defn(name=HOLD_WAITING_ACTION_ACTIVITY)
     async def hold_waiting_action(self, hold: ActionHold) -> None:
@@ -96,6 +100,10 @@ class ToolEffects:
                 "(the refund goes through the ledger's own effect). Nothing was done."
             )
             return EffectResult(status="refused", message=why)
+        if self._through_helpdesk(tool, command.tenant_id):
+            refusal = await self._helpdesk_refusal(command)
+            if refusal is not None:
+                return EffectResult(status="refused", message=refusal)
         return await self._carried_out(
             command, function, lambda: restored(tool, command.action.arguments)
         )
@@ -175,8 +183,30 @@ class ToolEffects:
             return self._send_reply
         return None
 
-    def _send_reply(self, arguments: Any, context: ToolContext) -> dict[str, str]:
-        reply_id = send_reply(
+    def _through_helpdesk(self, tool: ToolDefinition, tenant_id: str) -> bool:
+        """The built-in `send_reply` of a tenant with a helpdesk connector."""
+        return (
+            tool.name == SEND_REPLY.name
+            and tool.implementation is None
+            and self._helpdesks is not None
+            and self._helpdesks.connected(tenant_id)
+        )
+
+    async def _helpdesk_refusal(self, command: ToolActionCommand) -> str | None:
+        assert self._helpdesks is not None
+        refusal = await self._helpdesks.refusal(command)
+        if refusal is not None:
+            await asyncio.to_thread(
+                store.refuse_effect, self._engine, command, refusal, caller_run_id()
+            )
+            activity.logger.warning("effect %s refused: %s", command.idempotency_key, refusal)
+        return refusal
+
+    async def _send_reply(self, arguments: Any, context: ToolContext) -> Any:
+        if self._helpdesks is not None and self._helpdesks.connected(context.tenant_id):
+            return await self._helpdesks.send(arguments, context)
+        reply_id = await asyncio.to_thread(
+            send_reply,
             self._engine,
             context.tenant_id,
             context.ticket_id,

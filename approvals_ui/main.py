@@ -22,6 +22,7 @@ from approvals_ui.routers import (
     audit,
     auth,
     codec,
+    intake,
     metrics,
     passkeys,
     runs,
@@ -107,6 +108,7 @@ def create_app(
         app.include_router(router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.include_router(api_audit.router)
+    app.include_router(intake.router)  # helpdesk webhooks: the signature is the credential
     app.include_router(codec.router)  # Temporal's remote codec protocol, its own CORS rule
     app.include_router(metrics.router)  # GET /metrics, for Prometheus (its own token)
     app.state.store_gauges = gauges

@@ -440,6 +440,47 @@ class CustomerReply(Base):
     text: Mapped[str] = mapped_column(Text)
     idempotency_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True)
     sent_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # Where the reply went beside this outbox (the tenant's helpdesk connector), and
+    # when it accepted it; None while it has not (or when the tenant has none).
+    delivered_to: Mapped[str | None] = mapped_column(String(ID_LENGTH), nullable=True)
+    delivered_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+
+
+class IntakeDelivery(Base):
+    """One helpdesk webhook delivery that started a triage: a delivery sent again (the
+    same source, ticket and event) finds its row and starts nothing new. The helpdesk's
+    own ticket id is kept for the reply that goes back to it."""
+
+    __tablename__ = "intake_deliveries"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "source", "source_ticket_id", "event_id"),
+        UniqueConstraint("tenant_id", "ticket_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    source: Mapped[str] = mapped_column(String(32))
+    source_ticket_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    event_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    ticket_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    received_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class ConnectorBreaker(Base):
+    """A write connector's circuit breaker, shared by every worker and read by
+    `signoff connectors` (activities/connectors/breaker.py holds its rules)."""
+
+    __tablename__ = "connector_breakers"
+
+    name: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    consecutive_failures: Mapped[int] = mapped_column(Integer, default=0)
+    # Set while open: no call until then; after it, one trial call.
+    open_until: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+    # The trial call in flight since then (half-open); others wait for its answer.
+    trial_started_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+    last_error: Mapped[str] = mapped_column(Text, default="")
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 class Passkey(Base):

@@ -33,7 +33,7 @@ from typing import Literal
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from activities.store.database import write_transaction
+from activities.store.database import use_session, write_transaction
 from activities.store.decisions import (
     EXECUTED,
     NewEvent,
@@ -231,3 +231,17 @@ def _append_refused(session: Session, command: ToolActionCommand, why: str, call
         why=why,
         caller_run_id=caller,
     )
+
+
+def effect_status(engine: Engine, key: str) -> str | None:
+    """The status of the effect claimed under `key` (started, done), or None."""
+    with use_session(engine) as session:
+        stored = session.get(ToolEffect, key)
+        return None if stored is None else stored.status
+
+
+def refuse_effect(engine: Engine, command: ToolActionCommand, why: str, caller_run_id: str) -> None:
+    """A `refused` audit row for an effect refused before its claim (its connector
+    switched off): the store says why nothing was done."""
+    with write_transaction(engine) as session:
+        _append_refused(session, command, why, caller_run_id)

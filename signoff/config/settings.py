@@ -256,6 +256,23 @@ class Settings(BaseSettings):
     # one); past it the server counts as down: Temporal retries, then the model is told.
     mcp_timeout_seconds: float = Field(default=30.0, gt=0)
 
+    # Helpdesks (docs: "Connect your helpdesk"). The intake's signing secrets per tenant
+    # and source, and the connector each tenant's replies go out through: JSON files,
+    # mode 0600 (signoff/config/helpdesks.py). Unset: no intake; replies stay in the
+    # built-in outbox.
+    intake_secrets: Path | None = None
+    helpdesk_connectors: Path | None = None
+    # A delivery whose signed timestamp is further than this from our clock is stale.
+    intake_max_skew_seconds: float = Field(default=300.0, gt=0)
+    # A connector's own timeout_seconds wins; below the effect activity's own timeout.
+    helpdesk_timeout_seconds: float = Field(default=10.0, gt=0, le=50)
+    # Each write connector's circuit breaker (activities/connectors/breaker.py): this
+    # many failures in a row open it for the cool-down; then one trial call decides. A
+    # trial that never reports (its worker died) stops counting after its timeout.
+    breaker_failures: int = Field(default=5, ge=1)
+    breaker_cooldown_seconds: float = Field(default=60.0, gt=0)
+    breaker_trial_timeout_seconds: float = Field(default=60.0, gt=0)
+
     # Payload encryption (signoff/config/payload_codec.py): "ID:BASE64_KEY,..." (32-byte
     # AES keys), the first encrypting, all decrypting. Unset: payloads go in clear.
     payload_keys: SecretStr | None = None

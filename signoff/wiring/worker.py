@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
+from activities.connectors.replies import HelpdeskReplies
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.mcp.activities import McpTools
@@ -64,7 +65,14 @@ def build_worker(
         PasskeyPolicy.of(profiles.profiles, settings.passkey_above), RelyingParty.of(settings)
     )
     refunds = refunds or RefundActivities(engine, keys, passkeys)
-    effects = effects or ToolEffects(engine, keys, profiles, settings.mcp_timeout_seconds, passkeys)
+    effects = effects or ToolEffects(
+        engine,
+        keys,
+        profiles,
+        settings.mcp_timeout_seconds,
+        passkeys=passkeys,
+        helpdesks=HelpdeskReplies.from_settings(engine, settings),
+    )
     verifier = DecisionVerifier(
         engine,
         keys,
