@@ -50,7 +50,7 @@ async def test_the_pages_sender_script_is_answered_as_the_page_says(
         env = {
             **os.environ,
             "INTAKE_SECRET": DEMO_GENERIC,
-            "SIGNOFF_URL": f"http://127.0.0.1:{port}",
+            "REVIEWER_UI_URL": f"http://127.0.0.1:{port}",
         }
 
         def run() -> str:
