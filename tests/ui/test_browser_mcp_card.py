@@ -1,0 +1,106 @@
+"""An MCP server's irreversible tool in a real browser: the run waits on the server's
+`create_return_label`, the reviewer sees the generic card (the tool's arguments as a
+table, and what the run's read tools returned, the MCP server's answer included, as
+text), approves, and the server makes one label under the run's idempotency key.
+
+Its own `signoff dev` on a profile that pins the tests' MCP server (testkit/
+mcp_server.py, on a free port), with a scripted model from tests/ui/scripts."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from activities.mcp.resolve import resolve_server
+from activities.store import make_engine
+from signoff.wiring.local_stack import signoff_dev_stack
+from testkit.mcp_server import calls, labels
+from tests.mcp.conftest import TIMEOUT_SECONDS, RunningServer, declared, mcp_server_process
+from tests.mcp.test_mcp_runs import PROFILE
+from tests.ui.browser import sign_in, watch_console
+from tests.ui.conftest import DevStack, add_case, wait_until_pending
+
+pytestmark = [pytest.mark.devserver, pytest.mark.browser]
+SCRIPTS = Path(__file__).parent / "scripts"
+LABEL_SECONDS = 60
+
+
+@pytest.fixture(scope="module")
+def warranty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    with mcp_server_process(tmp_path_factory.mktemp("warranty-state")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def mcp_stack(
+    tmp_path_factory: pytest.TempPathFactory, warranty: RunningServer
+) -> Iterator[DevStack]:
+    home = tmp_path_factory.mktemp("signoff-mcp-home")
+    # A thread of its own: Playwright's event loop runs in this one.
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        resolved = thread.submit(
+            asyncio.run, resolve_server("warranty", declared(url=warranty.url), TIMEOUT_SECONDS)
+        ).result()
+    assert resolved.advertised is not None
+    profile = home / "warranty.toml"
+    profile.write_text(PROFILE.format(url=warranty.url, pin=resolved.advertised))
+    with signoff_dev_stack(
+        home,
+        task_queue=f"mcp-ui-{os.getpid()}",
+        SIGNOFF_PROFILES=str(profile),
+        SIGNOFF_SCRIPTS_DIR=str(SCRIPTS),
+    ) as (env, _):
+        yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{env['SIGNOFF_UI_PORT']}")
+
+
+def test_a_reviewer_approves_an_mcp_write_on_its_card_and_it_runs_once(
+    page: Page, mcp_stack: DevStack, warranty: RunningServer
+) -> None:
+    problems = watch_console(page)
+    store = make_engine(mcp_stack.settings().resolved_database_url)
+    try:
+        case = add_case(store)
+    finally:
+        store.dispose()
+    request_id = case.run_id.removeprefix("run-demo-")
+    started = mcp_stack.signoff(
+        "run",
+        "--ticket",
+        case.ticket_id,
+        "--request-id",
+        request_id,
+        "--model",
+        "scripted:return-label",
+    )
+    assert started.returncode == 0, started.stderr
+    wait_until_pending(mcp_stack, case)
+    assert labels(warranty.state) == []  # nothing made before the reviewer says so
+
+    sign_in(page, mcp_stack, "alice")
+    page.goto(f"{mcp_stack.ui_url}/approvals/{case.run_id}")
+    expect(page.locator("#decision-title")).to_contain_text("warranty__create_return_label")
+    card = page.locator("#arguments-1")
+    expect(card.get_by_role("row", name="order_id")).to_contain_text("C-1042")
+    expect(page.locator("#order")).to_have_count(0)  # not a refund's card
+    # What the MCP server's read answered, as text, in what the agent did.
+    page.locator("#trajectory summary").click()
+    expect(page.locator("#trajectory")).to_contain_text("warranty_months_left")
+    page.get_by_role("button", name="Approve warranty__create_return_label").click()
+    expect(page.get_by_role("status")).to_contain_text("Approved.")
+
+    deadline = time.monotonic() + LABEL_SECONDS
+    while not labels(warranty.state):
+        assert time.monotonic() < deadline, "the approved label was never made"
+        time.sleep(0.3)
+    (label,) = labels(warranty.state)
+    assert label["order_id"] == "C-1042"
+    assert {call["key"] for call in calls(warranty.state)} == {label["key"]}
+    assert label["key"].startswith(case.run_id)
+    assert problems == []
