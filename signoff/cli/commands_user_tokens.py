@@ -14,10 +14,10 @@ from typing import Annotated
 
 import typer
 
-from signoff.cli.commands_users import users
 from signoff.cli.credentials import AdminOption, credential_of
 from signoff.cli.store import in_store
 from signoff.cli.support import JsonOption, emit_json, fail, say, settings
+from signoff.cli.user_group import users
 from signoff.service.accounts import (
     ApiToken,
     Credential,

@@ -19,10 +19,9 @@ import typer
 from signoff.cli.credentials import AdminOption, credential_of
 from signoff.cli.store import in_store
 from signoff.cli.support import emit_json, fail, say, settings
+from signoff.cli.user_group import users
 from signoff.service.accounts import add_reviewer, set_password
 from workflows.contract_base import IDENTIFIER_PATTERN
-
-users = typer.Typer(help="Reviewer accounts: who signs in to the reviewer UI.")
 
 PasswordStdin = Annotated[
     bool, typer.Option("--password-stdin", help="Read the password from stdin (one line).")
