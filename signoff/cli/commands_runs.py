@@ -43,7 +43,7 @@ from signoff.service.run_reading import (
     run_outcome,
     run_state,
 )
-from signoff.service.run_requests import DEFAULT_GOAL, new_run_request
+from signoff.service.run_requests import DEFAULT_GOAL, agent_model, new_run_request
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import (
     STATUS_ATTRIBUTE,
@@ -104,7 +104,12 @@ def run_command(
         fail(f"No agent '{agent}' in {profiles.source}; choose one of: {known}.")
     actor_id, actor_roles = run_actor(current, actor, password_stdin, tenant)
     try:
-        model_ref = parse_model(model or current.model, current)
+        # --model, else SIGNOFF_MODEL when set, else the agent's profile's model.
+        model_ref = (
+            parse_model(model, current)
+            if model
+            else agent_model(current, profiles.run_profile(agent))
+        )
         price = current.price_of(model_ref)
         if price is None:
             say(

@@ -2,21 +2,23 @@
 
 `signoff run` and the benchmarks call it; triage carries the same limits to the agent
 run it starts (`limits_from_settings`), and the worker holds every run to them whatever
-a request says (workflows/run_limits.py).
+a request says (workflows/run_limits.py). A run's model and budgets are its agent's
+profile's, within what the settings allow.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 
 from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.run_limits import limits_from_settings
-from signoff.config.settings import Settings
+from signoff.config.settings import Settings, parse_model
 from signoff.tools import known_tools
 from workflows.contracts import ModelPrice, ModelRef, RunRequest
-from workflows.profile_contracts import RunProfile, tools_for
+from workflows.profile_contracts import DEFAULT_BUDGET, Budget, RunProfile, tools_for
+from workflows.run_limits import RunLimits
 from workflows.tool_spec import ToolSpec
 
 DEFAULT_GOAL = "Answer the customer's support ticket."
@@ -27,7 +29,7 @@ def new_run_request(
     *,
     tenant_id: str,
     ticket_id: str,
-    model: ModelRef,
+    model: ModelRef | None = None,
     actor_id: str | None = None,
     request_id: str | None = None,
     goal: str = DEFAULT_GOAL,
@@ -47,9 +49,15 @@ def new_run_request(
     ProfileError for a profile file that cannot be used, and KeyError for an agent the
     file does not declare. `approval_ttl_seconds` may only shorten the settings' TTL:
     the worker clamps it.
+
+    `model`: None for the agent's own (its profile's `model`; SIGNOFF_MODEL, when set,
+    overrides every agent's); ModelChoiceError for one that cannot be used here. The
+    budgets are the agent's default budget, never more than the settings allow (the
+    worker holds every run to its own settings too).
     """
-    limits = limits_from_settings(settings, model)
     profile = (profiles or load_profiles(settings)).run_profile(agent)
+    model = model or agent_model(settings, profile)
+    limits = within_budget(limits_from_settings(settings, model), profile.agent.budgets)
     return RunRequest(
         tenant_id=tenant_id,
         actor_id=actor_id or settings.service_actor,
@@ -73,6 +81,29 @@ def new_run_request(
         ),
         profile=profile,
         tools=offered_specs(profile, tenant_id, actor_roles),
+    )
+
+
+def agent_model(settings: Settings, profile: RunProfile) -> ModelRef:
+    """SIGNOFF_MODEL when the environment sets it, else the agent's profile's model."""
+    if "model" in settings.model_fields_set:
+        return parse_model(settings.model, settings)
+    return parse_model(profile.agent.model.choice(), settings)
+
+
+def within_budget(limits: RunLimits, budgets: Mapping[str, Budget]) -> RunLimits:
+    """The settings' limits, lowered to the agent's default budget where it asks less."""
+    budget = budgets[DEFAULT_BUDGET]
+    costs = [cost for cost in (limits.cost_budget_usd, budget.cost_usd) if cost is not None]
+    return limits.model_copy(
+        update={
+            "step_budget": min(limits.step_budget, budget.steps),
+            "token_budget": min(limits.token_budget, budget.tokens),
+            "cost_budget_usd": min(costs) if costs else None,
+            "deadline_seconds": min(
+                limits.deadline_seconds, max(1, int(budget.deadline.total_seconds()))
+            ),
+        }
     )
 
 

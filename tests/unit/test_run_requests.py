@@ -74,3 +74,40 @@ def test_the_actors_roles_narrow_the_tools_it_is_offered(tmp_path: Path) -> None
     )
     assert "issue_voucher" not in [tool.name for tool in trainee.tools]
     assert "issue_voucher" in [tool.name for tool in lead.tools]
+
+
+def lean_profile(tmp_path: Path) -> Path:
+    """The team profile, its agent on `scripted:reply`, with a budget below the settings'."""
+    team = (Path(__file__).parents[1] / "tools" / "team_profile.toml").read_text()
+    lean = team.replace('provider = "scripted"', 'provider = "scripted"\nmodel_id = "reply"')
+    lean = lean.replace(
+        'steps = 8\ntokens = 200000\ndeadline = "48h"',
+        ('steps = 3\ntokens = 50000\ncost_usd = "0.50"\ndeadline = "2h"'),
+    )
+    assert lean != team
+    path = tmp_path / "lean.toml"
+    path.write_text(lean.replace('name = "team"', 'name = "lean"'))
+    return path
+
+
+def test_a_run_gets_its_agents_model_and_budget_within_the_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SIGNOFF_MODEL", raising=False)
+    profile = lean_profile(tmp_path)
+    settings = Settings(home=tmp_path, profiles=profile, step_budget=5, deadline_minutes=600)
+    request = new_run_request(settings, tenant_id="demo", ticket_id="T-1", now=NOW)
+    assert request.model == ModelRef(provider="scripted", model_id="reply")
+    assert (request.step_budget, request.token_budget) == (3, 50_000)  # the agent's, lower
+    assert request.cost_budget_usd == Decimal("0.50")
+    assert request.deadline == NOW + timedelta(hours=2)
+    # The settings still cap an agent that asks more.
+    tight = Settings(home=tmp_path, profiles=profile, step_budget=2, deadline_minutes=30)
+    capped = new_run_request(tight, tenant_id="demo", ticket_id="T-1", now=NOW)
+    assert capped.step_budget == 2 and capped.deadline == NOW + timedelta(minutes=30)
+    # SIGNOFF_MODEL, when set, overrides every agent's model; a model given wins over both.
+    monkeypatch.setenv("SIGNOFF_MODEL", "scripted:demo")
+    overridden = Settings(home=tmp_path, profiles=profile)
+    assert new_run_request(overridden, tenant_id="demo", ticket_id="T-1").model.model_id == "demo"
+    given = new_run_request(overridden, tenant_id="demo", ticket_id="T-1", model=CLAUDE)
+    assert given.model == CLAUDE
