@@ -42,6 +42,7 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "waiting_actions": READ_WRITE,  # the inbox's read model
     "ui_sessions": READ_WRITE,  # sessions, ended
     "api_tokens": READ_APPEND_EDIT,  # issued, then revoked in place; never deleted
+    "payment_links": READ_APPEND_EDIT,  # an order linked to its payment, relinked
 }
 
 

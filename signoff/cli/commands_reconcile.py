@@ -9,7 +9,13 @@ import typer
 from signoff.cli.store import opened_store
 from signoff.cli.support import JsonOption, client_for, emit_json, fail, run_async, say, settings
 from signoff.config.settings import Settings
-from signoff.service.reconcile import ReconcileRefused, Settlement, settle, unknown_effects_of
+from signoff.service.reconcile import (
+    ReconcileRefused,
+    Settlement,
+    payment_connectors,
+    settle,
+    unknown_effects_of,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -20,7 +26,8 @@ def reconcile_command(
     run_id: Annotated[str, typer.Argument(help="The run whose unknown outcomes to check.")],
     json_output: JsonOption = False,
 ) -> None:
-    """Settle each action with an unknown outcome from the ledger: did the refund happen?
+    """Settle each action with an unknown outcome from the ledger (or the tenant's payment
+    platform, by key): did the refund happen?
 
     The answer is recorded: a refund settled as not made can no longer happen.
     """
@@ -43,4 +50,4 @@ async def _reconcile(current: Settings, run_id: str) -> list[Settlement]:
     client = await client_for(current)
     tenant_id, effects = await unknown_effects_of(client, run_id)
     with opened_store(current) as engine:
-        return settle(engine, run_id, tenant_id, effects)
+        return settle(engine, run_id, tenant_id, effects, payment_connectors(current))
