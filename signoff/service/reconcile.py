@@ -5,8 +5,9 @@ workflows/unknown_effects.py). The ledger is the truth: the refund happened exac
 when a ledger row carries the action's idempotency key. This reads the run's list (its
 outcome, or its live state), looks each key up and records the answer
 (activities/store/settlements.py); for a tenant that refunds through a payment platform
-the key is looked up there (activities/payments/remote_settlement.py): "did not happen" is then final, the key can no
-longer refund, so an attempt still stuck in some worker cannot make it false later.
+the key is looked up there (activities/payments/remote_settlement.py). "Did not happen"
+is then final, the key can no longer refund, so an attempt still stuck in some worker
+cannot make it false later.
 """
 
 from __future__ import annotations
