@@ -46,13 +46,21 @@ ZERO_DECIMAL_CURRENCIES = frozenset(
 class StripeConnector:
     name = "stripe"
 
-    def __init__(self, api_key: str, *, api_base: str | None, timeout_seconds: float) -> None:
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        api_base: str | None,
+        timeout_seconds: float,
+        http_client: stripe.HTTPClient | None = None,
+    ) -> None:
+        """`http_client` replaces the SDK's transport (tests pause the server from it)."""
         self._api_key = api_key
         self._client = stripe.StripeClient(
             api_key,
             base_addresses={"api": api_base} if api_base else {},
             max_network_retries=0,
-            http_client=stripe.RequestsClient(timeout=timeout_seconds),
+            http_client=http_client or stripe.RequestsClient(timeout=timeout_seconds),
         )
 
     def payment(self, payment_ref: str) -> PaymentFacts:

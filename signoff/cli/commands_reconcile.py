@@ -26,8 +26,9 @@ def reconcile_command(
     run_id: Annotated[str, typer.Argument(help="The run whose unknown outcomes to check.")],
     json_output: JsonOption = False,
 ) -> None:
-    """Settle each action with an unknown outcome from the ledger (or the tenant's payment
-    platform, by key): did the refund happen?
+    """Settle each action with an unknown outcome from the ledger: did the refund happen?
+
+    A tenant that refunds through Stripe is settled from Stripe, by the action's key.
 
     The answer is recorded: a refund settled as not made can no longer happen.
     """

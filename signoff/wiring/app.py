@@ -49,6 +49,10 @@ COMMANDS = {
         "Load the demo data (tenants demo and globex, their orders and tickets). Safe to repeat.",
     ),
     "ticket": Lazy(STORE, "Tickets: how a ticket from a helpdesk export enters the store."),
+    "order": Lazy(
+        "signoff.cli.commands_orders",
+        "Orders paid on a payment platform: link each to its payment.",
+    ),
     "store": Lazy(
         STORE, "The store's schema: migrated by the owner role, which grants the runtime role."
     ),
