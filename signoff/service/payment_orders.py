@@ -8,14 +8,17 @@ platform at the time of reading, never from our tables.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 
 from sqlalchemy import Engine
 
 from activities.payments.connector import PaymentError, PaymentFacts
-from activities.payments.registry import PaymentConnectors
+from activities.payments.registry import PaymentConnectors as PaymentConnectors
 from activities.store.payment_links import link_order, payment_link
+from activities.store.refunds import list_refunds
+from activities.store.schema import minor_to_decimal
 from signoff.config.settings import Settings
 from signoff.config.stripe_keys import StripeKeyProblem
 
@@ -101,3 +104,60 @@ def prior_refunds(
         PriorRefund(r.refund_id, r.amount_minor, r.currency, r.status, r.created_at)
         for r in facts.refunds
     ]
+
+
+@dataclass(frozen=True)
+class RefundLine:
+    """One prior refund as the reviewer reads it: from the ledger, or from the platform
+    with who approved it when signoff made it (a refund made elsewhere names nobody)."""
+
+    id: str
+    order_id: str
+    amount_minor: int
+    currency: str
+    created_at: datetime
+    approver_list: list[str] = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def amount(self) -> Decimal:
+        return minor_to_decimal(self.amount_minor)
+
+
+def refund_lines(
+    engine: Engine, payments: PaymentConnectors, tenant_id: str, order_id: str
+) -> list[RefundLine]:
+    """The order's refunds, oldest first: the platform's for an order paid there (read
+    now), the ledger's otherwise. Raises PaymentLinkRefused when the platform cannot say."""
+    recorded = {row.id: row for row in list_refunds(engine, tenant_id, order_id)}
+    made = prior_refunds(engine, payments, tenant_id, order_id)
+    if made is None:
+        return [
+            RefundLine(
+                row.id,
+                row.order_id,
+                row.amount_minor,
+                row.currency,
+                row.created_at,
+                row.approver_list,
+                row.reason,
+            )
+            for row in recorded.values()
+        ]
+    lines = []
+    for refund in made:
+        if refund.status in ("failed", "canceled"):
+            continue
+        ours = recorded.get(refund.refund_id)
+        lines.append(
+            RefundLine(
+                refund.refund_id,
+                order_id,
+                refund.amount_minor,
+                refund.currency,
+                refund.created_at,
+                ours.approver_list if ours else [],
+                ours.reason if ours else "",
+            )
+        )
+    return lines

@@ -75,6 +75,10 @@ class LocalStripe:
         listed = self.client().v1.refunds.list(params={"charge": charge_id, "limit": 100})
         return [refund.to_dict() for refund in listed.data]
 
+    def all_refunds(self) -> list[dict[str, Any]]:
+        listed = self.client().v1.refunds.list(params={"limit": 100})
+        return [refund.to_dict() for refund in listed.data]
+
     def refunds_under(self, charge_id: str, key: str) -> list[dict[str, Any]]:
         return [r for r in self.refunds(charge_id) if r["metadata"].get(METADATA_KEY) == key]
 
@@ -89,7 +93,9 @@ class LocalStripe:
 def running_localstripe() -> Iterator[LocalStripe]:
     port = free_port()
     process = subprocess.Popen(
-        [venv_binary("localstripe"), "--port", str(port)],
+        # From scratch: it keeps its state in one file for the whole machine
+        # (/tmp/localstripe.pickle), which another test's server writes too.
+        [venv_binary("localstripe"), "--port", str(port), "--from-scratch"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
