@@ -7,10 +7,20 @@ from typing import Annotated
 import typer
 
 from signoff.cli.store import opened_store
-from signoff.cli.support import JsonOption, client_for, emit_json, fail, run_async, say, settings
+from signoff.cli.support import (
+    EXIT_RUN_FAILED,
+    JsonOption,
+    client_for,
+    emit_json,
+    fail,
+    run_async,
+    say,
+    settings,
+)
 from signoff.config.settings import Settings
 from signoff.service.reconcile import (
     ReconcileRefused,
+    ReconcileUnavailable,
     Settlement,
     payment_connectors,
     settle,
@@ -35,6 +45,8 @@ def reconcile_command(
     current = settings()
     try:
         settlements = run_async(_reconcile(current, run_id))
+    except ReconcileUnavailable as error:  # the platform did not answer: try again later
+        fail(str(error), EXIT_RUN_FAILED)
     except ReconcileRefused as error:
         fail(str(error))
     if json_output:

@@ -55,7 +55,10 @@ def stripe_tenants(settings: Settings) -> dict[str, KeySource]:
             '{"TENANT": {"key_file": "/path/to/key"}} or {"TENANT": {"key_env": "VAR"}}.'
         ) from None
     if not isinstance(mapping, dict):
-        raise StripeKeyProblem(f"{path} must hold a JSON object: tenant -> key source.")
+        raise StripeKeyProblem(
+            f"{path} must hold a JSON object of tenant -> key source, e.g. "
+            '{"TENANT": {"key_file": "/path/to/key"}}.'
+        )
     return {tenant: _source(path, tenant, entry) for tenant, entry in mapping.items()}
 
 

@@ -37,6 +37,10 @@ class ReconcileRefused(Exception):
     """The run's unknown actions cannot be read; the message says why and what to do."""
 
 
+class ReconcileUnavailable(ReconcileRefused):
+    """The payment platform could not be asked; nothing more was settled. Try again."""
+
+
 @dataclass(frozen=True)
 class Settlement:
     effect: UnknownEffect
@@ -152,7 +156,7 @@ def settle(
                     idempotency_key=effect.idempotency_key,
                 )
             except (PaymentError, StoreError) as error:
-                raise ReconcileRefused(
+                raise ReconcileUnavailable(
                     f"{effect.description}: not settled, {connector.name} could not be asked "
                     f"by key ({error}). Nothing was recorded; run reconcile again once it "
                     "answers."

@@ -129,12 +129,14 @@ def worker_command() -> None:
     current = settings()
     profiles = loaded_profiles_or_stop(current)
     from signoff.config.payload_keys import payload_cipher
+    from signoff.config.stripe_keys import StripeKeyProblem, stripe_tenants
 
     try:
         connection_security(current)  # a TLS setting it could not use, named first
         payload_cipher(current)  # then a payload key it could not use
         load_verification_keys(current)  # refused here, before it polls, with what to do
-    except (TemporalSettingsError, DecisionKeyError) as error:
+        stripe_tenants(current)  # a Stripe keys file it cannot read (a key: at first use)
+    except (TemporalSettingsError, DecisionKeyError, StripeKeyProblem) as error:
         fail(f"The worker will not start: {error}")
     start_observability(current, "worker")
 

@@ -18,6 +18,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,7 @@ def test_the_walk_through_refunds_once_and_writes_the_key_nowhere(
     blocks = walk_through_blocks()
     assert set(blocks) == {"configure", "refund"}
     home = tmp_path / "home"
-    venv_bin = str(Path(os.sys.executable).parent)
+    venv_bin = str(Path(sys.executable).parent)
     base = {
         **os.environ,
         "PATH": f"{venv_bin}:{os.environ['PATH']}",
