@@ -15,7 +15,6 @@ refusals, rate limits and silences propagate as `connector.py` says; the activit
 from __future__ import annotations
 
 from sqlalchemy import Engine
-from sqlalchemy.orm import Session
 
 from activities.payments.connector import PaymentFacts, PaymentRefused, PaymentsConnector
 from activities.store import remote_refunds
@@ -101,13 +100,6 @@ def answer_remote_refund(
     except PaymentRefused as refusal:
         return _refused_after(engine, command, check, f"{refusal} {NOTHING_REFUNDED}")
     return remote_refunds.record(engine, command, created.refund_id, created.created_at)
-
-
-def prior_refunds(
-    source: Session | Engine, connector: PaymentsConnector, tenant_id: str, order_id: str
-) -> PaymentFacts:
-    """The order's payment and its refunds, from the platform (for the reviewer)."""
-    return connector.payment(payment_ref_of(source, tenant_id, order_id, connector.name))
 
 
 def _refused_after(

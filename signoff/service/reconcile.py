@@ -60,7 +60,8 @@ class Settlement:
                 f"(approved by {', '.join(settled.approvers) or 'nobody recorded'}; {since})"
             )
         return (
-            f"{effect.description}: DID NOT HAPPEN, no ledger row carries its key; its key "
+            f"{effect.description}: DID NOT HAPPEN, no refund carries its key (ledger or "
+            f"payment platform); its key "
             f"can no longer refund ({since})"
         )
 

@@ -137,3 +137,18 @@ class SilentOnRefund(stripe.RequestsClient):
             self.silenced += 1
             self.server.pause()
         return super().request(method, url, headers, post_data)
+
+
+class LostOnRefund(stripe.RequestsClient):
+    """The SDK's own transport, except that a refund's request is lost on the way: the
+    connection drops before Stripe sees it, and signoff cannot tell."""
+
+    def __init__(self, timeout_seconds: float) -> None:
+        super().__init__(timeout=timeout_seconds)
+        self.lost = 0
+
+    def request(self, method: str, url: str, headers: Any, post_data: Any = None) -> Any:
+        if method.lower() == "post" and url.rstrip("/").endswith("/v1/refunds"):
+            self.lost += 1
+            raise stripe.APIConnectionError("Connection aborted: the refund was lost.")
+        return super().request(method, url, headers, post_data)

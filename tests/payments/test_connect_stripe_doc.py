@@ -8,7 +8,7 @@ of the amount paid there, with signoff's key in its metadata; the reviewer's JSO
 lists the order's refunds as Stripe holds them, a refund made outside signoff
 included; a payment Stripe does not know is refused with a clean message; and the key
 appears in no log line, no Temporal server log, no exported history and nothing any
-command printed.
+command printed, and no span exported.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ import pytest
 
 from signoff.wiring.local_stack import signoff_dev_stack
 from tests.e2e.cli import signoff
+from tests.e2e.test_observability_on_dev_server import otlp_receiver
 from tests.payments.localstripe import LocalStripe
 from tests.payments.stripe_connector_facts import DOC_KEY
 
@@ -36,6 +38,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 PAGE = REPO_ROOT / "docs" / "connect-stripe.md"
 BLOCK = re.compile(r"<!-- walk-through: (\w+) -->\n```bash\n(.*?)\n```", re.DOTALL)
 SCRIPT_SECONDS = 300
+SPANS_SECONDS = 30.0
+REFUND_SPAN = "signoff.refund"
 
 
 def walk_through_blocks() -> dict[str, str]:
@@ -81,15 +85,20 @@ def test_the_walk_through_refunds_once_and_writes_the_key_nowhere(
     assert key_file.stat().st_mode & 0o077 == 0
 
     printed: list[str] = []
-    with signoff_dev_stack(
-        home,
-        task_queue=f"stripe-doc-{os.getpid()}",
-        SIGNOFF_STRIPE_API_BASE=localstripe.url,
-        SIGNOFF_STRIPE_KEYS_FILE=str(home / "stripe-keys.json"),
-        SIGNOFF_LOG_FORMAT="json",
-        SIGNOFF_LOG_LEVEL="DEBUG",
-        SIGNOFF_MODEL="scripted",
-    ) as (env, _):
+    with (
+        otlp_receiver() as (otlp_port, spans),
+        signoff_dev_stack(
+            home,
+            task_queue=f"stripe-doc-{os.getpid()}",
+            SIGNOFF_STRIPE_API_BASE=localstripe.url,
+            SIGNOFF_STRIPE_KEYS_FILE=str(home / "stripe-keys.json"),
+            SIGNOFF_LOG_FORMAT="json",
+            SIGNOFF_LOG_LEVEL="DEBUG",
+            SIGNOFF_MODEL="scripted",
+            OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{otlp_port}",
+            OTEL_BSP_SCHEDULE_DELAY="200",
+        ) as (env, _),
+    ):
         env = {**env, "PATH": base["PATH"]}
         walked = bash(blocks["refund"], env)
         printed += [walked.stdout, walked.stderr]
@@ -116,10 +125,15 @@ def test_the_walk_through_refunds_once_and_writes_the_key_nowhere(
         exported = signoff(env, "history", "export", run_id, "--output", str(tmp_path / "h.json"))
         printed += [exported.stdout, exported.stderr]
         assert exported.returncode == 0, exported.stderr
+        deadline = time.monotonic() + SPANS_SECONDS
+        while not [s for s in spans.of_run(run_id) if s["name"] == REFUND_SPAN]:
+            assert time.monotonic() < deadline, "the refund's span never arrived"
+            time.sleep(0.5)
     written = {
         "launcher output and log lines": (home / "dev.log").read_text(),
         "Temporal server log": (home / "temporal.log").read_text(errors="replace"),
         "exported history": (tmp_path / "h.json").read_text(),
+        "spans": b"".join(spans.bodies).decode("latin-1"),
         "printed lines": "\n".join(printed),
     }
     assert "execute_refund" in written["launcher output and log lines"]

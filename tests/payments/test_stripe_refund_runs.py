@@ -27,7 +27,7 @@ from activities.store.settlements import settlement_of
 from signoff.config.settings import Settings
 from signoff.config.stripe_keys import KeySource, read_key
 from tests.payments.conftest import ORDER, TEST_TIMEOUT_SECONDS, link_paid_order
-from tests.payments.localstripe import LocalStripe, SilentOnRefund
+from tests.payments.localstripe import LocalStripe, LostOnRefund, SilentOnRefund
 from tests.workflow.approvals import (
     UPDATE_SECONDS,
     decide,
@@ -146,11 +146,12 @@ async def test_the_same_approval_delivered_twice_refunds_once(
 
 
 class SilentConnectors(PaymentConnectors):
-    """Stripe goes silent just as the refund is sent (SilentOnRefund)."""
+    """Stripe goes silent just as the refund is sent (SilentOnRefund), or the request is
+    lost before Stripe sees it (LostOnRefund)."""
 
-    def __init__(self, settings: Settings, server: LocalStripe) -> None:
+    def __init__(self, settings: Settings, transport: SilentOnRefund | LostOnRefund) -> None:
         super().__init__(settings)
-        self.transport = SilentOnRefund(server, TEST_TIMEOUT_SECONDS)
+        self.transport = transport
 
     def _stripe(self, source: KeySource) -> StripeConnector:
         return StripeConnector(
@@ -170,7 +171,7 @@ async def test_stripe_silent_during_the_refund_is_unknown_until_reconcile_finds_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _, charge = link_paid_order(seeded_engine, payments, localstripe, 4999)
-    silent = SilentConnectors(stripe_home, localstripe)
+    silent = SilentConnectors(stripe_home, SilentOnRefund(localstripe, TEST_TIMEOUT_SECONDS))
     model = FakeModel().enqueue(tool_reply(refund_call("10.00")), text_reply("A person checks."))
     async with gate_run(time_skipping_env, model, seeded_engine, payments=silent) as handle:
         (action,) = await pending_actions(handle)
@@ -178,6 +179,7 @@ async def test_stripe_silent_during_the_refund_is_unknown_until_reconcile_finds_
         outcome = await handle.result()
     await replay(handle)
 
+    assert isinstance(silent.transport, SilentOnRefund)
     assert silent.transport.silenced == 1  # asked once, then never again without knowing
     (result,) = results_of_turn(model.history[1])
     assert result.is_error and "outcome unknown: a person will check" in result.content
@@ -208,3 +210,67 @@ async def test_stripe_silent_during_the_refund_is_unknown_until_reconcile_finds_
     assert recorded is not None and recorded.refund_id == made["id"]
     (row,) = list_refunds(seeded_engine, "demo", ORDER)
     assert (row.id, row.amount_minor) == (made["id"], 1000)
+
+
+async def test_a_refund_lost_before_stripe_saw_it_is_settled_as_not_made(
+    time_skipping_env: WorkflowEnvironment,
+    seeded_engine: Engine,
+    localstripe: LocalStripe,
+    payments: PaymentConnectors,
+    stripe_home: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, charge = link_paid_order(seeded_engine, payments, localstripe, 4999)
+    lost = SilentConnectors(stripe_home, LostOnRefund(TEST_TIMEOUT_SECONDS))
+    model = FakeModel().enqueue(tool_reply(refund_call("10.00")), text_reply("A person checks."))
+    async with gate_run(time_skipping_env, model, seeded_engine, payments=lost) as handle:
+        (action,) = await pending_actions(handle)
+        await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+        outcome = await handle.result()
+
+    (result,) = results_of_turn(model.history[1])
+    assert result.is_error and "outcome unknown: a person will check" in result.content
+    assert isinstance(outcome, RunOutcome)
+    (unknown,) = outcome.effects_unknown
+
+    monkeypatch.setenv("SIGNOFF_STRIPE_KEYS_FILE", str(stripe_home.stripe_keys_file))
+    monkeypatch.setenv("SIGNOFF_STRIPE_API_BASE", localstripe.url)
+    monkeypatch.setenv("SIGNOFF_HOME", str(stripe_home.home))
+    cli = (reconcile_cli, time_skipping_env, seeded_engine, monkeypatch, handle.id)
+    settled = await asyncio.to_thread(*cli)
+
+    assert settled.exit_code == 0, settled.output
+    assert "DID NOT HAPPEN" in settled.output
+    recorded = settlement_of(seeded_engine, unknown.idempotency_key)
+    assert recorded is not None and recorded.outcome == "not_refunded"
+    assert localstripe.refunds(charge) == [] and list_refunds(seeded_engine, "demo", ORDER) == []
+
+
+async def test_reconcile_with_stripe_unreachable_settles_nothing(
+    time_skipping_env: WorkflowEnvironment,
+    seeded_engine: Engine,
+    localstripe: LocalStripe,
+    payments: PaymentConnectors,
+    stripe_home: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    link_paid_order(seeded_engine, payments, localstripe, 4999)
+    lost = SilentConnectors(stripe_home, LostOnRefund(TEST_TIMEOUT_SECONDS))
+    model = FakeModel().enqueue(tool_reply(refund_call("10.00")), text_reply("A person checks."))
+    async with gate_run(time_skipping_env, model, seeded_engine, payments=lost) as handle:
+        (action,) = await pending_actions(handle)
+        await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+        outcome = await handle.result()
+    assert isinstance(outcome, RunOutcome)
+    (unknown,) = outcome.effects_unknown
+
+    monkeypatch.setenv("SIGNOFF_STRIPE_KEYS_FILE", str(stripe_home.stripe_keys_file))
+    monkeypatch.setenv("SIGNOFF_STRIPE_API_BASE", "http://127.0.0.1:9")  # nothing listens
+    monkeypatch.setenv("SIGNOFF_HOME", str(stripe_home.home))
+    cli = (reconcile_cli, time_skipping_env, seeded_engine, monkeypatch, handle.id)
+    unsettled = await asyncio.to_thread(*cli)
+
+    assert unsettled.exit_code == 1, unsettled.output
+    assert "not settled" in unsettled.output and "run reconcile again" in unsettled.output
+    assert "Traceback" not in unsettled.output
+    assert settlement_of(seeded_engine, unknown.idempotency_key) is None
