@@ -93,8 +93,8 @@ class LocalStripe:
 def running_localstripe() -> Iterator[LocalStripe]:
     port = free_port()
     process = subprocess.Popen(
-        # From scratch: it keeps its state in one file for the whole machine
-        # (/tmp/localstripe.pickle), which another test's server writes too.
+        # From scratch: it keeps its state in one file for the whole machine, which
+        # another test's server writes too.
         [venv_binary("localstripe"), "--port", str(port), "--from-scratch"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
