@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +48,8 @@ from tests.workflow.fakes import new_task_queue, replay, run_request, start
 from workflows.contracts import RunOutcome
 
 pytestmark = pytest.mark.devserver
+
+POLLING = "stripe crash worker polling"  # what stripe_crash_worker.py prints once it polls
 
 
 @pytest.fixture
@@ -82,6 +85,13 @@ async def test_worker_killed_after_stripe_accepted_the_refund(
             stderr=subprocess.STDOUT,
         )
         try:
+            # Its imports take long on a busy machine: start the run once it polls, so
+            # that the first query does not wait out its own timeout.
+            deadline = time.monotonic() + READY_SECONDS
+            while POLLING not in log_path.read_text():
+                assert crashing.poll() is None, log_path.read_text()
+                assert time.monotonic() < deadline, "the crashing worker never polled"
+                await asyncio.sleep(0.1)
             request = run_request(
                 datetime.now(UTC),
                 ticket_id="T-1042",
