@@ -45,7 +45,7 @@ from signoff.service.accounts import (
     session_reviewer,
 )
 from signoff.service.metrics import signin_failed
-from signoff.service.payment_orders import PaymentConnectors, connectors
+from signoff.service.payment_orders import PaymentConnectors, PaymentLinkRefused, connectors
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 from workflows.contract_base import IDENTIFIER_PATTERN
 
@@ -144,7 +144,13 @@ def get_payments(request: Request) -> PaymentConnectors:
     order's prior refunds from Stripe."""
     payments: PaymentConnectors | None = getattr(request.app.state, "payments", None)
     if payments is None:
-        payments = request.app.state.payments = connectors(get_settings(request))
+        try:
+            payments = connectors(get_settings(request))
+        except PaymentLinkRefused:
+            # An unreadable keys file: a Stripe order's page then says its refunds could
+            # not be read (`prior_refunds`), instead of failing every page.
+            payments = PaymentConnectors.ledger_only()
+        request.app.state.payments = payments
     return payments
 
 

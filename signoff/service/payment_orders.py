@@ -96,7 +96,11 @@ def prior_refunds(
     try:
         connector = payments.for_tenant(tenant_id)
         if connector is None or connector.name != link.provider:
-            return None
+            # Paid on a platform this process cannot read: never pass our rows off as its.
+            raise PaymentLinkRefused(
+                f"Order {order_id} was paid on {link.provider}, and this process has no "
+                f"{link.provider} key for tenant '{tenant_id}' (SIGNOFF_STRIPE_KEYS_FILE)."
+            )
         facts = connector.payment(link.payment_ref)
     except PaymentError as error:
         raise PaymentLinkRefused(f"{link.provider} did not say ({error}).") from None
