@@ -63,7 +63,7 @@ def admit(
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
         tenant = tenant_of(session, command.tenant_id)
         order = locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
-        refusal = proof_refusal(session, command, check.keys, check.caller_run_id)
+        refusal = proof_refusal(session, command, check.keys, check.caller_run_id, check.passkeys)
         if refusal is not None:
             append_refused_effect(session, command, refusal, check.caller_run_id)
             return LedgerAnswer(refused(refusal))

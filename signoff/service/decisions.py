@@ -21,6 +21,7 @@ from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError
 
 from signoff.config.decision_signatures import DecisionSigner
+from signoff.service.passkey_step_up import NO_STEP_UP, StepUp
 from signoff.service.pending import DECIDE_RPC_TIMEOUT, DecisionNotAccepted, send_decision
 from workflows.actions import Decision, DecisionResult, Verdict
 from workflows.decision_proof import NONCE_BYTES
@@ -58,6 +59,33 @@ class DecisionUnavailable(Exception):
         self.message = message
 
 
+def draft_decision(
+    signer: DecisionSigner,
+    run_id: str,
+    decider: Decider,
+    action_hash: str,
+    verdict: Verdict,
+    reason: str,
+    now: datetime | None = None,
+    nonce: str | None = None,
+) -> Decision:
+    """The decision before its signature: what a passkey's challenge is derived from."""
+    try:
+        return Decision(
+            action_hash=action_hash.strip().lower(),
+            verdict=verdict,
+            reviewer_id=decider.reviewer_id,
+            reviewer_roles=list(decider.roles),
+            tenant_id=decider.tenant_id,
+            reason=reason.strip(),
+            issued_at=now or datetime.now(UTC),
+            nonce=nonce or secrets.token_hex(NONCE_BYTES),
+            key_id=signer.key_id,
+        )
+    except ValidationError:
+        raise InvalidDecision(INVALID_HASH) from None
+
+
 def signed_decision(
     signer: DecisionSigner,
     run_id: str,
@@ -66,22 +94,15 @@ def signed_decision(
     verdict: Verdict,
     reason: str,
     now: datetime | None = None,
+    step_up: StepUp = NO_STEP_UP,
 ) -> Decision:
-    """The decision, with the proof that a front end authenticated `decider`."""
-    try:
-        unsigned = Decision(
-            action_hash=action_hash.strip().lower(),
-            verdict=verdict,
-            reviewer_id=decider.reviewer_id,
-            reviewer_roles=list(decider.roles),
-            tenant_id=decider.tenant_id,
-            reason=reason.strip(),
-            issued_at=now or datetime.now(UTC),
-            nonce=secrets.token_hex(NONCE_BYTES),
-            key_id=signer.key_id,
-        )
-    except ValidationError:
-        raise InvalidDecision(INVALID_HASH) from None
+    """The decision, with the proof that a front end authenticated `decider` (and, where
+    the step-up asks, the reviewer's passkey over it: PasskeyRequired, PasskeyRefused)."""
+    answer = step_up.answer
+    issued_at = answer.issued_at if answer is not None else now
+    nonce = answer.nonce if answer is not None else None
+    draft = draft_decision(signer, run_id, decider, action_hash, verdict, reason, issued_at, nonce)
+    unsigned = step_up.applied(run_id, draft, now or datetime.now(UTC))
     signature = signer.sign(unsigned.signed_document(run_id))
     return unsigned.model_copy(update={"signature": signature})
 
@@ -95,9 +116,13 @@ async def decide(
     verdict: Verdict,
     reason: str,
     rpc_timeout: timedelta = DECIDE_RPC_TIMEOUT,
+    step_up: StepUp = NO_STEP_UP,
 ) -> DecisionResult:
-    """Sign and send; raises InvalidDecision, DecisionNotAccepted or DecisionUnavailable."""
-    decision = signed_decision(signer, run_id, decider, action_hash, verdict, reason)
+    """Sign and send; raises InvalidDecision, PasskeyRequired, PasskeyRefused,
+    DecisionNotAccepted or DecisionUnavailable."""
+    decision = signed_decision(
+        signer, run_id, decider, action_hash, verdict, reason, step_up=step_up
+    )
     try:
         return await send_decision(client, run_id, decision, rpc_timeout)
     except WorkflowUpdateRPCTimeoutOrCancelledError:
@@ -115,5 +140,6 @@ __all__ = [
     "DecisionUnavailable",
     "InvalidDecision",
     "decide",
+    "draft_decision",
     "signed_decision",
 ]

@@ -26,7 +26,7 @@ from activities.store.errors import StoreError
 from activities.store.settlements import SettledRefund, settle_refund
 from signoff.config.settings import Settings
 from signoff.config.stripe_keys import StripeKeyProblem
-from signoff.service.run_listing import try_state
+from signoff.service.pending import try_state
 from signoff.service.runs import request_of_run
 from workflows.agent_run import AgentRun
 from workflows.contracts import RunOutcome

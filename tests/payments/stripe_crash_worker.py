@@ -67,7 +67,7 @@ async def main(
     print("stripe crash worker connecting", address, flush=True)  # noqa: T201
     client = await Client.connect(address, data_converter=data_converter)
     engine = make_engine(database_url)
-    refunds = RefundActivities(engine, TEST_KEYS, DyingConnectors(settings))
+    refunds = RefundActivities(engine, TEST_KEYS, payments=DyingConnectors(settings))
     worker = build_worker(client, settings, engine, refunds=refunds)
     async with worker:
         print("stripe crash worker polling", task_queue, flush=True)  # noqa: T201

@@ -88,7 +88,7 @@ async def test_the_same_command_twice_refunds_once(
     store: Engine, server: LocalStripe, stripe_payments: PaymentConnectors
 ) -> None:
     command, charge = stripe_command(store, stripe_payments, server, 1500)
-    activities = RefundActivities(store, PROOF_KEYS, stripe_payments)
+    activities = RefundActivities(store, PROOF_KEYS, payments=stripe_payments)
     first = await as_run().run(activities.execute_refund, command)
     again = await as_run().run(activities.execute_refund, command)
 
@@ -114,7 +114,7 @@ async def test_a_forged_approval_never_reaches_stripe(
         update={"proofs": [signed_by_an_impostor(command.proofs[0], RUN_ID)]}
     )
     result = await as_run().run(
-        RefundActivities(store, PROOF_KEYS, stripe_payments).execute_refund, forged
+        RefundActivities(store, PROOF_KEYS, payments=stripe_payments).execute_refund, forged
     )
 
     assert result.status == "refused"
@@ -129,7 +129,7 @@ async def test_a_caller_that_is_not_the_run_never_reaches_stripe(
 ) -> None:
     command, charge = stripe_command(store, stripe_payments, server, 1500)
     result = await as_run("run-demo-someone-else").run(
-        RefundActivities(store, PROOF_KEYS, stripe_payments).execute_refund, command
+        RefundActivities(store, PROOF_KEYS, payments=stripe_payments).execute_refund, command
     )
 
     assert result.status == "refused"
@@ -144,7 +144,7 @@ async def test_a_refund_beyond_what_stripe_says_remains_is_refused(
     # localstripe would accept it: the connector's own check on Stripe's figures refuses.
     command, charge = stripe_command(store, stripe_payments, server, 4600)
     result = await as_run().run(
-        RefundActivities(store, PROOF_KEYS, stripe_payments).execute_refund, command
+        RefundActivities(store, PROOF_KEYS, payments=stripe_payments).execute_refund, command
     )
 
     assert result.status == "refused"

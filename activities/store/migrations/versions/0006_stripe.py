@@ -7,7 +7,7 @@ A copy of the table as it was on the day, not an import of `schema.py` (see
 `baseline.py`).
 
 Revision ID: 0006_stripe
-Revises: 0005_accounts
+Revises: 0006_intake
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006_stripe"
-down_revision = "0005_accounts"
+down_revision = "0006_intake"
 branch_labels = None
 depends_on = None
 
