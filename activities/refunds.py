@@ -6,6 +6,14 @@ A `StoreError` (an unknown tenant) would repeat on every attempt, so it is raise
 non-retryable `ApplicationError`. Anything else, such as SQLite's "database is locked"
 or a dropped PostgreSQL connection, propagates and Temporal retries it: safe, because
 the refund is keyed by the run and the action, and a retry finds its own ledger row.
+
+A tenant whose refunds go through a payment platform (activities/payments/) is read from
+and refunded there; the workflow cannot tell. The platform's answers map as follows: a
+refusal is a `refused` result; "not now" (rate limit, 5xx, no answer to a read) is a
+retryable error, and the retry looks the key up first; no answer to the refund itself is
+a non-retryable `PaymentOutcomeUnknown`, which the workflow reports as an unknown outcome
+(`workflows/gate_store.py` treats any failure other than the store's refusals so) for
+`signoff reconcile` to settle by key.
 """
 
 from __future__ import annotations
@@ -18,11 +26,20 @@ from temporalio.exceptions import ApplicationError
 
 from activities import observe
 from activities.caller import caller_run_id, only_its_own
+from activities.payments.connector import (
+    PaymentError,
+    PaymentOutcomeUnknown,
+    PaymentRefused,
+    PaymentUnavailable,
+)
+from activities.payments.registry import PaymentConnectors
+from activities.payments.remote_refund import answer_remote_refund, read_remote_state
 from activities.store import pending_refunds
 from activities.store import refunds as ledger
 from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
 from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck
+from activities.store.refunds import LedgerAnswer
 from signoff.config.decision_signatures import VerificationKeys
 from workflows.action_hold import full_hold
 from workflows.actions import (
@@ -46,29 +63,43 @@ class RefundActivities:
     when an approval needs the reviewer's passkey (the worker's profiles and settings)."""
 
     def __init__(
-        self, engine: Engine, keys: VerificationKeys, passkeys: PasskeyCheck = NO_STEP_UP
+        self,
+        engine: Engine,
+        keys: VerificationKeys,
+        passkeys: PasskeyCheck = NO_STEP_UP,
+        payments: PaymentConnectors | None = None,
     ) -> None:
         self._engine = engine
         self._keys = keys
         self._passkeys = passkeys
+        self._payments = payments or PaymentConnectors.ledger_only()
 
     @activity.defn(name=READ_ACTION_STATE_ACTIVITY)
     async def read_action_state(self, request: ActionStateRequest) -> ActionState:
         try:
+            connector = self._payments.for_tenant(request.tenant_id)
+            if connector is None:
+                return await asyncio.to_thread(
+                    ledger.read_action_state, self._engine, request.tenant_id, request.ticket_id
+                )
             return await asyncio.to_thread(
-                ledger.read_action_state, self._engine, request.tenant_id, request.ticket_id
+                read_remote_state, self._engine, connector, request.tenant_id, request.ticket_id
             )
         except StoreError as error:
             raise non_retryable(error) from None
+        except PaymentError as error:
+            raise payment_failure(error) from None
 
     @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
     async def execute_refund(self, command: RefundCommand) -> RefundResult:
         with observe.refund_span(command) as span:
             try:
                 check = ProofCheck(self._keys, caller_run_id(), self._passkeys)
-                answer = await asyncio.to_thread(ledger.answer_refund, self._engine, command, check)
+                answer = await self._answer(command, check)
             except StoreError as error:
                 raise non_retryable(error) from None
+            except PaymentError as error:
+                raise payment_failure(error) from None
             observe.refund_answered(span, answer.result, replayed=answer.replayed)
         result = answer.result
         activity.logger.info(
@@ -79,6 +110,17 @@ class RefundActivities:
             " (made earlier under the same key)" if answer.replayed else "",
         )
         return result
+
+    async def _answer(self, command: RefundCommand, check: ProofCheck) -> LedgerAnswer:
+        try:
+            connector = self._payments.for_tenant(command.tenant_id)
+        except PaymentRefused as unusable:  # its key: nothing was asked of the platform
+            return LedgerAnswer(RefundResult(status="refused", message=str(unusable)))
+        if connector is None:
+            return await asyncio.to_thread(ledger.answer_refund, self._engine, command, check)
+        return await asyncio.to_thread(
+            answer_remote_refund, self._engine, connector, command, check
+        )
 
     @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)
     async def hold_pending_refund(self, hold: ActionHold) -> PendingRefundHeld:
@@ -99,3 +141,15 @@ class RefundActivities:
 def non_retryable(error: StoreError) -> ApplicationError:
     # The store answered; it will answer the same on every attempt.
     return ApplicationError(str(error), type=type(error).__name__, non_retryable=True)
+
+
+def payment_failure(error: PaymentError) -> ApplicationError:
+    """A payment platform's failure, as Temporal must treat it (see the module note)."""
+    if isinstance(error, PaymentUnavailable):
+        # Not now: the next attempt, under the same key, looks the refund up first.
+        return ApplicationError(str(error), type=type(error).__name__)
+    if isinstance(error, PaymentOutcomeUnknown):
+        # Retrying would ask again without knowing; a person settles it by key instead.
+        return ApplicationError(str(error), type=type(error).__name__, non_retryable=True)
+    # A refusal of a read (no such payment, a bad key): every attempt would get it.
+    return ApplicationError(str(error), type="PaymentRefused", non_retryable=True)

@@ -15,6 +15,7 @@ and it is the field that gets cut, so that a bounded result stays valid JSON.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import uuid
@@ -27,6 +28,10 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import observe
+from activities.payments.connector import PaymentError
+from activities.payments.order_tool import order_from_platform
+from activities.payments.registry import PaymentConnectors
+from activities.store.payment_links import NoPaymentLink
 from activities.store.tickets import get_order, get_ticket
 from activities.store.transient import is_transient
 from activities.tool_output import as_tool_output, dumps_with_bounded_field
@@ -115,8 +120,9 @@ TOOL_FUNCTIONS: dict[str, ToolFunction] = {
 
 
 class ToolGateway:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, payments: PaymentConnectors | None = None) -> None:
         self._engine = engine
+        self._payments = payments or PaymentConnectors.ledger_only()
 
     @activity.defn(name=RUN_TOOL_ACTIVITY)
     async def run_tool(self, call: ToolCallInput) -> ToolResult:
@@ -144,11 +150,10 @@ class ToolGateway:
             if tool.implementation is not None:
                 content = as_tool_output(await _registered(tool, arguments, call))
             else:
-                function = TOOL_FUNCTIONS.get(tool.name)
-                if function is None:
-                    raise ToolFailed(_not_here(tool.name))
+                function = self._function(tool.name, call.tenant_id)
                 content = await asyncio.to_thread(function, self._engine, call)
-        except (ToolCallRejected, ToolFailed) as error:
+        except (ToolCallRejected, ToolFailed, PaymentError, NoPaymentLink) as error:
+            # A payment platform's refusal or silence is said as it is (no key, no trace).
             return self._result(call, str(error), is_error=True)
         except Exception as error:
             reference = uuid.uuid4().hex[:8]
@@ -179,6 +184,17 @@ class ToolGateway:
                 is_error=True,
             )
         return self._result(call, content, is_error=False)
+
+    def _function(self, name: str, tenant_id: str) -> ToolFunction:
+        """The tool's function; `get_order` reads a platform's tenant from the platform."""
+        if name == GET_ORDER.name:
+            connector = self._payments.for_tenant(tenant_id)
+            if connector is not None:
+                return functools.partial(order_from_platform, connector=connector)
+        function = TOOL_FUNCTIONS.get(name)
+        if function is None:
+            raise ToolFailed(_not_here(name))
+        return function
 
     @staticmethod
     def _result(call: ToolCallInput, content: str, *, is_error: bool) -> ToolResult:

@@ -44,6 +44,7 @@ from signoff.service.accounts import (
     session_reviewer,
 )
 from signoff.service.metrics import signin_failed
+from signoff.service.payment_orders import PaymentConnectors, PaymentLinkRefused, connectors
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 from workflows.contract_base import IDENTIFIER_PATTERN
 
@@ -135,6 +136,21 @@ class TemporalProvider:
 def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
+
+
+def get_payments(request: Request) -> PaymentConnectors:
+    """Each tenant's payments connector, built once per app: the reviewer reads a Stripe
+    order's prior refunds from Stripe."""
+    payments: PaymentConnectors | None = getattr(request.app.state, "payments", None)
+    if payments is None:
+        try:
+            payments = connectors(get_settings(request))
+        except PaymentLinkRefused:
+            # An unreadable keys file: a Stripe order's page then says its refunds could
+            # not be read (`prior_refunds`), instead of failing every page.
+            payments = PaymentConnectors.ledger_only()
+        request.app.state.payments = payments
+    return payments
 
 
 def get_engine(request: Request) -> Engine:
@@ -265,6 +281,7 @@ def not_found() -> HTTPException:
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 EngineDep = Annotated[Engine, Depends(get_engine)]
+PaymentsDep = Annotated[PaymentConnectors, Depends(get_payments)]
 TemporalDep = Annotated[Client, Depends(get_temporal)]
 MaybeReviewer = Annotated[SignedInReviewer | None, Depends(get_reviewer_or_none)]
 CurrentReviewer = Annotated[SignedInReviewer, Depends(get_current_reviewer)]

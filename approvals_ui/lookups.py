@@ -19,8 +19,14 @@ from temporalio.service import RPCError
 from approvals_ui.deps import SignedInReviewer, TemporalUnavailable, get_temporal, not_found
 from signoff.service.decisions import DecisionUnavailable
 from signoff.service.paging import Page
+from signoff.service.payment_orders import (
+    PaymentConnectors,
+    PaymentLinkRefused,
+    RefundLine,
+    refund_lines,
+)
 from signoff.service.pending import PendingItem, RunNotFound, run_state, run_tenant
-from signoff.service.shop import Refund, get_ticket, get_tickets, list_refunds
+from signoff.service.shop import get_ticket, get_tickets
 from signoff.service.waiting_listing import PendingPage, pending_page_of
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -44,7 +50,9 @@ class RunContext:
     ticket_text: str | None
     customer_name: str | None
     ticket_created_at: datetime | None
-    prior_refunds: list[Refund]
+    prior_refunds: list[RefundLine]
+    # Why the payment platform's refunds could not be read (then the page says so).
+    refunds_unavailable: str | None = None
 
 
 async def run_for_reviewer(client: Client, run_id: str, reviewer: SignedInReviewer) -> RunState:
@@ -80,27 +88,36 @@ async def run_to_decide(
         raise
 
 
-def _store_context(engine: Engine, state: RunState) -> RunContext:
+def _store_context(engine: Engine, state: RunState, payments: PaymentConnectors) -> RunContext:
     ticket = get_ticket(engine, state.tenant_id, state.ticket_id)
     order_ids = {action.targets.get("order_id") for action in state.pending_actions}
     if ticket is not None and ticket.order_id:
         order_ids.add(ticket.order_id)
-    refunds = [
-        refund
-        for order_id in sorted(order for order in order_ids if order)
-        for refund in list_refunds(engine, state.tenant_id, order_id)
-    ]
+    refunds: list[RefundLine] = []
+    unavailable = None
+    for order_id in sorted(order for order in order_ids if order):
+        try:
+            refunds += refund_lines(engine, payments, state.tenant_id, order_id)
+        except PaymentLinkRefused as error:
+            unavailable = str(error)
     return RunContext(
         state=state,
         ticket_text=ticket.text if ticket else None,
         customer_name=ticket.customer_name if ticket else None,
         ticket_created_at=ticket.created_at if ticket else None,
         prior_refunds=refunds,
+        refunds_unavailable=unavailable,
     )
 
 
-async def run_context(engine: Engine, state: RunState) -> RunContext:
-    return await asyncio.to_thread(_store_context, engine, state)
+async def run_context(
+    engine: Engine, state: RunState, payments: PaymentConnectors | None = None
+) -> RunContext:
+    """The run with its ticket and the prior refunds of its order (the payment platform's,
+    read now, for a tenant that refunds through one)."""
+    return await asyncio.to_thread(
+        _store_context, engine, state, payments or PaymentConnectors.ledger_only()
+    )
 
 
 def _excerpts(engine: Engine, items: list[PendingItem]) -> list[InboxRow]:

@@ -13,7 +13,9 @@ fresh orders (`testkit/refund_cases.py`). The faults (`--faults` picks some):
   (`bench/chaos_model.py`);
 - store: PostgreSQL stopped for 10 s while refunds and reads are in flight
   (`bench/chaos_store.py`);
-- race: two reviewers approving the same refund at once, 5 × N times.
+- race: two reviewers approving the same refund at once, 5 × N times;
+- stripe: N refunds through Stripe (localstripe), the worker killed after Stripe
+  accepted them (`bench/chaos_stripe.py`).
 
     .venv/bin/python bench/chaos.py [--runs N] [--quick] [--faults kills,race]
 
@@ -43,11 +45,12 @@ from bench.chaos_processes import DevServer, worker_environment  # noqa: E402
 from bench.chaos_report import CHAOS, write_report  # noqa: E402
 from bench.chaos_runs import Bench, Row  # noqa: E402
 from bench.chaos_store import store_outage  # noqa: E402
+from bench.chaos_stripe import stripe_kill  # noqa: E402
 from bench.stopping import stop_cleanly_on_sigterm  # noqa: E402
 from signoff.config.decision_keys import ensure_key_ring  # noqa: E402
 from signoff.config.settings import Settings  # noqa: E402
 
-FAULTS = ("kills", "restart", "model", "store", "race")
+FAULTS = ("kills", "restart", "model", "store", "race", "stripe")
 QUICK_RUNS = 3
 RACES_PER_RUN = 5  # 100 races for the default 20 runs
 
@@ -90,6 +93,8 @@ async def chaos(home: Path, faults: list[str], runs: int) -> list[Row]:
             steps.append(
                 ("race", lambda: reviewers_race(*on_own_queue("race"), RACES_PER_RUN * runs))
             )
+        if "stripe" in faults:
+            steps.append(("stripe", lambda: stripe_kill(*on_own_queue("stripe"), runs)))
         rows = []
         for name, step in steps:
             say(f"{name} ...")

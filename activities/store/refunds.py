@@ -75,7 +75,7 @@ def new_refund_id() -> str:
 def read_action_state(source: Session | Engine, tenant_id: str, ticket_id: str) -> ActionState:
     """The state a refund on this ticket's order is judged on. Raises UnknownTenant."""
     with use_session(source) as session:
-        tenant = _tenant(session, tenant_id)
+        tenant = tenant_of(session, tenant_id)
         return _state(session, tenant, get_order_for_ticket(session, tenant_id, ticket_id))
 
 
@@ -115,33 +115,33 @@ def answer_refund(
     that came through the task queue."""
     if len(command.idempotency_key) > KEY_LENGTH or len(command.run_id) > KEY_LENGTH:
         return LedgerAnswer(
-            _refused(f"The idempotency key or run id is longer than {KEY_LENGTH} characters.")
+            refused(f"The idempotency key or run id is longer than {KEY_LENGTH} characters.")
         )
     try:
         return _execute(engine, command, check)
     except IntegrityError:
         # Same key, other order: PostgreSQL's row locks are per order, so both
         # transactions may insert; the UNIQUE key lets one commit. Answer as step 1.
-        stored = _find_by_key(engine, command.idempotency_key)
+        stored = refund_by_key(engine, command.idempotency_key)
         if stored is None:
             raise
-        return _replay(stored, command)
+        return replay_answer(stored, command)
 
 
 def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -> LedgerAnswer:
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
-        tenant = _tenant(session, command.tenant_id)
-        order = _locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
+        tenant = tenant_of(session, command.tenant_id)
+        order = locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
         if check is not None:
             refusal = proof_refusal(
                 session, command, check.keys, check.caller_run_id, check.passkeys
             )
             if refusal is not None:
                 append_refused_effect(session, command, refusal, check.caller_run_id)
-                return LedgerAnswer(_refused(refusal))
-        stored = _find_by_key(session, command.idempotency_key)
+                return LedgerAnswer(refused(refusal))
+        stored = refund_by_key(session, command.idempotency_key)
         if stored is not None:
-            return _replay(stored, command)
+            return replay_answer(stored, command)
         return LedgerAnswer(_decide(session, command, tenant, order, proven=check is not None))
 
 
@@ -151,12 +151,12 @@ def _decide(
     """Refund in this transaction, or say why not: the key has no refund yet."""
     if session.get(RefundSettlement, command.idempotency_key) is not None:
         # A person was told this refund did not happen (activities/store/settlements.py).
-        return _refused(
+        return refused(
             "This refund was settled as not made by `signoff reconcile`; its key can no "
             f"longer refund. {NOTHING_REFUNDED}"
         )
     if order is None or order.id != command.order_id:
-        return _refused(
+        return refused(
             f"Order {command.order_id} is not the order of ticket {command.ticket_id}; "
             f"a refund can only target the ticket's own order. {NOTHING_REFUNDED}"
         )
@@ -170,9 +170,9 @@ def _decide(
     not_counted = why_approvals_do_not_count(session, command, state)
     if not_counted is not None:
         return RefundResult(status="approver_invalid", message=not_counted, state=state)
-    refusal = _rule_violation(command, state)
+    refusal = rule_violation(command, state)
     if refusal is not None:
-        return _refused(refusal)
+        return refused(refusal)
     refund = Refund(
         id=new_refund_id(),
         tenant_id=command.tenant_id,
@@ -205,14 +205,14 @@ def _decide(
     )
 
 
-def _tenant(session: Session, tenant_id: str) -> Tenant:
+def tenant_of(session: Session, tenant_id: str) -> Tenant:
     tenant = session.get(Tenant, tenant_id)
     if tenant is None:
         raise UnknownTenant(tenant_id)
     return tenant
 
 
-def _locked_order_of_ticket(session: Session, tenant_id: str, ticket_id: str) -> Order | None:
+def locked_order_of_ticket(session: Session, tenant_id: str, ticket_id: str) -> Order | None:
     # FOR UPDATE is what serializes refunds on PostgreSQL; SQLite renders nothing for
     # it and is already serialized by BEGIN IMMEDIATE. `of=Order`: the order row is the
     # lock, as when the ticket was read apart; the ticket's row stays unlocked.
@@ -244,17 +244,13 @@ def _state(session: Session, tenant: Tenant, order: Order | None) -> ActionState
 
 def refund_by_key(source: Session | Engine, idempotency_key: str) -> Refund | None:
     """The ledger row written under this idempotency key, if any: what reconcile reads."""
-    return _find_by_key(source, idempotency_key)
-
-
-def _find_by_key(source: Session | Engine, idempotency_key: str) -> Refund | None:
     with use_session(source) as session:
         return session.scalars(
             select(Refund).where(Refund.idempotency_key == idempotency_key)
         ).one_or_none()
 
 
-def _replay(stored: Refund, command: RefundCommand) -> LedgerAnswer:
+def replay_answer(stored: Refund, command: RefundCommand) -> LedgerAnswer:
     same = (stored.tenant_id, stored.order_id, stored.amount_minor, stored.currency) == (
         command.tenant_id,
         command.order_id,
@@ -265,7 +261,7 @@ def _replay(stored: Refund, command: RefundCommand) -> LedgerAnswer:
         # A key names one action; reuse with other arguments is a caller's bug, and
         # answering with the stored refund would hide it.
         return LedgerAnswer(
-            _refused(
+            refused(
                 "The idempotency key was reused with other arguments: it already belongs to "
                 f"another refund. {NOTHING_REFUNDED}"
             )
@@ -282,7 +278,7 @@ def _replay(stored: Refund, command: RefundCommand) -> LedgerAnswer:
     return LedgerAnswer(already, replayed=True)
 
 
-def _rule_violation(command: RefundCommand, state: ActionState) -> str | None:
+def rule_violation(command: RefundCommand, state: ActionState) -> str | None:
     if command.amount_minor <= 0:
         return f"The amount must be greater than zero. {NOTHING_REFUNDED}"
     if command.currency != state.currency:
@@ -316,5 +312,5 @@ def _changed_message(session: Session, tenant_id: str, state: ActionState) -> st
     )
 
 
-def _refused(message: str) -> RefundResult:
+def refused(message: str) -> RefundResult:
     return RefundResult(status="refused", message=message)

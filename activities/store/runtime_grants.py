@@ -47,6 +47,7 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "ui_sessions": READ_WRITE,  # sessions, ended
     "api_tokens": READ_APPEND_EDIT,  # issued, then revoked in place; never deleted
     "passkeys": READ_APPEND_EDIT,  # registered, then each use's sign count; never deleted
+    "payment_links": READ_APPEND_EDIT,  # an order linked to its payment, relinked
 }
 
 

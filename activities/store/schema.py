@@ -120,6 +120,24 @@ class Order(Base):
         return minor_to_decimal(self.amount_paid_minor)
 
 
+class PaymentLink(Base):
+    """Where an order was paid, when the tenant's refunds go through a payment platform
+    (activities/payments/): that platform, never the order's own columns, then says what
+    was paid and refunded. An order of the embedded ledger has no link."""
+
+    __tablename__ = "payment_links"
+    __table_args__ = (
+        ForeignKeyConstraint(["tenant_id", "order_id"], ["orders.tenant_id", "orders.id"]),
+    )
+
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    order_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    # The platform's name ("stripe") and its payment there (`pi_...` or `ch_...`).
+    provider: Mapped[str] = mapped_column(String(32))
+    payment_ref: Mapped[str] = mapped_column(String(ID_LENGTH))
+    linked_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
 class Ticket(Base):
     __tablename__ = "tickets"
     __table_args__ = (

@@ -27,6 +27,7 @@ from approvals_ui.api_models import (
 from approvals_ui.deps import (
     CurrentReviewer,
     EngineDep,
+    PaymentsDep,
     SettingsDep,
     TemporalDep,
     authenticated_by_bearer,
@@ -119,10 +120,14 @@ async def approvals(
     responses=READ_ERRORS,
 )
 async def approval(
-    run_id: str, reviewer: CurrentReviewer, client: TemporalDep, engine: EngineDep
+    run_id: str,
+    reviewer: CurrentReviewer,
+    client: TemporalDep,
+    engine: EngineDep,
+    payments: PaymentsDep,
 ) -> ApprovalDetail:
     state = await run_for_reviewer(client, run_id, reviewer)
-    context = await run_context(engine, state)
+    context = await run_context(engine, state, payments)
     ticket = (
         TicketView(
             id=state.ticket_id,

@@ -8,7 +8,13 @@ from typing import Annotated
 from fastapi import APIRouter, Form, HTTPException, Query, Request, status
 from fastapi.responses import RedirectResponse, Response
 
-from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep, TemporalDep
+from approvals_ui.deps import (
+    CurrentReviewer,
+    EngineDep,
+    SettingsDep,
+    TemporalDep,
+    get_payments,
+)
 from approvals_ui.inbox_view import ChoiceQuery, InboxView, arranged_rows, inbox_view
 from approvals_ui.lookups import (
     no_role_message,
@@ -123,7 +129,7 @@ async def _detail(
     status_code: int = status.HTTP_200_OK,
 ) -> Response:
     state = await run_for_reviewer(client, run_id, reviewer)
-    context = await run_context(engine, state)
+    context = await run_context(engine, state, get_payments(request))
     return render(
         request,
         "detail.html",

@@ -7,9 +7,25 @@ from typing import Annotated
 import typer
 
 from signoff.cli.store import opened_store
-from signoff.cli.support import JsonOption, client_for, emit_json, fail, run_async, say, settings
+from signoff.cli.support import (
+    EXIT_RUN_FAILED,
+    JsonOption,
+    client_for,
+    emit_json,
+    fail,
+    run_async,
+    say,
+    settings,
+)
 from signoff.config.settings import Settings
-from signoff.service.reconcile import ReconcileRefused, Settlement, settle, unknown_effects_of
+from signoff.service.reconcile import (
+    ReconcileRefused,
+    ReconcileUnavailable,
+    Settlement,
+    payment_connectors,
+    settle,
+    unknown_effects_of,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -22,11 +38,15 @@ def reconcile_command(
 ) -> None:
     """Settle each action with an unknown outcome from the ledger: did the refund happen?
 
+    A tenant that refunds through Stripe is settled from Stripe, by the action's key.
+
     The answer is recorded: a refund settled as not made can no longer happen.
     """
     current = settings()
     try:
         settlements = run_async(_reconcile(current, run_id))
+    except ReconcileUnavailable as error:  # the platform did not answer: try again later
+        fail(str(error), EXIT_RUN_FAILED)
     except ReconcileRefused as error:
         fail(str(error))
     if json_output:
@@ -43,4 +63,4 @@ async def _reconcile(current: Settings, run_id: str) -> list[Settlement]:
     client = await client_for(current)
     tenant_id, effects = await unknown_effects_of(client, run_id)
     with opened_store(current) as engine:
-        return settle(engine, run_id, tenant_id, effects)
+        return settle(engine, run_id, tenant_id, effects, payment_connectors(current))

@@ -41,6 +41,7 @@ from signoff.config.helpdesks import (
 )
 from signoff.config.run_identity import run_identity
 from signoff.config.settings import Settings
+from signoff.config.stripe_keys import key_values as stripe_key_values
 
 REDACTED = "[redacted]"
 # Shorter strings are not secrets worth a replace on every line (and would blank words).
@@ -154,6 +155,7 @@ def settings_secrets(settings: Settings) -> list[str]:
         files.append(settings.temporal_api_key_file)
     found += [text for text in map(_file_secret, files) if text]
     found += _private_decision_keys(settings.signing_keys_path)
+    found += stripe_key_values(settings)
     found += _helpdesk_secrets(settings)
     return found
 

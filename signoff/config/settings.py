@@ -160,6 +160,17 @@ class Settings(BaseSettings):
     auth: Literal["session", "proxy"] = "session"
     auth_header: str = Field(default="X-Forwarded-User", pattern=r"^[A-Za-z0-9-]{1,64}$")
 
+    # Payments (docs/connect-stripe.md). A tenant named in the Stripe keys file refunds
+    # through Stripe; every other tenant through the embedded ledger. The file (JSON)
+    # maps a tenant to where its secret key is, never to the key itself:
+    # {"acme": {"key_file": "/run/secrets/acme-stripe"}} or {"acme": {"key_env": "VAR"}}.
+    stripe_keys_file: Path | None = None
+    # Another Stripe API address: localstripe or stripe-mock in tests and walk-throughs.
+    stripe_api_base: str | None = Field(default=None, pattern=r"^https?://[^\s]+$")
+    # One HTTP call to Stripe; a refund makes up to three within the refund activity's
+    # 10 s (workflows/gate_store.py), and a timeout is an unknown outcome.
+    stripe_timeout_seconds: float = Field(default=3.0, gt=0, le=30)
+
     # Decisions. The decision service (the reviewer UI/API server, which authenticates
     # reviewers) signs what a reviewer decided with an Ed25519 key from its key ring,
     # private and mode 0600 (default `home/decision-signing-keys.json`; only that host

@@ -4,8 +4,10 @@ A run lists such actions when the refund activity failed after every retry (see
 workflows/unknown_effects.py). The ledger is the truth: the refund happened exactly
 when a ledger row carries the action's idempotency key. This reads the run's list (its
 outcome, or its live state), looks each key up and records the answer
-(activities/store/settlements.py): "did not happen" is then final, the key can no
-longer refund, so an attempt still stuck in some worker cannot make it false later.
+(activities/store/settlements.py); for a tenant that refunds through a payment platform
+the key is looked up there (activities/payments/remote_settlement.py). "Did not happen"
+is then final, the key can no longer refund, so an attempt still stuck in some worker
+cannot make it false later.
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ from sqlalchemy import Engine
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
+from activities.payments.connector import PaymentError
+from activities.payments.registry import PaymentConnectors
+from activities.payments.remote_settlement import settle_on_platform
+from activities.store.errors import StoreError
 from activities.store.settlements import SettledRefund, settle_refund
+from signoff.config.settings import Settings
+from signoff.config.stripe_keys import StripeKeyProblem
 from signoff.service.pending import try_state
 from signoff.service.runs import request_of_run
 from workflows.agent_run import AgentRun
@@ -27,6 +35,10 @@ from workflows.unknown_effects import UnknownEffect
 
 class ReconcileRefused(Exception):
     """The run's unknown actions cannot be read; the message says why and what to do."""
+
+
+class ReconcileUnavailable(ReconcileRefused):
+    """The payment platform could not be asked; nothing more was settled. Try again."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +60,8 @@ class Settlement:
                 f"(approved by {', '.join(settled.approvers) or 'nobody recorded'}; {since})"
             )
         return (
-            f"{effect.description}: DID NOT HAPPEN, no ledger row carries its key; its key "
+            f"{effect.description}: DID NOT HAPPEN, no refund carries its key (ledger or "
+            f"payment platform); its key "
             f"can no longer refund ({since})"
         )
 
@@ -66,6 +79,14 @@ class Settlement:
             "approvers": list(settled.approvers),
             "settled_at": settled.settled_at.isoformat(),
         }
+
+
+def payment_connectors(settings: Settings) -> PaymentConnectors:
+    """The tenants' payment connectors, as the worker builds them."""
+    try:
+        return PaymentConnectors(settings)
+    except StripeKeyProblem as problem:
+        raise ReconcileRefused(str(problem)) from None
 
 
 async def unknown_effects_of(client: Client, run_id: str) -> tuple[str, list[UnknownEffect]]:
@@ -100,20 +121,46 @@ async def unknown_effects_of(client: Client, run_id: str) -> tuple[str, list[Unk
 
 
 def settle(
-    engine: Engine, run_id: str, tenant_id: str, effects: list[UnknownEffect]
+    engine: Engine,
+    run_id: str,
+    tenant_id: str,
+    effects: list[UnknownEffect],
+    payments: PaymentConnectors | None = None,
 ) -> list[Settlement]:
-    """Each unknown action, looked up in the ledger by its key, and the answer recorded."""
-    return [
-        Settlement(
-            effect,
-            settle_refund(
+    """Each unknown action, looked up by its key (in the ledger, or on the tenant's payment
+    platform), and the answer recorded. Raises ReconcileRefused when the platform cannot
+    be asked: what was settled before stays settled, the rest waits for another run."""
+    try:
+        connector = (payments or PaymentConnectors.ledger_only()).for_tenant(tenant_id)
+    except PaymentError as error:
+        raise ReconcileRefused(str(error)) from None
+    settled: list[Settlement] = []
+    for effect in effects:
+        if connector is None or effect.order_id is None:
+            answer = settle_refund(
                 engine,
                 tenant_id=tenant_id,
                 run_id=run_id,
                 order_id=effect.order_id,
                 action_hash=effect.action_hash,
                 idempotency_key=effect.idempotency_key,
-            ),
-        )
-        for effect in effects
-    ]
+            )
+        else:
+            try:
+                answer = settle_on_platform(
+                    engine,
+                    connector,
+                    tenant_id=tenant_id,
+                    run_id=run_id,
+                    order_id=effect.order_id,
+                    action_hash=effect.action_hash,
+                    idempotency_key=effect.idempotency_key,
+                )
+            except (PaymentError, StoreError) as error:
+                raise ReconcileUnavailable(
+                    f"{effect.description}: not settled, {connector.name} could not be asked "
+                    f"by key ({error}). Nothing was recorded; run reconcile again once it "
+                    "answers."
+                ) from None
+        settled.append(Settlement(effect, answer))
+    return settled

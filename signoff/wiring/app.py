@@ -53,6 +53,10 @@ COMMANDS = {
         "Load the demo data (tenants demo and globex, their orders and tickets). Safe to repeat.",
     ),
     "ticket": Lazy(STORE, "Tickets: how a ticket from a helpdesk export enters the store."),
+    "order": Lazy(
+        "signoff.cli.commands_orders",
+        "Orders paid on a payment platform: link each to its payment.",
+    ),
     "store": Lazy(
         STORE, "The store's schema: migrated by the owner role, which grants the runtime role."
     ),
@@ -130,13 +134,20 @@ def worker_command() -> None:
     current = settings()
     profiles = loaded_profiles_or_stop(current)
     from signoff.config.payload_keys import payload_cipher
+    from signoff.config.stripe_keys import StripeKeyProblem, stripe_tenants
 
     try:
         connection_security(current)  # a TLS setting it could not use, named first
         payload_cipher(current)  # then a payload key it could not use
         load_verification_keys(current)  # refused here, before it polls, with what to do
         load_helpdesk_connectors(current.helpdesk_connectors)  # and the helpdesks' file
-    except (TemporalSettingsError, DecisionKeyError, HelpdeskConfigError) as error:
+        stripe_tenants(current)  # a Stripe keys file it cannot read (a key: at first use)
+    except (
+        TemporalSettingsError,
+        DecisionKeyError,
+        HelpdeskConfigError,
+        StripeKeyProblem,
+    ) as error:
         fail(f"The worker will not start: {error}")
     start_observability(current, "worker")
 

@@ -18,6 +18,7 @@ from activities.mcp.activities import McpTools
 from activities.metrics import keep_fresh, register_store_gauges
 from activities.model_turn import ModelTurns, build_model_turns
 from activities.observe_interceptor import ObserveInterceptor
+from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
@@ -56,7 +57,9 @@ def build_worker(
         settings.resolved_database_url, migrate=settings.migrate_at_start
     )
     models = models or build_model_turns(settings)
-    gateway = ToolGateway(engine)
+    # Per tenant: Stripe for those SIGNOFF_STRIPE_KEYS_FILE names, the ledger otherwise.
+    payments = PaymentConnectors(settings)
+    gateway = ToolGateway(engine, payments)
     # Public keys only: a worker checks decisions and can never sign one.
     keys = load_verification_keys(settings)
     profiles = profiles or load_profiles(settings)
@@ -64,7 +67,7 @@ def build_worker(
     passkeys = PasskeyCheck(
         PasskeyPolicy.of(profiles.profiles, settings.passkey_above), RelyingParty.of(settings)
     )
-    refunds = refunds or RefundActivities(engine, keys, passkeys)
+    refunds = refunds or RefundActivities(engine, keys, passkeys, payments)
     effects = effects or ToolEffects(
         engine,
         keys,

@@ -12,6 +12,8 @@ a change that breaks it needs a versioning gate instead (docs: development).
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import sys
 import tempfile
 import uuid
@@ -239,6 +241,26 @@ def worker_with_failing_ledger(client: Client, settings: Settings, engine: Engin
     return build_worker(client, settings, engine, refunds=LedgerThatNeverAnswers(engine, TEST_KEYS))
 
 
+def worker_on_localstripe(client: Client, settings: Settings, engine: Engine) -> Worker:
+    """build_worker's worker, the demo tenant refunding through a localstripe started for
+    the recording (stopped when the recorder exits), its order C-1042 paid 49.99 there."""
+    from activities.payments.registry import PaymentConnectors
+    from tests.payments.conftest import link_paid_order, stripe_settings
+    from tests.payments.localstripe import running_localstripe
+
+    stack = contextlib.ExitStack()
+    server = stack.enter_context(running_localstripe())
+    atexit.register(stack.close)
+    on_stripe = stripe_settings(
+        settings.home,
+        server,
+        task_queue=settings.task_queue,
+        database_url=settings.resolved_database_url,
+    )
+    link_paid_order(engine, PaymentConnectors(on_stripe), server, 4999)
+    return build_worker(client, on_stripe, engine)
+
+
 Scenario = Callable[[Client, str, datetime], Awaitable[WorkflowHandle[Any, Any]]]
 SCENARIOS: dict[str, Scenario] = {
     "agent_run_order_status": order_status,
@@ -253,11 +275,14 @@ SCENARIOS: dict[str, Scenario] = {
     # Any irreversible tool but the refund: the reply to the customer, gated and not.
     "agent_run_reply_confirmed": reply_confirmed,
     "agent_run_reply_auto": reply_auto,
+    # The refund made through Stripe (localstripe): the workflow cannot tell the difference.
+    "agent_run_refund_stripe": refund_approved,
 }
 # Scenarios whose worker differs from `signoff worker`'s.
 WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
     "agent_run_refund_outcome_unknown": worker_with_failing_ledger,
     "agent_run_reply_confirmed": strict_worker,
+    "agent_run_refund_stripe": worker_on_localstripe,
 }
 
 

@@ -45,6 +45,7 @@ SCENARIO_FILES = {
         "agent_run_reply_confirmed"
     ),
     "an irreversible tool on auto (built-in profile: send_reply)": "agent_run_reply_auto",
+    "a refund made through Stripe (localstripe)": "agent_run_refund_stripe",
 }
 
 

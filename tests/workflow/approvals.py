@@ -35,6 +35,7 @@ from temporalio.worker import Worker
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.mcp.activities import McpTools
+from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
 from activities.store import get_reviewer, list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
@@ -86,6 +87,7 @@ async def gate_run(
     refunds: RefundActivities | None = None,
     audit: DecisionActivities | None = None,
     profiles: LoadedProfiles | None = None,
+    payments: PaymentConnectors | None = None,
     **overrides: Any,
 ) -> AsyncIterator[WorkflowHandle[Any, Any]]:
     """Start one run on a fresh task queue, with the real gateway and refund activities
@@ -107,6 +109,7 @@ async def gate_run(
         audit,
         decision_max_age=max_age,
         profiles=profiles,
+        payments=payments,
         effects=effects,
     ):
         yield await start(env.client, request, task_queue)
@@ -125,19 +128,21 @@ def gate_worker(
     workflows: Sequence[type] = (AgentRun,),
     profiles: LoadedProfiles | None = None,
     effects: ToolEffects | None = None,
+    payments: PaymentConnectors | None = None,
 ) -> Worker:
     """A worker of `workflows` on `task_queue`, with the real gateway and store
     activities, the signed decisions' verifier and the fake `model`; its effects judge
     tool calls by `profiles` (the built-in file when None), unless `effects` replaces
-    them (a tenant's helpdesk connector)."""
-    refunds = refunds or RefundActivities(engine, TEST_KEYS)
+    them (a tenant's helpdesk connector); `payments` picks each tenant's payments
+    connector (the ledger for all when None)."""
+    refunds = refunds or RefundActivities(engine, TEST_KEYS, payments=payments)
     effects = effects or ToolEffects(
         engine,
         TEST_KEYS,
         profiles or load_profile_file(BUILTIN_PROFILES),
         MCP_TIMEOUT_SECONDS,
     )
-    gateway = ToolGateway(engine)
+    gateway = ToolGateway(engine, payments)
     mcp = McpTools(MCP_TIMEOUT_SECONDS)
     audit = audit or DecisionActivities(engine, TEST_KEYS)
     verifier = DecisionVerifier(engine, TEST_KEYS, decision_max_age)

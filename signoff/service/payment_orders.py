@@ -1,0 +1,167 @@
+"""Orders paid on a payment platform: link one to its payment, read its refunds there.
+
+Linking reads the payment first, with the tenant's own key: a reference the platform
+does not know, or a tenant that does not refund through it, is refused with what to do,
+and nothing is stored. The reviewer's page reads the prior refunds here too, from the
+platform at the time of reading, never from our tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import Engine
+
+from activities.payments.connector import PaymentError, PaymentFacts
+from activities.payments.registry import PaymentConnectors as PaymentConnectors
+from activities.store.payment_links import link_order, payment_link
+from activities.store.refunds import list_refunds
+from activities.store.schema import minor_to_decimal
+from signoff.config.settings import Settings
+from signoff.config.stripe_keys import StripeKeyProblem
+
+
+class PaymentLinkRefused(Exception):
+    """The link cannot be made or read; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class LinkedOrder:
+    tenant_id: str
+    order_id: str
+    provider: str
+    payment_ref: str
+    added: bool
+    facts: PaymentFacts
+
+
+@dataclass(frozen=True)
+class PriorRefund:
+    refund_id: str
+    amount_minor: int
+    currency: str
+    status: str
+    created_at: datetime
+
+
+def connectors(settings: Settings) -> PaymentConnectors:
+    try:
+        return PaymentConnectors(settings)
+    except StripeKeyProblem as problem:
+        raise PaymentLinkRefused(str(problem)) from None
+
+
+def link_payment(
+    engine: Engine,
+    payments: PaymentConnectors,
+    *,
+    tenant_id: str,
+    order_id: str,
+    payment_ref: str,
+    customer_name: str,
+) -> LinkedOrder:
+    """Raises PaymentLinkRefused, or the store's StoreError (an unknown tenant)."""
+    try:
+        connector = payments.for_tenant(tenant_id)
+        if connector is None:
+            raise PaymentLinkRefused(
+                f"Tenant '{tenant_id}' refunds through the embedded ledger: name it in "
+                "SIGNOFF_STRIPE_KEYS_FILE with its Stripe key to link its orders to payments."
+            )
+        facts = connector.payment(payment_ref)
+    except PaymentError as error:
+        raise PaymentLinkRefused(f"Cannot read payment {payment_ref}: {error}") from None
+    added = link_order(
+        engine,
+        tenant_id=tenant_id,
+        order_id=order_id,
+        provider=connector.name,
+        payment_ref=payment_ref,
+        currency=facts.currency,
+        customer_name=customer_name,
+    )
+    return LinkedOrder(tenant_id, order_id, connector.name, payment_ref, added, facts)
+
+
+def prior_refunds(
+    engine: Engine, payments: PaymentConnectors, tenant_id: str, order_id: str
+) -> list[PriorRefund] | None:
+    """The order's refunds on its platform, oldest first; None for a ledger order (its
+    refunds are the ledger's). Raises PaymentLinkRefused when the platform cannot say."""
+    link = payment_link(engine, tenant_id, order_id)
+    if link is None:
+        return None
+    try:
+        connector = payments.for_tenant(tenant_id)
+        if connector is None or connector.name != link.provider:
+            # Paid on a platform this process cannot read: never pass our rows off as its.
+            raise PaymentLinkRefused(
+                f"Order {order_id} was paid on {link.provider}, and this process has no "
+                f"{link.provider} key for tenant '{tenant_id}' (SIGNOFF_STRIPE_KEYS_FILE)."
+            )
+        facts = connector.payment(link.payment_ref)
+    except PaymentError as error:
+        raise PaymentLinkRefused(f"{link.provider} did not say ({error}).") from None
+    return [
+        PriorRefund(r.refund_id, r.amount_minor, r.currency, r.status, r.created_at)
+        for r in facts.refunds
+    ]
+
+
+@dataclass(frozen=True)
+class RefundLine:
+    """One prior refund as the reviewer reads it: from the ledger, or from the platform
+    with who approved it when signoff made it (a refund made elsewhere names nobody)."""
+
+    id: str
+    order_id: str
+    amount_minor: int
+    currency: str
+    created_at: datetime
+    approver_list: list[str] = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def amount(self) -> Decimal:
+        return minor_to_decimal(self.amount_minor)
+
+
+def refund_lines(
+    engine: Engine, payments: PaymentConnectors, tenant_id: str, order_id: str
+) -> list[RefundLine]:
+    """The order's refunds, oldest first: the platform's for an order paid there (read
+    now), the ledger's otherwise. Raises PaymentLinkRefused when the platform cannot say."""
+    recorded = {row.id: row for row in list_refunds(engine, tenant_id, order_id)}
+    made = prior_refunds(engine, payments, tenant_id, order_id)
+    if made is None:
+        return [
+            RefundLine(
+                row.id,
+                row.order_id,
+                row.amount_minor,
+                row.currency,
+                row.created_at,
+                row.approver_list,
+                row.reason,
+            )
+            for row in recorded.values()
+        ]
+    lines = []
+    for refund in made:
+        if refund.status in ("failed", "canceled"):
+            continue
+        ours = recorded.get(refund.refund_id)
+        lines.append(
+            RefundLine(
+                refund.refund_id,
+                order_id,
+                refund.amount_minor,
+                refund.currency,
+                refund.created_at,
+                ours.approver_list if ours else [],
+                ours.reason if ours else "",
+            )
+        )
+    return lines
