@@ -166,14 +166,14 @@ def test_a_key_committed_by_a_concurrent_transaction_is_answered_from_the_ledger
     assert execute_refund(store, refund_command(store, key="k", amount_minor=2000)).status == (
         "refunded"
     )
-    real_find = refunds._find_by_key
+    real_find = refunds.refund_by_key
     calls: list[str] = []
 
     def not_yet_visible(source: Session | Engine, key: str) -> Refund | None:
         calls.append(key)
         return None if len(calls) == 1 else real_find(source, key)
 
-    monkeypatch.setattr(refunds, "_find_by_key", not_yet_visible)
+    monkeypatch.setattr(refunds, "refund_by_key", not_yet_visible)
     other_order = refund_command(
         store, key="k", amount_minor=2000, ticket_id="T-3107", order_id="C-3107"
     )
