@@ -43,7 +43,7 @@ from approvals_ui.security import api_csrf_protect
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
 from signoff.config.settings import MAX_PAGE_SIZE
-from signoff.service.decisions import Decider, DecisionNotAccepted
+from signoff.service.decisions import Choice, Decider, DecisionNotAccepted, InvalidDecision
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from workflows.actions import DecisionResult
@@ -189,7 +189,12 @@ async def decide(
             body.action_hash,
             body.verdict,
             body.reason,
+            choice=Choice(category=body.category, edits=body.edits, action=action),
         )
+    except InvalidDecision as invalid:
+        # What was wrong with the decision itself (a missing category, an edit its
+        # policy does not allow): nothing was sent.
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, str(invalid)) from None
     except DecisionNotAccepted as refused:
         raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
     return result

@@ -18,11 +18,12 @@ from approvals_ui.lookups import (
 )
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
-from signoff.service.decisions import Decider, DecisionNotAccepted, InvalidDecision
+from signoff.service.decisions import Choice, Decider, DecisionNotAccepted, InvalidDecision
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.service.trajectory import trajectory_or_none
-from workflows.actions import REFUND_APPROVER_ROLE, Verdict
+from workflows.actions import REFUND_APPROVER_ROLE, PendingAction, Verdict
+from workflows.reject_reasons import LABELS
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
 
@@ -130,6 +131,7 @@ async def _detail(
             "trajectory": await trajectory_or_none(client, run_id),
             "refusal": refusal,
             "approver_role": REFUND_APPROVER_ROLE,
+            "reject_categories": list(LABELS.items()),
         },
         status_code,
     )
@@ -144,10 +146,13 @@ async def decide(
     action_hash: Annotated[str, Form(max_length=200)],
     verdict: Annotated[Verdict, Form()],
     reason: Annotated[str, Form(max_length=2000)] = "",
+    category: Annotated[str, Form(max_length=64)] = "",
+    edit: Annotated[str, Form(max_length=1)] = "",
 ) -> Response:
     """Sends the signed `decide` update as the signed-in reviewer; the run has the last word.
 
-    Identity, roles and tenant come from the store, never from the form.
+    Identity, roles and tenant come from the store, never from the form. With `edit`,
+    the form's `edit_<argument>` fields are the reviewer's changes.
     """
     client, state = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
     action = pending_by_hash(state, action_hash)
@@ -170,16 +175,15 @@ async def decide(
             action_hash,
             verdict,
             reason,
+            choice=Choice(
+                category=category or None,
+                edits=await _edits(request, action) if edit else None,
+                action=action,
+            ),
         )
-    except InvalidDecision:
+    except InvalidDecision as invalid:
         return await _detail(
-            request,
-            run_id,
-            reviewer,
-            client,
-            engine,
-            "The form did not carry a valid action hash. Reload the page and decide again.",
-            status.HTTP_400_BAD_REQUEST,
+            request, run_id, reviewer, client, engine, str(invalid), status.HTTP_400_BAD_REQUEST
         )
     except DecisionNotAccepted as refused:
         return await _detail(
@@ -187,3 +191,11 @@ async def decide(
         )
     session_of(request)["notice"] = result.message
     return RedirectResponse(f"/approvals/{run_id}", status.HTTP_303_SEE_OTHER)
+
+
+async def _edits(request: Request, action: PendingAction | None) -> dict[str, str]:
+    """The `edit_<argument>` fields the form sent, for the arguments the action lets a
+    reviewer edit (any other field is ignored; the run refuses unknown edits anyway)."""
+    form = await request.form()
+    names = action.editable if action is not None else []
+    return {name: value for name in names if isinstance(value := form.get(f"edit_{name}"), str)}

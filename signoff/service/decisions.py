@@ -22,8 +22,11 @@ from temporalio.service import RPCError
 
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.service.pending import DECIDE_RPC_TIMEOUT, DecisionNotAccepted, send_decision
-from workflows.actions import Decision, DecisionResult, Verdict
+from workflows.action_edits import edited_action
+from workflows.actions import Decision, DecisionResult, PendingAction, RejectCategory, Verdict
+from workflows.approval_policy import DecisionRefused
 from workflows.decision_proof import NONCE_BYTES
+from workflows.reject_reasons import CATEGORIES, category_problem
 
 UNAVAILABLE = (
     "The run did not answer: Temporal or its worker cannot be reached. Nothing was "
@@ -34,6 +37,12 @@ UNCONFIRMED = (
     "request again (the inbox, or `signoff pending`) before you decide again."
 )
 INVALID_HASH = "That is not a valid action hash: copy the full 64-character hash shown."
+NEEDS_CATEGORY = (
+    "Choose a category to reject: " + ", ".join(CATEGORIES) + ". The agent is told it, with "
+    "your reason."
+)
+EDIT_NEEDS_REASON = "Say why you changed it: the agent is told your reason."
+EDIT_IS_APPROVAL = "Only an approval carries edits; to refuse the action, reject it as it is."
 
 
 @dataclass(frozen=True)
@@ -46,7 +55,54 @@ class Decider:
 
 
 class InvalidDecision(Exception):
-    """The decision cannot even be formed (e.g. a malformed hash); nothing was sent."""
+    """The decision cannot even be formed (a malformed hash, a rejection without a
+    category, an edit its policy does not allow); nothing was sent. The message says
+    what was wrong."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the reviewer chose beyond the verdict: a rejection's category, or an
+    approval's edits of `action` (the pending action as the run showed it)."""
+
+    category: str | None = None
+    edits: dict[str, str] | None = None
+    action: PendingAction | None = None
+
+
+def checked_category(verdict: Verdict, category: str | None) -> RejectCategory | None:
+    if verdict == "approve":
+        if category:
+            raise InvalidDecision("A category goes with a rejection, not with an approval.")
+        return None
+    if not category:
+        raise InvalidDecision(NEEDS_CATEGORY)
+    problem = category_problem(category)
+    if problem is not None:
+        raise InvalidDecision(problem)
+    return category  # type: ignore[return-value]  # one of CATEGORIES, checked above
+
+
+def edited_hash(
+    run_id: str, decider: Decider, verdict: Verdict, reason: str, choice: Choice
+) -> str | None:
+    """The hash of the edited action the decision approves; None without edits (an
+    empty set of edits is refused: it must never pass as an approval of the original)."""
+    if choice.edits is None:
+        return None
+    if verdict != "approve":
+        raise InvalidDecision(EDIT_IS_APPROVAL)
+    if not reason.strip():
+        raise InvalidDecision(EDIT_NEEDS_REASON)
+    if choice.action is None:
+        raise InvalidDecision("No pending action has this hash in this run; reload it.")
+    try:
+        edited = edited_action(
+            choice.action, choice.edits, editor=decider.reviewer_id, run_id=run_id
+        )
+    except DecisionRefused as refused:
+        raise InvalidDecision(str(refused)) from None
+    return edited.action_hash
 
 
 class DecisionUnavailable(Exception):
@@ -66,11 +122,20 @@ def signed_decision(
     verdict: Verdict,
     reason: str,
     now: datetime | None = None,
+    choice: Choice | None = None,
 ) -> Decision:
-    """The decision, with the proof that a front end authenticated `decider`."""
+    """The decision, with the proof that a front end authenticated `decider`. With
+    edits it approves the edited action: signed over its hash, naming the original."""
+    choice = choice or Choice()
+    category = checked_category(verdict, choice.category)
+    edited = edited_hash(run_id, decider, verdict, reason, choice)
+    original = action_hash.strip().lower()
     try:
         unsigned = Decision(
-            action_hash=action_hash.strip().lower(),
+            action_hash=edited or original,
+            original_hash=original if edited else None,
+            edits=dict(choice.edits) if edited and choice.edits is not None else None,
+            category=category,
             verdict=verdict,
             reviewer_id=decider.reviewer_id,
             reviewer_roles=list(decider.roles),
@@ -95,9 +160,10 @@ async def decide(
     verdict: Verdict,
     reason: str,
     rpc_timeout: timedelta = DECIDE_RPC_TIMEOUT,
+    choice: Choice | None = None,
 ) -> DecisionResult:
     """Sign and send; raises InvalidDecision, DecisionNotAccepted or DecisionUnavailable."""
-    decision = signed_decision(signer, run_id, decider, action_hash, verdict, reason)
+    decision = signed_decision(signer, run_id, decider, action_hash, verdict, reason, choice=choice)
     try:
         return await send_decision(client, run_id, decision, rpc_timeout)
     except WorkflowUpdateRPCTimeoutOrCancelledError:
@@ -110,6 +176,7 @@ async def decide(
 
 
 __all__ = [
+    "Choice",
     "Decider",
     "DecisionNotAccepted",
     "DecisionUnavailable",

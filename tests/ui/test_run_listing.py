@@ -12,7 +12,7 @@ import pytest
 
 from signoff.config.decision_keys import load_signer
 from signoff.config.temporal_client import connect
-from signoff.service.decisions import Decider, signed_decision
+from signoff.service.decisions import Choice, Decider, signed_decision
 from signoff.service.pending import list_pending, send_decision
 from signoff.service.run_listing import RunSummary, read_runs
 from tests.ui.conftest import DevStack, RefundCase
@@ -48,6 +48,7 @@ async def test_memo_and_query_readings_agree(dev_stack: DevStack, pending_case: 
         memo_items[0].action.action_hash,
         "reject",
         "no photo",
+        choice=Choice(category="other"),
     )
     await send_decision(client, run_id, rejection)
     query = tenant_runs_query("demo")
