@@ -122,6 +122,7 @@ class AuditEntry(ApiModel):
     seq: int = Field(description="Place in the tenant's hash chain, from 1.")
     kind: str = Field(
         description="approved, rejected, expired, voided, denied, cancelled, refused, "
+        "edited (a reviewer changed the action; the edited one has its own rows), "
         "first_approval (one of two approvals) or executed (the refund, with its id)."
     )
     decided_at: datetime

@@ -12,6 +12,7 @@ This is workflow code: no I/O, and time only through `workflow.now()`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from temporalio import workflow
@@ -119,17 +120,29 @@ class GateResults:
             self.effects.append(effect.effect or hooks.describe(action))
             if action.edited_by is not None:
                 # The model proposed other arguments: it is told what was done instead.
-                return GateResult(
+                told = (
                     f"approved with changes: {edit_summary(action)}; reason: "
-                    f"{self._edit_reason(action)}\n{effect.content}",
-                    False,
+                    f"{self._edit_reason(action)}"
                 )
+                return GateResult(with_review(told, effect.content), False)
             return GateResult(effect.content, False)
         self.not_performed.append(f"{hooks.describe(action)}: {effect.message}")
         return GateResult(
             f"The {hooks.noun} did not happen: {effect.message}. Do not retry it.",
             True,
         )
+
+
+def with_review(told: str, content: str) -> str:
+    """The effect's result with what the reviewer changed: a JSON object gains a `review`
+    key first (a reader of its fields still finds them), any other result a first line."""
+    try:
+        document = json.loads(content)
+    except ValueError:
+        document = None
+    if isinstance(document, dict):
+        return json.dumps({"review": told, **document})
+    return f"{told}\n{content}"
 
 
 def as_sentence(text: str) -> str:

@@ -80,11 +80,11 @@ async def test_a_lowered_amount_is_refunded_and_the_model_reads_what_was_done(
     )
     (result,) = results_of_turn(model.history[1])
     assert not result.is_error
-    told, effect = result.content.split("\n", 1)
-    assert told == (
+    told = json.loads(result.content)
+    assert told["review"] == (
         "approved with changes: refunded 50.00 EUR of the 89.90 EUR proposed; reason: goodwill"
     )
-    assert json.loads(effect)["amount"] == "50.00"
+    assert (told["status"], told["amount"], told["refund_id"]) == ("refunded", "50.00", row.id)
     assert isinstance(outcome, RunOutcome) and outcome.status == "completed"
     # Both actions and who edited, in the trail.
     assert [(d.kind, d.reviewer_id, d.action_hash, d.amount) for d in outcome.decisions] == [
@@ -219,10 +219,10 @@ async def test_a_rewritten_reply_is_sent_in_the_reviewers_words(
     (reply,) = replies_of(seeded_engine, "demo", "T-1042")
     assert reply.text == better
     (result,) = results_of_turn(model.history[1])
-    told, effect = result.content.split("\n", 1)
-    assert told == (
-        "approved with changes: send_reply was carried out with the reviewer's text in place "
-        "of yours; reason: tone"
-    )
-    assert json.loads(effect) == {"status": "sent", "reply_id": reply.id}
+    assert json.loads(result.content) == {
+        "review": "approved with changes: send_reply was carried out with the reviewer's "
+        "text in place of yours; reason: tone",
+        "status": "sent",
+        "reply_id": reply.id,
+    }
     assert outcome.status == "completed"
