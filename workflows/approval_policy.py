@@ -154,13 +154,7 @@ def check_decision(
         raise DecisionRefused(expired_message(pending.expires_at, now))
     if decision.verdict == "reject" and not decision.reason.strip():
         raise DecisionRefused("A reason is required to reject.")
-    if decision.verdict == "reject" and decision.category is None:
-        raise DecisionRefused(
-            "A category is required to reject: wrong_amount, not_eligible, "
-            "needs_more_information, suspected_fraud or other."
-        )
-    if decision.verdict == "approve" and decision.category is not None:
-        raise DecisionRefused("A category goes with a rejection, not with an approval.")
+
     if any(
         approval.reviewer_id is not None and same_person(approval.reviewer_id, decision.reviewer_id)
         for approval in pending.approvals
