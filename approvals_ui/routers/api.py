@@ -194,7 +194,7 @@ async def decide(
     except InvalidDecision as invalid:
         # What was wrong with the decision itself (a missing category, an edit its
         # policy does not allow): nothing was sent.
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, str(invalid)) from None
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(invalid)) from None
     except DecisionNotAccepted as refused:
         raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
     return result

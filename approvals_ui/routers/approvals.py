@@ -18,7 +18,13 @@ from approvals_ui.lookups import (
 )
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
-from signoff.service.decisions import Choice, Decider, DecisionNotAccepted, InvalidDecision
+from signoff.service.decisions import (
+    Choice,
+    Decider,
+    DecisionNotAccepted,
+    InvalidDecision,
+    InvalidHash,
+)
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.service.trajectory import trajectory_or_none
@@ -180,6 +186,16 @@ async def decide(
                 edits=await _edits(request, action) if edit else None,
                 action=action,
             ),
+        )
+    except InvalidHash:
+        return await _detail(
+            request,
+            run_id,
+            reviewer,
+            client,
+            engine,
+            "The form did not carry a valid action hash. Reload the page and decide again.",
+            status.HTTP_400_BAD_REQUEST,
         )
     except InvalidDecision as invalid:
         return await _detail(

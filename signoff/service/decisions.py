@@ -60,6 +60,10 @@ class InvalidDecision(Exception):
     what was wrong."""
 
 
+class InvalidHash(InvalidDecision):
+    """The hash given is not an action hash at all (INVALID_HASH)."""
+
+
 @dataclass(frozen=True)
 class Choice:
     """What the reviewer chose beyond the verdict: a rejection's category, or an
@@ -146,7 +150,7 @@ def signed_decision(
             key_id=signer.key_id,
         )
     except ValidationError:
-        raise InvalidDecision(INVALID_HASH) from None
+        raise InvalidHash(INVALID_HASH) from None
     signature = signer.sign(unsigned.signed_document(run_id))
     return unsigned.model_copy(update={"signature": signature})
 
@@ -181,6 +185,7 @@ __all__ = [
     "DecisionNotAccepted",
     "DecisionUnavailable",
     "InvalidDecision",
+    "InvalidHash",
     "decide",
     "signed_decision",
 ]
