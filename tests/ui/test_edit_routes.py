@@ -13,7 +13,16 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from activities.store import list_refunds
-from tests.ui.conftest import DevStack, RefundCase, sign_in, wait_until_pending
+from activities.store.database import write_transaction
+from activities.store.schema import Order
+from tests.ui.conftest import (
+    DevStack,
+    RefundCase,
+    add_case,
+    sign_in,
+    start_run,
+    wait_until_pending,
+)
 from tests.ui.test_api_routes import as_user, decide, proxied  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.devserver
@@ -92,3 +101,43 @@ def test_bad_edits_and_rejections_are_bad_input_on_every_face_then_the_cli_edits
     (row,) = list_refunds(store, case.tenant_id, case.order_id)
     assert (row.amount, row.approver_list) == (Decimal("25.00"), ["alice"])
     assert row.action_hash != action_hash
+
+
+def test_under_four_eyes_the_second_reviewer_sees_and_approves_the_edited_action(
+    ui: TestClient,
+    proxied: TestClient,  # noqa: F811
+    dev_stack: DevStack,
+    store: Engine,
+) -> None:
+    case = add_case(store)
+    with write_transaction(store) as session:  # 310.00 paid: above the 200.00 threshold
+        order = session.get(Order, (case.tenant_id, case.order_id))
+        assert order is not None
+        order.amount_paid_minor = 31000
+    start_run(dev_stack, case)
+    original = wait_until_pending(dev_stack, case)
+    body = {"action_hash": original, "verdict": "approve", "reason": "partial"}
+    edited = decide(proxied, case.run_id, "alice", {**body, "edits": {"amount": "250.00"}})  # type: ignore[dict-item]
+    assert edited.status_code == 200, edited.text  # type: ignore[attr-defined]
+    edited_hash = edited.json()["action_hash"]  # type: ignore[attr-defined]
+    assert edited.json()["status"] == "edited" and edited_hash != original  # type: ignore[attr-defined]
+
+    deadline = time.monotonic() + REFUNDED_SECONDS
+    while wait_until_pending(dev_stack, case) != edited_hash:
+        assert time.monotonic() < deadline, "the edited action never waited"
+        time.sleep(0.3)
+    sign_in(ui, "bob")
+    page = ui.get(f"/approvals/{case.run_id}").text
+    assert f'data-action-hash="{edited_hash}"' in page and original not in page.split("<details")[0]
+    assert "Edited by alice before approval: amount 310.00 → 250.00." in page
+    assert "The agent proposed amount 310.00." in page
+    assert "four eyes: 2 different reviewers must approve (1 so far: alice)" in page
+    assert list_refunds(store, case.tenant_id, case.order_id) == []  # one approval of two
+
+    approved = decide(proxied, case.run_id, "bob", {**body, "action_hash": edited_hash})
+    assert approved.json()["status"] == "approved", approved.text  # type: ignore[attr-defined]
+    while not list_refunds(store, case.tenant_id, case.order_id):
+        assert time.monotonic() < deadline, "the edited refund was never made"
+        time.sleep(0.3)
+    (row,) = list_refunds(store, case.tenant_id, case.order_id)
+    assert (row.amount, row.approver_list) == (Decimal("250.00"), ["alice", "bob"])
