@@ -78,8 +78,9 @@ def approve_command(
     token_stdin: TokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
-    """Approve the exact action with this hash, as REVIEWER (their password is asked);
-    with --amount or --text, approve it with that change (a new action, a new hash)."""
+    """Approve the exact action with this hash, as REVIEWER (their password is asked).
+
+    With --amount or --text, approve it with that change (a new action, a new hash)."""
     edits = {name: value for name, value in (("amount", amount), ("text", text)) if value}
     if (amount is not None or text is not None) and not edits:
         fail("An edit needs a value: give --amount 50.00 or --text '...'.")
