@@ -1,4 +1,4 @@
-# The same three commands everywhere: the README, CI and developers run these.
+# The same three commands everywhere: the docs, CI and developers run these.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -12,7 +12,7 @@ UV := $(TOOLS)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: demo test test-fast test-calendar lint lock outdated bench bench-live bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
+.PHONY: demo test test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -42,7 +42,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 	$(MAKE) --no-print-directory test-calendar
 
-# Between edits (README, "Tests"): no dev server, browser, PostgreSQL or slow test.
+# Between edits (docs/development/tests.md): no dev server, browser, PostgreSQL or slow test.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not devserver and not browser and not postgres and not slow"
 
@@ -52,13 +52,10 @@ test-calendar: $(STAMP)
 	scripts/ensure-system-packages.sh
 	faketime -f '+400d' $(BIN)/python -m pytest -q -p no:cacheprovider tests/unit tests/store
 
-# Not in `make test`: timings, not assertions (see README, "Reviewer UI").
+# Not in `make test`: timings, not assertions (see docs/benchmarks/index.md).
 bench: $(STAMP)
 	$(BIN)/python bench/inbox.py
 
-# Starts a private dev stack and 1,000 real runs: about ten minutes.
-bench-live: $(STAMP)
-	$(BIN)/python bench/inbox_live.py
 
 # signoff's refund run against a raw Temporal workflow; `--quick` on a shared machine
 # (a few minutes). Writes bench/RESULTS.md.
@@ -101,11 +98,15 @@ record-histories: $(STAMP)
 	@test -n "$(NAME)" || { echo "usage: make record-histories NAME=scenario [NAME='a b']" >&2; exit 2; }
 	$(BIN)/python -m tests.replay.record_histories $(NAME)
 
+# The docs site is built strictly (a broken link or anchor fails) into the git-ignored
+# site/, and the CLI reference must be what the commands say (scripts/cli_reference.py).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+	$(BIN)/python scripts/cli_reference.py --check
 
 clean:
-	rm -rf .tools .signoff .pytest_cache .mypy_cache .ruff_cache
+	rm -rf .tools .signoff .pytest_cache .mypy_cache .ruff_cache site

@@ -3,7 +3,7 @@
 Recorded by the activities and by the worker's interceptor (`observe_interceptor.py`),
 never by workflow code, which replays. Labels are low-cardinality on purpose: no run
 id, tenant or reviewer (those are in traces and logs), so that a fleet's series stay
-countable. Names are what the README's "Operating signoff" alerts on.
+countable. Names are what docs/operating/observability.md alerts on.
 
 Money is Decimal everywhere else; a Prometheus sample is a float, so cost becomes one
 here, at the edge, and nowhere else.
@@ -21,6 +21,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 from sqlalchemy import Engine
 
+from activities.connectors.breaker import BreakerState, state_name
+from activities.store.connector_breakers import breaker_rows, state_of
 from activities.store.pending_stats import PendingStats, pending_stats
 
 logger = logging.getLogger(__name__)
@@ -85,11 +87,15 @@ ACTIVITY_FAILURES = Counter(
 )
 
 
+BREAKER_STATE_VALUES = {"closed": 0, "half_open": 1, "open": 2}
+
+
 class StoreGauges(Collector):
-    """Pending refunds, as the store said at the last refresh (any worker or UI says the
-    same). A scrape reads memory only: `refresh` runs in the background at an interval
-    (`keep_fresh`), so that a scraper, however often it comes, never makes the store
-    count. Before the first refresh the gauges are absent, never a made-up zero."""
+    """Pending refunds and the connectors' breakers, as the store said at the last
+    refresh (any worker or UI says the same). A scrape reads memory only: `refresh`
+    runs in the background at an interval (`keep_fresh`), so that a scraper, however
+    often it comes, never makes the store count. Before the first refresh the gauges
+    are absent, never a made-up zero."""
 
     def __init__(
         self,
@@ -101,6 +107,8 @@ class StoreGauges(Collector):
         self._read = read
         self._clock = clock
         self._stats: PendingStats | None = None
+        # Each write connector's breaker that has a row (the others are closed).
+        self._breakers: list[tuple[str, BreakerState]] = []
 
     def use(self, engine: Engine) -> None:
         self._engine = engine
@@ -108,6 +116,7 @@ class StoreGauges(Collector):
     def refresh(self) -> None:
         try:
             self._stats = self._read(self._engine)
+            self._breakers = [(row.name, state_of(row)) for row in breaker_rows(self._engine)]
         except Exception:  # the store away for a moment: keep the last reading
             logger.warning("metrics: the store did not answer; pending gauges not refreshed")
 
@@ -128,6 +137,21 @@ class StoreGauges(Collector):
             "How long the oldest refund still waiting has waited (0 when none waits).",
             value=age,
         )
+        yield self._breaker_states()
+
+    def _breaker_states(self) -> GaugeMetricFamily:
+        # One series per connector that ever failed: connectors are few (one per
+        # configured helpdesk or payment account), unlike runs or reviewers.
+        family = GaugeMetricFamily(
+            "signoff_connector_breaker_state",
+            "Each write connector's circuit breaker: 0 closed, 1 half_open (one trial "
+            "call), 2 open (calls refused). `signoff connectors reset NAME` closes one.",
+            labels=["connector"],
+        )
+        now = self._clock()
+        for name, state in self._breakers:
+            family.add_metric([name], BREAKER_STATE_VALUES[state_name(state, now)])
+        return family
 
 
 _store_gauges: dict[int, StoreGauges] = {}

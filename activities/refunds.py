@@ -22,6 +22,7 @@ from activities.store import pending_refunds
 from activities.store import refunds as ledger
 from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
+from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck
 from signoff.config.decision_signatures import VerificationKeys
 from workflows.action_hold import full_hold
 from workflows.actions import (
@@ -41,11 +42,15 @@ from workflows.actions import (
 
 class RefundActivities:
     """`keys` verify the signed approvals a refund carries: the decision service's public
-    keys, never a private one (a worker can check decisions, not make them)."""
+    keys, never a private one (a worker can check decisions, not make them); `passkeys`
+    when an approval needs the reviewer's passkey (the worker's profiles and settings)."""
 
-    def __init__(self, engine: Engine, keys: VerificationKeys) -> None:
+    def __init__(
+        self, engine: Engine, keys: VerificationKeys, passkeys: PasskeyCheck = NO_STEP_UP
+    ) -> None:
         self._engine = engine
         self._keys = keys
+        self._passkeys = passkeys
 
     @activity.defn(name=READ_ACTION_STATE_ACTIVITY)
     async def read_action_state(self, request: ActionStateRequest) -> ActionState:
@@ -60,7 +65,7 @@ class RefundActivities:
     async def execute_refund(self, command: RefundCommand) -> RefundResult:
         with observe.refund_span(command) as span:
             try:
-                check = ProofCheck(keys=self._keys, caller_run_id=caller_run_id())
+                check = ProofCheck(self._keys, caller_run_id(), self._passkeys)
                 answer = await asyncio.to_thread(ledger.answer_refund, self._engine, command, check)
             except StoreError as error:
                 raise non_retryable(error) from None

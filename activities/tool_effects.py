@@ -26,12 +26,14 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.caller import caller_run_id, only_its_own
+from activities.connectors.replies import HelpdeskReplies
 from activities.mcp.call import McpServerUnavailable, call_tool
 from activities.refunds import non_retryable
 from activities.store import tool_effects as store
 from activities.store.customer_replies import send_reply
 from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
+from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck
 from activities.store.waiting_actions import hold_waiting
 from activities.tool_output import as_tool_output
 from signoff.config.decision_signatures import VerificationKeys
@@ -63,11 +65,16 @@ class ToolEffects:
         keys: VerificationKeys,
         profiles: LoadedProfiles,
         mcp_timeout_seconds: float = DEFAULT_MCP_TIMEOUT_SECONDS,
+        passkeys: PasskeyCheck = NO_STEP_UP,
+        helpdesks: HelpdeskReplies | None = None,
     ) -> None:
         self._engine = engine
+        self._passkeys = passkeys
         self._keys = keys
         self._profiles = profiles
         self._mcp_timeout = mcp_timeout_seconds
+        # The tenants' helpdesk connectors for `send_reply`; None: the outbox alone.
+        self._helpdesks = helpdesks
 
     @activity.defn(name=HOLD_WAITING_ACTION_ACTIVITY)
     async def hold_waiting_action(self, hold: ActionHold) -> None:
@@ -93,6 +100,10 @@ class ToolEffects:
                 "(the refund goes through the ledger's own effect). Nothing was done."
             )
             return EffectResult(status="refused", message=why)
+        if self._through_helpdesk(tool, command.tenant_id):
+            refusal = await self._helpdesk_refusal(command)
+            if refusal is not None:
+                return EffectResult(status="refused", message=refusal)
         return await self._carried_out(
             command, function, lambda: restored(tool, command.action.arguments)
         )
@@ -103,7 +114,7 @@ class ToolEffects:
         """The proofs checked and the key claimed, then `function(arguments(), context)`
         once (again, with the same key, when a worker died before it was stored)."""
         requirements = effect_requirements(self._profiles.profiles, command.action.tool)
-        check = ProofCheck(keys=self._keys, caller_run_id=caller_run_id())
+        check = ProofCheck(self._keys, caller_run_id(), self._passkeys)
         try:
             claim = await asyncio.to_thread(
                 store.claim_effect, self._engine, command, check, requirements
@@ -124,9 +135,12 @@ class ToolEffects:
         )
         output = await _called(function, arguments(), context)
         if isinstance(output, ToolResult) and output.is_error:
-            # The tool answered that it did not act (an MCP tool's error result): nothing
-            # to store; its claim stays `started`, and its proofs spent on it.
-            return EffectResult(status="refused", message=output.content)
+            # The tool answered that it did not act (an MCP tool's error result): on the
+            # record as refused; its proofs stay spent on this attempt.
+            message = await asyncio.to_thread(
+                store.fail_effect, self._engine, command, output.content
+            )
+            return EffectResult(status="refused", message=message)
         text = output.content if isinstance(output, ToolResult) else as_tool_output(output)
         await asyncio.to_thread(store.finish_effect, self._engine, command, text)
         activity.logger.info("effect %s done (%s)", command.idempotency_key, command.action.tool)
@@ -169,8 +183,30 @@ class ToolEffects:
             return self._send_reply
         return None
 
-    def _send_reply(self, arguments: Any, context: ToolContext) -> dict[str, str]:
-        reply_id = send_reply(
+    def _through_helpdesk(self, tool: ToolDefinition, tenant_id: str) -> bool:
+        """The built-in `send_reply` of a tenant with a helpdesk connector."""
+        return (
+            tool.name == SEND_REPLY.name
+            and tool.implementation is None
+            and self._helpdesks is not None
+            and self._helpdesks.connected(tenant_id)
+        )
+
+    async def _helpdesk_refusal(self, command: ToolActionCommand) -> str | None:
+        assert self._helpdesks is not None
+        refusal = await self._helpdesks.refusal(command)
+        if refusal is not None:
+            await asyncio.to_thread(
+                store.refuse_effect, self._engine, command, refusal, caller_run_id()
+            )
+            activity.logger.warning("effect %s refused: %s", command.idempotency_key, refusal)
+        return refusal
+
+    async def _send_reply(self, arguments: Any, context: ToolContext) -> Any:
+        if self._helpdesks is not None and self._helpdesks.connected(context.tenant_id):
+            return await self._helpdesks.send(arguments, context)
+        reply_id = await asyncio.to_thread(
+            send_reply,
             self._engine,
             context.tenant_id,
             context.ticket_id,

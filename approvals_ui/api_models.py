@@ -140,7 +140,7 @@ class AuditEntry(ApiModel):
     row_hash: str = Field(description="SHA-256 of prev_hash, a newline and hashed_fields (UTF-8).")
     hashed_fields: str = Field(
         description="The exact text the row's hash covers: the RFC 8785 JSON of the row's "
-        'fields. README, "Checking an export of the audit", has a script that checks it.'
+        "fields. docs/operating/audit.md has a script that checks it."
     )
 
 

@@ -40,7 +40,6 @@ from signoff.service.accounts import (
     Reviewer,
     check_token,
     get_reviewer,
-    password_holder,
     reviewer_name_key,
     session_reviewer,
 )
@@ -209,7 +208,8 @@ def _password_reviewer(request: Request, credentials: str) -> SignedInReviewer:
             status.HTTP_429_TOO_MANY_REQUESTS,
             f"Too many sign-in attempts. Try again in {math.ceil(wait)} second(s).",
         )
-    reviewer = password_holder(get_engine(request), name, password)
+    # Under the process's cap on password checks (this sync dependency runs in a thread).
+    reviewer = request.app.state.password_checks.holder(get_engine(request), name, password)
     if reviewer is None:  # already counted by begin
         signin_failed("wrong_credentials")
         raise WrongPassword(f"Wrong password for '{name}', or no such reviewer with a password.")

@@ -14,7 +14,19 @@ from sqlalchemy import Engine
 
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
-from approvals_ui.routers import api, api_audit, approvals, audit, auth, codec, metrics, runs
+from approvals_ui.password_checks import PasswordChecks
+from approvals_ui.routers import (
+    api,
+    api_audit,
+    approvals,
+    audit,
+    auth,
+    codec,
+    intake,
+    metrics,
+    passkeys,
+    runs,
+)
 from approvals_ui.security import SecurityHeadersMiddleware, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
 from approvals_ui.signin_limiter import SignInRateLimiter
@@ -24,6 +36,7 @@ from signoff.config.payload_codec import payload_codec
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
 from signoff.service.metrics import refresh_in_background, watch_store
+from signoff.service.passkey_step_up import passkey_policy
 from signoff.service.store import open_store
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -80,18 +93,22 @@ def create_app(
     # it or it is damaged (DecisionKeyError, a WeakSecret).
     app.state.decision_signer = ensure_key_ring(settings)
     app.state.engine = store
+    # When an approval needs the reviewer's passkey: the same profiles and settings the
+    # workers judge by, read once at start (a bad profile file stops the server here).
+    app.state.passkey_policy = passkey_policy(settings)
     # The codec endpoint's keys (SIGNOFF_PAYLOAD_KEYS), checked here, at start; None: off.
     app.state.payload_codec = payload_codec(settings)
     app.state.temporal = TemporalProvider(settings, temporal_connect)
     app.state.signin_limiter = SignInRateLimiter.from_settings(settings)
     # At most this many password hashes at once (argon2: about 64 MiB each).
-    app.state.password_checks = asyncio.Semaphore(settings.ui_signin_concurrent_checks)
+    app.state.password_checks = PasswordChecks(settings.ui_signin_concurrent_checks)
     errors.install(app)
     csrf = [Depends(csrf_protect)]
-    for router in (auth.router, approvals.router, runs.router, audit.router):
+    for router in (auth.router, approvals.router, runs.router, audit.router, passkeys.router):
         app.include_router(router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.include_router(api_audit.router)
+    app.include_router(intake.router)  # helpdesk webhooks: the signature is the credential
     app.include_router(codec.router)  # Temporal's remote codec protocol, its own CORS rule
     app.include_router(metrics.router)  # GET /metrics, for Prometheus (its own token)
     app.state.store_gauges = gauges

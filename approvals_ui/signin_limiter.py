@@ -16,7 +16,7 @@ hashed, and a success takes that count back (`succeeded`). Counted only once the
 answered, 200 wrong passwords sent at once from one address were all checked: each
 passed the check before any had failed. Counted at the start, the sixth finds five
 attempts in flight and waits. The hashing itself runs under a cap on how many at
-once (the route's semaphore): argon2 takes about 64 MiB per check.
+once, whichever route asks (password_checks.py): argon2 takes about 64 MiB per check.
 
 Memory is bounded: at most `max_keys` keys, the least recently failed evicted first.
 A key is made only by a failure that passed both checks, so filling the table to evict

@@ -5,8 +5,7 @@ cookie, reviewer read from the store, ticket excerpts read from the store, Jinja
 render of the first page of 50, security headers), with N synthetic pending actions
 written to the store's read model (`waiting_actions`), which the inbox lists from; and,
 apart, the template alone rendering all N rows (no pagination), the worst case of the
-markup. The read model at 10,000 is bench/pending_store.py; the listing against real
-runs is bench/inbox_live.py.
+markup. The read model at 10,000 is bench/pending_store.py.
 
     .venv/bin/python bench/inbox.py [--rounds 200]
 """

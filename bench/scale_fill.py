@@ -2,10 +2,10 @@
 
 All at once, thousands of runs would be in flight together, far more than the worker's
 sticky cache holds: every workflow task would replay its run from history and the runs
-would creep to their approval (README, `make bench-live` at 3,000). Waves of 50, each
-once the one before waits, leave the worker idle at the tail of each wave. A window
-keeps at most `in_flight` runs started and not yet waiting: a new start as soon as one
-run reaches its approval.
+would creep to their approval (docs/benchmarks/index.md, `make bench-live` at 3,000).
+Waves of 50, each once the one before waits, leave the worker idle at the tail of each
+wave. A window keeps at most `in_flight` runs started and not yet waiting: a new start
+as soon as one run reaches its approval.
 
 "Waiting" is the store's read model (`waiting_actions`, written in the hold's own
 transaction): the count of distinct runs of the tenant with a row. Not the run's memo,

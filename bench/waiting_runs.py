@@ -1,6 +1,6 @@
 """What the live benchmarks share: a refund request that will wait, timing, a reviewer.
 
-`bench/inbox_live.py` and `bench/scale.py` start real runs on a private dev stack, each
+`bench/scale.py` starts real runs on a private dev stack, each
 on a refund case of its own (`testkit/refund_cases.py`), and time the faces against them.
 """
 

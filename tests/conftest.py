@@ -112,7 +112,7 @@ async def time_skipping_env(shared_time_skipping: SharedTimeSkippingServer) -> W
     return await shared_time_skipping.current()
 
 
-# The tiers (README, "Tests"): a test carries the mark of what it starts, so that
+# The tiers (docs/development/tests.md): a test carries the mark of what it starts, so that
 # `make test-fast` can leave it out. These fixtures start it for every test that uses
 # them, directly or through another fixture; a test that starts a dev server, a
 # browser or a cluster itself is marked in its module, and a PostgreSQL parameter of

@@ -157,6 +157,27 @@ class PendingAction(WireContract):
     proposed: dict[str, str] | None = None
 
 
+# A base64url string as WebAuthn sends it (no padding); the longest part, the client
+# data JSON, is a few hundred characters.
+Base64Url = Annotated[str, Field(min_length=1, max_length=4096, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
+class PasskeyAssertion(Contract):
+    """A reviewer's passkey signature over the decision (WebAuthn `navigator.credentials.get`).
+
+    Its challenge is the SHA-256 of the decision's signed document
+    (`signoff/config/passkey_challenge.py`), so the reviewer's own authenticator signed
+    this exact decision; the effect checks it against the reviewer's registered public
+    key (`activities/store/passkey_proofs.py`).
+    """
+
+    credential_id: Base64Url
+    authenticator_data: Base64Url
+    client_data_json: Base64Url
+    signature: Base64Url
+    user_handle: Base64Url | None = None
+
+
 class Decision(WireContract):
     """The input of the `decide` update, sent by the CLI or the reviewer UI.
 
@@ -188,6 +209,9 @@ class Decision(WireContract):
     edits: dict[str, Annotated[str, Field(max_length=4000)]] | None = None
     # A rejection's category (signed); None on approvals.
     category: RejectCategory | None = None
+    # The reviewer's passkey over this decision, where the policy asks for a step-up
+    # (`passkey_above`); not part of the signed document, whose hash it signs.
+    passkey: PasskeyAssertion | None = None
 
     def signed_document(self, run_id: str) -> dict[str, Any]:
         """What the signature covers; the proof fields must be set."""

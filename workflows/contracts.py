@@ -30,11 +30,6 @@ STATUS_ATTRIBUTE = "SignoffStatus"
 TENANT_ATTRIBUTE = "SignoffTenant"
 # KeywordList: the hashes of the actions a run waits on, upserted with its status.
 PENDING_ATTRIBUTE = "SignoffPending"
-# The memo key under which runs recorded before the versioning fold published their
-# pending actions and decisions (RunMemo). No run publishes one now: the store's read
-# model and audit hold what it carried. Read only by the visibility inbox path
-# (signoff/service/run_listing.py), which falls back to each run's `state` query.
-RUN_MEMO_KEY = "signoff_run"
 
 
 RunStatus = Literal[
@@ -382,18 +377,3 @@ class RunState(Contract):
     turn_usage: list[TurnUsage] = []
     effects_unknown: list[UnknownEffect] = []
     outcome: RunOutcome | None = None
-
-
-class RunMemo(Contract):
-    """What a run publishes in its memo: what waits for a decision, and the decisions.
-
-    The inbox lists waiting runs with one visibility call and reads this beside each,
-    and the audit reads the decision trails the same way, instead of querying every
-    run; the `state` query stays the truth, and the `decide` update's validator has the
-    last word on any decision. `decisions` is None in memos of runs from before it was
-    published: their trail must be read through the query.
-    """
-
-    ticket_id: str
-    pending_actions: list[PendingAction] = []
-    decisions: list[DecisionRecord] | None = None

@@ -29,6 +29,9 @@ class ToolPolicy(Contract):
     # Above this amount (the tool's policy hook measures it: for refund, the order's
     # cumulative exposure) a `confirm` needs a second reviewer.
     four_eyes_above: Money | None = None
+    # Above this amount (the action's `amount` argument; any call of a tool without one)
+    # each approval needs the reviewer's passkey (`signoff/config/passkey_policy.py`).
+    passkey_above: Money | None = None
     approval_ttl: Duration | None = Field(default=None, validate_default=True)
     approver_roles: tuple[Identifier, ...] = Field(default=(), validate_default=True)
     editable: tuple[str, ...] = Field(default=(), validate_default=True)
@@ -47,7 +50,9 @@ class ToolPolicy(Contract):
             raise problem(f"a read tool takes no approval mode ({approval!r} given); allowed: auto")
         return approval
 
-    @field_validator("four_eyes_above", "approval_ttl", "approver_roles", "editable")
+    @field_validator(
+        "four_eyes_above", "passkey_above", "approval_ttl", "approver_roles", "editable"
+    )
     @classmethod
     def _only_when_approved(cls, value: Any, info: ValidationInfo) -> Any:
         if "approval" not in info.data:  # refused already, with its own message

@@ -49,7 +49,7 @@ from anthropic.types import ThinkingBlock as ApiThinkingBlock
 from anthropic.types import ToolUseBlock as ApiToolUseBlock
 from temporalio.exceptions import ApplicationError
 
-from activities.models import retry_hints
+from activities.models.api_errors import ApiWords, status_error, transport_error
 from workflows.contracts import (
     Message,
     MessageBlock,
@@ -196,60 +196,42 @@ def reply_from(message: ApiMessage) -> ModelReply:
 # --- errors -------------------------------------------------------------------------
 
 
-def fatal(message: str, error_type: str) -> ApplicationError:
-    return ApplicationError(message, type=error_type, non_retryable=True)
+WORDS = ApiWords(
+    authentication=(
+        "authentication failed: the Anthropic API refused the API key. Check ANTHROPIC_API_KEY."
+    ),
+    permission=(
+        "permission denied: the API key may not use model '{model}' ({detail}). Check the "
+        "key's workspace and billing, or --model."
+    ),
+    not_found="model '{model}' was not found; check --model.",
+    rate_limited="the Anthropic API rate limit was reached",
+    overloaded="the Anthropic API is overloaded",
+    failed_status="the Anthropic API failed with HTTP {status}",
+    rejected="the Anthropic API rejected the request (HTTP {status}): {detail}",
+    timeout="the Anthropic API did not answer within {seconds} seconds",
+    connection="could not connect to the Anthropic API",
+    call_failed="the Anthropic API call failed ({kind})",
+    asker="the API",
+)
 
 
 def api_error(error: anthropic.APIError, model_id: str, timeout_seconds: float) -> ApplicationError:
-    """One ApplicationError per failure class; retryable only when waiting can help."""
-    if isinstance(error, anthropic.AuthenticationError):
-        return fatal(
-            "authentication failed: the Anthropic API refused the API key. "
-            "Check ANTHROPIC_API_KEY.",
-            "ModelAuthenticationFailed",
-        )
-    if isinstance(error, anthropic.PermissionDeniedError | anthropic.PaymentRequiredError):
-        return fatal(
-            f"permission denied: the API key may not use model '{model_id}' "
-            f"({api_detail(error)}). Check the key's workspace and billing, or --model.",
-            "ModelPermissionDenied",
-        )
-    if isinstance(error, anthropic.NotFoundError):
-        return fatal(f"model '{model_id}' was not found; check --model.", "ModelNotFound")
-    if isinstance(error, anthropic.RateLimitError):
-        return retryable("the Anthropic API rate limit was reached", "ModelRateLimited", error)
-    if isinstance(error, anthropic.OverloadedError):
-        return retryable("the Anthropic API is overloaded", "ModelOverloaded", error)
-    if isinstance(
-        error,
-        anthropic.InternalServerError | anthropic.RequestTimeoutError | anthropic.ConflictError,
-    ):
-        return retryable(
-            f"the Anthropic API failed with HTTP {error.status_code}", "ModelUnavailable", error
-        )
+    """One ApplicationError per failure class (api_errors.py)."""
     if isinstance(error, anthropic.APIStatusError):
-        # 400, 413, 422 and the like: the same request is refused the same way again.
-        return fatal(
-            f"the Anthropic API rejected the request (HTTP {error.status_code}): "
-            f"{api_detail(error)}",
-            "ModelBadRequest",
+        return status_error(
+            error.status_code, error.response.headers, WORDS, model_id, api_detail(error)
         )
-    if isinstance(error, anthropic.APITimeoutError):
-        return ApplicationError(
-            f"the Anthropic API did not answer within {timeout_seconds:g} seconds",
-            type="ModelUnavailable",
-        )
-    if isinstance(error, anthropic.APIConnectionError):
-        return ApplicationError("could not connect to the Anthropic API", type="ModelUnavailable")
-    return ApplicationError(
-        f"the Anthropic API call failed ({type(error).__name__})", type="ModelUnavailable"
+    kind = (
+        "timeout"
+        if isinstance(error, anthropic.APITimeoutError)
+        else "connection"
+        if isinstance(error, anthropic.APIConnectionError)
+        else "other"
     )
+    return transport_error(kind, WORDS, timeout_seconds, type(error).__name__)
 
 
 def api_detail(error: anthropic.APIStatusError) -> str:
     # The API's own message names the field at fault and holds no secret.
     return error.api_message or f"HTTP {error.status_code}"
-
-
-def retryable(message: str, error_type: str, error: anthropic.APIStatusError) -> ApplicationError:
-    return retry_hints.retryable(message, error_type, error.response.headers, "the API")

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import openai
 from temporalio.exceptions import ApplicationError
 
-from activities.models import retry_hints
+from activities.models.api_errors import ApiWords, status_error, transport_error
 from activities.models.openai_reply import reply_from
 from activities.models.openai_wire import call_ids, request_params
 from workflows.contracts import ModelReply, ModelRequest
@@ -38,8 +38,6 @@ from workflows.contracts import ModelReply, ModelRequest
 NO_KEY_PLACEHOLDER = "no-key"
 KEY_SETTING = "SIGNOFF_OPENAI_API_KEY (or OPENAI_API_KEY)"
 URL_SETTING = "SIGNOFF_OPENAI_BASE_URL"
-# Statuses that may pass if we wait, besides 429 and 5xx: timeout and conflict.
-RETRYABLE_STATUSES = frozenset({408, 409})
 
 
 class OpenAIModel:
@@ -83,66 +81,59 @@ def shown_url(url: str) -> str:
 # --- errors -------------------------------------------------------------------------
 
 
-def fatal(message: str, error_type: str) -> ApplicationError:
-    return ApplicationError(message, type=error_type, non_retryable=True)
+def words_for(server: str) -> ApiWords:
+    return ApiWords(
+        authentication=(
+            f"authentication failed: the model server at {server} refused the API key. "
+            f"Set {KEY_SETTING} on the worker."
+        ),
+        permission=(
+            "permission denied: the API key may not use model '{model}' ({detail}). "
+            f"Check {KEY_SETTING}, or --model."
+        ),
+        not_found=(
+            f"model '{{model}}' was not found at {server} ({{detail}}); check --model (on "
+            f"Ollama: `ollama pull {{model}}`) and {URL_SETTING}, which usually ends in /v1."
+        ),
+        quota_spent=(
+            f"the API key's quota is spent ({{detail}}). Check the account behind {KEY_SETTING}."
+        ),
+        rate_limited="the model server's rate limit was reached",
+        overloaded="the model server is overloaded",
+        failed_status="the model server failed with HTTP {status}",
+        rejected="the model server rejected the request (HTTP {status}): {detail}",
+        timeout=f"the model server at {server} did not answer within {{seconds}} seconds",
+        connection=(
+            f"could not connect to the model server at {server}: is it running? "
+            f"Check {URL_SETTING}."
+        ),
+        call_failed="the model server call failed ({kind})",
+        asker="the server",
+    )
 
 
 def api_error(
     error: openai.APIError, model_id: str, server: str, timeout_seconds: float
 ) -> ApplicationError:
-    """One ApplicationError per failure class; retryable only when waiting can help."""
-    if isinstance(error, openai.AuthenticationError):
-        return fatal(
-            f"authentication failed: the model server at {server} refused the API key. "
-            f"Set {KEY_SETTING} on the worker.",
-            "ModelAuthenticationFailed",
-        )
-    if isinstance(error, openai.PermissionDeniedError):
-        return fatal(
-            f"permission denied: the API key may not use model '{model_id}' "
-            f"({api_detail(error)}). Check {KEY_SETTING}, or --model.",
-            "ModelPermissionDenied",
-        )
-    if isinstance(error, openai.NotFoundError):
-        return fatal(
-            f"model '{model_id}' was not found at {server} ({api_detail(error)}); check "
-            f"--model (on Ollama: `ollama pull {model_id}`) and {URL_SETTING}, which "
-            "usually ends in /v1.",
-            "ModelNotFound",
-        )
-    if isinstance(error, openai.RateLimitError):
-        if error.code == "insufficient_quota":
-            return fatal(
-                f"the API key's quota is spent ({api_detail(error)}). Check the account "
-                f"behind {KEY_SETTING}.",
-                "ModelPermissionDenied",
-            )
-        return retryable("the model server's rate limit was reached", "ModelRateLimited", error)
+    """One ApplicationError per failure class (api_errors.py)."""
+    words = words_for(server)
     if isinstance(error, openai.APIStatusError):
-        status = error.status_code
-        if status >= 500 or status in RETRYABLE_STATUSES:
-            return retryable(
-                f"the model server failed with HTTP {status}", "ModelUnavailable", error
-            )
-        # 400, 413, 422 and the like: the same request is refused the same way again.
-        return fatal(
-            f"the model server rejected the request (HTTP {status}): {api_detail(error)}",
-            "ModelBadRequest",
+        return status_error(
+            error.status_code,
+            error.response.headers,
+            words,
+            model_id,
+            api_detail(error),
+            code=error.code,
         )
-    if isinstance(error, openai.APITimeoutError):
-        return ApplicationError(
-            f"the model server at {server} did not answer within {timeout_seconds:g} seconds",
-            type="ModelUnavailable",
-        )
-    if isinstance(error, openai.APIConnectionError):
-        return ApplicationError(
-            f"could not connect to the model server at {server}: is it running? "
-            f"Check {URL_SETTING}.",
-            type="ModelUnavailable",
-        )
-    return ApplicationError(
-        f"the model server call failed ({type(error).__name__})", type="ModelUnavailable"
+    kind = (
+        "timeout"
+        if isinstance(error, openai.APITimeoutError)
+        else "connection"
+        if isinstance(error, openai.APIConnectionError)
+        else "other"
     )
+    return transport_error(kind, words, timeout_seconds, type(error).__name__)
 
 
 def api_detail(error: openai.APIStatusError) -> str:
@@ -154,7 +145,3 @@ def api_detail(error: openai.APIStatusError) -> str:
         if isinstance(detail, str) and detail.strip():
             return detail.strip()
     return f"HTTP {error.status_code}"
-
-
-def retryable(message: str, error_type: str, error: openai.APIStatusError) -> ApplicationError:
-    return retry_hints.retryable(message, error_type, error.response.headers, "the server")

@@ -47,3 +47,14 @@ def replies_of(engine: Engine, tenant_id: str, ticket_id: str) -> list[CustomerR
                 .order_by(CustomerReply.sent_at, CustomerReply.id)
             )
         )
+
+
+def mark_delivered(engine: Engine, key: str, delivered_to: str, now: datetime) -> None:
+    """The reply under `key` accepted by the tenant's helpdesk (set once)."""
+    with write_transaction(engine) as session:
+        reply = session.scalars(
+            select(CustomerReply).where(CustomerReply.idempotency_key == key)
+        ).one_or_none()
+        if reply is not None and reply.delivered_at is None:
+            reply.delivered_to = delivered_to
+            reply.delivered_at = now

@@ -88,6 +88,8 @@ class NewEvent:
     amount_minor: int | None = None
     currency: str | None = None
     refund_id: str | None = None
+    # The signed decision of a reviewer's approval or rejection (JSON), for the audit.
+    proof: str | None = None
 
 
 def event_key(*parts: object) -> str:
@@ -121,6 +123,7 @@ def from_trail(event: DecisionEvent) -> NewEvent:
         order_id=record.order_id,
         amount_minor=None if record.amount is None else decimal_to_minor(Decimal(record.amount)),
         currency=record.currency,
+        proof=None if event.proof is None else event.proof.model_dump_json(),
     )
 
 

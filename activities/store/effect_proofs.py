@@ -15,7 +15,9 @@ checks, in order, that
    signature covers the action's hash, which no one knows before it is proposed);
    two proofs of one reviewer count once, and the approvers named are the proofs' own;
 4. each proof was accepted by its run (the run's `verify_decision` claimed its nonce)
-   and was spent on no other effect.
+   and was spent on no other effect;
+5. where the policy asks for the passkey step-up (an approval above its amount), each
+   proof carries the reviewer's own passkey signature over it (`passkey_proofs.py`).
 
 The reviewers themselves are read again after this (`approvers.py`): active, in the
 tenant, with the role, not the run's actor, and as many as the order's total needs.
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck, passkey_problem
 from activities.store.schema import DecisionNonce
 from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import Decision, PendingAction, RefundCommand
@@ -47,10 +50,16 @@ class ProofCheck:
 
     keys: VerificationKeys
     caller_run_id: str
+    # When an approval needs the reviewer's passkey: the worker's own policy.
+    passkeys: PasskeyCheck = NO_STEP_UP
 
 
 def proof_refusal(
-    session: Session, command: RefundCommand, keys: VerificationKeys, caller_run_id: str
+    session: Session,
+    command: RefundCommand,
+    keys: VerificationKeys,
+    caller_run_id: str,
+    passkeys: PasskeyCheck = NO_STEP_UP,
 ) -> str | None:
     """None when the command proves itself (see the module note); else why not."""
     problem = _command_problem(command, caller_run_id)
@@ -58,6 +67,10 @@ def proof_refusal(
         problem = _signature_problem(command, keys)
     if problem is None:
         problem = spending_problem(session, command.proofs, command.run_id, command.idempotency_key)
+    if problem is None:
+        problem = passkey_problem(
+            session, command.action, command.proofs, command.run_id, passkeys, keys
+        )
     return None if problem is None else f"{problem} {NOTHING_DONE}"
 
 

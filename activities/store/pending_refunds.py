@@ -112,15 +112,3 @@ def pending_minor(
         query = query.where(PendingRefund.action_hash != excluding)
     with use_session(source) as session:
         return int(session.scalar(query) or 0)
-
-
-def list_pending_refunds(source: Session | Engine, tenant_id: str, order_id: str) -> list[str]:
-    """The action hashes held on an order, expired or not, oldest first."""
-    with use_session(source) as session:
-        return list(
-            session.scalars(
-                select(PendingRefund.action_hash)
-                .where(PendingRefund.tenant_id == tenant_id, PendingRefund.order_id == order_id)
-                .order_by(PendingRefund.created_at, PendingRefund.action_hash)
-            )
-        )

@@ -133,7 +133,9 @@ def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -
         tenant = _tenant(session, command.tenant_id)
         order = _locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
         if check is not None:
-            refusal = proof_refusal(session, command, check.keys, check.caller_run_id)
+            refusal = proof_refusal(
+                session, command, check.keys, check.caller_run_id, check.passkeys
+            )
             if refusal is not None:
                 append_refused_effect(session, command, refusal, check.caller_run_id)
                 return LedgerAnswer(_refused(refusal))

@@ -29,14 +29,6 @@ class NamesClash(StoreError):
         )
 
 
-def add_missing_reviewer_columns(writer: Engine) -> None:
-    """`writer`: the engine whose transactions write (database.writer)."""
-    if not _missing(writer):  # the common case: no write lock taken
-        return
-    with writer.begin() as connection:
-        upgrade_reviewer_columns(connection)
-
-
 def upgrade_reviewer_columns(connection: Connection) -> None:
     """The same, inside the caller's writing transaction; nothing without the table."""
     if not inspect(connection).has_table(TABLE) or not _missing(connection):

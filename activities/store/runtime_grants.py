@@ -32,7 +32,11 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "refunds": READ_APPEND,  # the ledger
     "refund_settlements": READ_APPEND,
     "tickets": READ_APPEND,
-    "customer_replies": READ_APPEND,  # the built-in helpdesk's outbox
+    # The built-in helpdesk's outbox; a reply's delivery to the tenant's helpdesk is
+    # set on its row once.
+    "customer_replies": READ_APPEND_EDIT,
+    "intake_deliveries": READ_APPEND,  # helpdesk webhook deliveries, by source and event
+    "connector_breakers": READ_WRITE,  # each write connector's breaker, reset by deleting
     "tenants": READ_APPEND_EDIT,  # the audit's chain lock (FOR NO KEY UPDATE)
     "orders": READ_APPEND_EDIT,  # a refund's lock on its order (FOR UPDATE)
     "reviewers": READ_APPEND_EDIT,  # passwords, roles, tokens, disabling
@@ -42,6 +46,7 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "waiting_actions": READ_WRITE,  # the inbox's read model
     "ui_sessions": READ_WRITE,  # sessions, ended
     "api_tokens": READ_APPEND_EDIT,  # issued, then revoked in place; never deleted
+    "passkeys": READ_APPEND_EDIT,  # registered, then each use's sign count; never deleted
 }
 
 

@@ -37,6 +37,8 @@ ID_LENGTH = 128  # matches IDENTIFIER_PATTERN in workflows.contracts
 KEY_LENGTH = 255
 HASH_LENGTH = 64  # a SHA-256 in hex
 NAME_LENGTH = 200
+# A WebAuthn credential id is at most 1023 bytes: 1364 characters of base64url.
+PASSKEY_ID_LENGTH = 1400
 MINOR_UNITS = Decimal("0.01")  # every currency we sell in has 2 decimals
 DEFAULT_REFUND_REVIEW_THRESHOLD_MINOR = 20_000
 
@@ -206,6 +208,10 @@ class DecisionRow(Base):
     recorded_at: Mapped[datetime] = mapped_column(UtcDateTime)
     prev_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
     row_hash: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    # A reviewer's decision keeps the signed decision that proves it (JSON), outside the
+    # hash: the signature is its own seal (activities/store/audit_proofs.py, revision
+    # 0006_decision_proofs).
+    proof: Mapped[str | None] = mapped_column(Text, nullable=True, default=None)
 
     @property
     def amount(self) -> Decimal | None:
@@ -434,3 +440,67 @@ class CustomerReply(Base):
     text: Mapped[str] = mapped_column(Text)
     idempotency_key: Mapped[str] = mapped_column(String(KEY_LENGTH), unique=True)
     sent_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # Where the reply went beside this outbox (the tenant's helpdesk connector), and
+    # when it accepted it; None while it has not (or when the tenant has none).
+    delivered_to: Mapped[str | None] = mapped_column(String(ID_LENGTH), nullable=True)
+    delivered_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+
+
+class IntakeDelivery(Base):
+    """One helpdesk webhook delivery that started a triage: a delivery sent again (the
+    same source, ticket and event) finds its row and starts nothing new. The helpdesk's
+    own ticket id is kept for the reply that goes back to it."""
+
+    __tablename__ = "intake_deliveries"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "source", "source_ticket_id", "event_id"),
+        UniqueConstraint("tenant_id", "ticket_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
+    source: Mapped[str] = mapped_column(String(32))
+    source_ticket_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    event_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    ticket_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    run_id: Mapped[str] = mapped_column(String(KEY_LENGTH))
+    received_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class ConnectorBreaker(Base):
+    """A write connector's circuit breaker, shared by every worker and read by
+    `signoff connectors` (activities/connectors/breaker.py holds its rules)."""
+
+    __tablename__ = "connector_breakers"
+
+    name: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    consecutive_failures: Mapped[int] = mapped_column(Integer, default=0)
+    # Set while open: no call until then; after it, one trial call.
+    open_until: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+    # The trial call in flight since then (half-open); others wait for its answer.
+    trial_started_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+    last_error: Mapped[str] = mapped_column(Text, default="")
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class Passkey(Base):
+    """A reviewer's registered passkey (WebAuthn credential), for the step-up on large
+    approvals (docs/passkeys.md). `public_key` is the COSE key, base64url; `sign_count`
+    the authenticator's counter at its last use with the decision service.
+
+    `key_id` and `signature`: the decision service signed the registration (reviewer,
+    credential id, public key, when) with its Ed25519 key, so a row written straight
+    into the table by whoever can write the store verifies nothing at the effect.
+    """
+
+    __tablename__ = "passkeys"
+
+    credential_id: Mapped[str] = mapped_column(String(PASSKEY_ID_LENGTH), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("reviewers.id", ondelete="CASCADE"), index=True
+    )
+    public_key: Mapped[str] = mapped_column(Text)
+    sign_count: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    key_id: Mapped[str] = mapped_column(String(HASH_LENGTH))
+    signature: Mapped[str] = mapped_column(String(HASH_LENGTH * 2))

@@ -4,7 +4,7 @@ Rows that already exist are left as they are (not overwritten): a demo that has 
 refunds keeps its state, and a second seed never duplicates anything.
 
 Passwords. `seed_demo` (`signoff seed --demo`, `make demo`) gives each reviewer it
-creates the demo password `demo-NAME`, which the README prints: fine on a laptop, never
+creates the demo password `demo-NAME`, which the docs print: fine on a laptop, never
 in a deployment. `seed_store` (plain `signoff seed`, what temporal-dev.yml runs) gives
 each reviewer it creates a random one-time password, returned once for the operator to
 hand over and replace (`signoff user passwd`); none is stored in clear. Both create the

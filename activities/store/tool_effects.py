@@ -13,11 +13,15 @@ is two short transactions around it:
    the effect's row is written (`started`) and the proofs are spent on it. A refusal
    writes a `refused` audit row instead and spends nothing. A key whose effect is done
    answers with its stored output: a retried activity never acts twice.
-2. `finish_effect`: the tool's output is stored (`done`) with an `executed` audit row.
+2. `finish_effect`: the tool's output is stored (`done`) with an `executed` audit row;
+   or `fail_effect`: the tool answered that it did not act (an MCP tool's error
+   result), stored (`failed`) with a `refused` audit row. A retry of a failed key
+   answers with the same refusal and never calls the tool again: its proofs were
+   spent on that attempt, and a new call needs a new approval.
 
 Between the two the worker may die: the retry finds the row `started` and runs the
-tool again with the same idempotency key, which the tool must honour (README, "Add a
-tool").
+tool again with the same idempotency key, which the tool must honour (docs/configuration/
+add-a-tool.md).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Literal
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from activities.store.database import write_transaction
+from activities.store.database import use_session, write_transaction
 from activities.store.decisions import (
     EXECUTED,
     NewEvent,
@@ -45,6 +49,7 @@ from activities.store.effect_proofs import (
     spend_proofs,
     spending_problem,
 )
+from activities.store.passkey_proofs import passkey_problem
 from activities.store.schema import Reviewer, ToolEffect
 from workflows.actions import ToolActionCommand
 from workflows.approval_policy import effect_key, same_person
@@ -52,6 +57,7 @@ from workflows.effect_requirements import Requirements
 
 STARTED = "started"
 DONE = "done"
+FAILED = "failed"
 NOTHING_DONE_HERE = "Nothing was done."
 
 
@@ -75,12 +81,18 @@ def claim_effect(
             problem = signature_problem(
                 command.action, command.proofs, command.run_id, check.keys
             ) or spending_problem(session, command.proofs, command.run_id, command.idempotency_key)
+        if problem is None:
+            problem = passkey_problem(
+                session, command.action, command.proofs, command.run_id, check.passkeys, check.keys
+            )
         if problem is not None:
             _append_refused(session, command, f"{problem} {NOTHING_DONE_HERE}", check.caller_run_id)
             return EffectClaim("refused", f"{problem} {NOTHING_DONE_HERE}")
         stored = session.get(ToolEffect, command.idempotency_key)
         if stored is not None and stored.status == DONE:
             return EffectClaim("done", output=stored.output)
+        if stored is not None and stored.status == FAILED:
+            return EffectClaim("refused", stored.output)
         void = _approvals_problem(session, command, requirements)
         if void is not None:
             if not command.proofs:  # no approval to void: a call that needed one had none
@@ -133,6 +145,22 @@ def finish_effect(engine: Engine, command: ToolActionCommand, output: str) -> No
                 ),
             ),
         )
+
+
+def fail_effect(engine: Engine, command: ToolActionCommand, why: str) -> str:
+    """The tool said it did not act: stored (`failed`), with a `refused` audit row that
+    says why, in one transaction. Returns the message the run is told (the stored one
+    when a retry got here first)."""
+    message = f"The {command.action.tool} tool answered with an error and did not act: {why}"
+    with write_transaction(engine) as session:
+        stored = session.get(ToolEffect, command.idempotency_key)
+        if stored is None or stored.status != STARTED:
+            return stored.output if stored is not None else message
+        stored.status = FAILED
+        stored.output = message
+        stored.finished_at = datetime.now(UTC)
+        _append_refused(session, command, message, command.run_id)
+    return message
 
 
 def _command_problem(command: ToolActionCommand, caller_run_id: str) -> str | None:
@@ -203,3 +231,17 @@ def _append_refused(session: Session, command: ToolActionCommand, why: str, call
         why=why,
         caller_run_id=caller,
     )
+
+
+def effect_status(engine: Engine, key: str) -> str | None:
+    """The status of the effect claimed under `key` (started, done), or None."""
+    with use_session(engine) as session:
+        stored = session.get(ToolEffect, key)
+        return None if stored is None else stored.status
+
+
+def refuse_effect(engine: Engine, command: ToolActionCommand, why: str, caller_run_id: str) -> None:
+    """A `refused` audit row for an effect refused before its claim (its connector
+    switched off): the store says why nothing was done."""
+    with write_transaction(engine) as session:
+        _append_refused(session, command, why, caller_run_id)

@@ -46,6 +46,7 @@ from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.decisions import Choice, Decider, DecisionNotAccepted, InvalidDecision
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
+from signoff.service.passkey_step_up import PasskeyRequired, step_up_for
 from workflows.actions import DecisionResult
 from workflows.contracts import RunState
 
@@ -166,7 +167,9 @@ async def run(run_id: str, reviewer: CurrentReviewer, client: TemporalDep) -> Ru
     summary="Approve or reject a pending action, named by its hash",
     description="Sent as the signed-in reviewer (id, roles and tenant from the store). "
     "409 carries the workflow's refusal in plain words, e.g. a hash that is no longer "
-    "pending, an expired action or a second approval by the same reviewer. With the "
+    "pending, an expired action or a second approval by the same reviewer. 403 when "
+    "the policy asks for the reviewer's passkey (an approval above `passkey_above`): "
+    "such a decision is made in the reviewer UI's page. With the "
     "session cookie, send the session's CSRF token (`GET /api/me`) as X-CSRF-Token.",
     dependencies=[Depends(api_csrf_protect)],
     responses=_errors(401, 403, 404, 409, 415, 422, 503),
@@ -190,11 +193,21 @@ async def decide(
             body.verdict,
             body.reason,
             choice=Choice(category=body.category, edits=body.edits, action=action),
+            step_up=step_up_for(
+                request.app.state.passkey_policy,
+                request.app.state.settings,
+                request.app.state.engine,
+                action,
+                body.verdict,
+                None,  # this API takes no passkey: the reviewer UI's page does
+            ),
         )
     except InvalidDecision as invalid:
         # What was wrong with the decision itself (a missing category, an edit its
         # policy does not allow): nothing was sent.
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(invalid)) from None
+    except PasskeyRequired as required:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, required.message) from None
     except DecisionNotAccepted as refused:
         raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
     return result

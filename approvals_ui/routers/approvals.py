@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request, status
@@ -16,6 +17,7 @@ from approvals_ui.lookups import (
     run_for_reviewer,
     run_to_decide,
 )
+from approvals_ui.passkey_forms import MAX_ASSERTION_CHARS, passkey_answer
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
 from signoff.service.decisions import (
@@ -27,6 +29,8 @@ from signoff.service.decisions import (
 )
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
+from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired, step_up_for
+from signoff.service.passkeys import passkeys_of
 from signoff.service.trajectory import trajectory_or_none
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction, Verdict
 from workflows.reject_reasons import LABELS
@@ -138,6 +142,8 @@ async def _detail(
             "refusal": refusal,
             "approver_role": REFUND_APPROVER_ROLE,
             "reject_categories": list(LABELS.items()),
+            "needs_passkey": request.app.state.passkey_policy.needs_passkey,
+            "has_passkey": bool(await asyncio.to_thread(passkeys_of, engine, reviewer.id)),
         },
         status_code,
     )
@@ -154,11 +160,16 @@ async def decide(
     reason: Annotated[str, Form(max_length=2000)] = "",
     category: Annotated[str, Form(max_length=64)] = "",
     edit: Annotated[str, Form(max_length=1)] = "",
+    passkey_issued_at: Annotated[str, Form(max_length=64)] = "",
+    passkey_nonce: Annotated[str, Form(max_length=64)] = "",
+    passkey_assertion: Annotated[str, Form(max_length=MAX_ASSERTION_CHARS)] = "",
 ) -> Response:
     """Sends the signed `decide` update as the signed-in reviewer; the run has the last word.
 
     Identity, roles and tenant come from the store, never from the form. With `edit`,
-    the form's `edit_<argument>` fields are the reviewer's changes.
+    the form's `edit_<argument>` fields are the reviewer's changes. Where the policy asks
+    for a passkey, the form carries the assertion `passkeys.js` made over the decision's
+    challenge (`passkey_challenge` below), with its draft's issued-at and nonce.
     """
     client, state = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
     action = pending_by_hash(state, action_hash)
@@ -186,6 +197,24 @@ async def decide(
                 edits=await _edits(request, action) if edit else None,
                 action=action,
             ),
+            step_up=step_up_for(
+                request.app.state.passkey_policy,
+                request.app.state.settings,
+                engine,
+                action,
+                verdict,
+                passkey_answer(passkey_issued_at, passkey_nonce, passkey_assertion),
+            ),
+        )
+    except (PasskeyRequired, PasskeyRefused) as step_up_refused:
+        return await _detail(
+            request,
+            run_id,
+            reviewer,
+            client,
+            engine,
+            step_up_refused.message,
+            status.HTTP_403_FORBIDDEN,
         )
     except InvalidHash:
         return await _detail(

@@ -8,8 +8,8 @@ as a formula: a reviewer's reason (or anything else we print) could then be code
 Such cells get a leading `'`, OWASP's advice, and the csv module does the quoting.
 The last four columns are the hash chain's (seq, prev_hash, row_hash, and hashed_fields,
 the exact text the hash covers): none can start with a formula character, so they are
-exactly the store's, and an export can be checked away from the database (README,
-"Checking an export of the audit").
+exactly the store's, and an export can be checked away from the database (docs/
+operating/audit.md).
 """
 
 from __future__ import annotations

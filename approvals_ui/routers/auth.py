@@ -26,7 +26,6 @@ from approvals_ui.signin_limiter import SignInRateLimiter
 from approvals_ui.templating import render
 from signoff.service.accounts import (
     end_session,
-    password_holder,
     reviewer_name_key,
     start_session,
 )
@@ -83,7 +82,7 @@ async def signin(
     username = username.strip()
     name_key = reviewer_name_key(username)
     # Behind a reverse proxy this is the client's address only if uvicorn trusts that
-    # proxy's X-Forwarded-For (`--forwarded-allow-ips`); see the README.
+    # proxy's X-Forwarded-For (`--forwarded-allow-ips`); see docs/ui/security.md.
     address = request.client.host if request.client else "unknown"
 
     def refused(error: str, status_code: int) -> Response:
@@ -98,8 +97,8 @@ async def signin(
             status.HTTP_429_TOO_MANY_REQUESTS,
         )
     # argon2 is slow and memory-hard on purpose: off the event loop, a few at a time.
-    async with request.app.state.password_checks:
-        reviewer = await asyncio.to_thread(password_holder, engine, username, password)
+    checks = request.app.state.password_checks
+    reviewer = await asyncio.to_thread(checks.holder, engine, username, password)
     if reviewer is None:  # already counted by begin
         signin_failed("wrong_credentials")
         return refused("Wrong name or password.", status.HTTP_401_UNAUTHORIZED)

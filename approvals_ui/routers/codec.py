@@ -10,9 +10,12 @@ leaves is the clear text of the payloads sent, to whoever may read it:
   `Authorization: Bearer` (`temporal --codec-auth`);
 - from this site, or from an origin listed in SIGNOFF_CODEC_CORS_ORIGINS (the Temporal
   Web UI's); the browser asks first (a preflight), and only those origins are answered;
-- for this deployment's namespace, when the caller names one (`X-Namespace`).
-The payloads carry no tenant: a reviewer who holds another tenant's ciphertext (from
-the Temporal UI, itself a privileged door) can read it here. Keep both doors narrow.
+- for this deployment's namespace, when the caller names one (`X-Namespace`);
+- only the payloads of the reviewer's own tenant: a run's payloads are sealed with its
+  tenant (signoff/config/payload_keys.py), so another tenant's ciphertext, seen in the
+  Temporal UI, stays closed here (403), and relabelling it makes it fail to open. A
+  payload sealed with no tenant (no run's) opens for an administrator only. What
+  `/encode` seals is sealed with the reviewer's tenant.
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.responses import JSONResponse, Response
 from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
-from temporalio.api.common.v1 import Payloads
+from temporalio.api.common.v1 import Payload, Payloads
 
-from approvals_ui.deps import CurrentReviewer, SettingsDep
+from approvals_ui.deps import CurrentReviewer, SettingsDep, SignedInReviewer
 from signoff.config.payload_codec import EncryptionCodec
-from signoff.config.payload_keys import PayloadDecryptError
+from signoff.config.payload_keys import ENCRYPTED_ENCODING, PayloadDecryptError, sealed_tenant
 from signoff.config.settings import Settings
+from signoff.service.accounts import ADMIN_ROLE
 
 router = APIRouter(prefix="/api/codec", include_in_schema=False)
 CORS_HEADERS = "content-type, x-namespace, authorization"
@@ -87,9 +91,10 @@ async def _run(
     action: Literal["encode", "decode"],
 ) -> Response:
     origin = allowed_origin(request, settings)
-    if not reviewer.can_decide:
+    if not reviewer.can_decide and ADMIN_ROLE not in reviewer.roles:
         raise HTTPException(
-            status.HTTP_403_FORBIDDEN, "Only a reviewer who may decide refunds may read payloads."
+            status.HTTP_403_FORBIDDEN,
+            "Only a reviewer who may decide refunds, or an administrator, may read payloads.",
         )
     namespace = request.headers.get("x-namespace")
     if namespace is not None and namespace != settings.temporal_namespace:
@@ -106,14 +111,35 @@ async def _run(
     payloads = await _payloads(request)
     try:
         if action == "decode":
+            _refuse_other_tenants(list(payloads.payloads), reviewer)
             done = await codec.decode(list(payloads.payloads))
         else:
-            done = await codec.encode(list(payloads.payloads))
+            done = [
+                codec.cipher.encrypt(payload, reviewer.tenant_id) for payload in payloads.payloads
+            ]
     except PayloadDecryptError as error:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
     body: dict[str, Any] = MessageToDict(Payloads(payloads=done))
     body.setdefault("payloads", [])
     return JSONResponse(body, headers=cors_headers(origin))
+
+
+def _refuse_other_tenants(payloads: list[Payload], reviewer: SignedInReviewer) -> None:
+    for payload in payloads:
+        if payload.metadata.get("encoding") != ENCRYPTED_ENCODING:
+            continue  # in clear already
+        tenant = sealed_tenant(payload)
+        if tenant is None and ADMIN_ROLE not in reviewer.roles:
+            raise HTTPException(
+                status.HTTP_403_FORBIDDEN,
+                "A payload sealed without a tenant opens for an administrator only.",
+            )
+        if tenant is not None and tenant != reviewer.tenant_id:
+            raise HTTPException(
+                status.HTTP_403_FORBIDDEN,
+                f"A payload belongs to a run of tenant {tenant}: only that tenant's reviewers "
+                "may read it.",
+            )
 
 
 async def _payloads(request: Request) -> Payloads:

@@ -2,7 +2,7 @@
 
 The UI's port is the one reviewers reach, so a scrape must show
 `Authorization: Bearer <SIGNOFF_METRICS_TOKEN>`; without the setting, every scrape is
-refused (README, "Operating signoff"). A scrape reads memory only: the store's gauges
+refused (docs/operating/observability.md). A scrape reads memory only: the store's gauges
 are refreshed in the background (signoff/service/metrics.py), so no scraper makes the
 store count. Nothing here names a tenant, a run, a reviewer or any text (labels are
 verdicts, modes, models, tools, reasons).

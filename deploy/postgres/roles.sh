@@ -4,8 +4,8 @@
 # directory, as the superuser). signoff_owner owns the database and runs the migrations
 # (`signoff store migrate`), which grant signoff_app, the role the worker, the UI and
 # the CLI run as, what the code needs: on the audit (`decisions`) INSERT and SELECT
-# only. Neither is a superuser; Temporal keeps the superuser. README, "The store on
-# PostgreSQL, and schema migrations". tests/deploy/test_postgres_roles.py runs it.
+# only. Neither is a superuser; Temporal keeps the superuser. See
+# docs/operating/postgresql.md. tests/deploy/test_postgres_roles.py runs it.
 set -eu
 : "${POSTGRES_USER:?}" "${SIGNOFF_OWNER_PASSWORD:?}" "${SIGNOFF_APP_PASSWORD:?}"
 psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" --dbname postgres \

@@ -200,14 +200,13 @@ class Credential:
             if not secret:
                 fail(f"Nothing on stdin: give {reviewer_id}'s {what} on one line. Nothing decided.")
             return ServiceCredential(reviewer_id, secret, is_token=self.token_stdin)
-        if current.reviewer_token is not None:
-            token = current.reviewer_token.get_secret_value()
-            return ServiceCredential(reviewer_id, token, is_token=True)
+        if current.token is not None:  # the caller's API token, as for `--as` elsewhere
+            return ServiceCredential(reviewer_id, current.token.get_secret_value(), is_token=True)
         if not sys.stdin.isatty():
             # No terminal to ask on: a prompt would only fail (GetPassWarning, Aborted!).
             fail(
                 f"No terminal to ask {reviewer_id}'s password: give it with --password-stdin, "
-                "or an API token with --token-stdin (or SIGNOFF_REVIEWER_TOKEN). Nothing was "
+                "or an API token with --token-stdin (or SIGNOFF_TOKEN). Nothing was "
                 "decided."
             )
         entered: str = typer.prompt(f"Password of {reviewer_id}", hide_input=True)

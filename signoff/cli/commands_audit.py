@@ -1,7 +1,8 @@
 """`signoff audit list`, `verify` and `heads`: the store's decision audit, read and
 checked from the command line, with no Temporal needed.
 
-`verify` walks each tenant's hash chain (`activities/store/decision_chain.py`): exit 0
+`verify` checks each reviewer decision's signature (`activities/store/audit_proofs.py`)
+and walks each tenant's hash chain (`activities/store/decision_chain.py`): exit 0
 with a summary when every chain holds, exit 1 naming, per broken tenant, the first row
 that was altered, deleted before, or rewritten. `heads` exports each chain's head,
 signed with the decision key; `verify --expect-heads FILE` also fails (exit 1) naming
@@ -20,10 +21,23 @@ import typer
 
 from signoff.cli.store import opened_store
 from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
-from signoff.config.decision_keys import DecisionKeyError, load_signer, load_verification_keys
-from signoff.config.decision_signatures import DecisionSigner, VerificationKeys
+from signoff.config.decision_keys import (
+    DecisionKeyError,
+    load_audit_keys,
+    load_signer,
+    load_verification_keys,
+)
+from signoff.config.decision_signatures import AuditKeys, DecisionSigner, VerificationKeys
 from signoff.config.settings import Settings
-from signoff.service.audit import AuditQuery, ChainReport, audit_page, verify_chain
+from signoff.service.audit import (
+    AuditQuery,
+    ChainReport,
+    NoKeysToCheck,
+    ProofReport,
+    audit_page,
+    unproven_decisions,
+    verify_chain,
+)
 from signoff.service.audit_heads import (
     ChainHead,
     HeadProblem,
@@ -103,22 +117,39 @@ ExpectHeads = Annotated[
 ]
 
 
+NoSignatures = Annotated[
+    bool,
+    typer.Option(
+        "--no-signatures",
+        help="Check the hash chains only, not each reviewer decision's signature (for a "
+        "host without the decision service's public keys).",
+    ),
+]
+
+
 @audit.command("verify")
 def verify_command(
-    tenant: TenantFilter = None, expect_heads: ExpectHeads = None, json_output: JsonOption = False
+    tenant: TenantFilter = None,
+    expect_heads: ExpectHeads = None,
+    no_signatures: NoSignatures = False,
+    json_output: JsonOption = False,
 ) -> None:
-    """Check the audit's hash chains: exit 0 when intact, 1 naming the first altered row."""
+    """Check the audit: the hash chains (exit 1 naming the first altered row) and each
+    reviewer decision's signature (exit 1 naming each decision it does not prove)."""
     current = settings()
     saved = None if expect_heads is None else _saved_heads(current, expect_heads)
+    keys = None if no_signatures else _audit_keys(current)
     with opened_store(current) as engine:
         if tenant is not None:
             _known(engine, tenant)
         report = verify_chain(engine, tenant)
         wanted = [head for head in saved or [] if tenant in (None, head.tenant_id)]
         problems = head_problems(engine, wanted, report)  # report: every tenant wanted
+        proofs = None if no_signatures else _proofs(engine, keys, tenant)
+    unproven = [] if proofs is None else proofs.unproven
     if json_output:
-        emit_json(_as_json(report, problems, None if saved is None else len(wanted)))
-    elif report.intact and not problems:
+        emit_json(_as_json(report, problems, None if saved is None else len(wanted), proofs))
+    elif report.intact and not problems and not unproven:
         counts = ", ".join(f"{name}: {count}" for name, count in sorted(report.rows.items()))
         say(
             f"audit intact: {sum(report.rows.values())} decision(s) in "
@@ -126,6 +157,8 @@ def verify_command(
         )
         if saved is not None:
             say(f"every saved head holds: {len(wanted)} head(s) from {expect_heads}")
+        if proofs is not None:
+            say(f"every reviewer decision is signed: {proofs.checked} checked")
     else:
         for link in report.broken:
             say(
@@ -135,7 +168,14 @@ def verify_command(
             )
         for problem in problems:
             say(f"saved head not matched: {problem.sentence()}", err=True)
-    if not report.intact or problems:
+        for row in unproven:
+            say(
+                f"decision not proven: tenant {row.tenant_id}, row id {row.row_id} (seq "
+                f"{row.seq}, {row.kind} by {row.reviewer_id or '-'}, decided "
+                f"{row.decided_at:%Y-%m-%d %H:%M:%S} UTC): {row.why}",
+                err=True,
+            )
+    if not report.intact or problems or unproven:
         raise typer.Exit(EXIT_RUN_FAILED)
 
 
@@ -178,6 +218,22 @@ def _decision_signer(current: Settings) -> DecisionSigner:
         fail(f"{error} Export the heads on the decision service's host (the reviewer UI's).")
 
 
+def _audit_keys(current: Settings) -> AuditKeys | DecisionKeyError:
+    try:
+        return load_audit_keys(current)
+    except DecisionKeyError as error:
+        return error  # fatal only if there are decisions to check (_proofs)
+
+
+def _proofs(
+    engine: Engine, keys: AuditKeys | DecisionKeyError | None, tenant: str | None
+) -> ProofReport:
+    try:
+        return unproven_decisions(engine, None if isinstance(keys, Exception) else keys, tenant)
+    except NoKeysToCheck:
+        fail(f"{keys} Or pass --no-signatures to check the hash chains only.")
+
+
 def _public_keys(current: Settings) -> VerificationKeys:
     try:
         return load_verification_keys(current)
@@ -199,10 +255,23 @@ def _saved_heads(current: Settings, path: Path) -> list[ChainHead]:
 
 
 def _as_json(
-    report: ChainReport, problems: list[HeadProblem], saved: int | None
+    report: ChainReport, problems: list[HeadProblem], saved: int | None, proofs: ProofReport | None
 ) -> dict[str, object]:
+    unproven = [] if proofs is None else proofs.unproven
     return {
-        "intact": report.intact and not problems,
+        "intact": report.intact and not problems and not unproven,
+        "signatures_checked": None if proofs is None else proofs.checked,
+        "unproven_decisions": [
+            {
+                "row_id": row.row_id,
+                "tenant_id": row.tenant_id,
+                "seq": row.seq,
+                "kind": row.kind,
+                "reviewer_id": row.reviewer_id,
+                "why": row.why,
+            }
+            for row in unproven
+        ],
         "chains_intact": report.intact,
         "rows": report.rows,
         "heads": report.heads,

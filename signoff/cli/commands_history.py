@@ -32,7 +32,6 @@ from signoff.config.temporal_tls import TemporalSettingsError
 from signoff.service.history_export import (
     ExportReport,
     QueryRejected,
-    RunNotFound,
     count_matching,
     export_matching,
     file_name,
@@ -43,6 +42,7 @@ from signoff.service.history_export import (
 from signoff.service.history_files import HistoryFile, HistoryFileError, expand, load
 from signoff.service.history_gates import GateReport, open_run_gates
 from signoff.service.history_replay import HistoryReplayer, ReplayVerdict
+from signoff.service.run_reading import RunNotFound
 from workflows.contract_base import tenant_id_problem
 
 history = typer.Typer(

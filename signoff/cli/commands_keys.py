@@ -2,7 +2,7 @@
 
 `rotate` and `retire` change the key ring and the public key set in place
 (signoff/config/decision_keys.py); run them on the decision service's host, then give
-the workers the new public key set and restart the processes (README, "Decision keys").
+the workers the new public key set and restart the processes (docs/operating/decision-keys.md).
 """
 
 from __future__ import annotations

@@ -176,7 +176,7 @@ async def _run(current: Settings, request: RunRequest, wait: bool, json_output: 
 
 async def follow(handle: WorkflowHandle[Any, Any], progress: bool) -> RunOutcome:
     """Wait for the outcome; meanwhile print each new progress event once."""
-    from signoff.service.run_listing import try_state
+    from signoff.service.pending import try_state
 
     result = asyncio.create_task(handle.result())
     shown = 0

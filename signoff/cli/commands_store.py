@@ -72,7 +72,7 @@ def seed_command(
         typer.Option(
             "--demo",
             help="Give the reviewers it creates the demo passwords (demo-NAME) of the "
-            "README, as `make demo` does: for a laptop, never a deployment.",
+            "docs, as `make demo` does: for a laptop, never a deployment.",
         ),
     ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,

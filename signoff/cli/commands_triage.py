@@ -28,16 +28,11 @@ from signoff.cli.support import (
     settings,
     validation_message,
 )
-from signoff.config.run_limits import limits_from_settings
-from signoff.config.settings import ModelChoiceError, Settings, parse_model
+from signoff.config.settings import ModelChoiceError, Settings
 from signoff.config.telemetry import run_trace
-from workflows.contracts import ModelRef
+from signoff.service.triage_start import triage_request
 from workflows.triage import TriageTicket
 from workflows.triage_contracts import TriageOutcome, TriageRequest
-
-# The default script for triage when the model is scripted: the demo agent's script
-# answers tickets, this one classifies them.
-TRIAGE_SCRIPT = "triage"
 
 
 def register(app: typer.Typer) -> None:
@@ -57,22 +52,13 @@ def triage_command(
     current = settings()
     actor_id = run_actor(current, actor, password_stdin, tenant).id
     try:
-        agent_model = parse_model(model or current.model, current)
-        model_ref = agent_model
-        if agent_model.scripted and (model is None or model.strip() == "scripted"):
-            model_ref = ModelRef(provider="scripted", model_id=TRIAGE_SCRIPT)
-        request = TriageRequest(
-            tenant_id=tenant,
+        request = triage_request(
+            current,
+            tenant,
+            ticket,
+            request_id or uuid.uuid4().hex,
             actor_id=actor_id,
-            request_id=request_id or uuid.uuid4().hex,
-            trace_id=uuid.uuid4().hex,
-            ticket_id=ticket,
-            policy_version=current.policy_version,
-            model=model_ref,
-            agent_model=agent_model,
-            max_tokens=current.max_tokens,
-            # The agent run a refund ticket starts gets what `signoff run` would give it.
-            agent_limits=limits_from_settings(current, agent_model),
+            model=model,
         )
     except ModelChoiceError as error:
         fail(str(error))

@@ -31,7 +31,12 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
-from signoff.config.decision_signatures import DecisionSigner, VerificationKeys, raw_public_key
+from signoff.config.decision_signatures import (
+    AuditKeys,
+    DecisionSigner,
+    VerificationKeys,
+    raw_public_key,
+)
 from signoff.config.secret_files import WeakSecret
 from signoff.config.settings import Settings
 from workflows.decision_proof import key_id_of
@@ -92,6 +97,27 @@ def load_verification_keys(settings: Settings) -> VerificationKeys:
     }
     retired = frozenset(entry.key_id for entry in entries if entry.retired_at is not None)
     return VerificationKeys(keys, retired)
+
+
+def load_audit_keys(settings: Settings) -> AuditKeys:
+    """Every published public key, retired ones too (the audit checks past decisions);
+    DecisionKeyError when this host has no public key file."""
+    if not settings.public_keys_path.exists():
+        raise DecisionKeyError(
+            f"No decision public keys at {settings.public_keys_path}: checking the "
+            "decisions' signatures needs them. Copy the decision service's "
+            "decision-public-keys.json here (or set SIGNOFF_DECISION_PUBLIC_KEYS_FILE)."
+        )
+    entries = public_entries(settings)
+    return AuditKeys(
+        keys={
+            entry.key_id: Ed25519PublicKey.from_public_bytes(bytes.fromhex(entry.public_key))
+            for entry in entries
+        },
+        retired_at={
+            entry.key_id: entry.retired_at for entry in entries if entry.retired_at is not None
+        },
+    )
 
 
 def public_entries(settings: Settings) -> list[PublicKeyEntry]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -82,3 +83,27 @@ class VerificationKeys:
         except (InvalidSignature, ValueError):
             return False
         return True
+
+
+@dataclass(frozen=True)
+class AuditKeys:
+    """Every public key the decision service ever published, retired ones included, with
+    when each was retired: the audit proves decisions made in the past, so a key retired
+    since still proves what it signed before its retirement (and nothing after)."""
+
+    keys: Mapping[str, Ed25519PublicKey]
+    retired_at: Mapping[str, datetime] = field(default_factory=dict)
+
+    def problem(self, document: dict[str, Any], key_id: str, signature: str) -> str | None:
+        """Why `signature` does not prove `document` (issued at its `issued_at`), or None."""
+        key = self.keys.get(key_id)
+        if key is None or document.get("key_id") != key_id:
+            return f"it names the decision key {key_id}, which is not among the public keys"
+        try:
+            key.verify(bytes.fromhex(signature), canonical_bytes(document))
+        except (InvalidSignature, ValueError):
+            return "its signature does not match what the row says was decided"
+        retired = self.retired_at.get(key_id)
+        if retired is not None and datetime.fromisoformat(document["issued_at"]) > retired:
+            return f"it was signed with the key {key_id} after that key was retired"
+        return None

@@ -12,13 +12,15 @@ Every secret the settings hold or name is blanked: the model keys (Anthropic, Op
 the Temporal API key (or its file's content), the decision key and the UI secret (set,
 or generated into home), the database passwords (the store's and the migration
 owner's), the webhook URL (it carries its token in its path), the payload keys, the
-metrics token and the caller's API token (SIGNOFF_TOKEN); in JSON and text lines alike.
+metrics token, the caller's API token (SIGNOFF_TOKEN), the helpdesk intake's signing
+secrets and the helpdesk connectors' credentials; in JSON and text lines alike.
 httpx and httpcore log every request's URL at INFO: they are held to WARNING, and the
 webhook URL would be blanked anyway.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -31,6 +33,12 @@ from urllib.parse import unquote, urlsplit
 from opentelemetry import trace
 from temporalio import activity
 
+from signoff.config.helpdesks import (
+    HelpdeskConfigError,
+    connector_secrets,
+    load_helpdesk_connectors,
+    load_intake_secrets,
+)
 from signoff.config.run_identity import run_identity
 from signoff.config.settings import Settings
 
@@ -123,7 +131,6 @@ def settings_secrets(settings: Settings) -> list[str]:
     held = (
         settings.anthropic_api_key,
         settings.openai_api_key,
-        settings.reviewer_token,  # a reviewer's API token for approve/reject
         settings.ui_secret,
         settings.temporal_api_key,
         settings.metrics_token,
@@ -147,6 +154,18 @@ def settings_secrets(settings: Settings) -> list[str]:
         files.append(settings.temporal_api_key_file)
     found += [text for text in map(_file_secret, files) if text]
     found += _private_decision_keys(settings.signing_keys_path)
+    found += _helpdesk_secrets(settings)
+    return found
+
+
+def _helpdesk_secrets(settings: Settings) -> list[str]:
+    """The intake's signing secrets and the helpdesk connectors' credentials, where this
+    process can read their files (one it cannot use is refused where it is used)."""
+    found: list[str] = []
+    with contextlib.suppress(HelpdeskConfigError):
+        found += load_intake_secrets(settings.intake_secrets).values()
+    with contextlib.suppress(HelpdeskConfigError):
+        found += connector_secrets(load_helpdesk_connectors(settings.helpdesk_connectors))
     return found
 
 

@@ -9,7 +9,11 @@ with a payload key configured, Temporal (its database, its Web UI, an exported h
 sees only ciphertext. Each payload is the whole serialized `Payload` (its metadata and
 data), sealed with a fresh 96-bit nonce; the key id is bound into the seal as associated
 data, so a payload cannot be passed off under another key's name. The outer metadata
-says `encoding: binary/encrypted` and which key sealed it (`encryption-key-id`).
+says `encoding: binary/encrypted` and which key sealed it (`encryption-key-id`). A
+payload of a run also names the run's tenant (`signoff-tenant`, from the workflow id
+the SDK gives the codec as its serialization context), sealed into the associated data
+beside the key id: the UI's codec endpoint opens a payload only for a reviewer of that
+tenant, and relabelling it makes it fail to open.
 
 Rotation: `SIGNOFF_PAYLOAD_KEYS="k2:BASE64,k1:BASE64"` encrypts with the first key and
 decrypts with whichever key a payload names, so runs started under k1 still read after
@@ -33,6 +37,8 @@ from signoff.config.temporal_tls import TemporalSettingsError
 
 ENCRYPTED_ENCODING = b"binary/encrypted"
 KEY_ID_METADATA = "encryption-key-id"
+# The tenant of the run whose payload it is, sealed with it (see `encrypt`).
+TENANT_METADATA = "signoff-tenant"
 NONCE_BYTES = 12
 KEY_BYTES = 32
 KEY_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -101,14 +107,19 @@ class PayloadCipher:
     def key_ids(self) -> list[str]:
         return list(self._keys.by_id)
 
-    def encrypt(self, payload: Payload) -> Payload:
+    def encrypt(self, payload: Payload, tenant: str | None = None) -> Payload:
+        """Seal `payload`; a payload of a tenant's run names the tenant in its metadata,
+        and the tenant is sealed with it (associated data), so that it cannot be
+        relabelled: the codec endpoint opens it only for that tenant's reviewers."""
         key_id = self._keys.current
         nonce = os.urandom(NONCE_BYTES)
-        sealed = self._ciphers[key_id].encrypt(nonce, payload.SerializeToString(), key_id.encode())
-        return Payload(
-            metadata={"encoding": ENCRYPTED_ENCODING, KEY_ID_METADATA: key_id.encode()},
-            data=nonce + sealed,
+        sealed = self._ciphers[key_id].encrypt(
+            nonce, payload.SerializeToString(), associated_data(key_id, tenant)
         )
+        metadata = {"encoding": ENCRYPTED_ENCODING, KEY_ID_METADATA: key_id.encode()}
+        if tenant is not None:
+            metadata[TENANT_METADATA] = tenant.encode()
+        return Payload(metadata=metadata, data=nonce + sealed)
 
     def decrypt(self, payload: Payload) -> Payload:
         if payload.metadata.get("encoding") != ENCRYPTED_ENCODING:
@@ -125,7 +136,7 @@ class PayloadCipher:
             )
         nonce, sealed = payload.data[:NONCE_BYTES], payload.data[NONCE_BYTES:]
         try:
-            plain = cipher.decrypt(nonce, sealed, key_id.encode())
+            plain = cipher.decrypt(nonce, sealed, associated_data(key_id, sealed_tenant(payload)))
         except InvalidTag:
             raise PayloadDecryptError(
                 f"A payload encrypted with the key '{key_id}' does not authenticate: it was "
@@ -134,6 +145,16 @@ class PayloadCipher:
         decoded = Payload()
         decoded.ParseFromString(plain)
         return decoded
+
+
+def sealed_tenant(payload: Payload) -> str | None:
+    """The tenant an encrypted payload says it belongs to (checked when it is opened)."""
+    tenant = payload.metadata.get(TENANT_METADATA)
+    return None if tenant is None else tenant.decode(errors="replace")
+
+
+def associated_data(key_id: str, tenant: str | None) -> bytes:
+    return key_id.encode() if tenant is None else f"{key_id}\x00{tenant}".encode()
 
 
 def payload_cipher(settings: Settings) -> PayloadCipher | None:

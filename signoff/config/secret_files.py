@@ -55,14 +55,19 @@ def load_secret(explicit: SecretStr | None, path: Path, variable: str) -> str:
     return secret
 
 
-def _read_private(path: Path) -> str:
+def read_private_file(path: Path) -> str:
+    """The text of a file only its owner can read or write; WeakSecret otherwise."""
     mode = stat.S_IMODE(path.stat().st_mode)
     if mode & 0o077:
         raise WeakSecret(
             f"{path} can be read or written by other users (mode {mode:o}). Run "
             f"`chmod 600 {path}`, and replace the secret if someone may have read it."
         )
-    value = path.read_text().strip()
+    return path.read_text()
+
+
+def _read_private(path: Path) -> str:
+    value = read_private_file(path).strip()
     if len(value.encode()) < MIN_SECRET_BYTES:
         raise WeakSecret(
             f"{path} holds {len(value.encode())} bytes; it needs at least "

@@ -20,6 +20,7 @@ from signoff.config.script_names import script_name_problem
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contracts import TASK_QUEUE, ModelPrice, ModelRef
 from workflows.policy import MAX_STEP_BUDGET, POLICY_VERSION
+from workflows.profile_values import Money
 
 # The most items one page of a listing may hold (inbox, API, `signoff pending`, `list`).
 MAX_PAGE_SIZE = 1000
@@ -66,8 +67,8 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default: a SQLite file under home."
     )
-    # The store's owner role, for `signoff store migrate` alone (README, "The store on
-    # PostgreSQL"): it runs the migrations and grants the runtime role (the user of
+    # The store's owner role, for `signoff store migrate` alone (docs/operating/
+    # postgresql.md): it runs the migrations and grants the runtime role (the user of
     # database_url) exactly what the code needs. Unset: database_url migrates (SQLite,
     # where there are no roles, or a single-role PostgreSQL).
     migration_database_url: SecretStr | None = None
@@ -107,7 +108,7 @@ class Settings(BaseSettings):
     # Where `scripted:NAME` scripts live; default: the ones shipped in activities/scripts.
     # The worker reads no script outside it.
     scripts_dir: Path | None = None
-    # The agent profiles (README, "Profiles"): a TOML file; default: the built-in one,
+    # The agent profiles (docs/configuration/profiles.md): a TOML file; default: the built-in one,
     # signoff/config/default_profiles.toml. A worker refuses to start on a bad file.
     profiles: Path | None = None
 
@@ -164,15 +165,12 @@ class Settings(BaseSettings):
     # private and mode 0600 (default `home/decision-signing-keys.json`; only that host
     # may hold it). Workers and the ledger (the refund's own check) verify with the
     # public key set (default `home/decision-public-keys.json`): key id -> public key,
-    # and the retired ids. `signoff keys` (README, "Decision keys") manages both.
+    # and the retired ids. `signoff keys` (docs/operating/decision-keys.md) manages both.
     decision_signing_keys_file: Path | None = None
     decision_public_keys_file: Path | None = None
     # Where `signoff approve` and `reject` send a decision: the decision service's URL;
     # default the local reviewer UI (http://ui_host:ui_port).
     decision_service_url: str | None = Field(default=None, pattern=r"^https?://[^\s]+$")
-    # The reviewer's API token (`signoff user token`), for `signoff approve`/`reject`
-    # without a password prompt.
-    reviewer_token: SecretStr | None = None
     # A signed decision older than this when it reaches the run counts for nothing.
     decision_max_age_seconds: float = Field(default=300.0, gt=0)
     # Who a run started by no person is asked for (`signoff run` without `--as`, a
@@ -181,12 +179,22 @@ class Settings(BaseSettings):
     service_actor: str = Field(
         default="service:signoff", pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
     )
-    # The caller's own API token, for a command that needs a credential (`--as NAME`
-    # on `signoff user ...` and `signoff run`) when there is no terminal to ask a
-    # password on. Per person, from the environment: never a command-line option.
+    # The caller's own API token (`signoff user token`), for a command that needs a
+    # credential (`--as NAME` on `signoff user ...` and `signoff run`, and the reviewer
+    # of `signoff approve`/`reject`) without a password prompt. Per person, from the
+    # environment: never a command-line option.
     token: SecretStr | None = None
     # How long a personal API token (`signoff user token`) counts after it is issued.
     token_ttl_days: int = Field(default=90, gt=0, le=3650)
+    # Passkey step-up (docs/passkeys.md). Per tenant, JSON: an approval above this amount
+    # (of any tool that needs approval) needs the reviewer's passkey, as a tool's own
+    # `passkey_above` in the profile asks; the lower of the two applies.
+    passkey_above: dict[str, Money] = Field(default_factory=dict)
+    # The WebAuthn relying party: the reviewer UI's host name (an IP address is not
+    # allowed), and the origins (comma-separated) the reviewers' browsers open it at.
+    # The UI and every worker must be given the same.
+    passkey_rp_id: str = Field(default="localhost", pattern=r"^[A-Za-z0-9.-]{1,253}$")
+    passkey_origins: str = "http://localhost:8000"
 
     # A Temporal cluster beyond the dev server (signoff/config/temporal_tls.py). TLS is on
     # when asked for, or when a CA, a client certificate or an API key is given. Secrets
@@ -201,8 +209,8 @@ class Settings(BaseSettings):
     temporal_api_key: SecretStr | None = None
     temporal_api_key_file: Path | None = None
 
-    # Worker tuning; the defaults suit a worker with 2 cores (README, "Temporal clusters
-    # and workers"). Activities mostly wait on the model's API and the database, so many
+    # Worker tuning; the defaults suit a worker with 2 cores (docs/operating/
+    # temporal.md). Activities mostly wait on the model's API and the database, so many
     # fit; workflow tasks use the CPU (and the GIL), so few do.
     worker_max_concurrent_activities: int = Field(default=50, ge=1)
     worker_max_concurrent_workflow_tasks: int = Field(default=10, ge=2)
@@ -215,7 +223,7 @@ class Settings(BaseSettings):
     # Touched every few seconds while the worker polls: a container's health check.
     worker_heartbeat_file: Path | None = None
 
-    # Observability (README, "Operating signoff"). Traces go out over OTLP only when the
+    # Observability (docs/operating/observability.md). Traces go out over OTLP only when the
     # standard OTEL_EXPORTER_OTLP_ENDPOINT is set (the exporter reads its other OTEL_*
     # variables itself). The worker serves Prometheus /metrics only when metrics_port is
     # set, and Temporal's own SDK metrics on temporal_metrics_port; the UI serves
@@ -247,6 +255,23 @@ class Settings(BaseSettings):
     # How long one exchange with an MCP server may take (connect, list its tools, call
     # one); past it the server counts as down: Temporal retries, then the model is told.
     mcp_timeout_seconds: float = Field(default=30.0, gt=0)
+
+    # Helpdesks (docs: "Connect your helpdesk"). The intake's signing secrets per tenant
+    # and source, and the connector each tenant's replies go out through: JSON files,
+    # mode 0600 (signoff/config/helpdesks.py). Unset: no intake; replies stay in the
+    # built-in outbox.
+    intake_secrets: Path | None = None
+    helpdesk_connectors: Path | None = None
+    # A delivery whose signed timestamp is further than this from our clock is stale.
+    intake_max_skew_seconds: float = Field(default=300.0, gt=0)
+    # A connector's own timeout_seconds wins; below the effect activity's own timeout.
+    helpdesk_timeout_seconds: float = Field(default=10.0, gt=0, le=50)
+    # Each write connector's circuit breaker (activities/connectors/breaker.py): this
+    # many failures in a row open it for the cool-down; then one trial call decides. A
+    # trial that never reports (its worker died) stops counting after its timeout.
+    breaker_failures: int = Field(default=5, ge=1)
+    breaker_cooldown_seconds: float = Field(default=60.0, gt=0)
+    breaker_trial_timeout_seconds: float = Field(default=60.0, gt=0)
 
     # Payload encryption (signoff/config/payload_codec.py): "ID:BASE64_KEY,..." (32-byte
     # AES keys), the first encrypting, all decrypting. Unset: payloads go in clear.
@@ -280,6 +305,10 @@ class Settings(BaseSettings):
     @property
     def codec_origins(self) -> list[str]:
         return [origin.strip() for origin in self.codec_cors_origins.split(",") if origin.strip()]
+
+    @property
+    def passkey_origin_list(self) -> list[str]:
+        return [origin.strip() for origin in self.passkey_origins.split(",") if origin.strip()]
 
     @property
     def signing_keys_path(self) -> Path:

@@ -7,6 +7,12 @@ this is the boundary the faces read it through.
 
 from __future__ import annotations
 
+from activities.store.audit_proofs import (
+    NoKeysToCheck,
+    ProofReport,
+    UnprovenDecision,
+    unproven_decisions,
+)
 from activities.store.decision_chain import ChainReport, hashed_fields, verify_chain
 from activities.store.decision_queries import AuditPage, AuditQuery, audit_page, audit_rows
 from activities.store.decisions import AUDIT_KINDS
@@ -16,6 +22,10 @@ __all__ = [
     "AuditPage",
     "AuditQuery",
     "ChainReport",
+    "NoKeysToCheck",
+    "ProofReport",
+    "UnprovenDecision",
+    "unproven_decisions",
     "audit_page",
     "audit_rows",
     "hashed_fields",

@@ -21,6 +21,7 @@ from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError
 
 from signoff.config.decision_signatures import DecisionSigner
+from signoff.service.passkey_step_up import NO_STEP_UP, StepUp
 from signoff.service.pending import DECIDE_RPC_TIMEOUT, DecisionNotAccepted, send_decision
 from workflows.action_edits import edited_action
 from workflows.actions import Decision, DecisionResult, PendingAction, RejectCategory, Verdict
@@ -118,7 +119,7 @@ class DecisionUnavailable(Exception):
         self.message = message
 
 
-def signed_decision(
+def draft_decision(
     signer: DecisionSigner,
     run_id: str,
     decider: Decider,
@@ -126,16 +127,17 @@ def signed_decision(
     verdict: Verdict,
     reason: str,
     now: datetime | None = None,
+    nonce: str | None = None,
     choice: Choice | None = None,
 ) -> Decision:
-    """The decision, with the proof that a front end authenticated `decider`. With
-    edits it approves the edited action: signed over its hash, naming the original."""
+    """The decision before its signature: what a passkey's challenge is derived from.
+    With edits it approves the edited action: over its hash, naming the original."""
     choice = choice or Choice()
     category = checked_category(verdict, choice.category)
     edited = edited_hash(run_id, decider, verdict, reason, choice)
     original = action_hash.strip().lower()
     try:
-        unsigned = Decision(
+        return Decision(
             action_hash=edited or original,
             original_hash=original if edited else None,
             edits=dict(choice.edits) if edited and choice.edits is not None else None,
@@ -146,11 +148,34 @@ def signed_decision(
             tenant_id=decider.tenant_id,
             reason=reason.strip(),
             issued_at=now or datetime.now(UTC),
-            nonce=secrets.token_hex(NONCE_BYTES),
+            nonce=nonce or secrets.token_hex(NONCE_BYTES),
             key_id=signer.key_id,
         )
     except ValidationError:
         raise InvalidHash(INVALID_HASH) from None
+
+
+def signed_decision(
+    signer: DecisionSigner,
+    run_id: str,
+    decider: Decider,
+    action_hash: str,
+    verdict: Verdict,
+    reason: str,
+    now: datetime | None = None,
+    choice: Choice | None = None,
+    step_up: StepUp = NO_STEP_UP,
+) -> Decision:
+    """The decision, with the proof that a front end authenticated `decider` (and, where
+    the step-up asks, the reviewer's passkey over it: PasskeyRequired, PasskeyRefused).
+    With edits it approves the edited action (`draft_decision`)."""
+    answer = step_up.answer
+    issued_at = answer.issued_at if answer is not None else now
+    nonce = answer.nonce if answer is not None else None
+    draft = draft_decision(
+        signer, run_id, decider, action_hash, verdict, reason, issued_at, nonce, choice
+    )
+    unsigned = step_up.applied(run_id, draft, now or datetime.now(UTC))
     signature = signer.sign(unsigned.signed_document(run_id))
     return unsigned.model_copy(update={"signature": signature})
 
@@ -165,9 +190,13 @@ async def decide(
     reason: str,
     rpc_timeout: timedelta = DECIDE_RPC_TIMEOUT,
     choice: Choice | None = None,
+    step_up: StepUp = NO_STEP_UP,
 ) -> DecisionResult:
-    """Sign and send; raises InvalidDecision, DecisionNotAccepted or DecisionUnavailable."""
-    decision = signed_decision(signer, run_id, decider, action_hash, verdict, reason, choice=choice)
+    """Sign and send; raises InvalidDecision, PasskeyRequired, PasskeyRefused,
+    DecisionNotAccepted or DecisionUnavailable."""
+    decision = signed_decision(
+        signer, run_id, decider, action_hash, verdict, reason, choice=choice, step_up=step_up
+    )
     try:
         return await send_decision(client, run_id, decision, rpc_timeout)
     except WorkflowUpdateRPCTimeoutOrCancelledError:
@@ -187,5 +216,6 @@ __all__ = [
     "InvalidDecision",
     "InvalidHash",
     "decide",
+    "draft_decision",
     "signed_decision",
 ]

@@ -27,15 +27,12 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.service.history_files import STARTED_ATTRIBUTES
+from signoff.service.run_reading import RunNotFound
 from workflows.contract_base import tenant_id_problem
 from workflows.contracts import TENANT_ATTRIBUTE
 
 # A workflow id may hold any character; a file name gets these only.
 UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._:-]")
-
-
-class RunNotFound(LookupError):
-    """No run with this id (for this tenant)."""
 
 
 class QueryRejected(ValueError):

@@ -1,28 +1,28 @@
-"""Pending actions and decisions, as the CLI and the reviewer UI both use them.
+"""One waiting run, and a decision sent to it, as the CLI and the reviewer UI both use
+them.
 
-Runs waiting for a decision are found through Temporal's visibility (the
-`SignoffStatus` and `SignoffTenant` search attributes), with the pending actions each
-run publishes in its memo; one run is read through the `state` query; a decision is
-the `decide` update. Visibility is eventually consistent, so a listing may show an
-action for a moment after it was decided: the query is the truth (the detail page
-reads it), and the update's validator refuses a decision on an action that no longer
-waits.
+The inbox is listed from the store's read model (waiting_listing.py); one run is read
+through its `state` query, the truth (the detail page reads it); a decision is the
+`decide` update, whose validator refuses a decision on an action that no longer waits.
+`waiting_query` is the visibility query of waiting runs, which the read model's
+reconcile (waiting_reconcile.py) compares itself with.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from temporalio.client import (
     Client,
+    WorkflowHandle,
     WorkflowUpdateFailedError,
 )
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.service.pending_item import PendingItem
-from signoff.service.run_listing import RunListing, read_runs, try_state
-from signoff.service.run_reading import QUERY_TIMEOUT
+from signoff.service.run_reading import QUERY_TIMEOUT, RunNotFound
 from signoff.service.runs import TENANT_KEY
 from workflows.actions import Decision, DecisionResult
 from workflows.agent_run import AgentRun
@@ -37,10 +37,6 @@ from workflows.contracts import (
 # How long a reviewer's decision may wait for the run's answer: a worker that took
 # longer is busy or gone, and the face says so rather than spin.
 DECIDE_RPC_TIMEOUT = timedelta(seconds=30)
-
-
-class RunNotFound(Exception):
-    """No run with this id (or, for a reviewer, none of their tenant)."""
 
 
 class DecisionNotAccepted(Exception):
@@ -58,36 +54,6 @@ def waiting_query(tenant_id: str | None) -> str:
     if tenant_id:
         query += f" AND {TENANT_ATTRIBUTE} = '{tenant_id}'"
     return query
-
-
-def expiry_order(item: PendingItem) -> tuple[datetime, str]:
-    """Soonest expiry first, so the request that expires next leads; the hash breaks ties."""
-    return (item.action.expires_at, item.action.action_hash)
-
-
-async def list_pending(
-    client: Client, tenant_id: str | None, limit: int | None = None, trust_memo: bool = True
-) -> list[PendingItem]:
-    """Every pending action of the tenant (all tenants when None), soonest expiry first.
-
-    Visibility lists every waiting run (no limit unless one is given: a cut here would
-    hide the oldest requests, the ones that expire first), with its memo (read_runs).
-    """
-    listing = await read_runs(
-        client, waiting_query(tenant_id), tenant_id=tenant_id, limit=limit, trust_memo=trust_memo
-    )
-    return pending_items(listing)
-
-
-def pending_items(listing: RunListing) -> list[PendingItem]:
-    """The pending actions of the listed runs, soonest expiry first."""
-    items = [
-        PendingItem(run.run_id, run.tenant_id, run.ticket_id, action)
-        for run in listing.runs
-        for action in run.pending_actions
-    ]
-    items.sort(key=expiry_order)
-    return items
 
 
 async def run_state(client: Client, run_id: str) -> RunState:
@@ -139,6 +105,15 @@ async def send_decision(
         raise
 
 
+async def try_state(handle: WorkflowHandle[Any, Any]) -> RunState | None:
+    """The run's `state` query; None when no worker answers (or the run is gone)."""
+    try:
+        state: RunState = await handle.query(AgentRun.state, rpc_timeout=QUERY_TIMEOUT)
+    except RPCError:
+        return None
+    return state
+
+
 def ended_run_message(state: RunState | None, action_hash: str, now: datetime) -> str:
     """Why a run that has ended takes no decision, told from what became of the action."""
     records = (
@@ -177,11 +152,8 @@ def time_left(expires_at: datetime, now: datetime) -> str:
 __all__ = [
     "DecisionNotAccepted",
     "ended_run_message",
-    "expiry_order",
     "PendingItem",
-    "pending_items",
     "RunNotFound",
-    "list_pending",
     "run_state",
     "run_tenant",
     "send_decision",

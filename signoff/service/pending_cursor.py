@@ -4,23 +4,14 @@ store and must not load the Temporal client to do so."""
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TypeVar
 
-from signoff.service.paging import InvalidCursor, Page, decode_cursor, encode_cursor
-from signoff.service.pending_item import PendingItem
+from signoff.service.paging import InvalidCursor, decode_cursor, encode_cursor
 
-Item = TypeVar("Item")
 Position = tuple[datetime, str]
 CURSOR_KIND = "p1"
 HASH_PATTERN = re.compile(r"^[0-9a-f]{64}$")
-
-
-def position_of(item: PendingItem) -> Position:
-    return (item.action.expires_at, item.action.action_hash)
 
 
 def hash_cursor(kind: str, key: str, action_hash: str) -> str:
@@ -76,19 +67,3 @@ def unread_warning(unread_runs: int) -> str:
         f"warning: {plural(unread_runs, 'waiting run')} could not be read (no worker answered); "
         "their requests are not listed. Start a worker (`signoff worker`) and list again."
     )
-
-
-def pending_page(
-    items: Sequence[Item], position: Callable[[Item], Position], limit: int, after: str | None
-) -> Page[Item]:
-    """The `limit` items after the cursor `after` (from the first when None).
-
-    `items` must be in position order (as read_pending gives them).
-    """
-    if limit < 1:
-        raise ValueError("a page holds at least one item")
-    start = bisect.bisect_right(items, cursor_position(after), key=position) if after else 0
-    chunk = list(items[start : start + limit])
-    more = start + len(chunk) < len(items)
-    next_cursor = pending_cursor(position(chunk[-1])) if more and chunk else None
-    return Page(total=len(items), items=chunk, next=next_cursor, first=start)

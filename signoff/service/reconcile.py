@@ -18,7 +18,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.store.settlements import SettledRefund, settle_refund
-from signoff.service.run_listing import try_state
+from signoff.service.pending import try_state
 from signoff.service.runs import request_of_run
 from workflows.agent_run import AgentRun
 from workflows.contracts import RunOutcome

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # `signoff status` reads runs without temporalio.client (run_reading.py)
     from temporalio.api.workflowservice.v1 import DescribeWorkflowExecutionResponse
-    from temporalio.client import WorkflowExecutionDescription
 
 
 @dataclass(frozen=True)
@@ -30,10 +29,6 @@ class Retry:
         )
         why = f"; last failure: {self.last_failure}" if self.last_failure else ""
         return f"{self.activity}, attempt {self.attempt}{why}{when}"
-
-
-def retries_of(description: WorkflowExecutionDescription) -> list[Retry]:
-    return retries_in(description.raw_description)
 
 
 def retries_in(raw_description: DescribeWorkflowExecutionResponse) -> list[Retry]:

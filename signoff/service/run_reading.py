@@ -5,14 +5,14 @@ Design note. These are the calls the client's workflow handle makes for status
 (signoff/config/temporal_service.py says why: 0.3 s of imports), with the handle's
 semantics where status depends on them: the description is of the id's latest run; the
 query is retried within `QUERY_TIMEOUT`, and a run no worker answers for gives None, as
-`run_listing.try_state`; a query the run's own code fails raises (the client's
+`pending.try_state`; a query the run's own code fails raises (the client's
 WorkflowQueryFailedError); the outcome is the completion event of the run described,
 decrypted with the worker's payload keys when set, then decoded as the pydantic data
 converter does (`json/plain`, validated by the model, without importing the converter).
 The query goes by its name, not by the workflow class: importing
 `workflows/agent_run.py` for a name costs 0.04 s.
 tests/unit/test_run_reading.py holds the name to the workflow's and checks the decoding;
-tests/workflow/test_status_reading.py holds the timeout to `run_listing`'s.
+tests/workflow/test_status_reading.py holds the timeout to `pending.try_state`'s.
 """
 
 from __future__ import annotations
@@ -38,14 +38,15 @@ from signoff.config.temporal_service import TemporalService
 from workflows.contracts import RunOutcome, RunState
 
 STATE_QUERY = "state"  # AgentRun.state
-QUERY_TIMEOUT = timedelta(seconds=5)  # every `state` query (run_listing uses it too)
+QUERY_TIMEOUT = timedelta(seconds=5)  # every `state` query
 
 M = TypeVar("M", bound=BaseModel)
 JSON_PLAIN = "json/plain"  # the encoding of the pydantic data converter's payloads
 
 
 class RunNotFound(LookupError):
-    """No run has this id."""
+    """No run has this id (or none the asker may see: another tenant's is not found).
+    The one such error of the service: every reader raises it."""
 
 
 class StateQueryFailed(RuntimeError):

@@ -3,7 +3,7 @@ and the demo data.
 
 Thin on purpose: the store already answers these questions in one query each. This
 module is the boundary the faces stand behind, so that they never reach into the
-adapters' layer (see README, "Layout").
+adapters' layer (see docs/development/index.md).
 """
 
 from __future__ import annotations

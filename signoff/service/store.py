@@ -42,8 +42,8 @@ class RuntimeRoleOwnsStore(StoreError):
         super().__init__(
             f"SIGNOFF_DATABASE_URL and SIGNOFF_MIGRATION_DATABASE_URL both name the role "
             f"'{role}': the application would own the audit and could drop its trigger. "
-            'Give SIGNOFF_DATABASE_URL a role of its own (README, "The store on '
-            'PostgreSQL"). The schema was migrated; no privilege was changed.'
+            "Give SIGNOFF_DATABASE_URL a role of its own (docs/operating/"
+            "postgresql.md). The schema was migrated; no privilege was changed."
         )
 
 

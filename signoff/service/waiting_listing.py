@@ -9,7 +9,7 @@ so a page is now a few indexed queries: no worker and no Temporal call is needed
 The detail page and the decision still ask the run itself (its `state` query, the
 `decide` update), which has the last word: a row a moment stale cannot be decided.
 
-Cursors keep their form (`pending_pages.py`, `inbox_order.py`): the position of the last
+Cursors keep their form (`pending_cursor.py`, `inbox_order.py`): the position of the last
 request seen, soonest expiry first (`p1`) or largest amount first (`a1`).
 """
 

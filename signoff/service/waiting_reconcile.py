@@ -45,8 +45,7 @@ from activities.store.waiting_repair import (
     stored_hashes,
 )
 from signoff.config.settings import Settings
-from signoff.service.pending import waiting_query
-from signoff.service.run_listing import QUERY_CONCURRENCY, try_state
+from signoff.service.pending import try_state, waiting_query
 from signoff.service.runs import TENANT_KEY
 from workflows.agent_run import AgentRun
 from workflows.run_outcome import PENDING_KEY
@@ -54,6 +53,8 @@ from workflows.run_outcome import PENDING_KEY
 log = logging.getLogger(__name__)
 # Runs reconciled at once: one page of the listing, whose ids fit one `IN (...)`.
 RECONCILE_PAGE = RUN_ID_BATCH
+# State queries in flight at once: quick, and spares the worker.
+QUERY_CONCURRENCY = 20
 T = TypeVar("T")
 
 

@@ -1,4 +1,4 @@
-"""Add your own tools: `@tool(...)` on a Python function (README, "Add a tool")."""
+"""Add your own tools: `@tool(...)` on a Python function (docs/configuration/add-a-tool.md)."""
 
 from signoff.tools.registry import (
     ToolContext,

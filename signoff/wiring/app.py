@@ -44,6 +44,10 @@ COMMANDS = {
         "signoff.cli.commands_reconcile",
         "Settle each action with an unknown outcome from the ledger: did the refund happen?",
     ),
+    "connectors": Lazy(
+        "signoff.cli.commands_connectors",
+        "Write connectors and their breakers: closed, open (calls refused) or half_open.",
+    ),
     "seed": Lazy(
         STORE,
         "Load the demo data (tenants demo and globex, their orders and tickets). Safe to repeat.",
@@ -115,6 +119,7 @@ def worker_command() -> None:
 
     from signoff.cli.support import client_for, fail, run_async, say, settings
     from signoff.config.decision_keys import DecisionKeyError, load_verification_keys
+    from signoff.config.helpdesks import HelpdeskConfigError, load_helpdesk_connectors
     from signoff.config.telemetry import worker_runtime
     from signoff.config.temporal_tls import TemporalSettingsError, connection_security
     from signoff.service.mcp_servers import startup_report
@@ -130,7 +135,8 @@ def worker_command() -> None:
         connection_security(current)  # a TLS setting it could not use, named first
         payload_cipher(current)  # then a payload key it could not use
         load_verification_keys(current)  # refused here, before it polls, with what to do
-    except (TemporalSettingsError, DecisionKeyError) as error:
+        load_helpdesk_connectors(current.helpdesk_connectors)  # and the helpdesks' file
+    except (TemporalSettingsError, DecisionKeyError, HelpdeskConfigError) as error:
         fail(f"The worker will not start: {error}")
     start_observability(current, "worker")
 
@@ -157,6 +163,7 @@ def ui_command(
     from approvals_ui.sessions import UnsafeSecret, load_secret
     from signoff.cli.support import fail, run_async, say, settings
     from signoff.config.decision_keys import ensure_key_ring
+    from signoff.config.helpdesks import HelpdeskConfigError, load_intake_secrets
     from signoff.config.payload_keys import payload_cipher
     from signoff.config.temporal_tls import TemporalSettingsError, connection_security
     from signoff.wiring.observability import start_observability
@@ -171,7 +178,8 @@ def ui_command(
         ensure_key_ring(current)  # this server is the decision service: it signs
         connection_security(current)  # and a TLS setting it could not use
         payload_cipher(current)  # and payload keys
-    except (UnsafeSecret, TemporalSettingsError) as error:
+        load_intake_secrets(current.intake_secrets)  # and the helpdesk intake's secrets
+    except (UnsafeSecret, TemporalSettingsError, HelpdeskConfigError) as error:
         fail(f"The reviewer UI will not start: {error}")
     say(f"reviewer UI on http://{host}:{port}/ (Temporal at {current.temporal_address})")
     run_async(serve_ui(current, host, port))
@@ -193,6 +201,11 @@ def dev_command(
 ) -> None:
     """Start everything locally: Temporal dev server, demo data, worker. Ctrl-C stops it all."""
     from signoff.cli.support import fail, run_async, say, settings
+    from signoff.config.helpdesks import (
+        HelpdeskConfigError,
+        load_helpdesk_connectors,
+        load_intake_secrets,
+    )
     from signoff.config.payload_keys import payload_cipher
     from signoff.config.temporal_tls import TemporalSettingsError
     from signoff.wiring.dev import run_dev
@@ -202,7 +215,9 @@ def dev_command(
     loaded_profiles_or_stop(current)
     try:
         payload_cipher(current)  # not after the server starts: its connect would retry
-    except TemporalSettingsError as error:
+        load_intake_secrets(current.intake_secrets)  # nor the helpdesks' files
+        load_helpdesk_connectors(current.helpdesk_connectors)
+    except (TemporalSettingsError, HelpdeskConfigError) as error:
         fail(str(error))
     start_observability(current, "dev")
     if temporal_ui_port is not None:
@@ -210,11 +225,22 @@ def dev_command(
     if not (postgres or current.dev_postgres):
         run_async(run_dev(current))
         return
-    from signoff.wiring.dev_postgres import dev_postgres
+    from pydantic import SecretStr
+
+    from signoff.service.store import migrate_store
+    from signoff.wiring.dev_postgres import OWNER_ROLE, RUNTIME_ROLE, database_url, dev_postgres
 
     with dev_postgres(current) as url:
-        say(f"Store on PostgreSQL; in other terminals: export SIGNOFF_DATABASE_URL={url}")
-        run_async(run_dev(current.model_copy(update={"database_url": url})))
+        # Migrated as the owner, which leaves the runtime role exactly its grants; every
+        # process of the stack then connects as the runtime role.
+        owner = SecretStr(database_url(current, OWNER_ROLE))
+        stack = current.model_copy(update={"database_url": url, "migration_database_url": owner})
+        migrate_store(stack)  # a StoreError is told by main()
+        say(
+            f"Store on PostgreSQL as {RUNTIME_ROLE} (migrated as {OWNER_ROLE}); in other "
+            f"terminals: export SIGNOFF_DATABASE_URL={url}"
+        )
+        run_async(run_dev(stack))
 
 
 def main() -> None:

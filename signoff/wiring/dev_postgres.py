@@ -9,6 +9,11 @@ authentication: a local demo, not a deployment (production points
 root the cluster is made and run by the `postgres` OS user (`runuser`), which must be
 able to reach `$SIGNOFF_HOME`. The cluster is stopped by the `signoff dev` that started
 it; one left running by a killed `signoff dev` is stopped and started again.
+
+The demo keeps the deployment's two roles (deploy/postgres/roles.sh): `signoff_owner`
+owns the database and runs the migrations, `signoff_app` is what the worker, the UI and
+the CLI connect as, with INSERT and SELECT only on the audit (runtime_grants.py). The
+superuser only makes the roles and the database. Trust authentication, so no passwords.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from signoff.config.settings import Settings
 PG_CTL_GLOB = "/usr/lib/postgresql/*/bin/pg_ctl"
 OS_USER = "postgres"
 DATABASE = "signoff"
+OWNER_ROLE = "signoff_owner"  # migrations
+RUNTIME_ROLE = "signoff_app"  # everything else
 START_TIMEOUT_SECONDS = 60
 
 
@@ -42,8 +49,9 @@ def bin_dir() -> Path:
     return Path(found[-1]).parent
 
 
-def database_url(settings: Settings) -> str:
-    return f"postgresql+psycopg://postgres@127.0.0.1:{settings.dev_postgres_port}/{DATABASE}"
+def database_url(settings: Settings, role: str = RUNTIME_ROLE) -> str:
+    """The store's URL as `role` (the runtime role unless told)."""
+    return f"postgresql+psycopg://{role}@127.0.0.1:{settings.dev_postgres_port}/{DATABASE}"
 
 
 def _as_server_user(command: list[str]) -> list[str]:
@@ -110,6 +118,31 @@ def _ensure_database(settings: Settings) -> None:
         dbname="postgres",
         autocommit=True,
     ) as admin:
+        for role in (OWNER_ROLE, RUNTIME_ROLE):
+            found = admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,))
+            if found.fetchone() is None:
+                admin.execute(f"CREATE ROLE {role} LOGIN")
         exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,))
         if exists.fetchone() is None:
-            admin.execute(f"CREATE DATABASE {DATABASE}")
+            admin.execute(f"CREATE DATABASE {DATABASE} OWNER {OWNER_ROLE}")
+            admin.execute(f"REVOKE ALL ON DATABASE {DATABASE} FROM PUBLIC")
+            admin.execute(f"GRANT CONNECT ON DATABASE {DATABASE} TO {RUNTIME_ROLE}")
+            with psycopg.connect(
+                host="127.0.0.1",
+                port=settings.dev_postgres_port,
+                user="postgres",
+                dbname=DATABASE,
+                autocommit=True,
+            ) as inside:
+                inside.execute(f"ALTER SCHEMA public OWNER TO {OWNER_ROLE}")
+                inside.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+            return
+        owner = admin.execute(
+            "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = %s", (DATABASE,)
+        ).fetchone()
+        if owner is None or owner[0] != OWNER_ROLE:
+            fail(
+                f"This dev cluster's database belongs to {owner[0] if owner else 'nobody'}, "
+                f"not {OWNER_ROLE}: an older signoff made it as the superuser. Remove "
+                f"{settings.home / 'postgres'} to start afresh (the demo data is seeded again)."
+            )

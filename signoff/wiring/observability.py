@@ -1,7 +1,7 @@
 """What a signoff process turns on at its start: logs, traces, and the worker's /metrics.
 
 Called by `signoff worker`, `signoff ui` and `signoff dev` before they connect (see
-README, "Operating signoff"). The settings decide everything: JSON or text logs,
+docs/operating/observability.md). The settings decide everything: JSON or text logs,
 OTLP export or none, a metrics port or none.
 """
 

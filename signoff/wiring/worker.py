@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
+from activities.connectors.replies import HelpdeskReplies
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.mcp.activities import McpTools
@@ -21,9 +22,12 @@ from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
+from activities.store.passkey_proofs import PasskeyCheck
 from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
 from signoff.config.decision_keys import load_verification_keys
+from signoff.config.passkey_policy import PasskeyPolicy
+from signoff.config.passkeys import RelyingParty
 from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.settings import Settings
 from signoff.service.waiting_reconcile import keep_reconciled
@@ -55,9 +59,19 @@ def build_worker(
     gateway = ToolGateway(engine)
     # Public keys only: a worker checks decisions and can never sign one.
     keys = load_verification_keys(settings)
-    refunds = refunds or RefundActivities(engine, keys)
+    profiles = profiles or load_profiles(settings)
+    # The step-up policy from this worker's own profiles and settings, never the store's.
+    passkeys = PasskeyCheck(
+        PasskeyPolicy.of(profiles.profiles, settings.passkey_above), RelyingParty.of(settings)
+    )
+    refunds = refunds or RefundActivities(engine, keys, passkeys)
     effects = effects or ToolEffects(
-        engine, keys, profiles or load_profiles(settings), settings.mcp_timeout_seconds
+        engine,
+        keys,
+        profiles,
+        settings.mcp_timeout_seconds,
+        passkeys=passkeys,
+        helpdesks=HelpdeskReplies.from_settings(engine, settings),
     )
     verifier = DecisionVerifier(
         engine,
@@ -87,7 +101,7 @@ def build_worker(
             DecisionActivities(engine, keys).record_decision,
             limits.run_limits,
             ReviewerNotifier(settings).notify_reviewers,
-            mcp.resolve,  # tools from MCP servers (README, "Connect an MCP server")
+            mcp.resolve,  # tools from MCP servers (docs/configuration/mcp.md)
             mcp.run,
         ],
         **capacity(settings),
@@ -97,8 +111,8 @@ def build_worker(
 
 
 def capacity(settings: Settings) -> dict[str, Any]:
-    """The `Worker` options of capacity and shutdown grace, from the settings (README,
-    "Temporal clusters and workers"); bench/run_workers.py gives its baseline the same.
+    """The `Worker` options of capacity and shutdown grace, from the settings (docs/
+    operating/temporal.md); bench/run_workers.py gives its baseline the same.
     On shutdown the worker stops polling at once, then gives in-flight activities
     `worker_shutdown_seconds` to finish before it cancels them."""
     return {

@@ -16,7 +16,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.model_turn import ModelTurns
 from signoff.cli.commands_runs import _status_of
-from signoff.service.retries import Retry, retries_of
+from signoff.service.retries import Retry, retries_in
 from tests.anthropic.wire import CLAUDE, first_model_turn_span, model_turn_attempts, run_claude
 from tests.anthropic_server import TEST_API_KEY, FakeMessagesApi, error, message, text
 from tests.workflow.fakes import FakeTools, new_task_queue, run_request, start, worker
@@ -128,7 +128,7 @@ async def test_a_step_in_retry_shows_the_run_as_retrying(
         handle = await start(env.client, request, task_queue)
         retries: list[Retry] = []
         for _ in range(200):
-            retries = retries_of(await handle.describe())
+            retries = retries_in((await handle.describe()).raw_description)
             if retries:
                 break
             await asyncio.sleep(0.05)

@@ -11,17 +11,30 @@ from sqlalchemy import Engine
 from activities.store import make_engine, seed_demo
 from activities.store.decisions import append_decision
 from signoff.config.settings import get_settings
-from workflows.actions import DecisionEvent, DecisionRecord
+from tests.workflow.approvals import install_test_public_keys, signed
+from workflows.actions import Decision, DecisionEvent, DecisionRecord, Verdict
 
 
 @pytest.fixture
 def audited_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
-    """The demo data and two decisions of tenant demo (seq 1 by alice, 2 by bob)."""
+    """The demo data and two decisions of tenant demo (seq 1 approved by alice, 2
+    rejected by bob), each with its signed decision; the home holds the test decision
+    public key (no signing key), so `audit verify` can check the signatures."""
     monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
     get_settings.cache_clear()
+    install_test_public_keys(tmp_path)
     engine = make_engine(get_settings().resolved_database_url)
     seed_demo(engine)
     for sequence, reviewer in enumerate(["alice", "bob"]):
+        verdict: Verdict = "approve" if reviewer == "alice" else "reject"
+        unsigned = Decision(
+            action_hash="c" * 64,
+            verdict=verdict,
+            reviewer_id=reviewer,
+            reviewer_roles=["refund_approver"],
+            tenant_id="demo",
+            reason="checked",
+        )
         append_decision(
             engine,
             DecisionEvent(
@@ -36,6 +49,7 @@ def audited_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
                     at=datetime(2026, 11, 30, 10, sequence, tzinfo=UTC),
                     reason="checked",
                 ),
+                proof=signed(unsigned, "run-demo-cli"),
             ),
         )
     return engine

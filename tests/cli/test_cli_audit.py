@@ -4,12 +4,16 @@ exit 0 on an intact chain, 1 naming the row edited by hand, 2 for an unknown ten
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
 from activities.store import write_transaction
+from signoff.config.settings import get_settings
 from signoff.wiring.app import app
+from tests.store.chain_rewrite import rewrite_and_rehash
 
 
 def test_verify_says_intact_then_names_the_edited_row(audited_store: Engine) -> None:
@@ -39,3 +43,32 @@ def test_an_unknown_tenant_is_bad_input(audited_store: Engine) -> None:
     assert answer.exit_code == 2 and "Tenant 'nobody' does not exist" in answer.stderr
     empty = CliRunner().invoke(app, ["audit", "verify", "--tenant", "globex"])
     assert empty.exit_code == 0 and "audit intact: 0 decision(s)" in empty.stdout
+
+
+def test_verify_checks_each_decision_signature(
+    audited_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row rewritten to another reviewer and rehashed keeps an intact chain; its
+    signed decision still names alice, so verify names the row (exit 1)."""
+    cli = CliRunner()
+    intact = cli.invoke(app, ["audit", "verify"])
+    assert "every reviewer decision is signed: 2 checked" in intact.stdout
+    with write_transaction(audited_store) as session:
+        session.execute(text("UPDATE decisions SET reviewer_id = 'mallory' WHERE seq = 1"))
+    rewrite_and_rehash(audited_store, "demo", 1, "checked")
+    forged = cli.invoke(app, ["audit", "verify"])
+    assert forged.exit_code == 1
+    assert "decision not proven: tenant demo" in forged.stderr
+    assert "(seq 1, approved by mallory" in forged.stderr
+    assert "another action, verdict, reviewer or tenant" in forged.stderr
+    report = json.loads(cli.invoke(app, ["audit", "verify", "--json"]).stdout)
+    assert report["chains_intact"] is True and report["intact"] is False
+    assert [row["seq"] for row in report["unproven_decisions"]] == [1]
+
+    monkeypatch.setenv("SIGNOFF_DECISION_PUBLIC_KEYS_FILE", str(tmp_path / "none.json"))
+    get_settings.cache_clear()
+    keyless = cli.invoke(app, ["audit", "verify"])
+    assert keyless.exit_code == 2
+    assert "No decision public keys" in keyless.stderr and "--no-signatures" in keyless.stderr
+    chains_only = cli.invoke(app, ["audit", "verify", "--no-signatures"])
+    assert chains_only.exit_code == 0 and "audit intact" in chains_only.stdout

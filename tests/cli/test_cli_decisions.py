@@ -55,7 +55,7 @@ def cli(
     monkeypatch.setenv("SIGNOFF_HOME", str(cli_home))
     monkeypatch.setenv("SIGNOFF_TEMPORAL_ADDRESS", f"127.0.0.1:{free_port()}")
     monkeypatch.setenv("SIGNOFF_DECISION_SERVICE_URL", service[1])
-    monkeypatch.delenv("SIGNOFF_REVIEWER_TOKEN", raising=False)
+    monkeypatch.delenv("SIGNOFF_TOKEN", raising=False)
     get_settings.cache_clear()
     yield CliRunner()
     get_settings.cache_clear()
@@ -120,7 +120,7 @@ def test_an_api_token_proves_only_its_own_reviewer(
     as_bob = cli.invoke(app, [*args, "bob", "--token-stdin"], input=token + "\n")
     assert as_bob.exit_code == 1 and UNAVAILABLE in as_bob.stderr.replace("\n", " ")
     # The token from the environment, without stdin.
-    monkeypatch.setenv("SIGNOFF_REVIEWER_TOKEN", token)
+    monkeypatch.setenv("SIGNOFF_TOKEN", token)
     get_settings.cache_clear()
     from_env = cli.invoke(app, [*args, "bob"])
     assert from_env.exit_code == 1 and UNAVAILABLE in from_env.stderr.replace("\n", " ")

@@ -157,9 +157,9 @@ def test_dev_will_not_start_on_a_bad_profile(
     assert (result.exit_code, result.stderr) == (2, f"error: {path}: {BAD_MESSAGE}\n")
 
 
-def test_the_readmes_example_passes_check(cli: CliRunner, tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("\n## Profiles\n") :]
+def test_the_docs_example_passes_check(cli: CliRunner, tmp_path: Path) -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "configuration" / "profiles.md"
+    section = page.read_text()
     example = section[section.index("```toml\n") + 8 : section.index("\n```\n")]
     path = profile(tmp_path, example)
     (tmp_path / "prompts").mkdir()
@@ -190,8 +190,8 @@ def test_run_stops_on_a_bad_profile_with_the_loaders_message(
     assert BAD_MESSAGE in result.output and "Traceback" not in result.output
 
 
-def test_the_readmes_team_profile_checks_with_its_python_tools() -> None:
-    """README, "Add a tool": the command as written there, from the repository's root."""
+def test_the_docs_team_profile_checks_with_its_python_tools() -> None:
+    """docs/configuration/add-a-tool.md: the command as written there, from the root."""
     root = Path(__file__).parents[2]
     result = subprocess.run(
         [

@@ -69,10 +69,10 @@ def test_temporal_reads_encrypted_payloads_through_the_codec_endpoint(tmp_path: 
         assert done.returncode == 0, done.stderr
         run_id = "run-demo-codec-1"
         store = make_engine(Settings(home=tmp_path).resolved_database_url)
-        try:  # dave is a reviewer who may not decide
+        try:  # dave is a reviewer who may not decide; carol decides for globex
             tokens = {
                 name: issue_token(store, ADMIN, name, timedelta(days=1))[2]
-                for name in ("alice", "dave")
+                for name in ("alice", "dave", "carol")
             }
         finally:
             store.dispose()
@@ -84,7 +84,11 @@ def test_temporal_reads_encrypted_payloads_through_the_codec_endpoint(tmp_path: 
         )
         refused = [
             show(env, run_id, "--codec-endpoint", endpoint, *auth)
-            for auth in (["--codec-auth", f"Bearer {tokens['dave']}"], [])
+            for auth in (
+                ["--codec-auth", f"Bearer {tokens['dave']}"],
+                ["--codec-auth", f"Bearer {tokens['carol']}"],
+                [],
+            )
         ]
 
     assert TICKET_WORDS not in payload_text(stored)

@@ -1,5 +1,6 @@
 """The whole refund path with the store on PostgreSQL: `signoff dev --postgres` (here
-through SIGNOFF_DEV_POSTGRES) starts Debian's PostgreSQL under its home, migrates it,
+through SIGNOFF_DEV_POSTGRES) starts Debian's PostgreSQL under its home, migrates it as
+the owner role and runs everything else as the runtime role,
 seeds it; then run, pending, approve, the ledger row, status, as on SQLite.
 
 Its own stack: the package's shared one runs on SQLite. Its home is under /tmp and
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from activities.store import demo_password, list_refunds, make_engine
@@ -36,7 +38,7 @@ def postgres_stack() -> Iterator[tuple[dict[str, str], Path]]:
     home = Path(tempfile.mkdtemp(prefix="signoff-dev-pg-"))
     home.chmod(0o755)
     port = str(free_port())
-    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/signoff"
+    url = f"postgresql+psycopg://signoff_app@127.0.0.1:{port}/signoff"
     try:
         with signoff_dev_stack(
             home,
@@ -101,6 +103,20 @@ def test_a_refund_from_run_to_ledger_on_postgresql(
     assert status["outcome"]["effects_performed"] == [
         f"refund 89.90 EUR on order C-1042 (refund {row.id})"
     ]
+    # The stack ran as the runtime role, which cannot rewrite the audit; the owner
+    # (migrations) owns it.
+    with psycopg.connect(env["SIGNOFF_DATABASE_URL"].replace("+psycopg", "")) as runtime:
+        assert runtime.execute("SELECT current_user").fetchone() == ("signoff_app",)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            runtime.execute("UPDATE decisions SET reason = 'rewritten'")
+    owner_url = database_url(
+        Settings(dev_postgres_port=int(env["SIGNOFF_DEV_POSTGRES_PORT"])), "signoff_owner"
+    )
+    with psycopg.connect(owner_url.replace("+psycopg", "")) as owner:
+        [(table_owner,)] = owner.execute(
+            "SELECT tableowner FROM pg_tables WHERE tablename = 'decisions'"
+        ).fetchall()
+    assert table_owner == "signoff_owner"
     # The store was PostgreSQL's alone: no SQLite file beside it.
     assert not (home / "signoff.db").exists()
     assert (home / "postgres" / "data" / "PG_VERSION").exists()

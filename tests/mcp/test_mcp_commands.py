@@ -1,6 +1,7 @@
 """`signoff mcp pin` and `signoff mcp tools`, through typer's CliRunner, against a real
-MCP server: the README's commands as written, a pin that differs, a server that is down
-(exit 1, one sentence), and a server name or agent the profile does not declare (exit 2)."""
+MCP server: the commands of docs/configuration/mcp.md as written, a pin that differs, a
+server that is down (exit 1, one sentence), and a server name or agent the profile does
+not declare (exit 2)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from signoff.wiring.app import app
 from tests.mcp.conftest import REPOSITORY, TIMEOUT_SECONDS, RunningServer, declared
 from tests.postgres import free_port
 
-README_URL = "http://127.0.0.1:8765/mcp"
-README_PIN_LINE = '# pin = "..."                      # what `signoff mcp pin warranty` printed'
+DOCS_URL = "http://127.0.0.1:8765/mcp"
+DOCS_PIN_LINE = '# pin = "..."                      # what `signoff mcp pin warranty` printed'
 
 
 @pytest.fixture
@@ -33,20 +34,18 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CliRunner]:
     get_settings.cache_clear()
 
 
-def readme_section() -> str:
-    readme = (REPOSITORY / "README.md").read_text()
-    start = readme.index("\n## Connect an MCP server\n")
-    return readme[start : readme.index("\n## ", start + 1)]
+def docs_page() -> str:
+    return (REPOSITORY / "docs" / "configuration" / "mcp.md").read_text()
 
 
-def readme_profile(tmp_path: Path, url: str) -> Path:
-    section = readme_section()
+def docs_profile(tmp_path: Path, url: str) -> Path:
+    section = docs_page()
     example = section[
         section.index("```toml\n") + 8 : section.index("\n```\n", section.index("```toml"))
     ]
-    assert README_URL in example and README_PIN_LINE in example
+    assert DOCS_URL in example and DOCS_PIN_LINE in example
     path = tmp_path / "profiles.toml"
-    path.write_text(example.replace(README_URL, url))
+    path.write_text(example.replace(DOCS_URL, url))
     return path
 
 
@@ -54,12 +53,12 @@ def advertised_now(url: str) -> list[AdvertisedTool]:
     return asyncio.run(fetch_advertised(declared(url=url), TIMEOUT_SECONDS))
 
 
-def test_the_readmes_commands_pin_and_offer_the_declared_tools(
+def test_the_docs_commands_pin_and_offer_the_declared_tools(
     cli: CliRunner, tmp_path: Path, mcp_server: RunningServer
 ) -> None:
-    section = readme_section()
+    section = docs_page()
     assert "python -m testkit.mcp_server --state .signoff/mcp --port 8765" in section
-    path = readme_profile(tmp_path, mcp_server.url)
+    path = docs_profile(tmp_path, mcp_server.url)
     pinned = cli.invoke(app, ["mcp", "pin", "warranty", "--profiles", str(path)])
     assert pinned.exit_code == 0, pinned.output
     lines = pinned.stdout.splitlines()
@@ -77,7 +76,7 @@ def test_the_readmes_commands_pin_and_offer_the_declared_tools(
     assert "  check_recall (not declared: never offered)" in lines
     assert "  create_return_label (declared, irreversible, approval confirm)" in lines
 
-    path.write_text(path.read_text().replace(README_PIN_LINE, f'pin = "{pin}"  #'))
+    path.write_text(path.read_text().replace(DOCS_PIN_LINE, f'pin = "{pin}"  #'))
     offered = cli.invoke(app, ["mcp", "tools", "warranty", "--profiles", str(path)])
     assert offered.exit_code == 0, offered.output
     shown = section[section.index("$ signoff mcp tools") :].split("\n", 1)[1]
@@ -89,8 +88,8 @@ def test_the_readmes_commands_pin_and_offer_the_declared_tools(
 def test_a_pin_that_differs_is_shown_beside_the_new_one(
     cli: CliRunner, tmp_path: Path, mcp_server: RunningServer
 ) -> None:
-    path = readme_profile(tmp_path, mcp_server.url)
-    path.write_text(path.read_text().replace(README_PIN_LINE, f'pin = "{"a" * 64}"  #'))
+    path = docs_profile(tmp_path, mcp_server.url)
+    path.write_text(path.read_text().replace(DOCS_PIN_LINE, f'pin = "{"a" * 64}"  #'))
     result = cli.invoke(app, ["mcp", "pin", "warranty", "--profiles", str(path)])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[2] == f"the profile's pin differs: {'a' * 64}"
@@ -107,7 +106,7 @@ def test_a_pin_that_differs_is_shown_beside_the_new_one(
 
 def test_a_server_that_is_down_exits_1_with_one_sentence(cli: CliRunner, tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
-    path = readme_profile(tmp_path, url)
+    path = docs_profile(tmp_path, url)
     result = cli.invoke(app, ["mcp", "pin", "warranty", "--profiles", str(path)])
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == (
@@ -119,7 +118,7 @@ def test_a_server_that_is_down_exits_1_with_one_sentence(cli: CliRunner, tmp_pat
 def test_a_server_or_agent_the_profile_does_not_declare_exits_2(
     cli: CliRunner, tmp_path: Path
 ) -> None:
-    path = readme_profile(tmp_path, README_URL)
+    path = docs_profile(tmp_path, DOCS_URL)
     unknown = cli.invoke(app, ["mcp", "pin", "billing", "--profiles", str(path)])
     assert (unknown.exit_code, unknown.stderr) == (
         2,

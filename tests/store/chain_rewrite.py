@@ -56,3 +56,16 @@ def edit_row(engine: Engine, tenant_id: str, seq: int, reason: str) -> None:
         )
         if engine.dialect.name == "postgresql":
             session.execute(text("ALTER TABLE decisions ENABLE TRIGGER decisions_append_only"))
+
+
+def set_proof(engine: Engine, tenant_id: str, seq: int, proof: str | None) -> None:
+    """Replace one row's stored signed decision (outside the hash: the chain holds)."""
+    with write_transaction(engine) as session:
+        if engine.dialect.name == "postgresql":
+            session.execute(text("ALTER TABLE decisions DISABLE TRIGGER decisions_append_only"))
+        session.execute(
+            text("UPDATE decisions SET proof = :proof WHERE tenant_id = :tenant AND seq = :seq"),
+            {"proof": proof, "tenant": tenant_id, "seq": seq},
+        )
+        if engine.dialect.name == "postgresql":
+            session.execute(text("ALTER TABLE decisions ENABLE TRIGGER decisions_append_only"))

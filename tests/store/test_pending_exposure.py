@@ -13,13 +13,13 @@ from sqlalchemy import Engine
 from activities.store.errors import UnknownOrder
 from activities.store.pending_refunds import (
     hold_pending_refund,
-    list_pending_refunds,
     pending_minor,
     release_pending_refund,
 )
 from activities.store.refunds import execute_refund
 from tests.clock import clock_now
 from tests.store.commands import ACTION_HASH, refund_command
+from tests.store.holds import list_pending_refunds
 from workflows.actions import PendingRefundHold, PendingRefundRelease
 
 NOW = clock_now()

@@ -32,6 +32,9 @@ def make_old_store(store: Engine) -> str:
             text("SELECT id, tenant_id, display_name, roles, password_hash FROM reviewers")
         ).all()
         connection.execute(text("DROP TABLE ui_sessions"))
+        connection.execute(text("DROP TABLE passkeys"))  # revision 0006_passkeys', later
+        connection.execute(text("DROP TABLE intake_deliveries"))  # revision 0006_intake's
+        connection.execute(text("DROP TABLE connector_breakers"))
         connection.execute(text("DROP TABLE api_tokens"))  # revision 0005_accounts', later
         connection.execute(text("DROP TABLE waiting_actions"))  # revision 0002's, later
         for index in ("ix_decisions_tenant_reviewer_seq", "ix_decisions_tenant_kind_seq"):
@@ -39,6 +42,7 @@ def make_old_store(store: Engine) -> str:
         connection.execute(text("ALTER TABLE decision_nonces DROP COLUMN effect_key"))  # 0004's
         connection.execute(text("DROP TABLE customer_replies"))  # revision 0005's, later
         connection.execute(text("DROP TABLE tool_effects"))
+        connection.execute(text("ALTER TABLE decisions DROP COLUMN proof"))  # 0006's
         connection.execute(text("DROP TABLE reviewers"))
         connection.execute(text(OLD_REVIEWERS))
         for row in rows:

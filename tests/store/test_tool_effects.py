@@ -14,7 +14,7 @@ from activities.store.database import use_session
 from activities.store.effect_proofs import ProofCheck
 from activities.store.reviewer_accounts import set_active
 from activities.store.schema import DecisionRow, ToolEffect
-from activities.store.tool_effects import claim_effect, finish_effect
+from activities.store.tool_effects import claim_effect, fail_effect, finish_effect
 from signoff.config.profiles import load_profile_file
 from tests.admin import ADMIN
 from tests.store.proofs import PROOF_KEYS, RUN_ID, signed_approval
@@ -141,3 +141,23 @@ def test_auto_needs_no_proof_but_still_its_own_run(seeded_engine: Engine) -> Non
     stranger = ProofCheck(keys=PROOF_KEYS, caller_run_id="rogue-1")
     claim = claim_effect(seeded_engine, command(voucher_action("20"), []), stranger, auto)
     assert claim.status == "refused" and "only the run itself" in claim.message
+
+
+def test_a_tool_that_answered_with_an_error_is_refused_on_the_record_once(
+    seeded_engine: Engine,
+) -> None:
+    """An MCP tool's error result: the row is `failed`, a `refused` audit row says why,
+    and a retry of the key answers the same refusal without running the tool again."""
+    action = voucher_action()
+    sent = command(action, [signed_approval(seeded_engine, action, "alice")])
+    assert claim_effect(seeded_engine, sent, CHECK, NEEDS_ONE).status == "go"
+    told = fail_effect(seeded_engine, sent, "the voucher system is closed")
+    assert "answered with an error and did not act: the voucher system is closed" in told
+    with use_session(seeded_engine) as session:
+        row = session.get(ToolEffect, sent.idempotency_key)
+        assert row is not None and (row.status, row.output) == ("failed", told)
+    again = claim_effect(seeded_engine, sent, CHECK, NEEDS_ONE)
+    assert (again.status, again.message) == ("refused", told)
+    assert fail_effect(seeded_engine, sent, "another error") == told  # stored once
+    assert [reason for reason in refusals(seeded_engine) if told in reason] != []
+    assert len([reason for reason in refusals(seeded_engine) if "voucher system" in reason]) == 1

@@ -1,4 +1,4 @@
-"""A team's own tools, added the documented way (README, "Add a tool"): the test
+"""A team's own tools, added the documented way (docs/configuration/add-a-tool.md): the test
 profile `team_profile.toml` names this module in `python_tools`.
 
 `issue_voucher` honours its idempotency key as the docs require of an irreversible

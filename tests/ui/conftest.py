@@ -31,7 +31,8 @@ from activities.store.schema import Order, Refund, Ticket
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
-from signoff.service.pending import list_pending
+from signoff.service.pending import try_state
+from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
 
 PENDING_SECONDS = 30
@@ -153,22 +154,31 @@ def start_run(stack: DevStack, case: RefundCase) -> None:
 
 
 def wait_until_pending(stack: DevStack, case: RefundCase) -> str:
-    """The action hash, once the run waits for a decision and visibility lists it.
+    """The action hash, once the inbox lists the run's request (the store's read model,
+    as `signoff pending` and the inbox read it) and the run's own state waits on it.
 
-    Polls the listing `signoff pending` prints, in process: a CLI process per poll
-    cost seconds on a loaded machine. A thread of its own keeps the event loop apart
-    from Playwright's.
+    Polls in process: a CLI process per poll cost seconds on a loaded machine. A thread
+    of its own keeps the event loop apart from Playwright's.
     """
 
     async def poll() -> str:
         client = await connect(stack.settings())
+        engine = make_engine(stack.settings().resolved_database_url)
         deadline = time.monotonic() + PENDING_SECONDS
-        while True:
-            for item in await list_pending(client, case.tenant_id):
-                if item.run_id == case.run_id:
-                    return item.action.action_hash
-            assert time.monotonic() < deadline, f"{case.run_id} never waited for a decision"
-            await asyncio.sleep(0.2)
+        try:
+            while True:
+                listed = read_pending_page(engine, case.tenant_id, 500).page.items
+                for item in listed:
+                    if item.run_id == case.run_id:
+                        handle = client.get_workflow_handle(case.run_id)
+                        state = await try_state(handle)
+                        waiting = state.pending_actions if state is not None else []
+                        if item.action.action_hash in {a.action_hash for a in waiting}:
+                            return item.action.action_hash
+                assert time.monotonic() < deadline, f"{case.run_id} never waited for a decision"
+                await asyncio.sleep(0.2)
+        finally:
+            engine.dispose()
 
     with ThreadPoolExecutor(max_workers=1) as thread:
         return thread.submit(asyncio.run, poll()).result()

@@ -118,7 +118,10 @@ def test_openapi_documents_only_the_api(ui: TestClient) -> None:
         "/api/approvals/{run_id}/decision",
         "/api/runs/{run_id}",
         "/api/audit",
+        "/api/intake/tickets",
     }
+    intake = schema["paths"]["/api/intake/tickets"]["post"]
+    assert {"200", "202", "401", "422", "503"} <= set(intake["responses"])
     audit = schema["paths"]["/api/audit"]["get"]
     assert {"200", "400", "401", "403", "422"} <= set(audit["responses"])
     decision = schema["paths"]["/api/approvals/{run_id}/decision"]["post"]

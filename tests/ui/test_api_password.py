@@ -5,17 +5,22 @@ password sign-in, here either."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from activities.store import make_engine
 from activities.store.reviewer_accounts import set_active
+from approvals_ui.main import create_app
+from signoff.config.settings import Settings
 from tests.admin import ADMIN
-from tests.ui.test_api_offline import client_for, home
+from tests.ui.test_api_offline import client_for, home, unreachable_connect
 
 HASH = "ab" * 32
 __all__ = ["home"]  # the fixture, shared
@@ -80,3 +85,32 @@ def test_proxy_mode_takes_no_password(home: Path) -> None:
     with client_for(home, auth="proxy") as proxied:
         answer = proxied.get("/api/me", headers=basic("alice", "demo-alice"))
     assert answer.status_code == 403 and "auth proxy" in answer.json()["detail"]
+
+
+async def test_a_burst_of_basic_passwords_is_limited_and_hashed_a_few_at_a_time(
+    home: Path,
+) -> None:
+    """50 wrong Basic passwords for alice at once from one address: each attempt counts
+    when it starts, so only the free ones are hashed and the rest get 429. Then 12
+    wrong passwords from 12 addresses (none limited): all are hashed, never more at
+    once than the cap the sign-in form shares."""
+    settings = Settings(home=home, ui_signin_attempts=3, ui_signin_concurrent_checks=2)
+    app = create_app(settings, temporal_connect=unreachable_connect)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, client=("10.0.0.66", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://ui") as client:
+            answers = await asyncio.gather(
+                *(client.get("/api/me", headers=basic("alice", "guess-1234")) for _ in range(50))
+            )
+        assert Counter(answer.status_code for answer in answers) == {401: 3, 429: 47}
+
+        async def one_guess(address: str) -> int:
+            transport = httpx.ASGITransport(app=app, client=(address, 50000))
+            async with httpx.AsyncClient(transport=transport, base_url="http://ui") as client:
+                answer = await client.get("/api/me", headers=basic("bob", "guess-1234"))
+                return answer.status_code
+
+        codes = await asyncio.gather(*(one_guess(f"10.0.1.{n}") for n in range(12)))
+    assert codes == [401] * 12
+    checks = app.state.password_checks
+    assert 1 <= checks.peak <= 2

@@ -1,7 +1,7 @@
 """An export of the audit can be checked away from the database: the CSV and
 `GET /api/audit` carry each row's seq, prev_hash, row_hash and the exact text its hash
-covers, and README's script (run here exactly as the README prints it, with the
-standard library alone) says the chain holds, and names the row of a tampered export."""
+covers, and the docs' script (run here exactly as docs/operating/audit.md prints it,
+with the standard library alone) says the chain holds, and names the row of a tampered export."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from tests.ui.test_audit_reads import BOB, FORMULA, trail_event
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "verify_audit_export.py"
-README_BLOCK = re.compile(r"<!-- verify_audit_export.py -->\n```python\n(.*?)```", re.S)
+DOCS_BLOCK = re.compile(r"<!-- verify_audit_export.py -->\n```python\n(.*?)```", re.S)
 
 
 @pytest.fixture
@@ -41,8 +41,8 @@ def proxied(tmp_path: Path) -> Iterator[TestClient]:
 
 @pytest.fixture
 def script(tmp_path: Path) -> Path:
-    """The script as the README prints it; the file in scripts/ is the same text."""
-    [text] = README_BLOCK.findall((ROOT / "README.md").read_text())
+    """The script as the docs print it; the file in scripts/ is the same text."""
+    [text] = DOCS_BLOCK.findall((ROOT / "docs" / "operating" / "audit.md").read_text())
     assert text == SCRIPT.read_text()
     copy = tmp_path / "verify_audit_export.py"
     copy.write_text(text)

@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from google.protobuf.json_format import MessageToDict
 from sqlalchemy import Engine
 from temporalio.api.common.v1 import Payloads
+from temporalio.converter import WorkflowSerializationContext
 
 from activities.store import make_engine, seed_demo
 from approvals_ui.main import create_app
@@ -60,8 +61,13 @@ def bearer(store: Engine, name: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-async def sealed_body(home: Path) -> dict[str, Any]:
+async def sealed_body(home: Path, workflow_id: str | None = "run-demo-T1") -> dict[str, Any]:
+    """A payload as the worker seals it for `workflow_id`'s run (None: for no run)."""
     converter = data_converter_for(settings_for(home))
+    if workflow_id is not None:
+        converter = converter.with_context(
+            WorkflowSerializationContext(namespace="default", workflow_id=workflow_id)
+        )
     payloads = await converter.encode([{"text": TICKET_TEXT}])
     return MessageToDict(Payloads(payloads=payloads))
 
@@ -142,7 +148,8 @@ async def test_bad_requests_say_what_was_wrong(
     assert form.status_code == 415
     # A payload sealed under a key this UI does not hold: named, not a crash.
     other = Settings(home=tmp_path, payload_keys="old:" + base64.b64encode(b"o" * 32).decode())
-    sealed = await data_converter_for(other).encode(["x"])
+    demo_run = WorkflowSerializationContext(namespace="default", workflow_id="run-demo-T1")
+    sealed = await data_converter_for(other).with_context(demo_run).encode(["x"])
     unknown = client.post(
         "/api/codec/decode", json=MessageToDict(Payloads(payloads=sealed)), headers=alice
     )
@@ -156,3 +163,31 @@ def test_off_without_keys(tmp_path: Path, store: Engine) -> None:
             "/api/codec/decode", json={"payloads": []}, headers=bearer(store, "alice")
         )
     assert answer.status_code == 404 and "SIGNOFF_PAYLOAD_KEYS" in answer.json()["detail"]
+
+
+async def test_a_reviewer_reads_only_the_payloads_of_their_tenant(
+    client: TestClient, store: Engine, tmp_path: Path
+) -> None:
+    """carol (globex) holds demo's ciphertext, as anyone with the Temporal UI may: 403.
+    A payload of no run opens for an administrator only."""
+    demo = await sealed_body(tmp_path, "run-demo-T1")
+    other = client.post("/api/codec/decode", json=demo, headers=bearer(store, "carol"))
+    assert other.status_code == 403 and "tenant demo" in other.json()["detail"]
+    assert TICKET_TEXT not in other.text
+    globex = await sealed_body(tmp_path, "run-globex-T9")
+    assert client.post("/api/codec/decode", json=globex, headers=bearer(store, "carol")).is_success
+
+    untagged = await sealed_body(tmp_path, None)
+    refused = client.post("/api/codec/decode", json=untagged, headers=bearer(store, "alice"))
+    assert refused.status_code == 403 and "administrator" in refused.json()["detail"]
+    opened = client.post("/api/codec/decode", json=untagged, headers=bearer(store, "admin"))
+    assert opened.status_code == 200 and texts(opened.json()) == [f'{{"text":"{TICKET_TEXT}"}}']
+
+    # What carol seals is sealed with her tenant: alice (demo) cannot open it.
+    sealed = client.post("/api/codec/encode", json=opened.json(), headers=bearer(store, "carol"))
+    assert (
+        client.post(
+            "/api/codec/decode", json=sealed.json(), headers=bearer(store, "alice")
+        ).status_code
+        == 403
+    )

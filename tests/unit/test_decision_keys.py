@@ -48,7 +48,8 @@ def service(tmp_path: Path) -> Settings:
 
 
 def worker_host(tmp_path: Path, service_settings: Settings) -> Settings:
-    """A host given only the service's public key set, as the README says to."""
+    """A host given only the service's public key set, as docs/operating/decision-keys.md
+    says to."""
     settings = Settings(home=tmp_path / "worker")
     settings.home.mkdir(parents=True, exist_ok=True)
     shutil.copy2(service_settings.public_keys_path, settings.public_keys_path)

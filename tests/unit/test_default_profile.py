@@ -1,5 +1,5 @@
 """The built-in profile is today's support agent: every value is the code's own, so that
-`make demo` and the README's first run work unchanged once runs take their profile."""
+`make demo` and the docs' first run work unchanged once runs take their profile."""
 
 from __future__ import annotations
 

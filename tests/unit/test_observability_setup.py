@@ -78,7 +78,7 @@ def test_secrets_are_blanked_in_messages_and_tracebacks(tmp_path: Path) -> None:
     settings = Settings(
         home=tmp_path,
         anthropic_api_key=KEY,
-        reviewer_token="d" * 40,
+        token="d" * 40,
         database_url="postgresql+psycopg://signoff:pg-secret-pass@db/signoff",
         migration_database_url="postgresql+psycopg://owner:pg-owner-pass@db/signoff",
     )

@@ -6,15 +6,18 @@ import base64
 
 import pytest
 from temporalio.api.common.v1 import Payload
+from temporalio.converter import ActivitySerializationContext, WorkflowSerializationContext
 
 from signoff.config.data_converter import data_converter, data_converter_for
 from signoff.config.payload_codec import EncryptionCodec
 from signoff.config.payload_keys import (
     KEY_ID_METADATA,
+    TENANT_METADATA,
     PayloadCipher,
     PayloadDecryptError,
     PayloadKeyError,
     parse_payload_keys,
+    sealed_tenant,
 )
 from signoff.config.settings import Settings
 
@@ -82,3 +85,33 @@ async def test_an_unknown_key_id_is_named() -> None:
     [sealed] = await codec(f"old:{OTHER_KEY}").encode([Payload(data=b"1")])
     with pytest.raises(PayloadDecryptError, match="'old'"):
         await codec(f"k1:{SECRET_KEY}").decode([sealed])
+
+
+async def test_a_runs_payload_is_sealed_with_its_tenant() -> None:
+    """Given the workflow (the SDK's serialization context), the codec seals the run's
+    tenant with the payload: relabelled to another tenant, it no longer opens."""
+    sealing = codec(f"k1:{SECRET_KEY}")
+    plain = Payload(metadata={"encoding": b"json/plain"}, data=b"1")
+    for context in (
+        WorkflowSerializationContext(namespace="default", workflow_id="run-demo-T1"),
+        ActivitySerializationContext(
+            namespace="default",
+            activity_id="1",
+            activity_type="read_ticket",
+            activity_task_queue="signoff",
+            workflow_id="run-demo-T1",
+            workflow_type="AgentRun",
+            is_local=False,
+        ),
+    ):
+        [sealed] = await sealing.with_context(context).encode([plain])
+        assert sealed_tenant(sealed) == "demo"
+        assert await sealing.decode([sealed]) == [plain]  # opening needs no context
+        relabelled = Payload()
+        relabelled.CopyFrom(sealed)
+        relabelled.metadata[TENANT_METADATA] = b"globex"
+        with pytest.raises(PayloadDecryptError, match="does not authenticate"):
+            await sealing.decode([relabelled])
+    other = WorkflowSerializationContext(namespace="default", workflow_id="not-a-run")
+    [untagged] = await sealing.with_context(other).encode([plain])
+    assert sealed_tenant(untagged) is None and await sealing.decode([untagged]) == [plain]

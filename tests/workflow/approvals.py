@@ -92,6 +92,7 @@ async def gate_run(
     (`refunds` replaces the refund activities, e.g. by a ledger that fails; `audit` the
     audit's, e.g. by one that waits)."""
     max_age = overrides.pop("decision_max_age", SKIPPING_MAX_AGE)
+    effects: ToolEffects | None = overrides.pop("effects", None)
     task_queue = new_task_queue()
     values: dict[str, Any] = {"ticket_id": "T-1042", "deadline": APPROVAL_RUN_DEADLINE}
     values.update(overrides)
@@ -106,6 +107,7 @@ async def gate_run(
         audit,
         decision_max_age=max_age,
         profiles=profiles,
+        effects=effects,
     ):
         yield await start(env.client, request, task_queue)
 
@@ -122,12 +124,14 @@ def gate_worker(
     decision_max_age: timedelta = SKIPPING_MAX_AGE,
     workflows: Sequence[type] = (AgentRun,),
     profiles: LoadedProfiles | None = None,
+    effects: ToolEffects | None = None,
 ) -> Worker:
     """A worker of `workflows` on `task_queue`, with the real gateway and store
     activities, the signed decisions' verifier and the fake `model`; its effects judge
-    tool calls by `profiles` (the built-in file when None)."""
+    tool calls by `profiles` (the built-in file when None), unless `effects` replaces
+    them (a tenant's helpdesk connector)."""
     refunds = refunds or RefundActivities(engine, TEST_KEYS)
-    effects = ToolEffects(
+    effects = effects or ToolEffects(
         engine,
         TEST_KEYS,
         profiles or load_profile_file(BUILTIN_PROFILES),

@@ -20,7 +20,7 @@ from sqlalchemy import Engine
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.testing import WorkflowEnvironment
 
-from activities.store.pending_refunds import list_pending_refunds
+from tests.store.holds import list_pending_refunds
 from tests.workflow.approvals import (
     POLL_SECONDS,
     WAIT_SECONDS,

@@ -1,5 +1,5 @@
 """`send_reply`, the second irreversible tool: the reply leaves the company. On the
-built-in profile it is `auto` (sent at once, the README's first run unchanged); on the
+built-in profile it is `auto` (sent at once, the docs' first run unchanged); on the
 shipped strict profile a reviewer sees the exact draft and confirms it, and nothing is
 sent until then; a rejection sends nothing and tells the model. The gate is not about
 money."""

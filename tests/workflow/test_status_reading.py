@@ -15,9 +15,7 @@ from typer.testing import CliRunner, Result
 
 from signoff.config.settings import get_settings
 from signoff.config.temporal_service import TemporalService
-from signoff.service import run_listing
 from signoff.service.run_reading import (
-    QUERY_TIMEOUT,
     RunNotFound,
     describe_run,
     run_outcome,
@@ -119,7 +117,3 @@ async def test_an_unknown_run_is_not_found(
     shown = await asyncio.to_thread(status_cli, time_skipping_env, monkeypatch, "run-demo-nope")
     assert shown.exit_code == 2
     assert "No run with id 'run-demo-nope'" in shown.stderr
-
-
-def test_the_query_waits_as_long_as_the_inbox_waits() -> None:
-    assert QUERY_TIMEOUT == run_listing.QUERY_TIMEOUT

@@ -1,4 +1,4 @@
-"""The scenario file format (YAML), validated by pydantic; see README, "Scenario evals".
+"""The scenario file format (YAML), validated by pydantic; see docs/evals.md.
 
 One file is one scenario: the store state it starts from, the ticket and the model of
 the run, what the reviewers do with each pending action, an optional fault, and what

@@ -1,0 +1,1 @@
+"""Clients of outside systems (a tenant's helpdesk), each behind a circuit breaker."""

@@ -1,0 +1,102 @@
+"""`POST /api/intake/tickets`: tickets from a helpdesk's signed webhook.
+
+No session, cookie or token: the signature is the credential, and the tenant is the
+one whose secret verified it (signoff/service/intake.py). The secrets file is read on
+each delivery, so that a rotation needs no restart. Every refusal is JSON naming its
+`reason` beside the `detail`: 401 unsigned, bad_signature or stale; 422 malformed;
+503 when this server cannot take deliveries now (its secrets file, its store or
+Temporal), which a helpdesk retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+from typing import Literal
+
+from fastapi import APIRouter, Request, status
+from fastapi.responses import JSONResponse
+
+from approvals_ui.api_models import ApiModel
+from approvals_ui.deps import EngineDep, SettingsDep, TemporalProvider, TemporalUnavailable
+from signoff.config.helpdesks import HelpdeskConfigError, load_intake_secrets
+from signoff.service.intake import MAX_BODY_BYTES, IntakeRefused, StoreError, receive_ticket
+
+router = APIRouter(prefix="/api/intake", tags=["intake"])
+log = logging.getLogger("approvals_ui")
+
+
+class IntakeAnswer(ApiModel):
+    tenant_id: str
+    ticket_id: str
+    run_id: str
+    replayed: bool
+
+
+class IntakeError(ApiModel):
+    detail: str
+    reason: Literal["unsigned", "bad_signature", "stale", "malformed", "unavailable"]
+
+
+def _refusal(status_code: int, reason: str, detail: str) -> JSONResponse:
+    return JSONResponse({"detail": detail, "reason": reason}, status_code=status_code)
+
+
+@router.post(
+    "/tickets",
+    summary="Receive a ticket from a helpdesk's signed webhook and start its triage",
+    description="Signed as Zendesk signs (`X-Zendesk-Webhook-Signature`, "
+    "`X-Zendesk-Webhook-Signature-Timestamp`) or in the generic format "
+    "(`X-Signoff-Signature`, `X-Signoff-Timestamp`): base64 HMAC-SHA256 of the timestamp "
+    "followed by the body, under the tenant's signing secret. 202: a new ticket and its "
+    "triage; 200: this delivery came before, and nothing new was started.",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=IntakeAnswer,
+    responses={
+        200: {"model": IntakeAnswer},
+        401: {"model": IntakeError},
+        422: {"model": IntakeError},
+        503: {"model": IntakeError},
+    },
+)
+async def receive(request: Request, engine: EngineDep, settings: SettingsDep) -> JSONResponse:
+    body = await _body(request)
+    if body is None:
+        return _refusal(422, "malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
+    try:
+        secrets = await asyncio.to_thread(load_intake_secrets, settings.intake_secrets)
+    except HelpdeskConfigError:
+        log.warning("intake: SIGNOFF_INTAKE_SECRETS names a file that cannot be used")
+        return _refusal(503, "unavailable", "The intake is not configured here; try later.")
+    provider: TemporalProvider = request.app.state.temporal
+    try:
+        accepted = await receive_ticket(
+            engine, provider.get, settings, secrets, (request.headers, body), datetime.now(UTC)
+        )
+    except IntakeRefused as refused:
+        return _refusal(refused.status_code, refused.reason, refused.message)
+    except StoreError as error:  # a tenant in the secrets file but not in the store
+        return _refusal(503, "unavailable", f"The ticket could not be stored: {error}")
+    except TemporalUnavailable:  # the ticket is stored: the helpdesk's retry starts it
+        return _refusal(503, "unavailable", "Temporal cannot be reached; send it again later.")
+    answer = IntakeAnswer(
+        tenant_id=accepted.tenant_id,
+        ticket_id=accepted.ticket_id,
+        run_id=accepted.run_id,
+        replayed=accepted.replayed,
+    )
+    code = status.HTTP_200_OK if accepted.replayed else status.HTTP_202_ACCEPTED
+    return JSONResponse(answer.model_dump(), status_code=code)
+
+
+async def _body(request: Request) -> bytes | None:
+    """The body, read no further than the limit; None when it is longer."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,80 @@
+"""A triage started by the deployment itself (a helpdesk's webhook), not by a person.
+
+The request carries what `signoff triage` gives one: the settings' model (the triage
+script when the model is scripted), budgets and limits for the agent run it may start.
+The workflow id is derived from the request id, and a workflow id is never reused: a
+delivery sent again, even after its triage ended, finds the first triage and starts
+nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from temporalio.client import Client
+from temporalio.common import WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from signoff.config.run_limits import limits_from_settings
+from signoff.config.settings import Settings, parse_model
+from signoff.config.telemetry import run_trace
+from workflows.contracts import ModelRef
+from workflows.triage import TriageTicket
+from workflows.triage_contracts import TriageRequest
+
+# The script a scripted triage classifies with (as `signoff triage`).
+TRIAGE_SCRIPT = "triage"
+
+
+def triage_id(tenant_id: str, request_id: str) -> str:
+    return f"triage-{tenant_id}-{request_id}"
+
+
+def triage_request(
+    settings: Settings,
+    tenant_id: str,
+    ticket_id: str,
+    request_id: str,
+    *,
+    actor_id: str | None = None,
+    model: str | None = None,
+) -> TriageRequest:
+    """The request of a triage: by `actor_id` (already authenticated by the face; None
+    for the deployment's service identity), on `model` (None: SIGNOFF_MODEL). A
+    scripted model classifies with the triage script, unless a script was named.
+
+    Raises ModelChoiceError for a model it cannot understand, and pydantic's
+    ValidationError for input that is not valid."""
+    agent_model = parse_model(model or settings.model, settings)
+    triage_model = agent_model
+    if agent_model.scripted and (model is None or model.strip() == "scripted"):
+        triage_model = ModelRef(provider="scripted", model_id=TRIAGE_SCRIPT)
+    return TriageRequest(
+        tenant_id=tenant_id,
+        actor_id=actor_id or settings.service_actor,
+        request_id=request_id,
+        trace_id=uuid.uuid4().hex,
+        ticket_id=ticket_id,
+        policy_version=settings.policy_version,
+        model=triage_model,
+        agent_model=agent_model,
+        max_tokens=settings.max_tokens,
+        agent_limits=limits_from_settings(settings, agent_model),
+    )
+
+
+async def ensure_triage(client: Client, settings: Settings, request: TriageRequest) -> str:
+    """Start the triage unless its workflow id was ever used; its workflow id."""
+    workflow_id = triage_id(request.tenant_id, request.request_id)
+    try:
+        with run_trace(request.trace_id):
+            await client.start_workflow(
+                TriageTicket.run,
+                request,
+                id=workflow_id,
+                task_queue=settings.task_queue,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            )
+    except WorkflowAlreadyStartedError:
+        pass  # started before, by this delivery: nothing new
+    return workflow_id
