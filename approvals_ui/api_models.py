@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -96,7 +97,22 @@ class DecisionBody(ApiModel):
 
     action_hash: str = Field(pattern=r"^[0-9a-f]{64}$")
     verdict: Verdict
-    reason: str = Field(default="", max_length=2000, description="Required to reject.")
+    reason: str = Field(
+        default="", max_length=2000, description="Required to reject, and to approve with edits."
+    )
+    category: str | None = Field(
+        default=None,
+        max_length=64,
+        description="Required to reject: wrong_amount, not_eligible, needs_more_information, "
+        "suspected_fraud or other. The agent is told it.",
+    )
+    edits: dict[str, Annotated[str, Field(max_length=4000)]] | None = Field(
+        default=None,
+        max_length=16,
+        description="Approve with changes: the arguments the tool's policy lets a reviewer "
+        'edit, e.g. {"amount": "50.00"} (lowered only) or {"text": "..."} for send_reply. '
+        "The edited action gets its own hash; the answer names it.",
+    )
 
 
 class AuditEntry(ApiModel):
@@ -106,6 +122,7 @@ class AuditEntry(ApiModel):
     seq: int = Field(description="Place in the tenant's hash chain, from 1.")
     kind: str = Field(
         description="approved, rejected, expired, voided, denied, cancelled, refused, "
+        "edited (a reviewer changed the action; the edited one has its own rows), "
         "first_approval (one of two approvals) or executed (the refund, with its id)."
     )
     decided_at: datetime

@@ -17,6 +17,7 @@ from approvals_ui.time_format import utc_text
 from signoff.service.pending import time_left
 from workflows.actions import DecisionRecord
 from workflows.contracts import RunState
+from workflows.reject_reasons import labelled
 
 QUOTE_CHARS = 200
 # What each tool call means, said as something the agent did.
@@ -32,6 +33,7 @@ DECISION_WORDS = {
     "denied": "was refused by policy",
     "cancelled": "ended unanswered when the run stopped",
     "refused": "saw a decision attempt refused",
+    "edited": "was edited before approval",
 }
 
 
@@ -102,7 +104,8 @@ def did(state: RunState) -> str:
 def _decision(record: DecisionRecord) -> str:
     what = DECISION_WORDS.get(record.kind, record.kind)
     by = f" by {record.reviewer_id}" if record.reviewer_id and record.kind != "expired" else ""
-    why = f" (“{_quote(record.reason)}”)" if record.reason and record.kind != "approved" else ""
+    reason = labelled(record.category, record.reason)
+    why = f" (“{_quote(reason)}”)" if reason and record.kind != "approved" else ""
     refund = f"the refund of {record.amount} {record.currency or ''}".rstrip()
     subject = refund if record.amount else "a refund request"
     return f"{subject} {what}{by} at {utc_text(record.at)}{why}"

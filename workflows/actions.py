@@ -33,10 +33,17 @@ REFUND_APPROVER_ROLE = "refund_approver"
 
 ApprovalMode = Literal["auto", "confirm", "review", "deny"]
 Verdict = Literal["approve", "reject"]
+# Why a reviewer rejected, in a form the agent can act on (`workflows/reject_reasons.py`
+# says what each tells the model).
+RejectCategory = Literal[
+    "wrong_amount", "not_eligible", "needs_more_information", "suspected_fraud", "other"
+]
 # `refused`: a decide attempt that reached the run but failed verification (a forged or
 # stale proof, a replayed nonce, a reviewer the store no longer lets decide).
+# `edited`: a reviewer changed the action's editable arguments; an edited action
+# (`workflows/action_edits.py`) with its own hash takes its place.
 DecisionKind = Literal[
-    "approved", "rejected", "expired", "voided", "denied", "cancelled", "refused"
+    "approved", "rejected", "expired", "voided", "denied", "cancelled", "refused", "edited"
 ]
 
 
@@ -60,13 +67,15 @@ class ActionState(Contract):
         return max(0, self.paid_minor - self.refunded_minor)
 
 
-class DecisionRecord(Contract):
+class DecisionRecord(WireContract):
     """One line of the decision trail: who decided what on which action, and why.
 
     The order, amount and currency of the action travel with the record, so that the
     trail of a rejected, expired or voided action still says what it was about. They
     are None in records written before they were added.
     """
+
+    WIRE_OMITS = ("category",)
 
     action_hash: str
     kind: DecisionKind
@@ -76,6 +85,8 @@ class DecisionRecord(Contract):
     order_id: str | None = None
     amount: str | None = None
     currency: str | None = None
+    # A rejection's category; None for other kinds and for records written before it.
+    category: RejectCategory | None = None
 
 
 class DecisionEvent(Contract):
@@ -105,7 +116,15 @@ class DecisionEvent(Contract):
 
 
 class PendingAction(WireContract):
-    WIRE_OMITS = ("approvals", "supersedes", "note", "pending_minor")
+    WIRE_OMITS = (
+        "approvals",
+        "supersedes",
+        "note",
+        "pending_minor",
+        "editable",
+        "edited_by",
+        "proposed",
+    )
 
     action_hash: str
     tool_use_id: str
@@ -129,6 +148,13 @@ class PendingAction(WireContract):
     # The other refunds still pending on the order (of this run and of other runs) when
     # the mode was judged; 0 on actions judged per call, before exposure counted.
     pending_minor: int = 0
+    # The arguments a reviewer may change before approving (the tool policy's
+    # `editable`); none on an action that is itself an edit.
+    editable: list[str] = []
+    # On an edited action: who edited it and the arguments the agent proposed. Its
+    # `supersedes` is the proposed action's hash, so its own hash names the original.
+    edited_by: str | None = None
+    proposed: dict[str, str] | None = None
 
 
 # A base64url string as WebAuthn sends it (no padding); the longest part, the client
@@ -152,7 +178,7 @@ class PasskeyAssertion(Contract):
     user_handle: Base64Url | None = None
 
 
-class Decision(Contract):
+class Decision(WireContract):
     """The input of the `decide` update, sent by the CLI or the reviewer UI.
 
     What it claims (reviewer, roles, tenant) proves nothing by itself: the proof is the
@@ -160,6 +186,8 @@ class Decision(Contract):
     `workflows/decision_proof.py`). The four proof fields are None only in decisions
     recorded before proofs existed.
     """
+
+    WIRE_OMITS = ("original_hash", "edits", "category")
 
     action_hash: Annotated[str, Field(min_length=64, max_length=64, pattern=r"^[0-9a-f]{64}$")]
     verdict: Verdict
@@ -173,6 +201,14 @@ class Decision(Contract):
     # its Ed25519 signature over `signed_document`.
     key_id: Annotated[str, Field(pattern=KEY_ID_PATTERN)] | None = None
     signature: Annotated[str, Field(pattern=SIGNATURE_PATTERN)] | None = None
+    # An approval with changes: `action_hash` is the edited action's, `original_hash`
+    # the proposed one's, and `edits` the arguments the reviewer changed (all signed).
+    original_hash: (
+        Annotated[str, Field(min_length=64, max_length=64, pattern=r"^[0-9a-f]{64}$")] | None
+    ) = None
+    edits: dict[str, Annotated[str, Field(max_length=4000)]] | None = None
+    # A rejection's category (signed); None on approvals.
+    category: RejectCategory | None = None
     # The reviewer's passkey over this decision, where the policy asks for a step-up
     # (`passkey_above`); not part of the signed document, whose hash it signs.
     passkey: PasskeyAssertion | None = None
@@ -191,12 +227,17 @@ class Decision(Contract):
             issued_at=self.issued_at,
             nonce=self.nonce,
             key_id=self.key_id,
+            original_hash=self.original_hash,
+            edits=self.edits,
+            category=self.category,
         )
 
 
 class DecisionResult(Contract):
+    # With `edited`, `action_hash` is the edited action's: it is carried out after a
+    # last check, or waits for a second reviewer when its exposure needs one.
     action_hash: str
-    status: Literal["approved", "rejected", "approval_recorded"]
+    status: Literal["approved", "rejected", "approval_recorded", "edited"]
     message: str
 
 

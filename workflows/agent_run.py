@@ -218,6 +218,9 @@ class AgentRun:
                 continue
             results = await self._run_tools(turn.tool_calls)
             self._answer(reply, turn.tool_calls, results, failures)
+            if self._gate.fraud is not None:
+                # The results are in the conversation; the model is not asked again.
+                raise RunEnded("failed", "suspected_fraud", self._gate.fraud)
 
     async def _offer_mcp_tools(self) -> None:
         """The declared MCP servers' tools this run may offer, once, at its start; a

@@ -31,6 +31,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.action_edits import edited_action
     from workflows.actions import (
         Decision,
         DecisionRecord,
@@ -50,7 +51,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.reviewer_notices import ReviewerNotices
     from workflows.write_order import NoOrder, WriteTurn
 
-Resolution = Literal["approved", "rejected", "expired"]
+Resolution = Literal["approved", "rejected", "expired", "edited"]
 
 
 def _ignore(text: str) -> None:
@@ -75,6 +76,8 @@ class ApprovalGate(GateResults):
     voided: set[str] = field(default_factory=set)
     # The signed approvals of each action, in order: the effect's proof.
     proofs: dict[str, list[Decision]] = field(default_factory=dict)
+    # The edited action that takes the place of each action a reviewer edited.
+    edits: dict[str, PendingAction] = field(default_factory=dict)
     # Each action's tool hooks: what it is called, for the messages of its decisions.
     hooks: dict[str, GateHooks] = field(default_factory=dict)
     # When each expired action expired, to tell a late reviewer how long ago.
@@ -95,10 +98,16 @@ class ApprovalGate(GateResults):
 
     def validate(self, decision: Decision) -> None:
         """The update validator: raise to refuse, write nothing."""
-        action = self.pending.get(decision.action_hash)
-        if action is None or decision.action_hash in self.resolutions:
-            raise ApplicationError(self._why_not_pending(decision.action_hash), type="NotPending")
+        digest = decision.original_hash or decision.action_hash
+        action = self.pending.get(digest)
+        if action is None or digest in self.resolutions:
+            raise ApplicationError(self._why_not_pending(digest), type="NotPending")
         try:
+            if decision.original_hash is not None or decision.edits is not None:
+                self._edited(action, decision)
+                # An approval of the original does not count for its edit: only the
+                # edit's own approvals do, so the original's approvers may edit too.
+                action = action.model_copy(update={"approvals": []})
             check_decision(
                 action,
                 decision,
@@ -109,13 +118,41 @@ class ApprovalGate(GateResults):
         except DecisionRefused as refused:
             raise ApplicationError(str(refused), type="DecisionRefused") from None
 
+    def _edited(self, original: PendingAction, decision: Decision) -> PendingAction:
+        """The edited action the decision approves; DecisionRefused when it does not
+        match what was signed, or the edit is not allowed."""
+        if decision.original_hash is None or decision.edits is None:
+            raise DecisionRefused("An edit names both the original action and its edits.")
+        if decision.verdict != "approve":
+            raise DecisionRefused("Only an approval carries edits; reject the request as it is.")
+        if not decision.reason.strip():
+            raise DecisionRefused("Say why you changed it: the agent is told your reason.")
+        edited = edited_action(
+            original,
+            decision.edits,
+            editor=decision.reviewer_id,
+            run_id=workflow.info().workflow_id,
+        )
+        if edited.action_hash != decision.action_hash:
+            raise DecisionRefused(
+                "The decision's hash is not the hash of the edited action; open the request "
+                "again and edit it there."
+            )
+        return edited
+
     def decide(self, decision: Decision) -> DecisionResult:
+        if decision.original_hash is not None:
+            return self._decide_edit(decision)
         action = self.pending[decision.action_hash]
         kind: Literal["approved", "rejected"] = (
             "approved" if decision.verdict == "approve" else "rejected"
         )
         record = trail_record(
-            action, kind, reviewer_id=decision.reviewer_id, reason=decision.reason
+            action,
+            kind,
+            reviewer_id=decision.reviewer_id,
+            reason=decision.reason,
+            category=(decision.category or "other") if kind == "rejected" else None,
         )
         self.decisions.append(record)
         self.recorder.signed[len(self.decisions) - 1] = decision  # the audit writes it
@@ -146,6 +183,39 @@ class ApprovalGate(GateResults):
             message=f"Approved. The {self._noun(action)} is carried out once, after a last check.",
         )
 
+    def _decide_edit(self, decision: Decision) -> DecisionResult:
+        """The original ends as `edited`; the edited action, with this approval as its
+        first, waits in its place (the gate judges its mode on its own arguments)."""
+        assert decision.original_hash is not None
+        original = self.pending[decision.original_hash]
+        edited = self._edited(original, decision)
+        self.decisions.append(
+            trail_record(
+                original,
+                "edited",
+                reviewer_id=decision.reviewer_id,
+                reason=f"{edited.note} {decision.reason}",
+            )
+        )
+        approval = trail_record(
+            edited, "approved", reviewer_id=decision.reviewer_id, reason=decision.reason
+        )
+        self.decisions.append(approval)
+        self.recorder.signed[len(self.decisions) - 1] = decision
+        self.proofs[edited.action_hash] = [decision]
+        self.hooks[edited.action_hash] = self.hooks[original.action_hash]
+        self.edits[original.action_hash] = edited.model_copy(update={"approvals": [approval]})
+        self.resolutions[original.action_hash] = "edited"
+        return DecisionResult(
+            action_hash=edited.action_hash,
+            status="edited",
+            message=(
+                f"Approved with changes. The edited {self._noun(original)} is checked again "
+                "and carried out once; if its amount still needs four eyes, a second "
+                "reviewer must approve the edited version."
+            ),
+        )
+
     def _noun(self, action: PendingAction) -> str:
         hooks = self.hooks.get(action.action_hash)
         return "action" if hooks is None else hooks.noun
@@ -171,6 +241,12 @@ class ApprovalGate(GateResults):
         resolution = self.resolutions.get(digest)
         if resolution == "expired":
             return expired_message(self.expiries[digest], workflow.now())
+        if resolution == "edited":
+            edited = self.edits[digest]
+            return (
+                f"This request was edited by {edited.edited_by}; decide on the edited version "
+                f"({edited.action_hash})."
+            )
         if resolution is not None:
             return f"This request was already decided ({resolution})."
         return "No pending request has this hash in this run; it may have been decided already."
@@ -188,8 +264,12 @@ class ApprovalGate(GateResults):
         state = prepared.state
         supersedes: str | None = None
         note = ""
+        edited: PendingAction | None = None
         while True:
-            action = hooks.action(call, prepared, state, supersedes, note)
+            if edited is None:
+                action = hooks.action(call, prepared, state, supersedes, note)
+            else:  # a reviewer's edit takes the original's place, hold and all
+                action, supersedes, edited = edited, edited.supersedes, None
             self.hooks[action.action_hash] = hooks
             mode, why = hooks.mode(action)
             if mode == "deny":
@@ -213,6 +293,9 @@ class ApprovalGate(GateResults):
                 await hooks.release(action.action_hash)
                 raise
             held = action.action_hash
+            if resolution == "edited":
+                edited = self.edits[held]
+                continue
             if resolution == "rejected":
                 return await self._released(self._rejected(action, hooks), held, hooks)
             if resolution == "expired":
@@ -270,6 +353,9 @@ class ApprovalGate(GateResults):
         self.notices.watch(
             self.request, lambda: self.pending.get(digest), lambda: self.resolutions.get(digest)
         )
+        if action.approvals and len(action.approvals) >= action.required_approvals:
+            # An edit whose own approval is all it needs.
+            self.resolutions[digest] = "approved"
         closing = False
         try:
             await self.recorder.wait(lambda: digest in self.resolutions, action.expires_at)
@@ -300,5 +386,8 @@ class ApprovalGate(GateResults):
                 self.notify(
                     f"{hooks.describe(action)}: {self.resolutions.get(digest, 'run ended')}"
                 )
-        await self.recorder.flush()
+        if self.resolutions[digest] != "edited":
+            # An edit's records are written once its action says how many approvals
+            # it needs (the gate holds it next).
+            await self.recorder.flush()
         return action, self.resolutions[digest]

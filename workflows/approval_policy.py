@@ -154,6 +154,7 @@ def check_decision(
         raise DecisionRefused(expired_message(pending.expires_at, now))
     if decision.verdict == "reject" and not decision.reason.strip():
         raise DecisionRefused("A reason is required to reject.")
+
     if any(
         approval.reviewer_id is not None and same_person(approval.reviewer_id, decision.reviewer_id)
         for approval in pending.approvals

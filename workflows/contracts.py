@@ -63,6 +63,8 @@ OutcomeReason = Literal[
     "cancelled",
     # The worker's own limits (workflows/run_limits.py) could not be read.
     "worker_limits_unavailable",
+    # A reviewer rejected an action as suspected fraud: the agent may not argue.
+    "suspected_fraud",
 ]
 
 

@@ -47,9 +47,16 @@ def signed_document(
     issued_at: datetime,
     nonce: str,
     key_id: str,
+    original_hash: str | None = None,
+    edits: dict[str, str] | None = None,
+    category: str | None = None,
 ) -> dict[str, Any]:
-    """Everything a signature covers: change one field and the signature fails."""
+    """Everything a signature covers: change one field and the signature fails. An
+    edit's original hash and edits, and a rejection's category, are covered when given
+    (a decision without them signs the same document as before they existed)."""
+    optional = {"original_hash": original_hash, "edits": edits, "category": category}
     return {
+        **{name: value for name, value in optional.items() if value is not None},
         "purpose": DOCUMENT_PURPOSE,
         "run_id": run_id,
         "action_hash": action_hash,

@@ -27,12 +27,25 @@ UNSIGNED_DECISION = (
     "This decision carries no proof of who made it. Decide in the reviewer UI, or with "
     "`signoff approve`/`signoff reject` and your password."
 )
+NEEDS_CATEGORY = (
+    "A category is required to reject: wrong_amount, not_eligible, "
+    "needs_more_information, suspected_fraud or other."
+)
+CATEGORY_ON_APPROVAL = "A category goes with a rejection, not with an approval."
 
 
 def refuse_unsigned(decision: Decision) -> None:
-    """Part of the update validator: a decision without a signature never gets in."""
+    """Part of the update validator: a decision without a signature never gets in, nor
+    a rejection without its category (the model is told it), nor an approval with one.
+
+    Here, not in the gate's rules that the handler checks again: decisions recorded
+    before categories existed carry none, and must replay."""
     if decision.signature is None:
         raise ApplicationError(UNSIGNED_DECISION, type="DecisionRefused")
+    if decision.verdict == "reject" and decision.category is None:
+        raise ApplicationError(NEEDS_CATEGORY, type="DecisionRefused")
+    if decision.verdict == "approve" and decision.category is not None:
+        raise ApplicationError(CATEGORY_ON_APPROVAL, type="DecisionRefused")
 
 
 async def verified(

@@ -68,6 +68,7 @@ def new_action(
         expires_at=min(now + ttl, request.deadline),
         supersedes=supersedes,
         note=note,
+        editable=list(policy.editable) if policy is not None else [],
     )
     # The hash every effect computes again from the same fields (recomputed_hash).
     digest = recomputed_hash(unhashed, workflow.info().workflow_id)

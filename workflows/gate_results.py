@@ -12,14 +12,17 @@ This is workflow code: no I/O, and time only through `workflow.now()`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.actions import DecisionKind, DecisionRecord, PendingAction
+    from workflows.action_edits import edit_summary
+    from workflows.actions import DecisionKind, DecisionRecord, PendingAction, RejectCategory
     from workflows.gate_hooks import Effect, GateHooks
     from workflows.gate_store import refund_key
+    from workflows.reject_reasons import FRAUD, LABELS, MAY_PROPOSE, NEXT_STEP
     from workflows.unknown_effects import UNKNOWN_OUTCOME_TEXT, UnknownEffect
 
 
@@ -37,6 +40,8 @@ class GateResults:
     effects: list[str] = field(default_factory=list)
     not_performed: list[str] = field(default_factory=list)
     unknown: list[UnknownEffect] = field(default_factory=list)
+    # Set when a reviewer rejected for suspected fraud: the run ends after this turn.
+    fraud: str | None = None
 
     def _denied(self, action: PendingAction, why: str, hooks: GateHooks) -> GateResult:
         self.decisions.append(trail_record(action, "denied", reason=why))
@@ -48,24 +53,47 @@ class GateResults:
         )
 
     def _rejected(self, action: PendingAction, hooks: GateHooks) -> GateResult:
-        reason = next(
-            (d.reason for d in reversed(self.decisions) if d.action_hash == action.action_hash),
-            "",
+        record = next(
+            (d for d in reversed(self.decisions) if d.action_hash == action.action_hash),
+            None,
         )
-        self.not_performed.append(f"{hooks.describe(action)}: rejected by the reviewer: {reason}")
+        reason = "" if record is None else record.reason
+        # A rejection recorded before categories existed counts as `other`.
+        category: RejectCategory = (record.category if record else None) or "other"
+        label = LABELS[category]
+        self.not_performed.append(
+            f"{hooks.describe(action)}: rejected by the reviewer ({label}): {reason}"
+        )
+        if category == FRAUD:
+            self.fraud = f"{hooks.describe(action)}: rejected as suspected fraud: {reason}"
+        may = "yes" if MAY_PROPOSE[category] else "no"
         return GateResult(
-            f"Refused by the reviewer: {as_sentence(reason)} The {hooks.noun} did not happen. "
-            "Do not retry; propose another way.",
+            f"Rejected by the reviewer: the {hooks.noun} did not happen. Category: {label}. "
+            f"The reviewer's words: {as_sentence(reason)} May you propose something else: "
+            f"{may}. {NEXT_STEP[category]}",
             True,
         )
 
     def _expired(self, action: PendingAction, hooks: GateHooks) -> GateResult:
-        self.not_performed.append(f"{hooks.describe(action)}: no decision before it expired")
+        self.not_performed.append(f"{hooks.describe(action)}: no decision in time")
+        # Not a refusal: no reviewer judged it, so the model must not read it as a "no".
         return GateResult(
-            f"The {hooks.noun} request expired at {action.expires_at.isoformat()} without a "
-            f"decision. The {hooks.noun} did not happen. Do not retry it; tell the customer a "
-            "colleague will follow up.",
+            f"No decision in time: no reviewer decided on the {hooks.noun} before it expired "
+            f"at {action.expires_at.isoformat()}. The {hooks.noun} did not happen. Do not "
+            "retry it; tell the customer a colleague will follow up.",
             True,
+        )
+
+    def _edit_reason(self, action: PendingAction) -> str:
+        return next(
+            (
+                d.reason
+                for d in self.decisions
+                if d.action_hash == action.action_hash
+                and d.kind == "approved"
+                and d.reviewer_id == action.edited_by
+            ),
+            "",
         )
 
     def _unknown(self, action: PendingAction, hooks: GateHooks) -> GateResult:
@@ -90,12 +118,31 @@ class GateResults:
     def _executed(self, action: PendingAction, effect: Effect, hooks: GateHooks) -> GateResult:
         if effect.status == "done":
             self.effects.append(effect.effect or hooks.describe(action))
+            if action.edited_by is not None:
+                # The model proposed other arguments: it is told what was done instead.
+                told = (
+                    f"approved with changes: {edit_summary(action)}; reason: "
+                    f"{self._edit_reason(action)}"
+                )
+                return GateResult(with_review(told, effect.content), False)
             return GateResult(effect.content, False)
         self.not_performed.append(f"{hooks.describe(action)}: {effect.message}")
         return GateResult(
             f"The {hooks.noun} did not happen: {effect.message}. Do not retry it.",
             True,
         )
+
+
+def with_review(told: str, content: str) -> str:
+    """The effect's result with what the reviewer changed: a JSON object gains a `review`
+    key first (a reader of its fields still finds them), any other result a first line."""
+    try:
+        document = json.loads(content)
+    except ValueError:
+        document = None
+    if isinstance(document, dict):
+        return json.dumps({"review": told, **document})
+    return f"{told}\n{content}"
 
 
 def as_sentence(text: str) -> str:
@@ -105,7 +152,12 @@ def as_sentence(text: str) -> str:
 
 
 def trail_record(
-    action: PendingAction, kind: DecisionKind, *, reviewer_id: str | None = None, reason: str = ""
+    action: PendingAction,
+    kind: DecisionKind,
+    *,
+    reviewer_id: str | None = None,
+    reason: str = "",
+    category: RejectCategory | None = None,
 ) -> DecisionRecord:
     """A line of the decision trail, with what the action was about."""
     return DecisionRecord(
@@ -117,4 +169,5 @@ def trail_record(
         order_id=action.targets.get("order_id") or None,
         amount=action.arguments.get("amount"),
         currency=action.arguments.get("currency") or None,
+        category=category,
     )

@@ -33,6 +33,7 @@ from activities.store.errors import StoreError, UnknownTenant
 from activities.store.schema import DecisionRow, Tenant, decimal_to_minor
 from activities.store.waiting_actions import FIRST_APPROVAL, follow_decision
 from workflows.actions import DecisionEvent, RefundCommand
+from workflows.reject_reasons import labelled
 
 EXECUTED = "executed"
 # The event key's tag of an effect the ledger refused (`append_refused_effect`).
@@ -52,6 +53,7 @@ AUDIT_KINDS: tuple[str, ...] = (
     "denied",
     "cancelled",
     "refused",
+    "edited",
     FIRST_APPROVAL,
     EXECUTED,
     ACCOUNT_CHANGE,
@@ -117,7 +119,7 @@ def from_trail(event: DecisionEvent) -> NewEvent:
         action_hash=record.action_hash,
         decided_at=record.at,
         reviewer_id=record.reviewer_id,
-        reason=record.reason,
+        reason=labelled(record.category, record.reason),
         order_id=record.order_id,
         amount_minor=None if record.amount is None else decimal_to_minor(Decimal(record.amount)),
         currency=record.currency,

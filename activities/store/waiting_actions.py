@@ -34,7 +34,16 @@ from workflows.approval_policy import to_minor
 # The audit's kind for an approval that still waits for another (decisions.py).
 FIRST_APPROVAL = "first_approval"
 # Audit kinds after which the action no longer waits.
-WAIT_ENDED_KINDS = ("approved", "rejected", "expired", "voided", "cancelled", "denied")
+# `edited`: the edited action (its own row, from its hold) waits in its place.
+WAIT_ENDED_KINDS = (
+    "approved",
+    "rejected",
+    "expired",
+    "voided",
+    "cancelled",
+    "denied",
+    "edited",
+)
 
 
 def new_row(

@@ -44,7 +44,7 @@ from approvals_ui.security import api_csrf_protect
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
 from signoff.config.settings import MAX_PAGE_SIZE
-from signoff.service.decisions import Decider, DecisionNotAccepted
+from signoff.service.decisions import Choice, Decider, DecisionNotAccepted, InvalidDecision
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.service.passkey_step_up import PasskeyRequired, step_up_for
@@ -197,6 +197,7 @@ async def decide(
             body.action_hash,
             body.verdict,
             body.reason,
+            choice=Choice(category=body.category, edits=body.edits, action=action),
             step_up=step_up_for(
                 request.app.state.passkey_policy,
                 request.app.state.settings,
@@ -206,6 +207,10 @@ async def decide(
                 None,  # this API takes no passkey: the reviewer UI's page does
             ),
         )
+    except InvalidDecision as invalid:
+        # What was wrong with the decision itself (a missing category, an edit its
+        # policy does not allow): nothing was sent.
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(invalid)) from None
     except PasskeyRequired as required:
         raise HTTPException(status.HTTP_403_FORBIDDEN, required.message) from None
     except DecisionNotAccepted as refused:

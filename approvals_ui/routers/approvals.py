@@ -26,13 +26,20 @@ from approvals_ui.lookups import (
 from approvals_ui.passkey_forms import MAX_ASSERTION_CHARS, passkey_answer
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
-from signoff.service.decisions import Decider, DecisionNotAccepted, InvalidDecision
+from signoff.service.decisions import (
+    Choice,
+    Decider,
+    DecisionNotAccepted,
+    InvalidDecision,
+    InvalidHash,
+)
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired, step_up_for
 from signoff.service.passkeys import passkeys_of
 from signoff.service.trajectory import trajectory_or_none
-from workflows.actions import REFUND_APPROVER_ROLE, Verdict
+from workflows.actions import REFUND_APPROVER_ROLE, PendingAction, Verdict
+from workflows.reject_reasons import LABELS
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
 
@@ -140,6 +147,7 @@ async def _detail(
             "trajectory": await trajectory_or_none(client, run_id),
             "refusal": refusal,
             "approver_role": REFUND_APPROVER_ROLE,
+            "reject_categories": list(LABELS.items()),
             "needs_passkey": request.app.state.passkey_policy.needs_passkey,
             "has_passkey": bool(await asyncio.to_thread(passkeys_of, engine, reviewer.id)),
         },
@@ -156,16 +164,18 @@ async def decide(
     action_hash: Annotated[str, Form(max_length=200)],
     verdict: Annotated[Verdict, Form()],
     reason: Annotated[str, Form(max_length=2000)] = "",
+    category: Annotated[str, Form(max_length=64)] = "",
+    edit: Annotated[str, Form(max_length=1)] = "",
     passkey_issued_at: Annotated[str, Form(max_length=64)] = "",
     passkey_nonce: Annotated[str, Form(max_length=64)] = "",
     passkey_assertion: Annotated[str, Form(max_length=MAX_ASSERTION_CHARS)] = "",
 ) -> Response:
     """Sends the signed `decide` update as the signed-in reviewer; the run has the last word.
 
-    Identity, roles and tenant come from the store, never from the form. Where the
-    policy asks for a passkey, the form carries the assertion `passkeys.js` made over
-    the decision's challenge (`passkey_challenge` below), with its draft's issued-at and
-    nonce.
+    Identity, roles and tenant come from the store, never from the form. With `edit`,
+    the form's `edit_<argument>` fields are the reviewer's changes. Where the policy asks
+    for a passkey, the form carries the assertion `passkeys.js` made over the decision's
+    challenge (`passkey_challenge` below), with its draft's issued-at and nonce.
     """
     client, state = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
     action = pending_by_hash(state, action_hash)
@@ -188,6 +198,11 @@ async def decide(
             action_hash,
             verdict,
             reason,
+            choice=Choice(
+                category=category or None,
+                edits=await _edits(request, action) if edit else None,
+                action=action,
+            ),
             step_up=step_up_for(
                 request.app.state.passkey_policy,
                 request.app.state.settings,
@@ -207,7 +222,7 @@ async def decide(
             step_up_refused.message,
             status.HTTP_403_FORBIDDEN,
         )
-    except InvalidDecision:
+    except InvalidHash:
         return await _detail(
             request,
             run_id,
@@ -217,9 +232,21 @@ async def decide(
             "The form did not carry a valid action hash. Reload the page and decide again.",
             status.HTTP_400_BAD_REQUEST,
         )
+    except InvalidDecision as invalid:
+        return await _detail(
+            request, run_id, reviewer, client, engine, str(invalid), status.HTTP_400_BAD_REQUEST
+        )
     except DecisionNotAccepted as refused:
         return await _detail(
             request, run_id, reviewer, client, engine, refused.message, status.HTTP_409_CONFLICT
         )
     session_of(request)["notice"] = result.message
     return RedirectResponse(f"/approvals/{run_id}", status.HTTP_303_SEE_OTHER)
+
+
+async def _edits(request: Request, action: PendingAction | None) -> dict[str, str]:
+    """The `edit_<argument>` fields the form sent, for the arguments the action lets a
+    reviewer edit (any other field is ignored; the run refuses unknown edits anyway)."""
+    form = await request.form()
+    names = action.editable if action is not None else []
+    return {name: value for name in names if isinstance(value := form.get(f"edit_{name}"), str)}

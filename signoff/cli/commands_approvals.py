@@ -29,6 +29,7 @@ from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, sa
 from signoff.config.settings import Settings
 from signoff.service.decisions import INVALID_HASH
 from workflows.actions import Verdict
+from workflows.reject_reasons import CATEGORIES, category_problem
 
 # What the service takes (approvals_ui DecisionBody); checked first, to say it here.
 ACTION_HASH_PATTERN = r"[0-9a-f]{64}"
@@ -59,14 +60,35 @@ def approve_command(
     run_id: Annotated[str, typer.Argument(help="The run waiting for a decision.")],
     action_hash: HashOption,
     reviewer: ReviewerOption,
-    reason: Annotated[str, typer.Option(help="Why you approve (optional).")] = "",
+    reason: Annotated[
+        str, typer.Option(help="Why you approve (optional; required with an edit).")
+    ] = "",
+    amount: Annotated[
+        str | None,
+        typer.Option(
+            help="Approve a lower refund instead, e.g. 50.00 (where the policy lets a "
+            "reviewer edit the amount)."
+        ),
+    ] = None,
+    text: Annotated[
+        str | None,
+        typer.Option(help="Approve send_reply with this text instead of the draft."),
+    ] = None,
     password_stdin: PasswordStdin = False,
     token_stdin: TokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
-    """Approve the exact action with this hash, as REVIEWER (their password is asked)."""
+    """Approve the exact action with this hash, as REVIEWER (their password is asked).
+
+    With --amount or --text, approve it with that change (a new action, a new hash)."""
+    edits = {name: value for name, value in (("amount", amount), ("text", text)) if value}
+    if (amount is not None or text is not None) and not edits:
+        fail("An edit needs a value: give --amount 50.00 or --text '...'.")
+    if edits and not reason.strip():
+        fail("Say why you changed it with --reason: the agent is told your reason.")
     proof = Credential(password_stdin, token_stdin)
-    _decide(run_id, action_hash, reviewer, "approve", reason, proof, json_output)
+    chosen = Chosen(edits=edits or None)
+    _decide(run_id, action_hash, reviewer, "approve", reason, proof, json_output, chosen)
 
 
 def reject_command(
@@ -74,13 +96,33 @@ def reject_command(
     action_hash: HashOption,
     reviewer: ReviewerOption,
     reason: Annotated[str, typer.Option(help="Why you reject it (required).")],
+    category: Annotated[
+        str,
+        typer.Option(
+            help="Why, in a form the agent can use (required): "
+            + ", ".join(CATEGORIES)
+            + ". suspected_fraud ends the run."
+        ),
+    ],
     password_stdin: PasswordStdin = False,
     token_stdin: TokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
-    """Reject the exact action with this hash; the agent is told why and must not retry."""
+    """Reject the exact action with this hash; the agent is told the category and why."""
+    problem = category_problem(category.strip())
+    if problem is not None:
+        fail(problem)
     proof = Credential(password_stdin, token_stdin)
-    _decide(run_id, action_hash, reviewer, "reject", reason, proof, json_output)
+    chosen = Chosen(category=category.strip())
+    _decide(run_id, action_hash, reviewer, "reject", reason, proof, json_output, chosen)
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """A rejection's category, or an approval's edits."""
+
+    category: str | None = None
+    edits: dict[str, str] | None = None
 
 
 def _decide(
@@ -91,6 +133,7 @@ def _decide(
     reason: str,
     credential: Credential,
     as_json: bool,
+    chosen: Chosen,
 ) -> None:
     current = settings()
     if not re.fullmatch(ACTION_HASH_PATTERN, action_hash.strip().lower()):
@@ -99,7 +142,14 @@ def _decide(
     url = current.resolved_decision_service_url
     try:
         result = send_to_service(
-            url, proof, run_id, action_hash.strip().lower(), verdict, reason.strip()
+            url,
+            proof,
+            run_id,
+            action_hash.strip().lower(),
+            verdict,
+            reason.strip(),
+            category=chosen.category,
+            edits=chosen.edits,
         )
     except NotThatReviewer:
         fail(

@@ -67,9 +67,12 @@ def send_to_service(
     action_hash: str,
     verdict: Verdict,
     reason: str,
+    category: str | None = None,
+    edits: dict[str, str] | None = None,
 ) -> DecisionResult:
     """The service's result; raises ServiceRefused (an answer with an error),
-    NotThatReviewer (a token of someone else) or ServiceUnreachable."""
+    NotThatReviewer (a token of someone else) or ServiceUnreachable. `category` goes
+    with a rejection, `edits` with an approval with changes."""
     headers = {"Authorization": credential.header()}
     try:
         with httpx.Client(base_url=url, headers=headers, timeout=REQUEST_SECONDS) as http:
@@ -78,7 +81,15 @@ def send_to_service(
             holder = str(me.get("id", ""))
             if credential.is_token and holder.casefold() != credential.reviewer_id.casefold():
                 raise NotThatReviewer(holder)
-            body = {"action_hash": action_hash, "verdict": verdict, "reason": reason}
+            body: dict[str, Any] = {
+                "action_hash": action_hash,
+                "verdict": verdict,
+                "reason": reason,
+            }
+            if category is not None:
+                body["category"] = category
+            if edits is not None:
+                body["edits"] = edits
             decided = _answer(http.post(f"/api/approvals/{run_id}/decision", json=body))
     except httpx.TransportError:
         raise ServiceUnreachable(url) from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from workflows.actions import DecisionRecord, PendingAction
 from workflows.contracts import RunEvent, RunOutcome, RunState, TurnUsage
+from workflows.reject_reasons import labelled
 
 
 def event_line(event: RunEvent) -> str:
@@ -68,7 +69,8 @@ def decision_lines(decisions: list[DecisionRecord]) -> list[str]:
             if decision.amount
             else ""
         )
-        why = f": {decision.reason}" if decision.reason else ""
+        reason = labelled(decision.category, decision.reason)
+        why = f": {reason}" if reason else ""
         lines.append(
             f"  {decision.at:%Y-%m-%d %H:%M:%S}  {decision.kind}{who}  "
             f"{what}{decision.action_hash[:12]}{why}"

@@ -23,8 +23,11 @@ from temporalio.service import RPCError
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.service.passkey_step_up import NO_STEP_UP, StepUp
 from signoff.service.pending import DECIDE_RPC_TIMEOUT, DecisionNotAccepted, send_decision
-from workflows.actions import Decision, DecisionResult, Verdict
+from workflows.action_edits import edited_action
+from workflows.actions import Decision, DecisionResult, PendingAction, RejectCategory, Verdict
+from workflows.approval_policy import DecisionRefused
 from workflows.decision_proof import NONCE_BYTES
+from workflows.reject_reasons import CATEGORIES, category_problem
 
 UNAVAILABLE = (
     "The run did not answer: Temporal or its worker cannot be reached. Nothing was "
@@ -35,6 +38,12 @@ UNCONFIRMED = (
     "request again (the inbox, or `signoff pending`) before you decide again."
 )
 INVALID_HASH = "That is not a valid action hash: copy the full 64-character hash shown."
+NEEDS_CATEGORY = (
+    "Choose a category to reject: " + ", ".join(CATEGORIES) + ". The agent is told it, with "
+    "your reason."
+)
+EDIT_NEEDS_REASON = "Say why you changed it: the agent is told your reason."
+EDIT_IS_APPROVAL = "Only an approval carries edits; to refuse the action, reject it as it is."
 
 
 @dataclass(frozen=True)
@@ -47,7 +56,58 @@ class Decider:
 
 
 class InvalidDecision(Exception):
-    """The decision cannot even be formed (e.g. a malformed hash); nothing was sent."""
+    """The decision cannot even be formed (a malformed hash, a rejection without a
+    category, an edit its policy does not allow); nothing was sent. The message says
+    what was wrong."""
+
+
+class InvalidHash(InvalidDecision):
+    """The hash given is not an action hash at all (INVALID_HASH)."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the reviewer chose beyond the verdict: a rejection's category, or an
+    approval's edits of `action` (the pending action as the run showed it)."""
+
+    category: str | None = None
+    edits: dict[str, str] | None = None
+    action: PendingAction | None = None
+
+
+def checked_category(verdict: Verdict, category: str | None) -> RejectCategory | None:
+    if verdict == "approve":
+        if category:
+            raise InvalidDecision("A category goes with a rejection, not with an approval.")
+        return None
+    if not category:
+        raise InvalidDecision(NEEDS_CATEGORY)
+    problem = category_problem(category)
+    if problem is not None:
+        raise InvalidDecision(problem)
+    return category  # type: ignore[return-value]  # one of CATEGORIES, checked above
+
+
+def edited_hash(
+    run_id: str, decider: Decider, verdict: Verdict, reason: str, choice: Choice
+) -> str | None:
+    """The hash of the edited action the decision approves; None without edits (an
+    empty set of edits is refused: it must never pass as an approval of the original)."""
+    if choice.edits is None:
+        return None
+    if verdict != "approve":
+        raise InvalidDecision(EDIT_IS_APPROVAL)
+    if not reason.strip():
+        raise InvalidDecision(EDIT_NEEDS_REASON)
+    if choice.action is None:
+        raise InvalidDecision("No pending action has this hash in this run; reload it.")
+    try:
+        edited = edited_action(
+            choice.action, choice.edits, editor=decider.reviewer_id, run_id=run_id
+        )
+    except DecisionRefused as refused:
+        raise InvalidDecision(str(refused)) from None
+    return edited.action_hash
 
 
 class DecisionUnavailable(Exception):
@@ -68,11 +128,20 @@ def draft_decision(
     reason: str,
     now: datetime | None = None,
     nonce: str | None = None,
+    choice: Choice | None = None,
 ) -> Decision:
-    """The decision before its signature: what a passkey's challenge is derived from."""
+    """The decision before its signature: what a passkey's challenge is derived from.
+    With edits it approves the edited action: over its hash, naming the original."""
+    choice = choice or Choice()
+    category = checked_category(verdict, choice.category)
+    edited = edited_hash(run_id, decider, verdict, reason, choice)
+    original = action_hash.strip().lower()
     try:
         return Decision(
-            action_hash=action_hash.strip().lower(),
+            action_hash=edited or original,
+            original_hash=original if edited else None,
+            edits=dict(choice.edits) if edited and choice.edits is not None else None,
+            category=category,
             verdict=verdict,
             reviewer_id=decider.reviewer_id,
             reviewer_roles=list(decider.roles),
@@ -83,7 +152,7 @@ def draft_decision(
             key_id=signer.key_id,
         )
     except ValidationError:
-        raise InvalidDecision(INVALID_HASH) from None
+        raise InvalidHash(INVALID_HASH) from None
 
 
 def signed_decision(
@@ -94,14 +163,18 @@ def signed_decision(
     verdict: Verdict,
     reason: str,
     now: datetime | None = None,
+    choice: Choice | None = None,
     step_up: StepUp = NO_STEP_UP,
 ) -> Decision:
     """The decision, with the proof that a front end authenticated `decider` (and, where
-    the step-up asks, the reviewer's passkey over it: PasskeyRequired, PasskeyRefused)."""
+    the step-up asks, the reviewer's passkey over it: PasskeyRequired, PasskeyRefused).
+    With edits it approves the edited action (`draft_decision`)."""
     answer = step_up.answer
     issued_at = answer.issued_at if answer is not None else now
     nonce = answer.nonce if answer is not None else None
-    draft = draft_decision(signer, run_id, decider, action_hash, verdict, reason, issued_at, nonce)
+    draft = draft_decision(
+        signer, run_id, decider, action_hash, verdict, reason, issued_at, nonce, choice
+    )
     unsigned = step_up.applied(run_id, draft, now or datetime.now(UTC))
     signature = signer.sign(unsigned.signed_document(run_id))
     return unsigned.model_copy(update={"signature": signature})
@@ -116,12 +189,13 @@ async def decide(
     verdict: Verdict,
     reason: str,
     rpc_timeout: timedelta = DECIDE_RPC_TIMEOUT,
+    choice: Choice | None = None,
     step_up: StepUp = NO_STEP_UP,
 ) -> DecisionResult:
     """Sign and send; raises InvalidDecision, PasskeyRequired, PasskeyRefused,
     DecisionNotAccepted or DecisionUnavailable."""
     decision = signed_decision(
-        signer, run_id, decider, action_hash, verdict, reason, step_up=step_up
+        signer, run_id, decider, action_hash, verdict, reason, choice=choice, step_up=step_up
     )
     try:
         return await send_decision(client, run_id, decision, rpc_timeout)
@@ -135,10 +209,12 @@ async def decide(
 
 
 __all__ = [
+    "Choice",
     "Decider",
     "DecisionNotAccepted",
     "DecisionUnavailable",
     "InvalidDecision",
+    "InvalidHash",
     "decide",
     "draft_decision",
     "signed_decision",

@@ -126,6 +126,9 @@ def ended_run_message(state: RunState | None, action_hash: str, now: datetime) -
         return f"{expired_message(last.at, now)} The run has ended."
     if last.kind == "voided":
         return "This request's approval went void (the order changed); the run has ended."
+    if last.kind == "edited":
+        by = f" by {last.reviewer_id}" if last.reviewer_id else ""
+        return f"This request was edited{by} into a new version; the run has ended."
     if last.kind in ("approved", "rejected"):
         by = f" by {last.reviewer_id}" if last.reviewer_id else ""
         return f"This request was already {last.kind}{by}; the run has ended."

@@ -34,7 +34,7 @@ COMMANDS = {
     ),
     "reject": Lazy(
         APPROVALS,
-        "Reject the exact action with this hash; the agent is told why and must not retry.",
+        "Reject the exact action with this hash; the agent is told the category and why.",
     ),
     "triage": Lazy(
         "signoff.cli.commands_triage",

@@ -27,7 +27,7 @@ def signoff(
 
 @pytest.mark.parametrize("verdict", ["approve", "reject"])
 def test_no_terminal_and_no_stdin_option_names_the_credential(tmp_path: Path, verdict: str) -> None:
-    extra = ["--reason", "no photo"] if verdict == "reject" else []
+    extra = ["--reason", "no photo", "--category", "other"] if verdict == "reject" else []
     shown = signoff(tmp_path, verdict, "run-demo-x", "--hash", HASH, "--as", "alice", *extra)
     assert shown.returncode == 2, shown.stderr
     [line] = shown.stderr.strip().splitlines()

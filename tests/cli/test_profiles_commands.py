@@ -94,7 +94,7 @@ def test_show_prints_the_built_in_profile_by_default(cli: CliRunner) -> None:
     assert lines[1] == f"sha256 {load_profile_file(BUILTIN_PROFILES).content_hash}"
     assert (
         "    refund: irreversible, confirm, four eyes above 200.00, expires after 1d, "
-        "approved by refund_approver"
+        "approved by refund_approver, reviewer may edit amount"
     ) in lines
 
 

@@ -96,6 +96,8 @@ def test_approve_and_reject_from_the_terminal(dev_stack: dict[str, str], tmp_pat
             "bob",
             "--reason",
             REJECTION,
+            "--category",
+            "not_eligible",
             "--password-stdin",
             "--json",
         ],
@@ -151,7 +153,7 @@ def test_approve_and_reject_from_the_terminal(dev_stack: dict[str, str], tmp_pat
     assert "no refund was made" in outcome["final_text"]
     assert outcome["effects_performed"] == []
     assert outcome["not_performed"] == [
-        f"refund 45.00 EUR on order C-2210: rejected by the reviewer: {REJECTION}"
+        f"refund 45.00 EUR on order C-2210: rejected by the reviewer (not eligible): {REJECTION}"
     ]
     (rejection,) = outcome["decisions"]
     assert (

@@ -116,7 +116,7 @@ async def test_a_rejected_write_is_told_to_the_model_and_never_reaches_the_serve
         assert (await decide(handle, no)).status == "rejected"
         assert (await handle.result()).status == "completed"
     (result,) = tool_results(model, 1)
-    assert result.is_error and "Refused by the reviewer: not under warranty." in result.content
+    assert result.is_error and "The reviewer's words: not under warranty." in result.content
     assert calls(warranty.state) == []
 
 

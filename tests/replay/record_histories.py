@@ -43,6 +43,7 @@ from signoff.service.run_requests import offered_specs
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
 from tests.workflow.approvals import TEST_KEYS, install_test_keys, signed
+from workflows.action_edits import edited_action
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, Decision, RefundCommand, RefundResult
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, RunRequest, run_id_for
@@ -108,6 +109,8 @@ def decision(
             "reviewer_roles": ["refund_approver"],
             "tenant_id": "demo",
             "reason": reason,
+            # A rejection names its category; these scenarios' reviewers say `other`.
+            "category": "other" if verdict == "reject" else None,
         }
     )
     return signed(unsigned, handle.id)
@@ -160,6 +163,46 @@ async def refund_rejected(client: Client, queue: str, now: datetime) -> Workflow
     await handle.execute_update(
         AgentRun.decide, decision(handle, digest, "bob", "reject", "no photo of the damage")
     )
+    await handle.result()
+    return handle
+
+
+async def refund_edited(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    """The built-in profile lets a reviewer lower the refund: alice approves 50.00 of the
+    89.90 proposed, on the edited action's own hash, naming the original."""
+    request = agent_request("T-1042", now, DEMO, load_profile_file(BUILTIN_PROFILES))
+    handle = await client.start_workflow(
+        AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
+    )
+    await wait_for_pending(handle)
+    state = await handle.query(AgentRun.state)
+    original = state.pending_actions[0]
+    edits = {"amount": "50.00"}
+    edited = edited_action(original, edits, editor="alice", run_id=handle.id)
+    unsigned = Decision.model_validate(
+        {
+            "action_hash": edited.action_hash,
+            "original_hash": original.action_hash,
+            "edits": edits,
+            "verdict": "approve",
+            "reviewer_id": "alice",
+            "reviewer_roles": ["refund_approver"],
+            "tenant_id": "demo",
+            "reason": "goodwill",
+        }
+    )
+    await handle.execute_update(AgentRun.decide, signed(unsigned, handle.id))
+    await handle.result()
+    return handle
+
+
+async def refund_fraud(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+    """A rejection as suspected fraud ends the run; the model is not asked again."""
+    handle = await start_agent(client, queue, "T-1042", now)
+    digest = await wait_for_pending(handle)
+    rejection = decision(handle, digest, "bob", "reject", "five claims on one card")
+    fraud = signed(rejection.model_copy(update={"category": "suspected_fraud"}), handle.id)
+    await handle.execute_update(AgentRun.decide, fraud)
     await handle.result()
     return handle
 
@@ -267,6 +310,8 @@ SCENARIOS: dict[str, Scenario] = {
     "agent_run_refund_approved": refund_approved,
     "agent_run_refund_rejected": refund_rejected,
     "agent_run_four_eyes": four_eyes,
+    "agent_run_refund_edited": refund_edited,
+    "agent_run_refund_fraud": refund_fraud,
     "agent_run_injection": injection_rejected,
     "triage_tracking": triage_tracking,
     "triage_refund": triage_refund,

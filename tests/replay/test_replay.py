@@ -31,6 +31,8 @@ SCENARIO_FILES = {
     "rejected": "agent_run_refund_rejected",
     "expired": "agent_run_refund_expired",
     "four eyes": "agent_run_four_eyes",
+    "approved with changes (edited amount)": "agent_run_refund_edited",
+    "rejected as suspected fraud, run ended": "agent_run_refund_fraud",
     "approval voided because the state changed, then approved": "agent_run_voided_then_approved",
     "policy denial": "agent_run_policy_denial",
     "step budget exhausted": "agent_run_step_budget_exhausted",

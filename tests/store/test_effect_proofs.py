@@ -27,7 +27,8 @@ from tests.store.proofs import (
     signed_approval,
 )
 from tests.workflow.approvals import signed_by_an_impostor
-from workflows.actions import RefundCommand, RefundResult
+from workflows.action_edits import edited_action
+from workflows.actions import PendingAction, RefundCommand, RefundResult
 
 
 async def executed(store: Engine, command: RefundCommand, caller: str = RUN_ID) -> RefundResult:
@@ -124,7 +125,23 @@ def approvers_not_the_signers(store: Engine) -> RefundCommand:
     return command.model_copy(update={"approvers": ["bob"]})
 
 
+def edited_down(store: Engine) -> tuple[PendingAction, PendingAction]:
+    """An action of 20.00 and the action a reviewer's edit to 10.00 makes of it."""
+    original = proven_action(store, 2000).model_copy(update={"editable": ["amount"]})
+    edited = edited_action(original, {"amount": "10.00"}, editor="alice", run_id=RUN_ID)
+    return original, edited
+
+
+def original_approval_for_the_edit(store: Engine) -> RefundCommand:
+    original, edited = edited_down(store)
+    return proven_command(edited, [signed_approval(store, original, "alice")])
+
+
 ATTACKS: dict[str, tuple[Any, str]] = {
+    "the original's approval for its edit": (
+        original_approval_for_the_edit,
+        "not an approval of this action",
+    ),
     "names and no proof": (names_without_proofs, "carries no signed approval"),
     "a forged signature": (forged, "was not signed by a signoff front end"),
     "a proof for another action": (for_another_action, "not an approval of this action"),
@@ -152,6 +169,18 @@ async def test_a_command_without_its_proof_is_refused_and_recorded(
     (row,) = refused_rows(store)
     assert (row.run_id, row.action_hash) == (command.run_id, command.action_hash)
     assert why in row.reason and f"workflow '{RUN_ID}'" in row.reason
+
+
+async def test_an_edited_action_refunds_on_an_approval_of_its_own_hash(store: Engine) -> None:
+    original, edited = edited_down(store)
+    command = proven_command(edited, [signed_approval(store, edited, "alice")])
+
+    result = await executed(store, command)
+
+    assert edited.action_hash != original.action_hash
+    assert result.status == "refunded", result.message
+    (row,) = list_refunds(store, "demo", "C-2210")
+    assert (row.amount_minor, row.action_hash) == (1000, edited.action_hash)
 
 
 async def test_an_approval_signed_with_a_retired_key_is_refused(store: Engine) -> None:

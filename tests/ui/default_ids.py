@@ -34,6 +34,8 @@ def decide_as(
 ) -> None:
     """A decision through `signoff approve/reject`, with the reviewer's own password."""
     args = [verdict, case.run_id, "--hash", action_hash, "--as", reviewer, "--password-stdin"]
+    if verdict == "reject":
+        args += ["--category", "not_eligible"]
     decided = stack.signoff(*args, "--reason", reason, stdin=f"demo-{reviewer}\n")
     assert decided.returncode == 0, decided.stderr
 

@@ -74,7 +74,11 @@ def test_api_decision_refusals_then_approval(proxied: TestClient, pending_case: 
     stale = decide(proxied, run_id, "alice", {**approve, "action_hash": "cd" * 32})
     assert stale.status_code == 409  # type: ignore[attr-defined]
     assert "No pending request has this hash" in stale.json()["detail"]  # type: ignore[attr-defined]
-    no_reason = decide(proxied, run_id, "alice", {**approve, "verdict": "reject"})
+    no_category = decide(proxied, run_id, "alice", {**approve, "verdict": "reject"})
+    assert no_category.status_code == 422  # type: ignore[attr-defined]
+    assert no_category.json()["detail"].startswith("Choose a category to reject: ")  # type: ignore[attr-defined]
+    rejecting = {**approve, "verdict": "reject", "category": "other"}
+    no_reason = decide(proxied, run_id, "alice", rejecting)
     assert no_reason.json() == {"detail": "A reason is required to reject."}  # type: ignore[attr-defined]
     approved = decide(proxied, run_id, "alice", approve)
     assert approved.status_code == 200  # type: ignore[attr-defined]
@@ -93,6 +97,7 @@ def test_api_decision_with_the_session_cookie_and_csrf_header(
         "action_hash": detail["pending_actions"][0]["action_hash"],
         "verdict": "reject",
         "reason": '=HYPERLINK("http://evil.test","photos")',
+        "category": "needs_more_information",
     }
     url = f"/api/approvals/{pending_case.run_id}/decision"
     assert ui.post(url, json=body).status_code == 403  # no X-CSRF-Token
@@ -111,7 +116,8 @@ def test_api_decision_with_the_session_cookie_and_csrf_header(
     records = list(csv.DictReader(io.StringIO(exported.text)))
     mine = [row for row in records if row["run_id"] == pending_case.run_id]
     assert len(mine) == 1 and {row["verdict"] for row in records} == {"rejected"}
-    assert mine[0]["reason"] == "'" + body["reason"]  # quoted: a spreadsheet shows text
+    # The category leads the reason, so the reviewer's formula is no cell's start.
+    assert mine[0]["reason"] == "needs more information: " + body["reason"]
     assert mine[0]["order"] == pending_case.order_id and mine[0]["reviewer"] == "bob"
     assert (mine[0]["amount"], mine[0]["currency"]) == ("60.00", "EUR")
 

@@ -70,6 +70,7 @@ def test_hostile_ticket_is_shown_as_text_and_nothing_runs(
     assert page.evaluate("() => window.__pwned === undefined")
     screenshot(page, "detail-hostile-ticket.png")
 
+    page.get_by_label("Category (required)").select_option("suspected_fraud")
     page.get_by_label("Reason for rejecting (required)").fill("Suspicious ticket")
     page.get_by_role("button", name="Reject").click()
     expect(page.get_by_role("status")).to_contain_text("Rejected.")

@@ -155,6 +155,7 @@ def cases(browser: Browser, dev_stack: DevStack, store: Engine) -> Cases:
             card = page.locator(f'li[data-run-id="{case.run_id}"]')
             expect(card).to_be_visible(timeout=ARRIVAL_TIMEOUT_MS)
         page.goto(f"{dev_stack.ui_url}/approvals/{made.rejected.run_id}")
+        page.get_by_label("Category (required)").select_option("other")
         page.get_by_label("Reason for rejecting (required)").fill(REJECT_REASON)
         page.get_by_role("button", name="Reject").click()
         expect(page.get_by_role("status")).to_contain_text("Rejected.")

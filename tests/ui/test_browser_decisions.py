@@ -60,11 +60,13 @@ def test_reject_needs_a_reason_then_ends_the_run_without_refund(
     expect(page.get_by_role("status")).to_have_count(0)
 
     # Blanks pass the browser's check; the workflow's validator refuses them.
+    page.get_by_label("Category (required)").select_option("not_eligible")
     reason.fill("   ")
     reject.click()
     expect(page.locator("p.refusal")).to_have_text("A reason is required to reject.")
     assert wait_until_pending(dev_stack, case) == action_hash  # still waiting
 
+    page.get_by_label("Category (required)").select_option("not_eligible")
     page.get_by_label("Reason for rejecting (required)").fill(REJECT_REASON)
     page.get_by_role("button", name="Reject").click()
     expect(page.get_by_role("status")).to_contain_text("Rejected.")
@@ -79,7 +81,7 @@ def test_reject_needs_a_reason_then_ends_the_run_without_refund(
     row = page.locator("table.decisions tbody tr", has_text="rejected")
     expect(row).to_have_count(1)
     expect(row).to_contain_text("bob")
-    expect(row).to_contain_text(REJECT_REASON)
+    expect(row).to_contain_text(f"not eligible: {REJECT_REASON}")
     expect(row.locator("code")).to_have_attribute("title", action_hash)
     assert list_refunds(store, case.tenant_id, case.order_id) == []
     assert problems == [REFUSED_PAGE]

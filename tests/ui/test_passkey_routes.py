@@ -87,6 +87,7 @@ def test_a_rejection_needs_no_passkey(stepped_up: TestClient, pending_case: Refu
             "action_hash": pending_hash(stepped_up, pending_case),
             "verdict": "reject",
             "reason": "not our fault",
+            "category": "not_eligible",
         },
         headers={"X-CSRF-Token": csrf},
     )

@@ -33,6 +33,7 @@ def decide(
             "action_hash": action_hash,
             "verdict": verdict,
             "reason": reason,
+            **({"category": "other"} if verdict == "reject" else {}),
         },
     )
 

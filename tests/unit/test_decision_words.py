@@ -60,6 +60,10 @@ def record(kind: DecisionKind, reviewer: str | None = None, ago: int = 10) -> De
             "This request's approval went void (the order changed); the run has ended.",
         ),
         (
+            (record("edited", "alice"),),
+            "This request was edited by alice into a new version; the run has ended.",
+        ),
+        (
             (record("cancelled"),),
             "This run ended before this request was decided (cancelled); the refund did not "
             "happen.",

@@ -56,7 +56,7 @@ def test_its_refund_policy_is_todays_gate() -> None:
     assert refund.four_eyes_above == Decimal(DEFAULT_REFUND_REVIEW_THRESHOLD_MINOR) / 100
     assert refund.approval_ttl == DEFAULT_APPROVAL_TTL
     assert refund.approver_roles == (REFUND_APPROVER_ROLE,)
-    assert refund.editable == ()
+    assert refund.editable == ("amount",)
 
 
 def test_it_sends_replies_without_a_reviewer_and_the_strict_profile_with_one() -> None:

@@ -53,7 +53,7 @@ from tests.workflow.fakes import (
     start,
     worker,
 )
-from workflows.actions import Decision, DecisionResult, PendingAction, Verdict
+from workflows.actions import Decision, DecisionResult, PendingAction, RejectCategory, Verdict
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRequest, RunState, ToolResultBlock
 from workflows.decision_proof import canonical_bytes
@@ -204,8 +204,10 @@ def decision(
     action_hash: str,
     verdict: Verdict = "approve",
     reason: str = "",
+    category: RejectCategory | None = None,
 ) -> Decision:
-    """A decision by a seeded reviewer, with the tenant and roles the store holds.
+    """A decision by a seeded reviewer, with the tenant and roles the store holds; a
+    rejection's category is `other` unless named.
 
     Unsigned: `decide` and `refused` sign it for the run they send it to, as a front
     end that authenticated the reviewer does.
@@ -219,6 +221,7 @@ def decision(
         reviewer_roles=reviewer.role_list,
         tenant_id=reviewer.tenant_id,
         reason=reason,
+        category=category or ("other" if verdict == "reject" else None),
     )
 
 

@@ -110,13 +110,14 @@ async def test_reject_needs_a_reason_and_tells_the_model_not_to_retry(
     assert refunded(seeded_engine, "C-1042") == []
     (result,) = results_of_turn(model.history[1])
     assert result.is_error
-    assert result.content.startswith("Refused by the reviewer: no photo yet. ")
-    assert "did not happen" in result.content and "Do not retry" in result.content
+    assert result.content.startswith("Rejected by the reviewer: the refund did not happen. ")
+    assert "Category: other. The reviewer's words: no photo yet. " in result.content
+    assert "May you propose something else: yes." in result.content
     assert isinstance(outcome, RunOutcome)
     assert (outcome.status, outcome.final_text) == ("completed", "No refund, sorry.")
     assert outcome.effects_performed == []
     assert outcome.not_performed == [
-        "refund 89.90 EUR on order C-1042: rejected by the reviewer: no photo yet"
+        "refund 89.90 EUR on order C-1042: rejected by the reviewer (other): no photo yet"
     ]
     (record,) = outcome.decisions
     assert (record.action_hash, record.kind, record.reviewer_id, record.reason) == (

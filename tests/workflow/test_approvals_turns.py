@@ -61,7 +61,7 @@ async def test_two_refunds_in_one_turn_are_decided_separately(
     assert len(model.history[1].messages) == 3  # opening, assistant, one user message
     rejected, done = results_of_turn(model.history[1])
     assert [rejected.tool_use_id, done.tool_use_id] == [first_use.id, second_use.id]
-    assert rejected.is_error and rejected.content.startswith("Refused by the reviewer: no photos.")
+    assert rejected.is_error and "The reviewer's words: no photos." in rejected.content
     assert not done.is_error and json.loads(done.content)["amount"] == "20.00"
     assert isinstance(outcome, RunOutcome)
     assert [(d.kind, d.action_hash) for d in outcome.decisions] == [

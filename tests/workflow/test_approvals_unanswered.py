@@ -51,16 +51,17 @@ async def test_expiry_after_24_hours(
     assert refunded(seeded_engine, "C-1042") == []
     (result,) = results_of_turn(model.history[1])
     assert result.is_error
+    # Told apart from a rejection: no reviewer said no.
     assert result.content.startswith(
-        f"The refund request expired at {action.expires_at.isoformat()} without a decision."
+        "No decision in time: no reviewer decided on the refund before it expired at "
+        f"{action.expires_at.isoformat()}."
     )
     assert "did not happen" in result.content and "Do not retry" in result.content
+    assert "reject" not in result.content.lower() and "refused" not in result.content.lower()
     assert isinstance(outcome, RunOutcome)
     assert (outcome.status, outcome.final_text) == ("completed", "A colleague will call.")
     assert outcome.effects_performed == []
-    assert outcome.not_performed == [
-        "refund 89.90 EUR on order C-1042: no decision before it expired"
-    ]
+    assert outcome.not_performed == ["refund 89.90 EUR on order C-1042: no decision in time"]
     (record,) = outcome.decisions
     assert (record.action_hash, record.kind, record.reviewer_id) == (
         action.action_hash,

@@ -147,9 +147,9 @@ async def test_a_rejected_python_tool_never_runs_and_the_model_is_told(
     assert team_tools.CALLS == []
     (result,) = tool_results(model, 1)
     assert result.is_error
-    assert "Refused by the reviewer: no delay. The call to issue_voucher did not happen" in (
-        result.content
-    )
+    assert (
+        "the call to issue_voucher did not happen. Category: other. The reviewer's words: no delay."
+    ) in result.content
 
 
 async def test_the_effect_refuses_a_caller_without_proof_and_the_gateway_refuses_a_write(

@@ -64,7 +64,7 @@ async def test_a_rejected_draft_is_never_sent_and_the_model_is_told(
         assert (await handle.result()).status == "completed"
     assert replies_of(seeded_engine, "demo", "T-1042") == []
     (result,) = tool_results(model, 1)
-    assert result.is_error and "The call to send_reply did not happen" in result.content
+    assert result.is_error and "the call to send_reply did not happen" in result.content
 
 
 async def test_one_turns_writes_take_effect_in_the_models_order_beside_its_reads(

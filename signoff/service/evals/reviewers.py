@@ -18,6 +18,7 @@ from temporalio.service import RPCError
 
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.service.decisions import (
+    Choice,
     Decider,
     DecisionNotAccepted,
     DecisionUnavailable,
@@ -122,7 +123,11 @@ class Reviewers:
     ) -> None:
         # `decide` in two steps, so that the decision sent is the one a replay resends.
         try:
-            decision = signed_decision(self.signer, run_id, decider, action_hash, verdict, reason)
+            # A scenario's rejection names no category: it is `other`.
+            choice = Choice(category="other") if verdict == "reject" else None
+            decision = signed_decision(
+                self.signer, run_id, decider, action_hash, verdict, reason, choice=choice
+            )
             result = await send_decision(self.client, run_id, decision)
             accepted, answer = True, f"{result.status}: {result.message}"
         except (DecisionNotAccepted, InvalidDecision) as refused:

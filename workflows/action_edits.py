@@ -1,0 +1,134 @@
+"""Edit, then approve: the action a reviewer's changes make, and what the model is told.
+
+Design note. A reviewer may change only the arguments the tool's policy lists as
+`editable` (the action carries them). The edited action is a new action: the same call,
+targets, reason and state, the edited arguments, and `supersedes` = the proposed
+action's hash, so its own hash (`recomputed_hash`) covers the edit and names the
+original. The decision is signed over that hash; an approval of the original is over
+another hash and never authorizes the edit, at the gate or at the effect. An amount
+may only go down, never above what the agent proposed nor above what remains
+refundable. The decision service computes the same action to sign its hash, and the
+gate computes it again from the signed edits: one function, so they agree.
+
+Pure: the workflow, the decision service and the tests share it.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from workflows.actions import PendingAction
+from workflows.approval_policy import DecisionRefused, money, recomputed_hash, to_minor
+
+AMOUNT = "amount"
+# Longest text a reviewer may put in place of the agent's.
+EDITED_TEXT_CHARS = 4000
+
+
+def edited_action(
+    original: PendingAction, edits: dict[str, str], *, editor: str, run_id: str
+) -> PendingAction:
+    """The action `editor` approves in place of `original`; DecisionRefused says why not."""
+    if original.edited_by is not None:
+        raise DecisionRefused(
+            f"This request was already edited by {original.edited_by}; approve or reject it "
+            "as it stands."
+        )
+    if not edits:
+        raise DecisionRefused("No argument was changed: approve the request as it stands.")
+    arguments = dict(original.arguments)
+    for name, value in sorted(edits.items()):
+        if name not in original.editable or name not in original.arguments:
+            allowed = ", ".join(original.editable) or "nothing"
+            raise DecisionRefused(
+                f"'{name}' cannot be edited on {original.tool}; its policy lets a reviewer "
+                f"edit: {allowed}."
+            )
+        arguments[name] = _lowered_amount(original, value) if name == AMOUNT else _text(name, value)
+    if arguments == original.arguments:
+        raise DecisionRefused(
+            "The edit changes nothing: approve the request as it stands, or change a value."
+        )
+    unhashed = original.model_copy(
+        update={
+            "action_hash": "",
+            "arguments": arguments,
+            "supersedes": original.action_hash,
+            "approvals": [],
+            "editable": [],
+            "edited_by": editor,
+            "proposed": dict(original.arguments),
+            "note": edit_note(original, arguments, editor),
+        }
+    )
+    return unhashed.model_copy(update={"action_hash": recomputed_hash(unhashed, run_id)})
+
+
+def _lowered_amount(original: PendingAction, value: str) -> str:
+    currency = original.arguments.get("currency", "")
+    try:
+        amount = Decimal(value.strip())
+    except InvalidOperation:
+        raise DecisionRefused(f"'{value}' is not an amount: write it like 50.00.") from None
+    if not amount.is_finite() or amount != amount.quantize(Decimal("0.01")):
+        raise DecisionRefused(f"'{value}' is not an amount with at most two decimals.")
+    minor = to_minor(amount)
+    proposed = to_minor(Decimal(original.arguments[AMOUNT]))
+    if minor <= 0:
+        raise DecisionRefused("The amount must be greater than zero; to refund nothing, reject.")
+    if minor > proposed:
+        raise DecisionRefused(
+            f"{money(minor)} {currency} is above the {money(proposed)} {currency} proposed: "
+            "an edit may only lower the amount."
+        )
+    refundable = original.state.refundable_minor
+    if original.state.order_id is not None and minor > refundable:
+        raise DecisionRefused(
+            f"{money(minor)} {currency} is more than what remains refundable on order "
+            f"{original.state.order_id} ({money(refundable)} {currency})."
+        )
+    return money(minor)
+
+
+def _text(name: str, value: str) -> str:
+    text = value.strip()
+    if not text:
+        raise DecisionRefused(f"The edited {name} is empty: write it, or reject the request.")
+    if len(text) > EDITED_TEXT_CHARS:
+        raise DecisionRefused(f"The edited {name} is longer than {EDITED_TEXT_CHARS} characters.")
+    return text
+
+
+def changed(action: PendingAction) -> list[str]:
+    """The arguments an edited action changed, by name; none for a proposed action."""
+    proposed = action.proposed or {}
+    return [
+        name for name in sorted(action.arguments) if proposed.get(name) != action.arguments[name]
+    ]
+
+
+def edit_note(original: PendingAction, arguments: dict[str, str], editor: str) -> str:
+    """What the next reviewer reads on the edited action."""
+    parts = []
+    for name in sorted(arguments):
+        if arguments[name] == original.arguments.get(name):
+            continue
+        if name == AMOUNT:
+            parts.append(f"amount {original.arguments[name]} → {arguments[name]}")
+        else:
+            parts.append(f"{name} rewritten")
+    return f"Edited by {editor} before approval: {', '.join(parts)}."
+
+
+def edit_summary(action: PendingAction) -> str:
+    """What the reviewer's edit did, for the model: `refunded 50.00 EUR of the 89.90
+    EUR proposed`."""
+    proposed = action.proposed or {}
+    currency = action.arguments.get("currency", "")
+    if action.tool == "refund" and AMOUNT in changed(action):
+        return (
+            f"refunded {action.arguments[AMOUNT]} {currency} of the "
+            f"{proposed[AMOUNT]} {currency} proposed"
+        )
+    names = ", ".join(changed(action))
+    return f"{action.tool} was carried out with the reviewer's {names} in place of yours"
