@@ -46,7 +46,7 @@ def test_a_required_passkey_signs_the_decision_and_counts_the_use(store: Engine)
     answer = answered(authenticator, now)
 
     decision = signed_decision(
-        PROOF_SIGNER, RUN_ID, ALICE, HASH, "approve", "fine", now, stepped_up(store, answer)
+        PROOF_SIGNER, RUN_ID, ALICE, HASH, "approve", "fine", now, step_up=stepped_up(store, answer)
     )
 
     assert decision.passkey == answer.assertion and decision.signature is not None
@@ -58,7 +58,7 @@ def test_without_a_passkey_nothing_is_signed(store: Engine) -> None:
     now = datetime.now(UTC)
     with pytest.raises(PasskeyRequired) as refused:
         signed_decision(
-            PROOF_SIGNER, RUN_ID, ALICE, HASH, "approve", "", now, stepped_up(store, None)
+            PROOF_SIGNER, RUN_ID, ALICE, HASH, "approve", "", now, step_up=stepped_up(store, None)
         )
     assert "this decision needs a passkey: decide it in the reviewer UI" in refused.value.message
     assert refused.value.message == NEEDS_PASSKEY
@@ -70,10 +70,10 @@ def test_a_replayed_assertion_is_refused(store: Engine) -> None:
     now = datetime.now(UTC)
     answer = answered(authenticator, now)
     step_up = stepped_up(store, answer)
-    signed_decision(PROOF_SIGNER, RUN_ID, ALICE, HASH, "approve", "fine", now, step_up)
+    signed_decision(PROOF_SIGNER, RUN_ID, ALICE, HASH, "approve", "fine", now, step_up=step_up)
 
     with pytest.raises(PasskeyRefused) as refused:
-        signed_decision(PROOF_SIGNER, RUN_ID, ALICE, HASH, "approve", "fine", now, step_up)
+        signed_decision(PROOF_SIGNER, RUN_ID, ALICE, HASH, "approve", "fine", now, step_up=step_up)
 
     assert "sign count" in refused.value.message
 
@@ -93,7 +93,7 @@ def test_an_assertion_for_another_decision_or_too_old_is_refused(store: Engine) 
             "approve",
             "changed",
             now,
-            stepped_up(store, answer),
+            step_up=stepped_up(store, answer),
         )
     later = now + timedelta(hours=1)
     with pytest.raises(PasskeyRefused) as stale:
@@ -105,7 +105,7 @@ def test_an_assertion_for_another_decision_or_too_old_is_refused(store: Engine) 
             "approve",
             "fine",
             later,
-            stepped_up(store, answer),
+            step_up=stepped_up(store, answer),
         )
 
     assert "challenge" in other_reason.value.message
