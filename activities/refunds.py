@@ -19,6 +19,7 @@ a non-retryable `PaymentOutcomeUnknown`, which the workflow reports as an unknow
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 
 from sqlalchemy import Engine
 from temporalio import activity
@@ -26,6 +27,8 @@ from temporalio.exceptions import ApplicationError
 
 from activities import observe
 from activities.caller import caller_run_id, only_its_own
+from activities.connectors.breakers import Breakers
+from activities.payments.breaker_gate import behind_breaker
 from activities.payments.connector import (
     PaymentError,
     PaymentOutcomeUnknown,
@@ -68,11 +71,14 @@ class RefundActivities:
         keys: VerificationKeys,
         passkeys: PasskeyCheck = NO_STEP_UP,
         payments: PaymentConnectors | None = None,
+        breakers: Breakers | None = None,
     ) -> None:
         self._engine = engine
         self._keys = keys
         self._passkeys = passkeys
         self._payments = payments or PaymentConnectors.ledger_only()
+        # The payment platforms' breakers (breaker_gate.py); None: no breaker.
+        self._breakers = breakers
 
     @activity.defn(name=READ_ACTION_STATE_ACTIVITY)
     async def read_action_state(self, request: ActionStateRequest) -> ActionState:
@@ -118,8 +124,14 @@ class RefundActivities:
             return LedgerAnswer(RefundResult(status="refused", message=str(unusable)))
         if connector is None:
             return await asyncio.to_thread(ledger.answer_refund, self._engine, command, check)
-        return await asyncio.to_thread(
-            answer_remote_refund, self._engine, connector, command, check
+
+        def remote() -> Awaitable[LedgerAnswer]:
+            return asyncio.to_thread(answer_remote_refund, self._engine, connector, command, check)
+
+        if self._breakers is None:
+            return await remote()
+        return await behind_breaker(
+            self._engine, self._breakers, command, check.caller_run_id, remote
         )
 
     @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)

@@ -27,7 +27,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from activities.store.approvers import why_approvals_do_not_count
-from activities.store.database import write_transaction
+from activities.store.database import use_session, write_transaction
 from activities.store.decisions import append_executed, append_refused_effect
 from activities.store.effect_proofs import ProofCheck, proof_refusal, spend_proofs
 from activities.store.payment_links import payment_ref_of
@@ -149,6 +149,12 @@ def mirror_row(command: RefundCommand, refund_id: str, created_at: datetime) -> 
         reason=command.reason,
         created_at=created_at.astimezone(UTC),
     )
+
+
+def key_spent(engine: Engine, idempotency_key: str) -> bool:
+    """Whether approvals were spent on this key: an attempt may have reached the platform."""
+    with use_session(engine) as session:
+        return bool(approvers_of_key(session, idempotency_key))
 
 
 def approvers_of_key(session: Session, idempotency_key: str) -> list[str]:

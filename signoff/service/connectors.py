@@ -11,9 +11,11 @@ from sqlalchemy import Engine
 
 from activities.connectors.breaker import BreakerStateName, state_name
 from activities.connectors.helpdesk import connector_name
+from activities.payments.breaker_gate import payments_connector_name
 from activities.store.connector_breakers import breaker_rows, reset_breaker, state_of
 from signoff.config.helpdesks import HelpdeskConfigError, load_helpdesk_connectors
 from signoff.config.settings import Settings
+from signoff.config.stripe_keys import StripeKeyProblem, stripe_tenants
 
 
 @dataclass(frozen=True)
@@ -41,11 +43,17 @@ class UnknownConnector(ValueError):
 
 
 def configured_connectors(settings: Settings) -> list[str]:
-    """The connectors the settings name (the helpdesks file, where this process can
-    read it); raises HelpdeskConfigError for a file it cannot use."""
-    return [
+    """The connectors the settings name (the helpdesks file and the Stripe keys file,
+    where this process can read them); raises HelpdeskConfigError for a helpdesks file
+    it cannot use."""
+    helpdesks = [
         connector_name(tenant) for tenant in load_helpdesk_connectors(settings.helpdesk_connectors)
     ]
+    try:
+        platforms = [payments_connector_name(tenant) for tenant in stripe_tenants(settings)]
+    except StripeKeyProblem:
+        platforms = []  # another host's file: the store still tells every breaker
+    return helpdesks + platforms
 
 
 def connector_statuses(engine: Engine, settings: Settings, now: datetime) -> list[ConnectorStatus]:
@@ -84,6 +92,6 @@ def reset_connector(engine: Engine, settings: Settings, name: str) -> bool:
     if not known:
         raise UnknownConnector(
             f"No connector is named '{name}'. `signoff connectors` lists them "
-            "(a helpdesk's is helpdesk:TENANT)."
+            "(a helpdesk's is helpdesk:TENANT, a payment platform's payments:TENANT)."
         )
     return False

@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
+from activities.connectors.breakers import Breakers, policy_from_settings
 from activities.connectors.replies import HelpdeskReplies
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
@@ -67,7 +68,9 @@ def build_worker(
     passkeys = PasskeyCheck(
         PasskeyPolicy.of(profiles.profiles, settings.passkey_above), RelyingParty.of(settings)
     )
-    refunds = refunds or RefundActivities(engine, keys, passkeys, payments)
+    refunds = refunds or RefundActivities(
+        engine, keys, passkeys, payments, Breakers(engine, policy_from_settings(settings))
+    )
     effects = effects or ToolEffects(
         engine,
         keys,

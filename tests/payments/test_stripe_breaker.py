@@ -1,0 +1,79 @@
+"""Stripe behind the tenant's breaker (activities/payments/breaker_gate.py), against a
+real localstripe: Stripe silent twice (paused) opens `payments:demo`; while open a new
+refund is refused at once, on the audit, and Stripe is not asked; after the cool-down
+one trial, with Stripe back, refunds and closes the breaker."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+from temporalio.exceptions import ApplicationError
+
+from activities.connectors.breaker import BreakerPolicy
+from activities.connectors.breakers import Breakers
+from activities.payments.registry import PaymentConnectors
+from activities.refunds import RefundActivities
+from activities.store.database import use_session
+from activities.store.schema import DecisionRow
+from tests.payments.conftest import stripe_settings
+from tests.payments.localstripe import LocalStripe, running_localstripe
+from tests.store.proofs import PROOF_KEYS, as_run
+from tests.store.test_stripe_effect import stripe_command
+
+POLICY = BreakerPolicy(
+    failures_to_open=2, cooldown=timedelta(minutes=5), trial_timeout=timedelta(minutes=1)
+)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def server() -> Iterator[LocalStripe]:
+    with running_localstripe() as running:
+        yield running
+
+
+async def test_a_silent_stripe_opens_the_breaker_and_a_trial_closes_it(
+    seeded_engine: Engine, server: LocalStripe, tmp_path: Path
+) -> None:
+    store = seeded_engine
+    payments = PaymentConnectors(stripe_settings(tmp_path, server))
+    command, charge = stripe_command(store, payments, server, 1500)
+    clock = Clock()
+    breakers = Breakers(store, POLICY, clock)
+    activities = RefundActivities(store, PROOF_KEYS, payments=payments, breakers=breakers)
+
+    server.pause()  # Stripe says nothing: each read times out
+    try:
+        for _ in range(2):
+            with pytest.raises(ApplicationError, match="did not answer"):
+                await as_run().run(activities.execute_refund, command)
+        name, state = "payments:demo", await breakers.state("payments:demo")
+        assert state[0] == "open" and state[1].consecutive_failures == 2
+        refused = await as_run().run(activities.execute_refund, command)
+    finally:
+        server.resume()
+    assert refused.status == "refused"
+    assert f"The {name} connector is switched off after 2 failures" in refused.message
+    assert "Nothing was refunded" in refused.message
+    with use_session(store) as session:
+        reasons = list(
+            session.scalars(select(DecisionRow.reason).where(DecisionRow.kind == "refused"))
+        )
+    assert any("switched off" in reason for reason in reasons)
+    assert server.refunds(charge) == []
+
+    clock.now += POLICY.cooldown + timedelta(seconds=1)  # the trial: Stripe is back
+    made = await as_run().run(activities.execute_refund, command)
+    assert made.status == "refunded" and len(server.refunds(charge)) == 1
+    assert (await breakers.state(name))[0] == "closed"
