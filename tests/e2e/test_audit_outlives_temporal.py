@@ -7,6 +7,7 @@ fail, naming it.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,8 @@ def decide_two_refunds(env: dict[str, str]) -> tuple[str, str]:
             "bob",
             "--reason",
             "no photo",
+            "--category",
+            "needs_more_information",
             "--password-stdin",
         ],
         inputs=[demo_password("alice") + "\n", demo_password("bob") + "\n"],
@@ -101,6 +104,12 @@ def test_the_audit_outlives_a_replaced_temporal_server(tmp_path: Path) -> None:
         (reject_run, "rejected", "bob"),
     }
     assert (first_home / "temporal.db").exists()
+    # The decision service keeps its key ring across the move (a new Temporal, not a new
+    # decision service): `audit verify` checks the first stack's signatures with it.
+    for path in ("signing_keys_path", "public_keys_path"):
+        source = getattr(Settings(home=first_home), path)
+        target = getattr(Settings(home=second_home), path)
+        shutil.copy2(source, target)
 
     with signoff_dev_stack(second_home, task_queue=queue, SIGNOFF_DATABASE_URL=store_url) as (
         env,
