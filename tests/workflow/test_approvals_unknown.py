@@ -89,12 +89,14 @@ def reconcile_cli(
 
 @pytest.mark.parametrize("commit_first", [True, False], ids=["after-commit", "before-commit"])
 async def test_a_ledger_that_never_answered_is_an_unknown_outcome(
-    time_skipping_env: WorkflowEnvironment,
+    isolated_env: WorkflowEnvironment,
     seeded_engine: Engine,
     commit_first: bool,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    env = time_skipping_env
+    # Its own server: ten attempts' backoff (minutes) must skip, and a time-skipping
+    # lock an earlier test left on the shared server would hold it in real time.
+    env = isolated_env
     model = FakeModel().enqueue(tool_reply(REFUND), text_reply("A colleague will confirm."))
     ledger = LedgerThatNeverAnswers(seeded_engine, commit_first)
     async with run_with(env, model, seeded_engine, ledger) as handle:
