@@ -74,9 +74,11 @@ async def test_expiry_after_24_hours(
 
 
 async def test_cancel_while_waiting_for_a_decision(
-    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+    isolated_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
-    env = time_skipping_env
+    # Its own server: a cancelled run may end while an activity it cancelled still runs,
+    # which leaves a time-skipping lock that stalls later tests on a shared server.
+    env = isolated_env
     model = FakeModel().enqueue(tool_reply(REFUND), text_reply("Never asked."))
     async with gate_run(env, model, seeded_engine) as handle:
         (action,) = await pending_actions(handle)

@@ -111,10 +111,11 @@ async def test_expiry_is_audited(
 
 
 async def test_cancel_while_waiting_is_audited(
-    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+    isolated_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
+    # Its own server, as every cancel-while-waiting test (test_approvals_unanswered.py).
     model = FakeModel().enqueue(tool_reply(REFUND), text_reply("Never asked."))
-    async with gate_run(time_skipping_env, model, seeded_engine) as handle:
+    async with gate_run(isolated_env, model, seeded_engine) as handle:
         await pending_actions(handle)
         await handle.cancel()
         await handle.result()
