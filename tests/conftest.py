@@ -55,23 +55,29 @@ async def time_skipping_server() -> AsyncIterator[WorkflowEnvironment]:
 
 
 class SharedTimeSkippingServer:
-    """One time-skipping server for many tests, started anew after a test on it fails.
+    """One time-skipping server for the tests of one module, started anew after a test
+    on it fails.
 
-    A failed test can leave the server holding its time-skipping lock (a run cut off
-    while an activity still ran, a worker stopped mid-task): every later test that needs
-    time to skip would then wait for real hours. So the first test after a failure gets
-    a fresh server, and one failure stays one failure.
+    A test can leave the server holding its time-skipping lock (a run cut off while an
+    activity still ran, a worker stopped mid-task): every later test that needs time to
+    skip would then wait for real hours. So each module starts on a fresh server (a lock
+    left by another module's test stalled a later one in full runs), and the first test
+    after a failure gets one too, so that one failure stays one failure.
     """
 
     def __init__(self) -> None:
         self._env: WorkflowEnvironment | None = None
+        self._module: str | None = None
         self.spoiled = False
 
-    async def current(self) -> WorkflowEnvironment:
-        if self._env is not None and self.spoiled:
+    async def current(self, module: str | None = None) -> WorkflowEnvironment:
+        """The server for a test of `module` (None: whichever module holds it now)."""
+        moved = module is not None and module != self._module
+        if self._env is not None and (self.spoiled or moved):
             await self.close()
         if self._env is None:
             self._env, self.spoiled = await start_time_skipping_server(), False
+            self._module = module or self._module
         return self._env
 
     async def close(self) -> None:
@@ -108,8 +114,10 @@ async def shared_time_skipping() -> AsyncIterator[SharedTimeSkippingServer]:
 
 
 @pytest.fixture
-async def time_skipping_env(shared_time_skipping: SharedTimeSkippingServer) -> WorkflowEnvironment:
-    return await shared_time_skipping.current()
+async def time_skipping_env(
+    shared_time_skipping: SharedTimeSkippingServer, request: pytest.FixtureRequest
+) -> WorkflowEnvironment:
+    return await shared_time_skipping.current(request.module.__name__)
 
 
 # The tiers (docs/development/tests.md): a test carries the mark of what it starts, so that
