@@ -61,26 +61,11 @@ def settle_refund(
     """Look the key up in the ledger and record the answer (see the module note)."""
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
         if order_id is not None:
-            # The lock a refund of this order takes: a refund commits before or after.
-            session.scalars(
-                select(Order)
-                .where(Order.tenant_id == tenant_id, Order.id == order_id)
-                .with_for_update()
-            ).one_or_none()
+            _lock_order(session, tenant_id, order_id)
         settled = session.get(RefundSettlement, idempotency_key)
         if settled is None:
             row = refund_by_key(session, idempotency_key)
-            refunded = row is not None and row.tenant_id == tenant_id
-            settled = RefundSettlement(
-                idempotency_key=idempotency_key,
-                tenant_id=tenant_id,
-                run_id=run_id,
-                action_hash=action_hash,
-                outcome="refunded" if refunded else "not_refunded",
-                refund_id=row.id if refunded and row is not None else None,
-                settled_at=datetime.now(UTC),
-            )
-            session.add(settled)
+            settled = _new_settlement(session, row, tenant_id, run_id, action_hash, idempotency_key)
         return _settled(session, settled)
 
 
@@ -107,11 +92,7 @@ def settle_platform_refund(
     """Record what the platform answered for the key (see the module note); a settlement
     already there is the answer, whatever the platform says now."""
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
-        session.scalars(
-            select(Order)
-            .where(Order.tenant_id == tenant_id, Order.id == order_id)
-            .with_for_update()
-        ).one_or_none()
+        _lock_order(session, tenant_id, order_id)
         settled = session.get(RefundSettlement, idempotency_key)
         if settled is None:
             row = refund_by_key(session, idempotency_key)
@@ -121,18 +102,38 @@ def settle_platform_refund(
                 )
                 session.add(row)
                 session.flush()
-            refunded = row is not None and row.tenant_id == tenant_id
-            settled = RefundSettlement(
-                idempotency_key=idempotency_key,
-                tenant_id=tenant_id,
-                run_id=run_id,
-                action_hash=action_hash,
-                outcome="refunded" if refunded else "not_refunded",
-                refund_id=row.id if refunded and row is not None else None,
-                settled_at=datetime.now(UTC),
-            )
-            session.add(settled)
+            settled = _new_settlement(session, row, tenant_id, run_id, action_hash, idempotency_key)
         return _settled(session, settled)
+
+
+def _lock_order(session: Session, tenant_id: str, order_id: str) -> None:
+    """The lock a refund of this order takes: a refund commits before or after."""
+    session.scalars(
+        select(Order).where(Order.tenant_id == tenant_id, Order.id == order_id).with_for_update()
+    ).one_or_none()
+
+
+def _new_settlement(
+    session: Session,
+    row: Refund | None,
+    tenant_id: str,
+    run_id: str,
+    action_hash: str,
+    idempotency_key: str,
+) -> RefundSettlement:
+    """The settlement of a key from the refund found under it (or none), added."""
+    refunded = row is not None and row.tenant_id == tenant_id
+    settled = RefundSettlement(
+        idempotency_key=idempotency_key,
+        tenant_id=tenant_id,
+        run_id=run_id,
+        action_hash=action_hash,
+        outcome="refunded" if refunded else "not_refunded",
+        refund_id=row.id if refunded and row is not None else None,
+        settled_at=datetime.now(UTC),
+    )
+    session.add(settled)
+    return settled
 
 
 def _mirror(
