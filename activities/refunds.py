@@ -58,6 +58,10 @@ from workflows.actions import (
     RefundCommand,
     RefundResult,
 )
+from workflows.effect_requirements import effect_requirements
+from workflows.profile_contracts import ProfileSet
+
+REFUND = "refund"  # the tool whose policy the ledger's effect demands
 
 
 class RefundActivities:
@@ -72,8 +76,12 @@ class RefundActivities:
         passkeys: PasskeyCheck = NO_STEP_UP,
         payments: PaymentConnectors | None = None,
         breakers: Breakers | None = None,
+        profiles: ProfileSet | None = None,
     ) -> None:
         self._engine = engine
+        # What the worker's own profiles demand of a refund's approvers (N of M, a
+        # role, a chain); None: the ledger's own rule alone.
+        self._approvals = None if profiles is None else effect_requirements(profiles, REFUND)
         self._keys = keys
         self._passkeys = passkeys
         self._payments = payments or PaymentConnectors.ledger_only()
@@ -100,7 +108,9 @@ class RefundActivities:
     async def execute_refund(self, command: RefundCommand) -> RefundResult:
         with observe.refund_span(command) as span:
             try:
-                check = ProofCheck(self._keys, caller_run_id(), self._passkeys)
+                check = ProofCheck(
+                    self._keys, caller_run_id(), self._passkeys, approvals=self._approvals
+                )
                 answer = await self._answer(command, check)
             except StoreError as error:
                 raise non_retryable(error) from None

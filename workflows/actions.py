@@ -42,8 +42,18 @@ RejectCategory = Literal[
 # stale proof, a replayed nonce, a reviewer the store no longer lets decide).
 # `edited`: a reviewer changed the action's editable arguments; an edited action
 # (`workflows/action_edits.py`) with its own hash takes its place.
+# `escalated`: the action expired unanswered and its policy sent it to another role
+# with a new time to live (`workflows/escalation.py`); the same action keeps waiting.
 DecisionKind = Literal[
-    "approved", "rejected", "expired", "voided", "denied", "cancelled", "refused", "edited"
+    "approved",
+    "rejected",
+    "expired",
+    "voided",
+    "denied",
+    "cancelled",
+    "refused",
+    "edited",
+    "escalated",
 ]
 
 
@@ -75,7 +85,7 @@ class DecisionRecord(WireContract):
     are None in records written before they were added.
     """
 
-    WIRE_OMITS = ("category",)
+    WIRE_OMITS = ("category", "roles")
 
     action_hash: str
     kind: DecisionKind
@@ -87,6 +97,10 @@ class DecisionRecord(WireContract):
     currency: str | None = None
     # A rejection's category; None for other kinds and for records written before it.
     category: RejectCategory | None = None
+    # An approval's reviewer's roles as the store verified them, for a policy that asks
+    # one approval from a role or a chain of roles (`workflows/approval_requirements.py`);
+    # empty on other kinds and on records written before it.
+    roles: list[str] = []
 
 
 class DecisionEvent(Contract):
@@ -124,6 +138,9 @@ class PendingAction(WireContract):
         "editable",
         "edited_by",
         "proposed",
+        "one_from",
+        "chain",
+        "escalations",
     )
 
     action_hash: str
@@ -155,6 +172,13 @@ class PendingAction(WireContract):
     # `supersedes` is the proposed action's hash, so its own hash names the original.
     edited_by: str | None = None
     proposed: dict[str, str] | None = None
+    # N of M (`workflows/approval_requirements.py`): one approval of the
+    # `required_approvals` must come from a holder of `one_from`; or each approval in
+    # turn from the role of its `chain` step.
+    one_from: str | None = None
+    chain: list[str] = []
+    # How many times it expired and was escalated (`workflows/escalation.py`).
+    escalations: int = 0
 
 
 # A base64url string as WebAuthn sends it (no padding); the longest part, the client

@@ -44,8 +44,10 @@ with workflow.unsafe.imports_passed_through():
         expired_message,
         second_reviewer_message,
     )
+    from workflows.approval_requirements import is_complete, missing, next_step_refusal
     from workflows.audit_trail import TrailRecorder
     from workflows.contracts import RunRequest, ToolUseBlock
+    from workflows.escalation import escalated, escalation_reason
     from workflows.gate_hooks import Effect, GateHooks
     from workflows.gate_results import GateResult, GateResults, trail_record
     from workflows.reviewer_notices import ReviewerNotices
@@ -115,6 +117,11 @@ class ApprovalGate(GateResults):
                 run_actor=self.request.actor_id,
                 now=workflow.now(),
             )
+            if decision.verdict == "approve":
+                # N of M, one from a role, a chain's order (approval_requirements.py).
+                why = next_step_refusal(action, decision.reviewer_id, decision.reviewer_roles)
+                if why is not None:
+                    raise DecisionRefused(why)
         except DecisionRefused as refused:
             raise ApplicationError(str(refused), type="DecisionRefused") from None
 
@@ -166,15 +173,19 @@ class ApprovalGate(GateResults):
                     "told why."
                 ),
             )
+        if action.one_from is not None or action.chain:
+            # The roles the store verified: what a role's or a chain's step counts on.
+            record = record.model_copy(update={"roles": list(decision.reviewer_roles)})
+            self.decisions[-1] = record
         action = action.model_copy(update={"approvals": [*action.approvals, record]})
         self.pending[action.action_hash] = action
         # The signed decision itself goes to the effect, which verifies it again.
         self.proofs.setdefault(action.action_hash, []).append(decision)
-        if len(action.approvals) < action.required_approvals:
+        if not is_complete(action):
             return DecisionResult(
                 action_hash=action.action_hash,
                 status="approval_recorded",
-                message=second_reviewer_message(action),
+                message=self._still_needed(action),
             )
         self.resolutions[action.action_hash] = "approved"
         return DecisionResult(
@@ -215,6 +226,12 @@ class ApprovalGate(GateResults):
                 "reviewer must approve the edited version."
             ),
         )
+
+    def _still_needed(self, action: PendingAction) -> str:
+        plain_four_eyes = action.required_approvals == 2 and not (action.one_from or action.chain)
+        if plain_four_eyes and action.tool == "refund":
+            return second_reviewer_message(action)
+        return f"Your approval is recorded: {missing(action)}."
 
     def _noun(self, action: PendingAction) -> str:
         hooks = self.hooks.get(action.action_hash)
@@ -358,11 +375,7 @@ class ApprovalGate(GateResults):
             self.resolutions[digest] = "approved"
         closing = False
         try:
-            await self.recorder.wait(lambda: digest in self.resolutions, action.expires_at)
-        except TimeoutError:  # the expiry timer fired first
-            self.resolutions[digest] = "expired"
-            self.expiries[digest] = action.expires_at
-            self.decisions.append(trail_record(action, "expired"))
+            await self._wait_or_escalate(digest, action, hooks)
         except asyncio.CancelledError:
             self.decisions.append(
                 trail_record(
@@ -391,3 +404,35 @@ class ApprovalGate(GateResults):
             # it needs (the gate holds it next).
             await self.recorder.flush()
         return action, self.resolutions[digest]
+
+    async def _wait_or_escalate(self, digest: str, action: PendingAction, hooks: GateHooks) -> None:
+        """Wait for the decision; at expiry, escalate while the policy allows
+        (`escalation.py`), then end the action as expired."""
+        while True:
+            try:
+                await self.recorder.wait(lambda: digest in self.resolutions, action.expires_at)
+                return
+            except TimeoutError:  # the expiry timer fired first
+                action = self.pending.get(digest, action)
+                policy = hooks.policy
+                raised = escalated(action, policy, workflow.now(), self.request.deadline)
+                if raised is None or policy is None:
+                    self.resolutions[digest] = "expired"
+                    self.expiries[digest] = action.expires_at
+                    self.decisions.append(trail_record(action, "expired"))
+                    return
+            self.decisions.append(
+                trail_record(raised, "escalated", reason=escalation_reason(raised, policy))
+            )
+            if not policy.keep_approvals:
+                self.proofs.pop(digest, None)
+                # The audit numbers this action's approvals again from here.
+                self.recorder.restarts[digest] = len(self.decisions)
+            self.pending[digest] = raised
+            # Its inbox row (and a refund's exposure hold) with the new expiry and roles;
+            # an approval that arrived meanwhile stays.
+            held = await hooks.hold(raised)
+            action = held.model_copy(update={"approvals": self.pending[digest].approvals})
+            self.pending[digest] = action
+            self.recorder.required[digest] = action.required_approvals
+            await self.recorder.flush()

@@ -159,8 +159,9 @@ def check_decision(
         approval.reviewer_id is not None and same_person(approval.reviewer_id, decision.reviewer_id)
         for approval in pending.approvals
     ):
+        whom = "a second" if pending.required_approvals <= 2 else "another"
         raise DecisionRefused(
-            "You already approved this request; it needs a second, different reviewer."
+            f"You already approved this request; it needs {whom}, different reviewer."
         )
 
 
@@ -194,10 +195,13 @@ def with_exposure(action: PendingAction, amount_minor: int, pending_minor: int) 
     """
     mode, _ = refund_mode(amount_minor, action.state, pending_minor)
     why = exposure_note(amount_minor, action.state, pending_minor)
+    required = 2 if mode == "review" else 1
+    if action.mode == "review":  # its policy's review already asks for as many or more
+        mode, required = "review", max(required, action.required_approvals)
     return action.model_copy(
         update={
             "mode": "review" if mode == "review" else "confirm",
-            "required_approvals": 2 if mode == "review" else 1,
+            "required_approvals": required,
             "pending_minor": pending_minor,
             "note": " ".join(filter(None, (action.note, why))),
         }

@@ -53,6 +53,8 @@ class TrailRecorder:
     waited: dict[str, tuple[Literal["confirm", "review"], datetime]] = field(default_factory=dict)
     # The signed decision behind each reviewer's record, by its index in the trail.
     signed: dict[int, Decision] = field(default_factory=dict)
+    # Where an escalation dropped an action's approvals: its approvals count from there.
+    restarts: dict[str, int] = field(default_factory=dict)
     recorded: int = 0  # trail[:recorded] is in the store
     attempted: int = 0  # trail[:attempted] was tried; a new record wakes the waiter
 
@@ -118,9 +120,10 @@ class TrailRecorder:
         number: int | None = None
         required: int | None = None
         if record.kind == "approved":
+            start = self.restarts.get(record.action_hash, 0)
             number = sum(
                 1
-                for earlier in self.trail[: index + 1]
+                for earlier in self.trail[start : index + 1]
                 if earlier.kind == "approved" and earlier.action_hash == record.action_hash
             )
             required = self.required.get(record.action_hash)

@@ -4,9 +4,11 @@ The effect cannot take the command's word for its policy: anyone who reaches the
 queue writes the command. So it reads the policy of the tool in every agent of the
 profiles its worker loaded, and demands what the strictest of them demands: a tool no
 agent offers, or one any agent denies, is refused; each agent that asks for approval
-needs as many signed approvals (one for `confirm`, two for `review`) from reviewers
-holding one of its approver roles. Only when every agent that offers the tool lets it
-run `auto` does it run without a proof.
+needs as many signed approvals (one for `confirm`; for `review` two, or the policy's
+N) from different reviewers holding one of the roles it names; one of them from its
+`one_from` role; or, for a chain, the i-th signer holding the chain's i-th role and
+signing no earlier than the one before. Only when every agent that offers the tool
+lets it run `auto` does it run without a proof.
 
 Pure: the effect activity calls it.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from types import MappingProxyType
 
 from workflows.mcp_tools import McpServer, split_offered_name
@@ -26,10 +29,61 @@ REQUIRED_APPROVALS: Mapping[str, int] = MappingProxyType({"confirm": 1, "review"
 
 @dataclass(frozen=True)
 class Requirement:
-    """`approvals` different reviewers, each holding one of `roles`."""
+    """`approvals` different reviewers, each holding one of `roles`; one of them
+    holding `one_from`; or each in turn the role of its `chain` step."""
 
     approvals: int
     roles: tuple[str, ...]
+    one_from: str | None = None
+    chain: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Signer:
+    """An approver as the effect counts them: the roles the store holds now, and when
+    their signed approval was issued."""
+
+    reviewer_id: str
+    roles: tuple[str, ...]
+    issued_at: datetime | None
+
+
+def unmet(needed: Requirement, signers: list[Signer]) -> str | None:
+    """None when `signers` (different reviewers, in the order they approved) meet
+    `needed`; else what is missing, in a sentence."""
+    holding = [s for s in signers if set(s.roles) & set(needed.roles)]
+    roles = " or ".join(needed.roles)
+    if len(holding) < needed.approvals:
+        return (
+            f"needs {needed.approvals} approval(s) from different reviewers with the {roles} "
+            f"role; {len(holding)} given"
+        )
+    if needed.one_from is not None and not any(needed.one_from in s.roles for s in holding):
+        return f"needs one of its approvals from a reviewer with the {needed.one_from} role"
+    for step, role in enumerate(needed.chain):
+        signer = signers[step] if step < len(signers) else None
+        if signer is None or role not in signer.roles:
+            return (
+                f"needs its approvals in order ({', then '.join(needed.chain)}); approval "
+                f"{step + 1} is not from a reviewer with the {role} role"
+            )
+        before = signers[step - 1].issued_at if step else None
+        if before is not None and signer.issued_at is not None and signer.issued_at < before:
+            return (
+                f"needs its approvals in order ({', then '.join(needed.chain)}); approval "
+                f"{step + 1} was signed before approval {step}"
+            )
+    return None
+
+
+def policy_requirement(policy: ToolPolicy) -> Requirement | None:
+    """What one agent's policy demands of an effect; None for `auto`."""
+    approvals = REQUIRED_APPROVALS.get(policy.approval)
+    if approvals is None:
+        return None
+    if policy.approval == "review":
+        approvals = max(approvals, policy.approvals_needed())
+    return Requirement(approvals, policy.deciding_roles(), policy.one_from, tuple(policy.chain))
 
 
 @dataclass(frozen=True)
@@ -69,9 +123,9 @@ def effect_requirements(profiles: ProfileSet, tool: str) -> Requirements:
         offered_by += 1
         if policy.approval == "deny":
             return Requirements(refusal=f"agent '{name}' of this worker's profiles denies {tool}")
-        approvals = REQUIRED_APPROVALS.get(policy.approval)
-        if approvals is not None:
-            needed.append(Requirement(approvals, tuple(policy.approver_roles)))
+        requirement = policy_requirement(policy)
+        if requirement is not None:
+            needed.append(requirement)
     if offered_by == 0:
         return Requirements(refusal=f"no agent of this worker's profiles offers {tool}")
     return Requirements(needed=tuple(needed))

@@ -24,6 +24,7 @@ from typing import Literal, Protocol
 
 from workflows.actions import ActionState, ApprovalMode, Decision, PendingAction
 from workflows.contracts import ToolUseBlock
+from workflows.tool_policy import ToolPolicy
 
 EffectStatus = Literal["done", "state_changed", "approver_invalid", "refused"]
 
@@ -62,6 +63,9 @@ class GateHooks(Protocol):
 
     # The noun of "the ... did not happen" in the model's error results.
     noun: str
+    # The profile's policy for the tool (None: a run without a profile): what expiry
+    # does (`escalation.py`).
+    policy: ToolPolicy | None
 
     async def prepare(self, call: ToolUseBlock) -> Prepared: ...
 

@@ -25,6 +25,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from workflows.actions import ActionState, ApprovalMode, Decision, PendingAction
     from workflows.approval_policy import action_amount_minor, money, refund_mode, to_minor
+    from workflows.approval_requirements import with_policy
     from workflows.contracts import RunRequest, ToolUseBlock
     from workflows.gate_actions import judged_on_exposure, new_action
     from workflows.gate_hooks import Effect, Prepared
@@ -86,10 +87,10 @@ class RefundHooks:
         return mode, why
 
     async def hold(self, action: PendingAction) -> PendingAction:
-        held = await judged_on_exposure(action, action_amount_minor(action), self.request)
-        if self.policy is not None and self.policy.approval == "review":
-            return held.model_copy(update={"mode": "review", "required_approvals": 2})
-        return held
+        # The policy's review (N of M, a role, a chain) first: the exposure may ask for
+        # more, never for less (`with_exposure`).
+        asked = with_policy(action, self.policy)
+        return await judged_on_exposure(asked, action_amount_minor(asked), self.request)
 
     async def release(self, action_hash: str) -> None:
         await release(action_hash)

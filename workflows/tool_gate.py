@@ -36,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
         ToolActionCommand,
     )
     from workflows.approval_policy import effect_key
+    from workflows.approval_requirements import with_policy
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest, ToolCallInput, ToolUseBlock
     from workflows.gate_actions import new_action
@@ -126,9 +127,10 @@ class ToolHooks:
         judged = action.model_copy(
             update={
                 "mode": "review" if review else "confirm",
-                "required_approvals": 2 if review else 1,
+                "required_approvals": max(2, action.required_approvals) if review else 1,
             }
         )
+        judged = with_policy(judged, self.policy)
         await workflow.execute_activity(
             HOLD_WAITING_ACTION_ACTIVITY,
             ActionHold(

@@ -7,7 +7,7 @@ importing each other. Fail-closed defaults: see `profile_contracts.py`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -15,9 +15,17 @@ from workflows.actions import ApprovalMode
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contract_base import Contract, Identifier
 from workflows.known_tools import ProfileRisk
-from workflows.profile_values import Duration, Money, problem
+from workflows.profile_values import Duration, Money, WholeNumber, problem
 
 NEEDS_APPROVAL: tuple[ApprovalMode, ...] = ("confirm", "review")
+# Most approvers a `review` may ask for, and most escalations: past these a request
+# would wait on more people than any team has on call.
+MOST_APPROVALS = 10
+MOST_ESCALATIONS = 5
+ExpiryAction = Literal["reject", "escalate"]
+# The keys of N of M and chains (`review` only) and of escalation (confirm or review).
+REVIEW_KEYS = ("approvals", "one_from", "chain")
+ESCALATION_KEYS = ("escalate_to", "escalation_ttl", "max_escalations", "keep_approvals")
 
 
 class ToolPolicy(Contract):
@@ -35,6 +43,21 @@ class ToolPolicy(Contract):
     approval_ttl: Duration | None = Field(default=None, validate_default=True)
     approver_roles: tuple[Identifier, ...] = Field(default=(), validate_default=True)
     editable: tuple[str, ...] = Field(default=(), validate_default=True)
+    # N of M (`approval_policies.md`): `review` needs `approvals` different reviewers
+    # (2 when unset), one of them holding `one_from`; or an ordered `chain` of roles,
+    # one approval per step, in order.
+    approvals: WholeNumber | None = None
+    one_from: Identifier | None = None
+    chain: tuple[Identifier, ...] = ()
+    # What expiry does: `reject` (the model is told "no decision in time") or
+    # `escalate` to the role `escalate_to` with a new time to live, at most
+    # `max_escalations` times; `keep_approvals`: approvals given before an escalation
+    # still count after it.
+    on_expiry: ExpiryAction = "reject"
+    escalate_to: Identifier | None = None
+    escalation_ttl: Duration | None = None
+    max_escalations: WholeNumber | None = None
+    keep_approvals: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -72,3 +95,86 @@ class ToolPolicy(Contract):
                 'e.g. approver_roles = ["refund_approver"]'
             )
         return value
+
+    @model_validator(mode="after")
+    def _review_and_escalation(self) -> ToolPolicy:
+        given = [key for key in (*REVIEW_KEYS, *ESCALATION_KEYS) if _given(getattr(self, key))]
+        if self.on_expiry == "escalate":
+            given.append("on_expiry")
+        if given and self.approval not in NEEDS_APPROVAL:
+            raise problem(
+                f"applies only to approval confirm or review, not to approval {self.approval!r}",
+                key=given[0],
+            )
+        for key in REVIEW_KEYS:
+            if _given(getattr(self, key)) and self.approval != "review":
+                raise problem(
+                    'applies only to approval = "review": confirm needs one reviewer', key=key
+                )
+        _check_approvals(self)
+        _check_escalation(self)
+        return self
+
+    def approvals_needed(self) -> int:
+        """How many different reviewers a `review` needs: the chain's length, `approvals`,
+        or two (four eyes)."""
+        if self.chain:
+            return len(self.chain)
+        return self.approvals if self.approvals is not None else 2
+
+    def deciding_roles(self) -> tuple[str, ...]:
+        """Every role whose holder may approve some step: the approver roles, the
+        required one, the chain's and the escalation's."""
+        named = [*self.approver_roles, *filter(None, (self.one_from,)), *self.chain]
+        if self.on_expiry == "escalate" and self.escalate_to is not None:
+            named.append(self.escalate_to)
+        return tuple(dict.fromkeys(named))
+
+
+def _given(value: Any) -> bool:
+    return value is not None and value != () and value is not False
+
+
+def _check_approvals(policy: ToolPolicy) -> None:
+    if policy.approvals is not None and not 2 <= policy.approvals <= MOST_APPROVALS:
+        raise problem(
+            f"review needs from 2 to {MOST_APPROVALS} approvals ({policy.approvals} given); "
+            'for one reviewer use approval = "confirm"',
+            key="approvals",
+        )
+    if policy.chain:
+        if len(policy.chain) < 2 or len(policy.chain) > MOST_APPROVALS:
+            raise problem(
+                f"a chain names from 2 to {MOST_APPROVALS} roles, in order "
+                f'({len(policy.chain)} given), e.g. chain = ["support_lead", "finance"]',
+                key="chain",
+            )
+        if policy.one_from is not None:
+            raise problem("give one_from or chain, not both: a chain names every role", "chain")
+        if policy.approvals is not None and policy.approvals != len(policy.chain):
+            raise problem(
+                f"a chain of {len(policy.chain)} roles needs {len(policy.chain)} approvals "
+                f"({policy.approvals} given); leave approvals out",
+                key="approvals",
+            )
+
+
+def _check_escalation(policy: ToolPolicy) -> None:
+    if policy.on_expiry == "reject":
+        for key in ESCALATION_KEYS:
+            if _given(getattr(policy, key)):
+                raise problem('applies only with on_expiry = "escalate"', key=key)
+        return
+    for key, example in (
+        ("escalate_to", '"support_lead"'),
+        ("escalation_ttl", '"4h"'),
+        ("max_escalations", "1"),
+    ):
+        if getattr(policy, key) is None:
+            raise problem(f'on_expiry = "escalate" needs {key}, e.g. {key} = {example}', key=key)
+    assert policy.max_escalations is not None
+    if policy.max_escalations > MOST_ESCALATIONS:
+        raise problem(
+            f"at most {MOST_ESCALATIONS} escalations ({policy.max_escalations} given)",
+            key="max_escalations",
+        )

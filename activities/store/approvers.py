@@ -8,7 +8,10 @@ same transaction that writes the refund, and counts only those who exist, are ac
 belong to the run's tenant, hold `refund_approver` and are not the run's actor. It also
 counts how many the order's committed total needs (two when refunded + this amount is
 above the tenant's threshold), so that no path around the workflow's judgement can
-refund past the threshold on one signature. Too few count: nothing is refunded, and the
+refund past the threshold on one signature. Where the worker's own profiles ask more of
+a refund (N of M, one from a role, a chain: `workflows/effect_requirements.py`), the
+approvers who count must meet that too, whatever the command or its action says; the
+roles that count are then the ones those policies name. Too few count: nothing is refunded, and the
 workflow raises a new pending action with the returned sentence as its note.
 """
 
@@ -19,24 +22,37 @@ from sqlalchemy.orm import Session
 from activities.store.schema import Reviewer
 from workflows.actions import REFUND_APPROVER_ROLE, ActionState, RefundCommand
 from workflows.approval_policy import money
+from workflows.effect_requirements import Requirements, Signer, unmet
 
 
 def why_approvals_do_not_count(
-    session: Session, command: RefundCommand, state: ActionState
+    session: Session,
+    command: RefundCommand,
+    state: ActionState,
+    requirements: Requirements | None = None,
 ) -> str | None:
-    """None when enough approvers count; otherwise why not, for the reviewers' note."""
+    """None when enough approvers count; otherwise why not, for the reviewers' note.
+    `requirements`: what the worker's profiles demand of a refund (None: the ledger's
+    own rule alone)."""
+    needs = () if requirements is None else requirements.needed
+    roles = tuple(dict.fromkeys(r for need in needs for r in need.roles)) or (REFUND_APPROVER_ROLE,)
     problems: list[str] = []
-    counted: list[str] = []
+    counted: list[Signer] = []
+    issued = {proof.reviewer_id: proof.issued_at for proof in reversed(command.proofs)}
     for reviewer_id in dict.fromkeys(command.approvers):  # each reviewer once, in order
-        problem = _problem(session.get(Reviewer, reviewer_id), reviewer_id, command)
-        if problem is None:
-            counted.append(reviewer_id)
-        else:
+        reviewer = session.get(Reviewer, reviewer_id)
+        problem = _problem(reviewer, reviewer_id, command, roles)
+        if problem is None and reviewer is not None:
+            counted.append(Signer(reviewer_id, tuple(reviewer.role_list), issued.get(reviewer_id)))
+        elif problem is not None:
             problems.append(problem)
     total = state.refunded_minor + command.amount_minor
     needed = 2 if total > state.review_threshold_minor else 1
+    policy_problem = next(filter(None, (unmet(need, counted) for need in needs)), None)
     if problems:
         lead = "An approval no longer counts: " + "; ".join(problems)
+    elif policy_problem is not None:
+        lead = f"Too few approvals: this refund {policy_problem}"
     elif len(counted) < needed:
         lead = (
             f"Too few approvals: order {state.order_id} would have {money(total)} "
@@ -49,15 +65,17 @@ def why_approvals_do_not_count(
     return f"{lead}. The approval is void; it must be given again. Nothing was refunded."
 
 
-def _problem(reviewer: Reviewer | None, reviewer_id: str, command: RefundCommand) -> str | None:
+def _problem(
+    reviewer: Reviewer | None, reviewer_id: str, command: RefundCommand, roles: tuple[str, ...]
+) -> str | None:
     if reviewer is None:
         return f"reviewer '{reviewer_id}' no longer exists"
     if not reviewer.active:
         return f"reviewer '{reviewer_id}' has been disabled"
     if reviewer.tenant_id != command.tenant_id:
         return f"reviewer '{reviewer_id}' no longer belongs to tenant '{command.tenant_id}'"
-    if REFUND_APPROVER_ROLE not in reviewer.role_list:
-        return f"reviewer '{reviewer_id}' no longer holds the {REFUND_APPROVER_ROLE} role"
+    if not set(roles) & set(reviewer.role_list):
+        return f"reviewer '{reviewer_id}' no longer holds the {' or '.join(roles)} role"
     if reviewer_id == command.actor_id:
         return f"reviewer '{reviewer_id}' asked for this run and cannot approve it"
     return None

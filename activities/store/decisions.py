@@ -54,6 +54,8 @@ AUDIT_KINDS: tuple[str, ...] = (
     "cancelled",
     "refused",
     "edited",
+    # Expired unanswered and sent to another role; the action still waits.
+    "escalated",
     FIRST_APPROVAL,
     EXECUTED,
     ACCOUNT_CHANGE,

@@ -39,6 +39,7 @@ from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import Decision, PendingAction, RefundCommand
 from workflows.approval_policy import action_amount_minor, effect_key, recomputed_hash
 from workflows.decision_proof import CLOCK_SKEW
+from workflows.effect_requirements import Requirements
 
 NOTHING_DONE = "Nothing was refunded."
 
@@ -52,6 +53,9 @@ class ProofCheck:
     caller_run_id: str
     # When an approval needs the reviewer's passkey: the worker's own policy.
     passkeys: PasskeyCheck = NO_STEP_UP
+    # What the worker's own profiles demand of the approvers (N of M, a role, a chain:
+    # `approvers.py`); None: the ledger's own rule alone.
+    approvals: Requirements | None = None
 
 
 def proof_refusal(

@@ -58,7 +58,10 @@ def hold_pending_refund(
                 PendingRefund.expires_at <= now,
             )
         )
-        if session.get(PendingRefund, hold.action_hash) is None:
+        existing = session.get(PendingRefund, hold.action_hash)
+        if existing is not None:  # held again: an escalation waits until its new expiry
+            existing.expires_at = hold.expires_at
+        else:
             session.add(
                 PendingRefund(
                     action_hash=hold.action_hash,

@@ -62,6 +62,7 @@ from activities.store.schema import (
 from activities.store.tickets import get_order_for_ticket, order_of_ticket
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money, state_hash
+from workflows.effect_requirements import Requirements
 
 NOTHING_REFUNDED = "Nothing was refunded."
 # See the module note: the order row lock relies on it.
@@ -142,11 +143,20 @@ def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -
         stored = refund_by_key(session, command.idempotency_key)
         if stored is not None:
             return replay_answer(stored, command)
-        return LedgerAnswer(_decide(session, command, tenant, order, proven=check is not None))
+        requirements = None if check is None else check.approvals
+        return LedgerAnswer(
+            _decide(session, command, tenant, order, proven=check is not None, needs=requirements)
+        )
 
 
 def _decide(
-    session: Session, command: RefundCommand, tenant: Tenant, order: Order | None, *, proven: bool
+    session: Session,
+    command: RefundCommand,
+    tenant: Tenant,
+    order: Order | None,
+    *,
+    proven: bool,
+    needs: Requirements | None = None,
 ) -> RefundResult:
     """Refund in this transaction, or say why not: the key has no refund yet."""
     if session.get(RefundSettlement, command.idempotency_key) is not None:
@@ -167,7 +177,7 @@ def _decide(
             message=_changed_message(session, command.tenant_id, state),
             state=state,
         )
-    not_counted = why_approvals_do_not_count(session, command, state)
+    not_counted = why_approvals_do_not_count(session, command, state, needs)
     if not_counted is not None:
         return RefundResult(status="approver_invalid", message=not_counted, state=state)
     refusal = rule_violation(command, state)

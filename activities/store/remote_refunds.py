@@ -45,6 +45,7 @@ from activities.store.refunds import (
 from activities.store.schema import ID_LENGTH, DecisionNonce, Refund, RefundSettlement, join_list
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money
+from workflows.effect_requirements import Requirements
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,12 @@ def admit(
         return Admitted(payment_ref, tenant.refund_review_threshold_minor)
 
 
-def claim(engine: Engine, command: RefundCommand, state: ActionState) -> RefundResult | None:
+def claim(
+    engine: Engine,
+    command: RefundCommand,
+    state: ActionState,
+    needs: Requirements | None = None,
+) -> RefundResult | None:
     """Step 2: None when the refund may go to the platform (proofs spent, hold released,
     committed); else the answer. `state` is the platform's, read just before: the
     approvers' count is judged on its refunded total."""
@@ -93,7 +99,7 @@ def claim(engine: Engine, command: RefundCommand, state: ActionState) -> RefundR
         settled = _settled_not_refunded(session, command.idempotency_key)
         if settled is not None:
             return refused(settled)
-        not_counted = why_approvals_do_not_count(session, command, state)
+        not_counted = why_approvals_do_not_count(session, command, state, needs)
         if not_counted is not None:
             return RefundResult(status="approver_invalid", message=not_counted, state=state)
         spend_proofs(session, command.proofs, command.idempotency_key)

@@ -53,7 +53,7 @@ from activities.store.passkey_proofs import passkey_problem
 from activities.store.schema import Reviewer, ToolEffect
 from workflows.actions import ToolActionCommand
 from workflows.approval_policy import effect_key, same_person
-from workflows.effect_requirements import Requirements
+from workflows.effect_requirements import Requirements, Signer, unmet
 
 STARTED = "started"
 DONE = "done"
@@ -196,14 +196,12 @@ def _approvals_problem(
             "An approval no longer counts: " + "; ".join(problems) + ". The approval is void; "
             f"it must be given again. {NOTHING_DONE_HERE}"
         )
+    issued = {proof.reviewer_id: proof.issued_at for proof in reversed(command.proofs)}
+    signed = [Signer(r.id, tuple(r.role_list), issued.get(r.id)) for r in counted]
     for needed in requirements.needed:
-        holding = [r for r in counted if set(r.role_list) & set(needed.roles)]
-        if len(holding) < needed.approvals:
-            roles = " or ".join(needed.roles)
-            return (
-                f"{command.action.tool} needs {needed.approvals} approval(s) from reviewers with "
-                f"the {roles} role; {len(holding)} given. {NOTHING_DONE_HERE}"
-            )
+        problem = unmet(needed, signed)
+        if problem is not None:
+            return f"{command.action.tool} {problem}. {NOTHING_DONE_HERE}"
     return None
 
 

@@ -122,6 +122,8 @@ def follow_decision(session: Session, event: DecisionEvent, kind: str) -> None:
 
 def set_action(row: WaitingAction, action: PendingAction) -> None:
     row.action = action.model_dump_json()
+    # An escalated action waits longer, for another role (workflows/escalation.py).
+    row.expires_at = action.expires_at
     row.approvals_given = len(action.approvals)
     row.mode = action.mode
     row.approvals_required = action.required_approvals

@@ -69,7 +69,12 @@ def build_worker(
         PasskeyPolicy.of(profiles.profiles, settings.passkey_above), RelyingParty.of(settings)
     )
     refunds = refunds or RefundActivities(
-        engine, keys, passkeys, payments, Breakers(engine, policy_from_settings(settings))
+        engine,
+        keys,
+        passkeys,
+        payments,
+        Breakers(engine, policy_from_settings(settings)),
+        profiles=profiles.profiles,
     )
     effects = effects or ToolEffects(
         engine,

@@ -92,8 +92,9 @@ def test_a_proven_call_is_claimed_once_and_a_retry_gets_its_output(seeded_engine
 def test_no_proof_when_the_profile_needs_one_is_refused_and_recorded(seeded_engine: Engine) -> None:
     claim = claim_effect(seeded_engine, command(voucher_action(), []), CHECK, NEEDS_ONE)
     assert claim.status == "refused"
-    assert "needs 1 approval(s) from reviewers with the refund_approver role; 0 given" in (
-        claim.message
+    assert (
+        "needs 1 approval(s) from different reviewers with the refund_approver role; 0 given"
+        in (claim.message)
     )
     assert len(refusals(seeded_engine)) == 1
 

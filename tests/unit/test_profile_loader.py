@@ -121,7 +121,9 @@ def test_unknown_key(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace("editable = ", "editables = "))
     assert message(path) == (
         f"{path}: agents.support.tool_policy.refund.editables: unknown key; allowed: risk, "
-        "approval, four_eyes_above, passkey_above, approval_ttl, approver_roles, editable"
+        "approval, four_eyes_above, passkey_above, approval_ttl, approver_roles, editable, "
+        "approvals, one_from, chain, on_expiry, escalate_to, escalation_ttl, max_escalations, "
+        "keep_approvals"
     )
 
 

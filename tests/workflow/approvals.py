@@ -135,13 +135,11 @@ def gate_worker(
     tool calls by `profiles` (the built-in file when None), unless `effects` replaces
     them (a tenant's helpdesk connector); `payments` picks each tenant's payments
     connector (the ledger for all when None)."""
-    refunds = refunds or RefundActivities(engine, TEST_KEYS, payments=payments)
-    effects = effects or ToolEffects(
-        engine,
-        TEST_KEYS,
-        profiles or load_profile_file(BUILTIN_PROFILES),
-        MCP_TIMEOUT_SECONDS,
+    profiles = profiles or load_profile_file(BUILTIN_PROFILES)
+    refunds = refunds or RefundActivities(
+        engine, TEST_KEYS, payments=payments, profiles=profiles.profiles
     )
+    effects = effects or ToolEffects(engine, TEST_KEYS, profiles, MCP_TIMEOUT_SECONDS)
     gateway = ToolGateway(engine, payments)
     mcp = McpTools(MCP_TIMEOUT_SECONDS)
     audit = audit or DecisionActivities(engine, TEST_KEYS)
