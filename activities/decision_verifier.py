@@ -4,7 +4,7 @@ It holds the decision service's public keys (it can check a signature, never mak
 the workflow holds no key at all)
 and reads the store. In order: the signature covers this run and every field of the
 decision; it is fresh; the reviewer exists under exactly this id, is active, belongs to
-the run's tenant, holds the approver role and did not ask for the run; and the nonce
+the run's tenant, holds one of the roles the action accepts and did not ask for the run; and the nonce
 was never used by another update. A refusal is an answer, not an error: retrying
 cannot change it. Only a store that does not answer raises, and Temporal retries that.
 """
@@ -89,9 +89,10 @@ class DecisionVerifier:
             )
         if reviewer.tenant_id != check.run_tenant_id or decision.tenant_id != reviewer.tenant_id:
             return _refused("This request belongs to another tenant; you cannot decide on it.")
-        if REFUND_APPROVER_ROLE not in reviewer.role_list:
+        accepted = check.approver_roles or [REFUND_APPROVER_ROLE]
+        if not set(accepted) & set(reviewer.role_list):
             return _refused(
-                f"Reviewer '{reviewer.id}' does not have the {REFUND_APPROVER_ROLE} role."
+                f"Reviewer '{reviewer.id}' does not have the {' or '.join(accepted)} role."
             )
         if same_person(reviewer.id, check.run_actor_id):
             return _refused("You asked for this run yourself; another reviewer must decide on it.")

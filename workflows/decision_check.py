@@ -36,6 +36,10 @@ class DecisionCheck(Contract):
     update_id: str
     decision: Decision
     now: datetime
+    # The roles the action accepts (its policy's approver roles, a role it needs one
+    # approval from, a chain's, an escalation's); empty in checks sent before N of M,
+    # which accepted `refund_approver` alone.
+    approver_roles: list[str] = []
 
 
 class DecisionProof(Contract):

@@ -58,6 +58,7 @@ async def verified(
 
     `refused` is told the refusal's event text once the gate has recorded it."""
     update = workflow.current_update_info()
+    action = gate.pending.get(decision.original_hash or decision.action_hash)
     proof = await verify(
         DecisionCheck(
             run_id=workflow.info().workflow_id,
@@ -66,6 +67,7 @@ async def verified(
             update_id=update.id if update else "",
             decision=decision,
             now=workflow.now(),
+            approver_roles=[] if action is None else list(action.approver_roles),
         )
     )
     if not proof.accepted:
