@@ -4,8 +4,8 @@ It holds the decision service's public keys (it can check a signature, never mak
 the workflow holds no key at all)
 and reads the store. In order: the signature covers this run and every field of the
 decision; it is fresh; the reviewer exists under exactly this id, is active, belongs to
-the run's tenant, holds one of the roles the action accepts and did not ask for the run; and the nonce
-was never used by another update. A refusal is an answer, not an error: retrying
+the run's tenant, holds one of the roles the action accepts and did not ask for the run;
+and the nonce was never used by another update. A refusal is an answer, not an error: retrying
 cannot change it. Only a store that does not answer raises, and Temporal retries that.
 """
 

@@ -56,6 +56,12 @@ def notice_text(notice: Notice, link: str) -> str:
             f"Reminder: {refund} still waits for a decision ({where}); {_time_left(notice)}, "
             f"it expires at {expires}. Decide: {link}"
         )
+    if notice.kind == "escalated":
+        roles = " or ".join(notice.approver_roles)
+        return (
+            f"Escalated to {roles}: {refund} got no decision in time and now waits for you "
+            f"({where}); {_time_left(notice)}. Decide: {link}"
+        )
     ago = expired_message(notice.expires_at, notice.sent_at)
     return f"Expired: {refund} ({where}) got no decision by {expires}. {ago} Run: {link}"
 
@@ -80,6 +86,8 @@ def notice_body(notice: Notice, ui_base_url: str) -> dict[str, Any]:
             "link": link,
             "run_id": notice.run_id,
             "action_hash": notice.action_hash,
+            "approver_roles": notice.approver_roles,
+            "escalations": notice.escalations,
         },
     }
 

@@ -56,7 +56,9 @@ NOTIFY_RETRY = RetryPolicy(
     non_retryable_error_types=["NotificationRefused"],
 )
 
-NoticeKind = Literal["waiting", "reminder", "expired"]
+# `escalated`: the action expired unanswered and now waits for another role
+# (workflows/escalation.py); its reminder follows the new time to live.
+NoticeKind = Literal["waiting", "reminder", "expired", "escalated"]
 
 
 class Notice(Contract):
@@ -75,9 +77,14 @@ class Notice(Contract):
     expires_at: datetime
     # When the run sent it (workflow time): retries repeat the same body word for word.
     sent_at: datetime
+    # Who may decide now, and how many times it was escalated: an escalation's notice
+    # tells the new role, and its reminder is another notice than the first one's.
+    approver_roles: list[str] = []
+    escalations: int = 0
 
     def idempotency_key(self) -> str:
-        return f"{self.run_id}:{self.action_hash}:{self.kind}"
+        base = f"{self.run_id}:{self.action_hash}:{self.kind}"
+        return base if self.escalations == 0 else f"{base}:{self.escalations}"
 
 
 class NoticeSent(Contract):
@@ -99,11 +106,16 @@ def notice(kind: NoticeKind, action: PendingAction, request: RunRequest) -> Noti
         approvals=len(action.approvals),
         expires_at=action.expires_at,
         sent_at=workflow.now(),
+        approver_roles=list(action.approver_roles) if action.escalations else [],
+        escalations=action.escalations,
     )
 
 
-def reminder_at(action: PendingAction) -> datetime:
-    return action.requested_at + (action.expires_at - action.requested_at) * REMINDER_SHARE
+def reminder_at(action: PendingAction, since: datetime | None = None) -> datetime:
+    """When to remind: `REMINDER_SHARE` of the time from `since` (the request, or the
+    escalation) to expiry."""
+    start = action.requested_at if since is None else since
+    return start + (action.expires_at - start) * REMINDER_SHARE
 
 
 @dataclass
@@ -140,17 +152,30 @@ class ReviewerNotices:
             return current() is None or resolution() is not None
 
         await self._send(notice("waiting", first, request))
-        delay = (reminder_at(first) - workflow.now()).total_seconds()
-        try:
-            if delay > 0:
-                await workflow.wait_condition(settled, timeout=delay)
-            if not settled():
-                raise TimeoutError
-        except TimeoutError:
-            await self._send(notice("reminder", current() or first, request))
-            await workflow.wait_condition(settled)
+        round_, since = first, None
+        while True:
+
+            def moved(escalations: int = round_.escalations) -> bool:
+                now = current()
+                return settled() or (now is not None and now.escalations != escalations)
+
+            delay = (reminder_at(round_, since) - workflow.now()).total_seconds()
+            try:
+                if delay > 0:
+                    await workflow.wait_condition(moved, timeout=delay)
+                if not moved():
+                    raise TimeoutError
+            except TimeoutError:
+                await self._send(notice("reminder", current() or round_, request))
+                await workflow.wait_condition(moved)
+            escalated = current()
+            if settled() or escalated is None:
+                break
+            # Escalated (workflows/escalation.py): tell the new role, then remind it.
+            round_, since = escalated, workflow.now()
+            await self._send(notice("escalated", escalated, request))
         if resolution() == "expired":
-            await self._send(notice("expired", first, request))
+            await self._send(notice("expired", round_, request))
 
     async def _send(self, sent: Notice) -> None:
         try:
