@@ -7,6 +7,7 @@ holds; the models here only add the store's rows beside them and the request bod
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Annotated
@@ -14,6 +15,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from workflows.actions import DecisionRecord, PendingAction, Verdict
+from workflows.approval_requirements import approvers, may_move_forward, missing
 from workflows.contracts import RunStatus
 
 
@@ -39,12 +41,28 @@ class Reviewer(ApiModel):
     )
 
 
+class ActionProgress(ApiModel):
+    """Who approved an action and what it still needs (N of M, a role, a chain)."""
+
+    action_hash: str
+    approved_by: list[str] = Field(description="The reviewers who approved, in order.")
+    still_missing: str = Field(
+        description='What it still needs, e.g. "2 of 3 approvals; still needs one from '
+        'finance"; empty when complete.'
+    )
+    can_move_forward: bool = Field(
+        description="Whether you can give it an approval that counts: you hold a role it "
+        "accepts, did not approve it yet, and hold the role its next step needs."
+    )
+
+
 class PendingApproval(ApiModel):
     run_id: str
     tenant_id: str
     ticket_id: str
     ticket_excerpt: str = Field(description="Unverified customer text, shortened.")
     action: PendingAction
+    progress: ActionProgress
 
 
 class ApprovalList(ApiModel):
@@ -88,6 +106,8 @@ class ApprovalDetail(ApiModel):
     status: RunStatus
     ticket: TicketView | None
     pending_actions: list[PendingAction]
+    # One per pending action, in the same order.
+    progress: list[ActionProgress]
     prior_refunds: list[RefundView]
     decisions: list[DecisionRecord]
 
@@ -148,3 +168,12 @@ class AuditList(ApiModel):
     total: int = Field(description="How many events match the filter, on every page.")
     items: list[AuditEntry]
     next: str | None = Field(description="The path of the next (older) page; null on the last.")
+
+
+def progress_of(action: PendingAction, reviewer_id: str, roles: Sequence[str]) -> ActionProgress:
+    return ActionProgress(
+        action_hash=action.action_hash,
+        approved_by=approvers(action),
+        still_missing=missing(action),
+        can_move_forward=may_move_forward(action, reviewer_id, roles),
+    )

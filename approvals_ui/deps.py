@@ -46,6 +46,7 @@ from signoff.service.accounts import (
 from signoff.service.metrics import signin_failed
 from signoff.service.payment_orders import PaymentConnectors, PaymentLinkRefused, connectors
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
+from workflows.approval_requirements import may_move_forward
 from workflows.contract_base import IDENTIFIER_PATTERN
 
 TemporalConnect = Callable[[Settings], Awaitable[Client]]
@@ -68,6 +69,11 @@ class SignedInReviewer:
         validator has the last word."""
         roles = [REFUND_APPROVER_ROLE] if action is None else action.approver_roles
         return bool(set(roles) & set(self.roles))
+
+    def may_move_forward(self, action: PendingAction) -> bool:
+        """Whether an approval of this reviewer would count: not given yet, and of the
+        role the action's next step needs (N of M, a role, a chain)."""
+        return may_move_forward(action, self.id, self.roles)
 
 
 class SignInRequired(Exception):

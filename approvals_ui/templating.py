@@ -19,6 +19,7 @@ from approvals_ui.sessions import session_of
 from approvals_ui.time_format import utc_time
 from signoff.service.pending import time_left
 from workflows.approval_policy import money
+from workflows.approval_requirements import missing, next_step_refusal
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 SHORT_HASH = 12
@@ -48,6 +49,11 @@ templates.env.filters["utc"] = utc_time
 templates.env.filters["utc_time"] = utc_time
 templates.env.filters["readable_event"] = readable_event
 templates.env.filters["money"] = money
+# N of M, a role, a chain: what an action still needs (workflows/approval_requirements.py).
+templates.env.filters["still_missing"] = missing
+templates.env.filters["next_step_refusal"] = lambda action, reviewer: (
+    next_step_refusal(action, reviewer.id, reviewer.roles) or ""
+)
 
 
 def polled(request: Request) -> bool:

@@ -17,6 +17,8 @@ Pure: the workflow, the service and the faces share it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from workflows.actions import PendingAction
 from workflows.approval_policy import same_person
 from workflows.tool_policy import ToolPolicy
@@ -83,7 +85,7 @@ def missing(action: PendingAction) -> str:
     return f"{done}; still needs {more} more"
 
 
-def next_step_refusal(action: PendingAction, reviewer_id: str, roles: list[str]) -> str | None:
+def next_step_refusal(action: PendingAction, reviewer_id: str, roles: Sequence[str]) -> str | None:
     """Why `reviewer_id`, holding `roles`, cannot move the action forward; None if they
     can. The tenant, the role to approve at all and expiry are checked before."""
     if any(same_person(name, reviewer_id) for name in approvers(action)):
@@ -109,7 +111,7 @@ def next_step_refusal(action: PendingAction, reviewer_id: str, roles: list[str])
     return None
 
 
-def may_move_forward(action: PendingAction, reviewer_id: str, roles: list[str]) -> bool:
+def may_move_forward(action: PendingAction, reviewer_id: str, roles: Sequence[str]) -> bool:
     """For the inbox: whether the reviewer can give the action an approval it counts
     (holding one of its approver roles, and the next step's)."""
     if not set(action.approver_roles) & set(roles):

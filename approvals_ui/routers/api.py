@@ -23,6 +23,7 @@ from approvals_ui.api_models import (
     RefundView,
     Reviewer,
     TicketView,
+    progress_of,
 )
 from approvals_ui.deps import (
     CurrentReviewer,
@@ -107,6 +108,7 @@ async def approvals(
                 ticket_id=row.item.ticket_id,
                 ticket_excerpt=excerpt(row.ticket_excerpt),
                 action=row.item.action,
+                progress=progress_of(row.item.action, reviewer.id, reviewer.roles),
             )
             for row in page.items
         ],
@@ -143,6 +145,9 @@ async def approval(
         status=state.status,
         ticket=ticket,
         pending_actions=state.pending_actions,
+        progress=[
+            progress_of(action, reviewer.id, reviewer.roles) for action in state.pending_actions
+        ],
         prior_refunds=[
             RefundView(
                 id=refund.id,

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from signoff.cli.render import progress_line
 from signoff.cli.store import opened_store
 from signoff.cli.support import AfterOption, JsonOption, emit_json, fail, say, settings
 from signoff.config.settings import MAX_PAGE_SIZE
@@ -72,5 +73,7 @@ def _print_pending(listed: PendingPage, json_output: bool) -> None:
             f"{row['order']}  mode {row['mode']} ({row['approvals']}/{row['required']})  "
             f"expires {row['expires_at']}\n  hash {row['action_hash']}\n  reason: {row['reason']}"
         )
+        if row["approved_by"] or row["still_missing"]:
+            say(f"  {progress_line(row['approved_by'], row['still_missing'])}")
     if page.next:
         say(f"more on the next page: add --after {page.next}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from workflows.actions import DecisionRecord, PendingAction
+from workflows.approval_requirements import approvers, missing
 from workflows.contracts import RunEvent, RunOutcome, RunState, TurnUsage
 from workflows.reject_reasons import labelled
 
@@ -89,6 +90,12 @@ def what_it_does(action: PendingAction) -> str:
     return f"{action.tool}({shown})"
 
 
+def progress_line(approved_by: list[str], still_missing: str) -> str:
+    """`approved by alice, bob; 2 of 3 approvals; still needs one from finance`."""
+    who = f"approved by {', '.join(approved_by)}" if approved_by else "no approval yet"
+    return f"{who}; {still_missing}" if still_missing else f"{who}; complete"
+
+
 def pending_lines(actions: list[PendingAction]) -> list[str]:
     lines = []
     for action in actions:
@@ -98,6 +105,8 @@ def pending_lines(actions: list[PendingAction]) -> list[str]:
             f"expires {action.expires_at.isoformat()}"
         )
         lines.append(f"          hash {action.action_hash}")
+        if action.approvals or missing(action):
+            lines.append(f"          {progress_line(approvers(action), missing(action))}")
         if action.note:
             lines.append(f"          note: {action.note}")
     return lines

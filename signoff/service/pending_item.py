@@ -9,6 +9,7 @@ from typing import Any
 
 from workflows.actions import PendingAction
 from workflows.approval_policy import money
+from workflows.approval_requirements import approvers, missing
 
 
 @dataclass(frozen=True)
@@ -40,4 +41,7 @@ class PendingItem:
             "requested_at": action.requested_at.isoformat(),
             "expires_at": action.expires_at.isoformat(),
             "note": action.note,
+            # Who approved, and what is still missing (N of M, a role, a chain).
+            "approved_by": approvers(action),
+            "still_missing": missing(action),
         }
