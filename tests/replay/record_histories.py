@@ -336,6 +336,9 @@ async def record(names: list[str]) -> None:
     server unless they need time to skip, the older ones on the time-skipping server."""
     from tests.conftest import venv_binary
     from tests.replay import more_scenarios as more  # it imports this module's helpers
+    from tests.replay import policy_scenarios as policies  # N of M, escalation
+
+    SCENARIOS.update(policies.SCENARIOS), WORKERS.update(policies.WORKERS)
 
     unknown = [name for name in names if name not in SCENARIOS and name not in more.SCENARIOS]
     if unknown:

@@ -48,6 +48,9 @@ SCENARIO_FILES = {
     ),
     "an irreversible tool on auto (built-in profile: send_reply)": "agent_run_reply_auto",
     "a refund made through Stripe (localstripe)": "agent_run_refund_stripe",
+    # Approval policies (docs/approvals-policies.md).
+    "three approvers, one of them from finance": "agent_run_three_approvers",
+    "escalated on expiry, then expired": "agent_run_escalated",
 }
 
 
