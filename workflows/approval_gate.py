@@ -211,6 +211,8 @@ class ApprovalGate(GateResults):
         approval = trail_record(
             edited, "approved", reviewer_id=decision.reviewer_id, reason=decision.reason
         )
+        if edited.one_from is not None or edited.chain:
+            approval = approval.model_copy(update={"roles": list(decision.reviewer_roles)})
         self.decisions.append(approval)
         self.recorder.signed[len(self.decisions) - 1] = decision
         self.proofs[edited.action_hash] = [decision]

@@ -49,6 +49,26 @@ def test_the_body_says_what_waits_and_links_to_it() -> None:
     assert body["signoff"]["time_left"] == "4 h 48 min left"
 
 
+def test_an_escalation_tells_the_new_role_under_a_key_of_its_own() -> None:
+    escalated = NOTICE.model_copy(
+        update={
+            "kind": "escalated",
+            "approver_roles": ["refund_approver", "support_lead"],
+            "escalations": 1,
+            "approvals": 0,
+        }
+    )
+    body = notice_body(escalated, "https://ui.example/")
+    assert body["text"].startswith(
+        "Escalated to refund_approver or support_lead: Refund 250.00 EUR on order C-3107 got "
+        "no decision in time and now waits for you"
+    )
+    assert body["signoff"]["approver_roles"] == ["refund_approver", "support_lead"]
+    # Its reminder is another notice than the first round's: a receiver keeps both.
+    reminder = escalated.model_copy(update={"kind": "reminder"})
+    assert reminder.idempotency_key() != NOTICE.idempotency_key()
+
+
 async def test_a_2xx_is_sent_with_the_idempotency_key(tmp_path: Path) -> None:
     with webhook_receiver() as receiver:
         sent = await ActivityEnvironment().run(
