@@ -4,12 +4,14 @@ Design note. Any irreversible call becomes a `PendingAction` whose hash covers t
 its normalized arguments, the targets, the model's reason, the policy version and the
 state the reviewer judges on. The `decide` update's validator refuses, before anything
 reaches history, a hash that is not pending, an expired action, a reviewer without one
-of the action's approver roles, of another tenant, the run's own actor, or the same
-reviewer twice. Expiry is a durable timer. After approval the effect verifies the
-signed approvals itself and re-checks what it depends on; when it answers that the
-approval went void (the refund's order changed, an approver no longer counts) a new
-pending action (new hash) is raised, saying why. Every outcome of the gate is one tool
-result: an error result says the effect did not happen and must not be retried.
+of its roles, of another tenant, the run's actor, the same reviewer twice, or one its
+next step does not accept (N of M, chains: `approval_requirements.py`). Expiry is a
+durable timer; the policy may escalate instead (`gate_expiry.py`). After approval the
+effect verifies the signed approvals itself and re-checks what it depends on; when it
+answers that the approval went void (the refund's order changed, an approver no longer
+counts) a new pending action (new hash) is raised, saying why. Every outcome of the gate
+is one tool result: an error result says the effect did not happen and must not be
+retried.
 
 What differs between tools is the tool's hooks (`gate_hooks.py`): the refund's order
 state, exposure four eyes and ledger (`refund_hooks.py`), or the profile's policy and
@@ -38,16 +40,11 @@ with workflow.unsafe.imports_passed_through():
         DecisionResult,
         PendingAction,
     )
-    from workflows.approval_policy import (
-        DecisionRefused,
-        check_decision,
-        expired_message,
-        second_reviewer_message,
-    )
-    from workflows.approval_requirements import is_complete, missing, next_step_refusal
+    from workflows.approval_policy import DecisionRefused, check_decision, expired_message
+    from workflows.approval_requirements import is_complete, next_step_refusal, recorded_message
     from workflows.audit_trail import TrailRecorder
     from workflows.contracts import RunRequest, ToolUseBlock
-    from workflows.escalation import escalated, escalation_reason
+    from workflows.gate_expiry import wait_or_escalate
     from workflows.gate_hooks import Effect, GateHooks
     from workflows.gate_results import GateResult, GateResults, trail_record
     from workflows.reviewer_notices import ReviewerNotices
@@ -185,7 +182,7 @@ class ApprovalGate(GateResults):
             return DecisionResult(
                 action_hash=action.action_hash,
                 status="approval_recorded",
-                message=self._still_needed(action),
+                message=recorded_message(action),
             )
         self.resolutions[action.action_hash] = "approved"
         return DecisionResult(
@@ -228,12 +225,6 @@ class ApprovalGate(GateResults):
                 "reviewer must approve the edited version."
             ),
         )
-
-    def _still_needed(self, action: PendingAction) -> str:
-        plain_four_eyes = action.required_approvals == 2 and not (action.one_from or action.chain)
-        if plain_four_eyes and action.tool == "refund":
-            return second_reviewer_message(action)
-        return f"Your approval is recorded: {missing(action)}."
 
     def _noun(self, action: PendingAction) -> str:
         hooks = self.hooks.get(action.action_hash)
@@ -372,12 +363,12 @@ class ApprovalGate(GateResults):
         self.notices.watch(
             self.request, lambda: self.pending.get(digest), lambda: self.resolutions.get(digest)
         )
-        if action.approvals and len(action.approvals) >= action.required_approvals:
+        if action.approvals and is_complete(action):
             # An edit whose own approval is all it needs.
             self.resolutions[digest] = "approved"
         closing = False
         try:
-            await self._wait_or_escalate(digest, action, hooks)
+            await wait_or_escalate(self, digest, action, hooks)
         except asyncio.CancelledError:
             self.decisions.append(
                 trail_record(
@@ -406,35 +397,3 @@ class ApprovalGate(GateResults):
             # it needs (the gate holds it next).
             await self.recorder.flush()
         return action, self.resolutions[digest]
-
-    async def _wait_or_escalate(self, digest: str, action: PendingAction, hooks: GateHooks) -> None:
-        """Wait for the decision; at expiry, escalate while the policy allows
-        (`escalation.py`), then end the action as expired."""
-        while True:
-            try:
-                await self.recorder.wait(lambda: digest in self.resolutions, action.expires_at)
-                return
-            except TimeoutError:  # the expiry timer fired first
-                action = self.pending.get(digest, action)
-                policy = hooks.policy
-                raised = escalated(action, policy, workflow.now(), self.request.deadline)
-                if raised is None or policy is None:
-                    self.resolutions[digest] = "expired"
-                    self.expiries[digest] = action.expires_at
-                    self.decisions.append(trail_record(action, "expired"))
-                    return
-            self.decisions.append(
-                trail_record(raised, "escalated", reason=escalation_reason(raised, policy))
-            )
-            if not policy.keep_approvals:
-                self.proofs.pop(digest, None)
-                # The audit numbers this action's approvals again from here.
-                self.recorder.restarts[digest] = len(self.decisions)
-            self.pending[digest] = raised
-            # Its inbox row (and a refund's exposure hold) with the new expiry and roles;
-            # an approval that arrived meanwhile stays.
-            held = await hooks.hold(raised)
-            action = held.model_copy(update={"approvals": self.pending[digest].approvals})
-            self.pending[digest] = action
-            self.recorder.required[digest] = action.required_approvals
-            await self.recorder.flush()

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from workflows.actions import PendingAction
-from workflows.approval_policy import same_person
+from workflows.approval_policy import same_person, second_reviewer_message
 from workflows.tool_policy import ToolPolicy
 
 
@@ -117,3 +117,11 @@ def may_move_forward(action: PendingAction, reviewer_id: str, roles: Sequence[st
     if not set(action.approver_roles) & set(roles):
         return False
     return next_step_refusal(action, reviewer_id, roles) is None
+
+
+def recorded_message(action: PendingAction) -> str:
+    """What a reviewer whose approval did not complete the action is told."""
+    plain_four_eyes = action.required_approvals == 2 and not (action.one_from or action.chain)
+    if plain_four_eyes and action.tool == "refund":
+        return second_reviewer_message(action)
+    return f"Your approval is recorded: {missing(action)}."
