@@ -89,7 +89,9 @@ class RefundHooks:
     async def hold(self, action: PendingAction) -> PendingAction:
         # The policy's review (N of M, a role, a chain) first: the exposure may ask for
         # more, never for less (`with_exposure`).
-        asked = with_policy(action, self.policy)
+        # Judged afresh: an edit or an escalation arrives with the mode it had before.
+        fresh = action.model_copy(update={"mode": "confirm", "required_approvals": 1})
+        asked = with_policy(fresh, self.policy)
         return await judged_on_exposure(asked, action_amount_minor(asked), self.request)
 
     async def release(self, action_hash: str) -> None:

@@ -127,7 +127,7 @@ class ToolHooks:
         judged = action.model_copy(
             update={
                 "mode": "review" if review else "confirm",
-                "required_approvals": max(2, action.required_approvals) if review else 1,
+                "required_approvals": 2 if review else 1,
             }
         )
         judged = with_policy(judged, self.policy)
