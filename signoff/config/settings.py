@@ -131,8 +131,11 @@ class Settings(BaseSettings):
     page_size: int = Field(default=50, ge=1, le=MAX_PAGE_SIZE)
     # The inbox's read model (issue 13, signoff/service/waiting_reconcile.py): every
     # worker mends it from Temporal's visibility when it starts, then this often (0:
-    # only at start). Rows younger than the grace are kept: visibility lags behind.
+    # only at start), listing only the runs closed since; every full_reconcile
+    # seconds it lists every waiting run again. Rows younger than the grace are kept:
+    # visibility lags behind.
     read_model_reconcile_seconds: float = Field(default=600.0, ge=0)
+    read_model_full_reconcile_seconds: float = Field(default=3600.0, ge=0)
     read_model_grace_seconds: float = Field(default=60.0, ge=0)
 
     # The reviewer web UI (approvals_ui).
