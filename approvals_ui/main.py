@@ -22,6 +22,7 @@ from approvals_ui.routers import (
     audit,
     auth,
     codec,
+    email_links,
     intake,
     metrics,
     passkeys,
@@ -106,7 +107,7 @@ def create_app(
     app.state.password_checks = PasswordChecks(settings.ui_signin_concurrent_checks)
     errors.install(app)
     csrf = [Depends(csrf_protect)]
-    pages = (auth, approvals, runs, audit, passkeys, slack_link)
+    pages = (auth, approvals, runs, audit, passkeys, slack_link, email_links)
     for page in pages:
         app.include_router(page.router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)

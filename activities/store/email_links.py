@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Literal
 
 from sqlalchemy import Engine
 
@@ -31,8 +32,15 @@ class EmailLinkGrant:
     expires_at: datetime
 
 
+RefusalReason = Literal["unknown", "other_reviewer", "used", "expired"]
+
+
 class EmailLinkRefused(StoreError):
     """The link cannot be used: unknown, used, expired, or another reviewer's."""
+
+    def __init__(self, reason: RefusalReason, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def issue_email_link(
@@ -80,21 +88,24 @@ def spend_email_link(engine: Engine, code: str, reviewer_id: str, now: datetime)
 def _usable(row: EmailLink | None, reviewer_id: str, now: datetime) -> EmailLinkGrant:
     if row is None:
         raise EmailLinkRefused(
-            "This decision link is not one we sent. Open the request from the inbox instead."
+            "unknown",
+            "This decision link is not one we sent. Open the request from the inbox instead.",
         )
     if row.reviewer_id != reviewer_id:
         raise EmailLinkRefused(
+            "other_reviewer",
             "This decision link was sent to another reviewer: it cannot decide for you. "
-            "Open the request from your inbox instead."
+            "Open the request from your inbox instead.",
         )
     if row.used_at is not None:
         raise EmailLinkRefused(
+            "used",
             "This decision link was used already: a link decides once. Open the request "
-            "from the inbox to see where it stands."
+            "from the inbox to see where it stands.",
         )
     if row.expires_at <= now:
         raise EmailLinkRefused(
-            "This decision link has expired. Open the request from the inbox to decide."
+            "expired", "This decision link has expired. Open the request from the inbox to decide."
         )
     return EmailLinkGrant(
         row.tenant_id,
