@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import time
+import uuid
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -37,13 +39,14 @@ def press_payload(
     user: str = "UBOB00001",
     team: str = DEMO_TEAM,
     category: str = "other",
-    response_url: str = "https://hooks.slack.com/actions/T0/1/xyz",
+    response_url: str = "https://slack-response.invalid/actions/T0/1/xyz",
 ) -> dict[str, Any]:
     action: dict[str, Any] = {
         "action_id": action_id,
         "block_id": run_id,
         "type": "button",
-        "action_ts": "1700000000.000100",
+        # Each press is its own: Slack gives it a new action_ts and trigger_id.
+        "action_ts": f"{time.time():.6f}",
     }
     if action_id == APPROVE_ACTION:
         action["value"] = action_hash
@@ -61,7 +64,7 @@ def press_payload(
         "api_app_id": "A0SIGNOFF",
         "token": "deprecated-verification-token",
         "container": {"type": "message", "message_ts": "1700000000.000200"},
-        "trigger_id": "1.2.3",
+        "trigger_id": uuid.uuid4().hex,
         "team": {"id": team, "domain": "example"},
         "channel": {"id": "C0REVIEWS", "name": "refund-reviews"},
         "message": {
