@@ -208,3 +208,32 @@ def test_a_link_code_is_used_once_and_only_by_a_signed_in_reviewer(
         )
         used = browser.get(f"/slack/link?code={code}")
     assert used.status_code == 410 and "used already" in used.text
+
+
+def test_a_linked_reviewer_without_the_role_and_open_decide_nothing(
+    app_settings: Settings, tmp_path: Path, pending_case: RefundCase, dev_stack: DevStack
+) -> None:
+    action_hash = wait_pending(dev_stack, pending_case)
+    with slack_front(app_settings, tmp_path) as slack:
+        daves = slack_user()
+        slack.link("dave", daves)  # a reviewer of the tenant, without refund_approver
+        answer = slack.press(APPROVE, pending_case.run_id, action_hash, user=daves).json()
+        opened = slack.press("signoff_open", pending_case.run_id, user=daves)
+    assert answer["response_type"] == "ephemeral"
+    assert "You do not have the refund_approver role" in answer["text"]
+    assert opened.status_code == 200 and opened.content == b""
+    assert wait_pending(dev_stack, pending_case) == action_hash
+
+
+def test_a_reviewer_of_another_tenant_cannot_take_a_link_code(
+    app_settings: Settings, tmp_path: Path
+) -> None:
+    with slack_front(app_settings, tmp_path) as slack:
+        asked = slack.press(APPROVE, "run-linking", "0" * 64, user=slack_user()).json()
+        code = asked["text"].split("code=")[1].split("|")[0]
+        token = sign_in(slack.client, "carol")  # tenant globex; the code is demo's
+        opened = slack.client.get(f"/slack/link?code={code}")
+        taken = slack.client.post("/slack/link", data={"csrf_token": token, "code": code})
+    assert opened.status_code == 403 and "another tenant" in opened.text
+    assert 'id="slack-link-confirm"' not in opened.text
+    assert taken.status_code == 409 and "another tenant" in taken.text
