@@ -266,6 +266,13 @@ class Settings(BaseSettings):
     notify_webhook_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
     ui_base_url: str = Field(default="http://127.0.0.1:8000", pattern=r"^https?://\S+$")
     notify_timeout_seconds: float = Field(default=10.0, gt=0)
+    # Deciding from Slack and e-mail links (docs/ui/slack.md): the notice's format, the
+    # Slack apps file, where Slack's response_url may point, the codes' lives in minutes.
+    notify_format: Literal["text", "slack_blocks"] = "text"
+    slack_apps: Path | None = None
+    slack_response_url_prefix: str = Field(default="https://hooks.slack.com/", min_length=8)
+    slack_link_minutes: float = Field(default=10.0, gt=0, le=60)
+    email_link_minutes: float = Field(default=15.0, gt=0, le=60)
     # How long one exchange with an MCP server may take (connect, list its tools, call
     # one); past it the server counts as down: Temporal retries, then the model is told.
     mcp_timeout_seconds: float = Field(default=30.0, gt=0)
