@@ -118,7 +118,7 @@ def build_worker(
 
 def capacity(settings: Settings) -> dict[str, Any]:
     """The `Worker` options of capacity and shutdown grace, from the settings (docs/
-    operating/temporal.md); bench/run_workers.py gives its baseline the same.
+    operating/temporal.md); bench/runs/workers.py gives its baseline the same.
     On shutdown the worker stops polling at once, then gives in-flight activities
     `worker_shutdown_seconds` to finish before it cancels them."""
     return {

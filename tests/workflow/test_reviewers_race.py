@@ -2,7 +2,7 @@
 exactly one approval takes effect (one refund), and the other reviewer reads a sentence
 saying why theirs did not.
 
-The quick form of `bench/chaos.py`'s race (issue 13, "Fault injection"): the real
+The quick form of `python -m bench.chaos`'s race (issue 13, "Fault injection"): the real
 workflow, gateway, ledger and decision verifier on the time-skipping server, the demo
 script as the model, one fresh order per run (four eyes counts every refund waiting on
 an order, so the runs must not share one). Both decisions of a race are sent together,
