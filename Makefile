@@ -57,10 +57,11 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.inbox
 
 
-# signoff's refund run against a raw Temporal workflow; `--quick` on a shared machine
-# (a few minutes). Writes bench/results/RESULTS.md.
+# signoff's refund run against two raw Temporal workflows of its shape: one on signoff's
+# own activities, one minimal with its own (the cost of the code, and of the design);
+# `--quick` on a shared machine (a few minutes). Writes bench/results/RESULTS.md.
 bench-runs: $(STAMP)
-	$(BIN)/python -m bench.runs --quick
+	$(BIN)/python -m bench.runs --quick --baseline minimal
 
 # The CLI's start-up: `signoff --help` and `signoff status RUN`, each as a new process.
 bench-cli: $(STAMP)

@@ -1,20 +1,22 @@
-"""signoff's scripted refund run against a raw Temporal workflow of the same shape.
+"""signoff's scripted refund run against raw Temporal workflows of the same shape.
 
 One invocation starts a private `signoff dev` stack (Temporal dev server on its SQLite
-file, the store seeded) and two worker processes on their own task queues, one running
-signoff's `AgentRun`, one the hand-written baseline (`bench/runs/raw_refund.py`), with the
-same activities. Each run gets a fresh order and ticket (`testkit/refund_cases.py`); each
-is approved by a signed decision as soon as it waits. Then, alternating the two sides
-batch by batch so that the machine's load falls on both alike:
+file, the store seeded) and one worker process per side on its own task queue: signoff's
+`AgentRun`; the raw baseline (`bench/runs/raw_refund.py`, signoff's own activities); and
+with `--baseline minimal`, the minimal hand-written one (`bench/runs/minimal_workflow.py`,
+activities of its own on the same ledger). Each run gets a fresh order and ticket
+(`testkit/refund_cases.py`); each is approved as soon as it waits. Then, alternating the
+sides batch by batch so that the machine's load falls on all alike:
 
 - throughput (runs/s) and end-to-end p50/p95 at `--concurrency`;
-- decision→effect latency at concurrency 1 (Update accepted → refund row committed);
+- at concurrency 1: decision accepted → refund row, the `decide` call, decision
+  accepted → run closed;
 - worker CPU per run (from /proc, during each side's batches) and peak RSS (VmHWM);
 - history events and bytes per run (fetched histories);
 
 and the ratios, written to `bench/results/RESULTS.md`.
 
-    .venv/bin/python -m bench.runs [--quick] [--runs N] [--concurrency C]
+    .venv/bin/python -m bench.runs [--quick] [--baseline minimal] [--runs N] [--concurrency C]
 """
 
 from __future__ import annotations
@@ -33,12 +35,14 @@ from typing import Any
 
 from activities.store import make_engine
 from bench.common.paths import ROOT
-from bench.runs.report import RESULTS, SideFigures, write_results
+from bench.runs.report import BASELINE_NAMES, NOTES, RESULTS, SideFigures, write_results
 from bench.runs.samples import (
     KINDS,
     TENANT,
     Kind,
     Sides,
+    accepted_at,
+    decision_to_close_ms,
     decision_to_effect_ms,
     history_size,
     keep_history,
@@ -91,15 +95,17 @@ async def measure(
     queues: dict[Kind, str],
     arguments: argparse.Namespace,
 ) -> dict[Kind, SideFigures]:
+    kinds: tuple[Kind, ...] = tuple(queues)
     sides = Sides(await connect(settings), settings, load_signer(settings), queues)
-    figures = {kind: SideFigures() for kind in KINDS}
+    figures = {kind: SideFigures() for kind in kinds}
     per_side = WARM_UP_RUNS + arguments.runs + arguments.latency_runs
-    tickets = iter(add_refund_cases(settings.resolved_database_url, TENANT, 2 * per_side))
-    for kind in KINDS:  # warm-up: imports, caches, connections; not measured
+    count = len(kinds) * per_side
+    tickets = iter(add_refund_cases(settings.resolved_database_url, TENANT, count))
+    for kind in kinds:  # warm-up: imports, caches, connections; not measured
         await many_runs(sides, kind, [next(tickets) for _ in range(WARM_UP_RUNS)], WARM_UP_RUNS)
     batch = max(1, arguments.runs // arguments.rounds)
     for round_number in range(arguments.rounds):
-        order = KINDS if round_number % 2 == 0 else KINDS[::-1]
+        order = kinds if round_number % 2 == 0 else kinds[::-1]
         for kind in order:
             side, pid = figures[kind], workers[kind].pid
             cpu_before, began = cpu_seconds(pid), time.perf_counter()
@@ -121,9 +127,13 @@ async def measure(
     engine = make_engine(settings.resolved_database_url)
     try:
         for number in range(arguments.latency_runs):
-            for kind in KINDS if number % 2 == 0 else KINDS[::-1]:
+            for kind in kinds if number % 2 == 0 else kinds[::-1]:
                 sample = await one_run(sides, kind, next(tickets))
-                figures[kind].decision_to_effect_ms.append(decision_to_effect_ms(engine, sample))
+                accepted = await accepted_at(sides.client, sample.run_id)
+                side = figures[kind]
+                side.decision_to_effect_ms.append(decision_to_effect_ms(engine, sample, accepted))
+                side.decision_to_close_ms.append(decision_to_close_ms(sample, accepted))
+                side.decide_ms.append(sample.decide_seconds * 1000)
     finally:
         engine.dispose()
     return figures
@@ -163,6 +173,11 @@ def options() -> argparse.Namespace:
     parser.add_argument(
         "--histories", type=Path, help="folder for one history of each side, as JSON"
     )
+    parser.add_argument(
+        "--baseline",
+        choices=["minimal"],
+        help="add the minimal hand-written baseline (its own activities) beside the raw one",
+    )
     arguments = parser.parse_args()
     if arguments.quick:
         arguments.runs, arguments.concurrency, arguments.rounds = 40, 10, 4
@@ -179,15 +194,16 @@ def main() -> None:
         settings = Settings(home=home, temporal_address=env["SIGNOFF_TEMPORAL_ADDRESS"])
         workers: dict[Kind, subprocess.Popen[str]] = {}
         try:
-            queues = {kind: f"bench-{kind}-{uuid.uuid4().hex[:6]}" for kind in KINDS}
-            for kind in KINDS:
+            kinds: tuple[Kind, ...] = KINDS + (("minimal",) if arguments.baseline else ())
+            queues = {kind: f"bench-{kind}-{uuid.uuid4().hex[:6]}" for kind in kinds}
+            for kind in kinds:
                 workers[kind] = start_worker(kind, queues[kind], env, home)
             profilers = start_profilers(workers, arguments.profile)
             try:
                 figures = asyncio.run(measure(settings, workers, queues, arguments))
             finally:
                 stop_profilers(profilers)
-            for kind in KINDS:
+            for kind in kinds:
                 figures[kind].peak_rss_mib = peak_rss_mib(workers[kind].pid)
         finally:
             for worker in workers.values():
@@ -198,16 +214,7 @@ def main() -> None:
         f"{os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores): absolute "
         "numbers are noisy; the ratios, measured in the same run with the sides "
         "alternating, are what count.",
-        "Dev server: `temporal server start-dev` on its SQLite file (`signoff dev`).",
-        "The baseline (`bench/runs/raw_refund.py`) runs the same activities with the same "
-        "inputs, and waits for its decision until the approval's expiry (one timer); it "
-        "has no status upserts and no deadline timer: the event table above is that "
-        "difference. signoff's runs record no version "
-        "marker, no memo, one upsert per change of state. Both sides run in the same "
-        "sandbox (workflows/sandbox.py) with the same tracing: each run starts in its "
-        "own trace, and every activity carries its trace header.",
-        "Both sides poll their pending hash by query every 20 ms before deciding; the "
-        "queries are not in the histories, and their cost falls on both workers alike.",
+        *NOTES,
     ]
     settings_line = (
         f"mode: {'--quick' if arguments.quick else 'full'}; {arguments.runs} runs a side at "
@@ -216,7 +223,8 @@ def main() -> None:
     )
     # Profiled figures are not the benchmark's: they go beside the profiles.
     path = arguments.profile / "RESULTS.md" if arguments.profile else RESULTS
-    text = write_results(figures["signoff"], figures["raw"], settings_line, notes, path)
+    baselines = {BASELINE_NAMES[kind]: figures[kind] for kind in kinds if kind != "signoff"}
+    text = write_results(figures["signoff"], baselines, settings_line, notes, path)
     print(text)  # noqa: T201
 
 
