@@ -48,6 +48,7 @@ from bench.runs.samples import (
     keep_history,
     many_runs,
     one_run,
+    turn_order,
 )
 from bench.runs.workers import READY
 from signoff.config.decision_keys import load_signer
@@ -105,8 +106,7 @@ async def measure(
         await many_runs(sides, kind, [next(tickets) for _ in range(WARM_UP_RUNS)], WARM_UP_RUNS)
     batch = max(1, arguments.runs // arguments.rounds)
     for round_number in range(arguments.rounds):
-        order = kinds if round_number % 2 == 0 else kinds[::-1]
-        for kind in order:
+        for kind in turn_order(kinds, round_number):
             side, pid = figures[kind], workers[kind].pid
             cpu_before, began = cpu_seconds(pid), time.perf_counter()
             samples = await many_runs(
@@ -127,7 +127,7 @@ async def measure(
     engine = make_engine(settings.resolved_database_url)
     try:
         for number in range(arguments.latency_runs):
-            for kind in kinds if number % 2 == 0 else kinds[::-1]:
+            for kind in turn_order(kinds, number):
                 sample = await one_run(sides, kind, next(tickets))
                 accepted = await accepted_at(sides.client, sample.run_id)
                 side = figures[kind]

@@ -57,6 +57,13 @@ CLOSED = {
 }
 
 
+def turn_order(kinds: tuple[Kind, ...], number: int) -> tuple[Kind, ...]:
+    """The sides in the order of round `number`: rotated each round, so that each side
+    goes first, and last, as often as the others (the machine's load moves)."""
+    shift = number % len(kinds)
+    return kinds[shift:] + kinds[:shift]
+
+
 @dataclass(frozen=True)
 class Sample:
     kind: Kind

@@ -1,12 +1,13 @@
-"""bench/runs/samples.py's reading of a history: a run waits for its decision once a
-timer starts after its action state was read (the approval's expiry), not before."""
+"""bench/runs/samples.py: the order of the sides each round, and its reading of a
+history: a run waits for its decision once a timer starts after its action state was
+read (the approval's expiry), not before."""
 
 from __future__ import annotations
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 
-from bench.runs.samples import waits_after
+from bench.runs.samples import Kind, turn_order, waits_after
 
 STATE_READ = "read_action_state"
 
@@ -59,3 +60,16 @@ def test_a_run_that_closed_first_never_waits() -> None:
         of_type(3, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED),
     ]
     assert waits_after(events, STATE_READ) is None
+
+
+def test_each_side_takes_each_place_in_turn() -> None:
+    kinds: tuple[Kind, ...] = ("signoff", "raw", "minimal")
+
+    orders = [turn_order(kinds, number) for number in range(3)]
+
+    assert orders == [
+        ("signoff", "raw", "minimal"),
+        ("raw", "minimal", "signoff"),
+        ("minimal", "signoff", "raw"),
+    ]
+    assert turn_order(("signoff", "raw"), 1) == ("raw", "signoff")
