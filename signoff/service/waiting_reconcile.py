@@ -17,7 +17,7 @@ The listing is taken a page at a time (`RECONCILE_PAGE` runs): each page's runs 
 compared with their own rows and mended in a transaction of their own, and only the
 ids of the runs listed so far are kept, so that at the end the rows of runs no page
 listed (no longer waiting) go. A round's memory is one page's, whatever the number of
-waiting runs (issue 13, `bench/worker_memory.py`), and no write lock is held for a
+waiting runs (issue 13, `python -m bench.memory`), and no write lock is held for a
 whole round.
 
 That full round lists every waiting run: 8.8 s at 10,000 waiting. So it runs when the
