@@ -54,41 +54,42 @@ test-calendar: $(STAMP)
 
 # Not in `make test`: timings, not assertions (see docs/benchmarks/index.md).
 bench: $(STAMP)
-	$(BIN)/python bench/inbox.py
+	$(BIN)/python -m bench.inbox
 
 
-# signoff's refund run against a raw Temporal workflow; `--quick` on a shared machine
-# (a few minutes). Writes bench/RESULTS.md.
+# signoff's refund run against two raw Temporal workflows of its shape: one on signoff's
+# own activities, one minimal with its own (the cost of the code, and of the design);
+# `--quick` on a shared machine (a few minutes). Writes bench/results/RESULTS.md.
 bench-runs: $(STAMP)
-	$(BIN)/python bench/runs.py --quick
+	$(BIN)/python -m bench.runs --quick --baseline minimal
 
 # The CLI's start-up: `signoff --help` and `signoff status RUN`, each as a new process.
 bench-cli: $(STAMP)
-	$(BIN)/python bench/cli.py
+	$(BIN)/python -m bench.cli
 
 # Fault injection (issue 13): workers killed at each phase, the dev server restarted,
-# an overloaded model, PostgreSQL stopped 10 s, reviewers racing. Writes bench/CHAOS.md;
-# about 20 minutes at the default 20 runs a fault. `bench/chaos.py --quick` for a try.
+# an overloaded model, PostgreSQL stopped 10 s, reviewers racing. Writes bench/results/CHAOS.md;
+# about 20 minutes at the default 20 runs a fault. `python -m bench.chaos --quick` for a try.
 .PHONY: chaos
 chaos: $(STAMP)
-	$(BIN)/python bench/chaos.py
+	$(BIN)/python -m bench.chaos
 
 # The inbox's read model (10,000 waiting) and the audit (100,000 decisions), paged
 # through the service on a temporary SQLite file: about a minute, no Temporal.
 bench-store: $(STAMP)
-	$(BIN)/python bench/pending_store.py
+	$(BIN)/python -m bench.store
 
 # Issue 13's scale point: 1,000, 5,000 and 10,000 live runs waiting on one worker and
 # the dev server; worker RSS and every face's first and last page at each. Writes
-# bench/SCALE.md; about an hour on 2 cores. `bench/scale.py --quick` (200, 500) for a try.
+# bench/results/SCALE.md; about an hour on 2 cores. `python -m bench.scale --quick` (200, 500) for a try.
 bench-scale: $(STAMP)
-	$(BIN)/python bench/scale.py
+	$(BIN)/python -m bench.scale
 
 # Issue 13: the worker's memory (RSS, Python's heap, glibc's) at 500 to 3,500 waiting
-# runs, and each forced round of the read model's reconcile. Writes bench/MEMORY.md;
+# runs, and each forced round of the read model's reconcile. Writes bench/results/MEMORY.md;
 # about 25 minutes on 2 cores.
 bench-memory: $(STAMP)
-	nice -n 10 $(BIN)/python bench/worker_memory.py
+	nice -n 10 $(BIN)/python -m bench.memory
 
 # Records the named scenario(s) of tests/replay/record_histories.py into tests/histories/.
 # Until the first release: the scenarios a change to workflow code alters, recorded

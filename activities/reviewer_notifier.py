@@ -22,6 +22,7 @@ import httpx
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.slack_blocks import notice_blocks
 from signoff.config.settings import Settings
 from workflows.approval_policy import expired_message
 from workflows.reviewer_notices import NOTIFY_ACTIVITY, Notice, NoticeSent
@@ -66,12 +67,16 @@ def notice_text(notice: Notice, link: str) -> str:
     return f"Expired: {refund} ({where}) got no decision by {expires}. {ago} Run: {link}"
 
 
-def notice_body(notice: Notice, ui_base_url: str) -> dict[str, Any]:
+def notice_body(notice: Notice, ui_base_url: str, blocks: bool = False) -> dict[str, Any]:
+    """The JSON body; with `blocks`, also Slack Block Kit blocks with Approve, Reject and
+    Open (activities/slack_blocks.py), which Slack shows instead of `text`."""
     base = ui_base_url.rstrip("/")
     page = "runs" if notice.kind == "expired" else "approvals"
     link = f"{base}/{page}/{notice.run_id}"
+    text = notice_text(notice, link)
     return {
-        "text": notice_text(notice, link),
+        "text": text,
+        **({"blocks": notice_blocks(notice, text, link)} if blocks else {}),
         "signoff": {
             "kind": notice.kind,
             "amount": notice.amount,
@@ -97,6 +102,7 @@ class ReviewerNotifier:
         self._url = settings.notify_webhook_url
         self._base = settings.ui_base_url
         self._timeout = settings.notify_timeout_seconds
+        self._blocks = settings.notify_format == "slack_blocks"
 
     @activity.defn(name=NOTIFY_ACTIVITY)
     async def notify_reviewers(self, notice: Notice) -> NoticeSent:
@@ -106,7 +112,7 @@ class ReviewerNotifier:
         try:
             async with httpx.AsyncClient(timeout=self._timeout) as client:
                 response = await client.post(
-                    self._url, json=notice_body(notice, self._base), headers=headers
+                    self._url, json=notice_body(notice, self._base, self._blocks), headers=headers
                 )
         except httpx.HTTPError as error:
             raise ApplicationError(

@@ -22,10 +22,13 @@ from approvals_ui.routers import (
     audit,
     auth,
     codec,
+    email_links,
     intake,
     metrics,
     passkeys,
     runs,
+    slack,
+    slack_link,
 )
 from approvals_ui.security import SecurityHeadersMiddleware, csrf_protect
 from approvals_ui.sessions import SessionMiddleware, load_secret
@@ -104,11 +107,13 @@ def create_app(
     app.state.password_checks = PasswordChecks(settings.ui_signin_concurrent_checks)
     errors.install(app)
     csrf = [Depends(csrf_protect)]
-    for router in (auth.router, approvals.router, runs.router, audit.router, passkeys.router):
-        app.include_router(router, dependencies=csrf, include_in_schema=False)
+    pages = (auth, approvals, runs, audit, passkeys, slack_link, email_links)
+    for page in pages:
+        app.include_router(page.router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.include_router(api_audit.router)
     app.include_router(intake.router)  # helpdesk webhooks: the signature is the credential
+    app.include_router(slack.router)  # Slack's button presses: the signature, as above
     app.include_router(codec.router)  # Temporal's remote codec protocol, its own CORS rule
     app.include_router(metrics.router)  # GET /metrics, for Prometheus (its own token)
     app.state.store_gauges = gauges

@@ -37,6 +37,7 @@ from activities.store.reviewer_names import reviewer_name_key
 from activities.store.reviewers import ReviewerExists, UnknownReviewer, get_reviewer
 from activities.store.schema import Order, Refund, Reviewer, Tenant, Ticket
 from activities.store.seed import SeedReport, demo_password, seed_demo, seed_store
+from activities.store.slack_schema import EmailLink, SlackLink  # in Base.metadata
 from activities.store.tickets import (
     add_ticket,
     get_order,
@@ -51,6 +52,7 @@ from activities.store.ui_sessions import end_session, session_reviewer, start_se
 __all__ = [
     "ADMIN_ROLE",
     "Credential",
+    "EmailLink",
     "FirstAccountNotAdministrator",
     "LastAdministrator",
     "NotAdministrator",
@@ -58,6 +60,7 @@ __all__ = [
     "UnknownToken",
     "check_token",
     "prove",
+    "SlackLink",
     "revoke_tokens",
     "tokens_of",
     "EmptyTicketText",

@@ -48,6 +48,10 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "api_tokens": READ_APPEND_EDIT,  # issued, then revoked in place; never deleted
     "passkeys": READ_APPEND_EDIT,  # registered, then each use's sign count; never deleted
     "payment_links": READ_APPEND_EDIT,  # an order linked to its payment, relinked
+    "slack_links": READ_WRITE,  # a Slack user linked to a reviewer, unlinked by deleting
+    "slack_requests": READ_WRITE,  # Slack signatures taken; pruned past the window
+    "slack_link_codes": READ_APPEND_EDIT,  # issued, then used once
+    "email_links": READ_APPEND_EDIT,  # issued, then used once; kept as the record
 }
 
 

@@ -132,6 +132,17 @@ def remove_unlisted(engine: Engine, listed: set[str], listed_from: datetime) -> 
     return removed
 
 
+def remove_rows_of(engine: Engine, run_ids: Collection[str]) -> int:
+    """Delete every row of these runs (runs that have closed: none waits any more);
+    how many were deleted."""
+    removed = 0
+    with write_transaction(engine) as session:
+        for batch in _batches(run_ids):
+            result = session.execute(delete(WaitingAction).where(WaitingAction.run_id.in_(batch)))
+            removed += int(getattr(result, "rowcount", 0) or 0)
+    return removed
+
+
 def _wait_ended(session: Session, keys: list[tuple[str, str]]) -> set[tuple[str, str]]:
     """Of `keys`, those whose wait the audit says has ended."""
     if not keys:

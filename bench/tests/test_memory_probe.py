@@ -1,4 +1,4 @@
-"""bench/worker_memory.py's pure pieces: /proc status fields, object types that grew,
+"""bench/memory/'s pure pieces: /proc status fields, object types that grew,
 and the report's table of the probe's answers."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bench.heap_probe import (
+from bench.memory.heap_probe import (
     grown_types,
     malloc_kib,
     pymalloc_stats,
@@ -15,7 +15,7 @@ from bench.heap_probe import (
     status_fields,
     type_counts,
 )
-from bench.memory_report import MemoryPoint, grown, table
+from bench.memory.report import MemoryPoint, grown, table
 
 STATUS = """Name:\tpython
 VmHWM:\t  230400 kB
@@ -63,7 +63,7 @@ def test_objects_are_counted_by_qualified_type() -> None:
     assert counts == {
         "builtins.dict": 2,
         "builtins.list": 1,
-        "bench.memory_report.MemoryPoint": 1,
+        "bench.memory.report.MemoryPoint": 1,
     }
 
 

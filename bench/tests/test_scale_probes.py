@@ -1,4 +1,4 @@
-"""bench/scale.py's pure pieces: its --checkpoints, and memory and parents read from /proc."""
+"""bench/scale/'s pure pieces: its --checkpoints, and memory and parents read from /proc."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from bench.scale_probes import (
+from bench.scale.probes import (
     checkpoints,
     children_of,
     memory_of,

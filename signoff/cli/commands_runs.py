@@ -58,7 +58,7 @@ from workflows.contracts import (
 if TYPE_CHECKING:
     from temporalio.client import WorkflowHandle
 
-# `status` must answer in 0.6 s (bench/cli.py), and importing `temporalio.client`, the
+# `status` must answer in 0.6 s (bench/cli/), and importing `temporalio.client`, the
 # workflow module or the tracing contrib costs half that: what only `run`, `list` and
 # `cancel` use is imported in them, and `status` reads through the bare service
 # (signoff/service/run_reading.py). tests/cli/test_status_imports.py keeps it so.

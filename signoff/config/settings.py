@@ -131,8 +131,11 @@ class Settings(BaseSettings):
     page_size: int = Field(default=50, ge=1, le=MAX_PAGE_SIZE)
     # The inbox's read model (issue 13, signoff/service/waiting_reconcile.py): every
     # worker mends it from Temporal's visibility when it starts, then this often (0:
-    # only at start). Rows younger than the grace are kept: visibility lags behind.
+    # only at start), listing only the runs closed since; every full_reconcile
+    # seconds it lists every waiting run again. Rows younger than the grace are kept:
+    # visibility lags behind.
     read_model_reconcile_seconds: float = Field(default=600.0, ge=0)
+    read_model_full_reconcile_seconds: float = Field(default=3600.0, ge=0)
     read_model_grace_seconds: float = Field(default=60.0, ge=0)
 
     # The reviewer web UI (approvals_ui).
@@ -263,6 +266,13 @@ class Settings(BaseSettings):
     notify_webhook_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
     ui_base_url: str = Field(default="http://127.0.0.1:8000", pattern=r"^https?://\S+$")
     notify_timeout_seconds: float = Field(default=10.0, gt=0)
+    # Deciding from Slack and e-mail links (docs/ui/slack.md): the notice's format, the
+    # Slack apps file, where Slack's response_url may point, the codes' lives in minutes.
+    notify_format: Literal["text", "slack_blocks"] = "text"
+    slack_apps: Path | None = None
+    slack_response_url_prefix: str = Field(default="https://hooks.slack.com/", min_length=8)
+    slack_link_minutes: float = Field(default=10.0, gt=0, le=60)
+    email_link_minutes: float = Field(default=15.0, gt=0, le=60)
     # How long one exchange with an MCP server may take (connect, list its tools, call
     # one); past it the server counts as down: Temporal retries, then the model is told.
     mcp_timeout_seconds: float = Field(default=30.0, gt=0)

@@ -17,8 +17,16 @@ The listing is taken a page at a time (`RECONCILE_PAGE` runs): each page's runs 
 compared with their own rows and mended in a transaction of their own, and only the
 ids of the runs listed so far are kept, so that at the end the rows of runs no page
 listed (no longer waiting) go. A round's memory is one page's, whatever the number of
-waiting runs (issue 13, `bench/worker_memory.py`), and no write lock is held for a
+waiting runs (issue 13, `python -m bench.memory`), and no write lock is held for a
 whole round.
+
+That full round lists every waiting run: 8.8 s at 10,000 waiting. So it runs when the
+worker starts and every `read_model_full_reconcile_seconds` (an hour by default);
+the rounds between, every `read_model_reconcile_seconds`, are incremental: they list
+only the runs that closed since the last round began (less the grace) and delete their
+rows, which is the drift that happens in normal operation (a run terminated, cancelled
+or timed out while it waited). The rarer drifts (a write that failed after every
+retry, a run older than the read model) wait for the next full round.
 
 Visibility lags, so rows written since the listing began (less a grace
 period, `read_model_grace_seconds`, for clocks and lag) are kept, and an action whose
@@ -41,6 +49,7 @@ from activities.store.waiting_repair import (
     ReconcileCounts,
     WaitingTruth,
     reconcile_rows,
+    remove_rows_of,
     remove_unlisted,
     stored_hashes,
 )
@@ -48,6 +57,7 @@ from signoff.config.settings import Settings
 from signoff.service.pending import try_state, waiting_query
 from signoff.service.runs import TENANT_KEY
 from workflows.agent_run import AgentRun
+from workflows.contracts import WORKFLOW_NAME
 from workflows.run_outcome import PENDING_KEY
 
 log = logging.getLogger(__name__)
@@ -149,14 +159,80 @@ async def reconcile_waiting(client: Client, engine: Engine, grace: timedelta) ->
     return counts
 
 
+def closed_query(since: datetime) -> str:
+    """The visibility query of the runs that closed at or after `since`."""
+    stamp = since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return f"WorkflowType = '{WORKFLOW_NAME}' AND CloseTime >= '{stamp}'"
+
+
+async def reconcile_closed(client: Client, engine: Engine, since: datetime) -> ReconcileCounts:
+    """An incremental round: delete the rows of runs that closed at or after `since`
+    (terminated, cancelled or timed out while they waited; a run that ends normally
+    has had its rows deleted by the activity that ended its wait). Its cost is the
+    runs that closed since, whatever the number still waiting."""
+    removed = 0
+    executions = client.list_workflows(query=closed_query(since), page_size=RECONCILE_PAGE)
+    async for page in pages(executions, RECONCILE_PAGE):
+        removed += await asyncio.to_thread(
+            remove_rows_of, engine, {execution.id for execution in page}
+        )
+    if removed:
+        log.warning(
+            "inbox read model mended from visibility: %d rows of closed runs removed", removed
+        )
+    return ReconcileCounts(removed=removed)
+
+
+class Reconciler:
+    """Which round comes next: a full one at start and every `full_every`, an
+    incremental one (`reconcile_closed`, since the last round began, less the grace)
+    between them."""
+
+    def __init__(self, client: Client, engine: Engine, grace: timedelta, full_every: timedelta):
+        self.client, self.engine, self.grace, self.full_every = client, engine, grace, full_every
+        self.last_full: datetime | None = None
+        self.last_round: datetime | None = None
+
+    def next_is_full(self, now: datetime) -> bool:
+        return (
+            self.last_full is None
+            or self.last_round is None
+            or now - self.last_full >= self.full_every
+        )
+
+    async def round(self) -> ReconcileCounts:
+        """One round; after a failed one, the next is full (what the failed round
+        missed is then mended whatever it was)."""
+        began = datetime.now(UTC)
+        try:
+            if self.next_is_full(began):
+                counts = await reconcile_waiting(self.client, self.engine, self.grace)
+                self.last_full = began
+            else:
+                assert self.last_round is not None
+                since = self.last_round - self.grace
+                counts = await reconcile_closed(self.client, self.engine, since)
+        except BaseException:
+            self.last_full = None
+            raise
+        self.last_round = began
+        return counts
+
+
 async def keep_reconciled(client: Client, engine: Engine, settings: Settings) -> None:
-    """Reconcile now, then every `read_model_reconcile_seconds` (0: only now), until
-    cancelled. A failed round (Temporal or the store away) is logged and tried again at
-    the next: the lists go on reading the rows meanwhile."""
-    grace = timedelta(seconds=settings.read_model_grace_seconds)
+    """Reconcile in full now, then every `read_model_reconcile_seconds` (0: only now)
+    incrementally, and in full again every `read_model_full_reconcile_seconds`, until
+    cancelled. A failed round (Temporal or the store away) is logged and tried again
+    at the next, in full: the lists go on reading the rows meanwhile."""
+    reconciler = Reconciler(
+        client,
+        engine,
+        timedelta(seconds=settings.read_model_grace_seconds),
+        timedelta(seconds=settings.read_model_full_reconcile_seconds),
+    )
     while True:
         try:
-            await reconcile_waiting(client, engine, grace)
+            await reconciler.round()
         except Exception:  # the next round tries again; the worker must go on
             log.exception("could not reconcile the inbox read model; trying again later")
         if settings.read_model_reconcile_seconds <= 0:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import Engine
 from temporalio.client import Client
-from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
+from temporalio.worker import Worker
 
 from activities.connectors.breakers import Breakers, policy_from_settings
 from activities.connectors.replies import HelpdeskReplies
@@ -33,6 +32,8 @@ from signoff.config.passkeys import RelyingParty
 from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.settings import Settings
 from signoff.service.waiting_reconcile import keep_reconciled
+from signoff.wiring.worker_activities import ActivityParts, worker_activities
+from signoff.wiring.worker_capacity import capacity
 from signoff.wiring.worker_heartbeat import heartbeat
 from workflows.registered import WORKFLOW_TYPES
 from workflows.sandbox import workflow_runner
@@ -57,40 +58,9 @@ def build_worker(
     engine = engine or make_engine(
         settings.resolved_database_url, migrate=settings.migrate_at_start
     )
-    models = models or build_model_turns(settings)
-    # Per tenant: Stripe for those SIGNOFF_STRIPE_KEYS_FILE names, the ledger otherwise.
-    payments = PaymentConnectors(settings)
-    gateway = ToolGateway(engine, payments)
-    # Public keys only: a worker checks decisions and can never sign one.
-    keys = load_verification_keys(settings)
-    profiles = profiles or load_profiles(settings)
-    # The step-up policy from this worker's own profiles and settings, never the store's.
-    passkeys = PasskeyCheck(
-        PasskeyPolicy.of(profiles.profiles, settings.passkey_above), RelyingParty.of(settings)
+    parts = activity_parts(
+        settings, engine, refunds=refunds, models=models, profiles=profiles, effects=effects
     )
-    refunds = refunds or RefundActivities(
-        engine,
-        keys,
-        passkeys,
-        payments,
-        Breakers(engine, policy_from_settings(settings)),
-        profiles=profiles.profiles,
-    )
-    effects = effects or ToolEffects(
-        engine,
-        keys,
-        profiles,
-        settings.mcp_timeout_seconds,
-        passkeys=passkeys,
-        helpdesks=HelpdeskReplies.from_settings(engine, settings),
-    )
-    verifier = DecisionVerifier(
-        engine,
-        keys,
-        timedelta(seconds=settings.decision_max_age_seconds),
-    )
-    limits = RunLimitsActivity(settings)
-    mcp = McpTools(settings.mcp_timeout_seconds)
     # Pending refunds, read now and then in the background (run_worker), never by a scrape.
     register_store_gauges(engine).refresh()
     return Worker(
@@ -98,46 +68,65 @@ def build_worker(
         task_queue=settings.task_queue,
         workflows=list(WORKFLOW_TYPES),
         workflow_runner=workflow_runner(),
-        activities=[
-            models.model_turn,
-            gateway.run_tool,
-            gateway.prepare_tool_call,
-            effects.hold_waiting_action,
-            effects.execute_tool_action,
-            refunds.read_action_state,
-            refunds.execute_refund,
-            verifier.verify_decision,
-            refunds.hold_pending_refund,
-            refunds.release_pending_refund,
-            DecisionActivities(engine, keys).record_decision,
-            limits.run_limits,
-            ReviewerNotifier(settings).notify_reviewers,
-            mcp.resolve,  # tools from MCP servers (docs/configuration/mcp.md)
-            mcp.run,
-        ],
+        activities=worker_activities(parts),
         **capacity(settings),
         # Metrics of attempts and outcomes; tracing comes with the client (telemetry.py).
         interceptors=[ObserveInterceptor()],
     )
 
 
-def capacity(settings: Settings) -> dict[str, Any]:
-    """The `Worker` options of capacity and shutdown grace, from the settings (docs/
-    operating/temporal.md); bench/run_workers.py gives its baseline the same.
-    On shutdown the worker stops polling at once, then gives in-flight activities
-    `worker_shutdown_seconds` to finish before it cancels them."""
-    return {
-        "max_concurrent_activities": settings.worker_max_concurrent_activities,
-        "max_concurrent_workflow_tasks": settings.worker_max_concurrent_workflow_tasks,
-        "max_cached_workflows": settings.worker_max_cached_workflows,
-        "workflow_task_poller_behavior": PollerBehaviorSimpleMaximum(
-            settings.worker_workflow_task_pollers
+def activity_parts(
+    settings: Settings,
+    engine: Engine,
+    *,
+    refunds: RefundActivities | None = None,
+    models: ModelTurns | None = None,
+    profiles: LoadedProfiles | None = None,
+    effects: ToolEffects | None = None,
+) -> ActivityParts:
+    """The objects whose methods are `signoff worker`'s activities, on `engine` and the
+    settings (bench/runs/workers.py builds its raw baseline's worker from the same);
+    the keyword arguments are build_worker's."""
+    models = models or build_model_turns(settings)
+    # Per tenant: Stripe for those SIGNOFF_STRIPE_KEYS_FILE names, the ledger otherwise.
+    payments = PaymentConnectors(settings)
+    # Public keys only: a worker checks decisions and can never sign one.
+    keys = load_verification_keys(settings)
+    profiles = profiles or load_profiles(settings)
+    # The step-up policy from this worker's own profiles and settings, never the store's.
+    passkeys = PasskeyCheck(
+        PasskeyPolicy.of(profiles.profiles, settings.passkey_above), RelyingParty.of(settings)
+    )
+    return ActivityParts(
+        models=models,
+        gateway=ToolGateway(engine, payments),
+        effects=effects
+        or ToolEffects(
+            engine,
+            keys,
+            profiles,
+            settings.mcp_timeout_seconds,
+            passkeys=passkeys,
+            helpdesks=HelpdeskReplies.from_settings(engine, settings),
         ),
-        "activity_task_poller_behavior": PollerBehaviorSimpleMaximum(
-            settings.worker_activity_task_pollers
+        refunds=refunds
+        or RefundActivities(
+            engine,
+            keys,
+            passkeys,
+            payments,
+            Breakers(engine, policy_from_settings(settings)),
+            # What the worker's own profiles demand of a refund's approvers (N of M).
+            profiles=profiles.profiles,
         ),
-        "graceful_shutdown_timeout": timedelta(seconds=settings.worker_shutdown_seconds),
-    }
+        verifier=DecisionVerifier(
+            engine, keys, timedelta(seconds=settings.decision_max_age_seconds)
+        ),
+        decisions=DecisionActivities(engine, keys),
+        limits=RunLimitsActivity(settings),
+        notifier=ReviewerNotifier(settings),
+        mcp=McpTools(settings.mcp_timeout_seconds),
+    )
 
 
 async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) -> None:

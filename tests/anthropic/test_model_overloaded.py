@@ -1,5 +1,5 @@
 """An overloaded Messages API (HTTP 529) through the real SDK: the quick form of
-`bench/chaos.py`'s model faults (issue 13, "Fault injection").
+`python -m bench.chaos`'s model faults (issue 13, "Fault injection").
 
 Half the calls refused: every turn is retried by Temporal and the run answers. Every
 call refused: the run ends `model_error` with the reason after the retry policy's last

@@ -9,12 +9,11 @@ from sqlalchemy import Engine
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.decisions import DecisionActivities
 from activities.model_turn import ModelTurns
-from activities.refunds import RefundActivities
+from signoff.wiring.worker_activities import worker_activities
 from tests.anthropic.wire import CLAUDE, EPHEMERAL, RecordingGateway, tools_param
 from tests.anthropic_server import FakeMessagesApi, message, tool_use
-from tests.workflow.approvals import TEST_KEYS
+from tests.workflow.approvals import store_parts
 from tests.workflow.fakes import generous_limits, new_task_queue
 from workflows.agent_run import AgentRun, actor_hash
 from workflows.contracts import ModelRef, RunOutcome
@@ -40,23 +39,15 @@ async def triage(
         agent_model=AGENT_MODEL,
     )
     gateway = RecordingGateway(engine)
-    refunds = RefundActivities(engine, TEST_KEYS)
     queue = new_task_queue()
     agent: RunOutcome | None = None
     async with Worker(
         env.client,
         task_queue=queue,
         workflows=[TriageTicket, AgentRun],
-        activities=[
-            model_turns.model_turn,
-            gateway.run_tool,
-            refunds.read_action_state,
-            refunds.execute_refund,
-            refunds.hold_pending_refund,
-            refunds.release_pending_refund,
-            DecisionActivities(engine, TEST_KEYS).record_decision,
-            generous_limits,
-        ],
+        activities=worker_activities(
+            store_parts(engine, model_turns, gateway=gateway), replacing=[generous_limits]
+        ),
     ):
         outcome = await env.client.execute_workflow(
             TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue

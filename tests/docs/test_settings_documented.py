@@ -18,8 +18,8 @@ VARIABLE = re.compile(r"SIGNOFF_[A-Z0-9_]*[A-Z0-9]")
 NOT_SETTINGS = {
     "SIGNOFF_APP_PASSWORD": "temporal-dev.yml's own variable, for the runtime role",
     "SIGNOFF_OWNER_PASSWORD": "temporal-dev.yml's own variable, for the owner role",
-    "SIGNOFF_CHAOS_KILL_AT": "bench/chaos_worker.py's kill hook",
-    "SIGNOFF_CHAOS_KILL_AFTER": "bench/chaos_worker.py's kill hook",
+    "SIGNOFF_CHAOS_KILL_AT": "bench/chaos/worker.py's kill hook",
+    "SIGNOFF_CHAOS_KILL_AFTER": "bench/chaos/worker.py's kill hook",
     "SIGNOFF_UI_INBOX_CACHE_SECONDS": "a setting removed, named by a design note's history",
 }
 

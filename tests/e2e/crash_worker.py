@@ -23,16 +23,13 @@ from temporalio import activity
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.decision_verifier import DecisionVerifier
-from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
-from activities.run_limits import RunLimitsActivity
 from activities.store import make_engine
-from activities.tool_gateway import ToolGateway
 from signoff.config.data_converter import data_converter
 from signoff.config.settings import Settings
-from tests.workflow.approvals import SKIPPING_MAX_AGE, TEST_KEYS
+from signoff.wiring.worker_activities import worker_activities
+from tests.workflow.approvals import TEST_KEYS, store_parts
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, RefundCommand, RefundResult
 from workflows.agent_run import AgentRun
 
@@ -52,23 +49,14 @@ async def main(address: str, task_queue: str, database_url: str, home: str) -> N
     client = await Client.connect(address, data_converter=data_converter)
     engine = make_engine(database_url)
     models = build_model_turns(settings)
-    gateway = ToolGateway(engine)
     refunds = RefundsThatCrashAfterCommit(engine, TEST_KEYS)
     worker = Worker(
         client,
         task_queue=task_queue,
         workflows=[AgentRun],
-        activities=[
-            models.model_turn,
-            gateway.run_tool,
-            refunds.read_action_state,
-            refunds.execute_refund,
-            DecisionVerifier(engine, TEST_KEYS, SKIPPING_MAX_AGE).verify_decision,
-            refunds.hold_pending_refund,
-            refunds.release_pending_refund,
-            DecisionActivities(engine, TEST_KEYS).record_decision,
-            RunLimitsActivity(settings).run_limits,
-        ],
+        activities=worker_activities(
+            store_parts(engine, models, refunds=refunds, settings=settings)
+        ),
         max_cached_workflows=0,
     )
     async with worker:

@@ -10,9 +10,11 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.model_turn import ModelTurns
+from signoff.wiring.worker_activities import worker_activities
 from tests.anthropic.wire import RecordingGateway
 from tests.openai.chat_server import FakeChatApi, assistant, completion, tool_call
 from tests.openai.wire import QWEN, function_tools, sent_call, tool_message
+from tests.workflow.approvals import store_parts
 from tests.workflow.fakes import generous_limits, new_task_queue
 from workflows.agent_run import actor_hash
 from workflows.contracts import ModelRef
@@ -41,7 +43,9 @@ async def triage(
         env.client,
         task_queue=queue,
         workflows=[TriageTicket],
-        activities=[model_turns.model_turn, gateway.run_tool, generous_limits],
+        activities=worker_activities(
+            store_parts(engine, model_turns, gateway=gateway), replacing=[generous_limits]
+        ),
     ):
         outcome = await env.client.execute_workflow(
             TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue

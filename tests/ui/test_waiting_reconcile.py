@@ -2,7 +2,8 @@
 deleted by hand comes back (the run's pending hashes differ from its rows, so its
 `state` query tells the action), a stale row of a still-waiting run goes, a row of a
 run that no longer waits goes, and a row younger than the grace period stays
-(visibility lags behind a run that has just started to wait)."""
+(visibility lags behind a run that has just started to wait). Between full rounds, an
+incremental round removes only the rows of runs that closed since."""
 
 from __future__ import annotations
 
@@ -24,9 +25,9 @@ from activities.store.waiting_actions import new_row
 from activities.store.waiting_repair import ReconcileCounts
 from signoff.config.temporal_client import connect
 from signoff.service.pending import run_state
-from signoff.service.waiting_reconcile import reconcile_waiting
+from signoff.service.waiting_reconcile import reconcile_closed, reconcile_waiting
 from signoff.wiring.worker import run_worker
-from tests.ui.conftest import DevStack, RefundCase
+from tests.ui.conftest import DevStack, RefundCase, add_case, start_run, wait_until_pending
 from workflows.actions import PendingAction
 
 pytestmark = pytest.mark.devserver
@@ -114,3 +115,41 @@ def test_a_worker_mends_the_read_model_when_it_starts(
         return row(store, pending_case.run_id) is not None
 
     assert in_thread(start_a_worker()), "the starting worker did not mend the read model"
+
+
+def test_an_incremental_round_removes_the_rows_of_runs_closed_since_and_nothing_else(
+    dev_stack: DevStack, store: Engine
+) -> None:
+    """Between full rounds, a round lists only the runs that closed since the last one:
+    a run terminated while it waited loses its row, a waiting run keeps its own, and a
+    stray row of a run that never closed is left for the next full round."""
+    waiting, terminated = add_case(store), add_case(store)
+    for case in (waiting, terminated):
+        start_run(dev_stack, case)
+        wait_until_pending(dev_stack, case)
+    template = row(store, waiting.run_id)
+    assert template is not None and row(store, terminated.run_id) is not None
+    action = PendingAction.model_validate_json(template.action)
+    stray(store, action, "run-demo-never-closed", datetime.now(UTC) - 2 * GRACE)
+
+    async def terminate_then_mend() -> ReconcileCounts:
+        client = await connect(dev_stack.settings())
+        since = datetime.now(UTC) - GRACE
+        await client.get_workflow_handle(terminated.run_id).terminate("the test ends it")
+        deadline = time.monotonic() + MEND_SECONDS
+        counts = ReconcileCounts()
+        while row(store, terminated.run_id) is not None and time.monotonic() < deadline:
+            counts += await reconcile_closed(client, store, since)  # visibility lags
+            await asyncio.sleep(0.2)
+        return counts
+
+    counts = in_thread(terminate_then_mend())
+
+    assert row(store, terminated.run_id) is None
+    assert counts.removed == 1
+    assert row(store, waiting.run_id) is not None
+    assert row(store, "run-demo-never-closed") is not None  # only a full round sees it
+    with write_transaction(store) as session:
+        session.execute(
+            delete(WaitingAction).where(WaitingAction.run_id == "run-demo-never-closed")
+        )

@@ -57,9 +57,9 @@ def test_a_face_reaching_past_the_service_breaks_the_contract(tmp_path: Path) ->
 def test_a_test_reaching_into_the_benchmarks_breaks_the_contract(tmp_path: Path) -> None:
     test = copy_of_repo(tmp_path) / "tests" / "workflow" / "test_reviewers_race.py"
     # What testkit exists to avoid: a test that a change to a benchmark can break.
-    test.write_text(test.read_text() + "\nimport bench.scale_probes  # noqa\n")
+    test.write_text(test.read_text() + "\nimport bench.scale.probes  # noqa\n")
 
     result = lint_imports(tmp_path)
     assert result.returncode != 0
     assert "Tests stand alone: nothing from the benchmarks BROKEN" in result.stdout
-    assert "tests.workflow.test_reviewers_race -> bench.scale_probes" in result.stdout
+    assert "tests.workflow.test_reviewers_race -> bench.scale.probes" in result.stdout

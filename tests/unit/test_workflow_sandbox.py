@@ -26,5 +26,5 @@ def test_no_workflow_module_holds_a_mutable_value_at_module_level() -> None:
 
 
 def test_the_runner_passes_the_workflow_modules_through() -> None:
-    passed = workflow_runner("bench.raw_refund").restrictions.passthrough_modules
-    assert set(PASSED_THROUGH) | {"bench.raw_refund"} <= set(passed)
+    passed = workflow_runner("bench.runs.raw_refund").restrictions.passthrough_modules
+    assert set(PASSED_THROUGH) | {"bench.runs.raw_refund"} <= set(passed)

@@ -37,6 +37,8 @@ from activities.decisions import DecisionActivities
 from activities.mcp.activities import McpTools
 from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
+from activities.reviewer_notifier import ReviewerNotifier
+from activities.run_limits import RunLimitsActivity
 from activities.store import get_reviewer, list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
 from activities.tool_effects import ToolEffects
@@ -45,6 +47,7 @@ from signoff.config.decision_keys import public_entries, rotate
 from signoff.config.decision_signatures import DecisionSigner, VerificationKeys
 from signoff.config.profiles import BUILTIN_PROFILES, LoadedProfiles, load_profile_file
 from signoff.config.settings import Settings
+from signoff.wiring.worker_activities import ActivityParts, worker_activities
 from tests.workflow.fakes import (
     ModelActivities,
     generous_limits,
@@ -135,35 +138,66 @@ def gate_worker(
     tool calls by `profiles` (the built-in file when None), unless `effects` replaces
     them (a tenant's helpdesk connector); `payments` picks each tenant's payments
     connector (the ledger for all when None)."""
-    profiles = profiles or load_profile_file(BUILTIN_PROFILES)
-    refunds = refunds or RefundActivities(
-        engine, TEST_KEYS, payments=payments, profiles=profiles.profiles
+    parts = store_parts(
+        engine,
+        model,
+        refunds=refunds,
+        audit=audit,
+        effects=effects,
+        profiles=profiles,
+        payments=payments,
+        decision_max_age=decision_max_age,
     )
-    effects = effects or ToolEffects(engine, TEST_KEYS, profiles, MCP_TIMEOUT_SECONDS)
-    gateway = ToolGateway(engine, payments)
-    mcp = McpTools(MCP_TIMEOUT_SECONDS)
-    audit = audit or DecisionActivities(engine, TEST_KEYS)
-    verifier = DecisionVerifier(engine, TEST_KEYS, decision_max_age)
     return worker(
         env.client,
         task_queue,
         model,
-        gateway,
-        extra_activities=[
-            gateway.prepare_tool_call,
-            mcp.resolve,
-            mcp.run,
-            effects.hold_waiting_action,
-            effects.execute_tool_action,
-            refunds.read_action_state,
-            refunds.execute_refund,
-            verifier.verify_decision,
-            refunds.hold_pending_refund,
-            refunds.release_pending_refund,
-            audit.record_decision,
-        ],
-        run_limits=run_limits,
         workflows=workflows,
+        activities=worker_activities(parts, replacing=[run_limits]),
+    )
+
+
+def store_parts(
+    engine: Engine,
+    model: ModelActivities,
+    *,
+    gateway: ToolGateway | None = None,
+    refunds: RefundActivities | None = None,
+    audit: DecisionActivities | None = None,
+    verifier: DecisionVerifier | None = None,
+    effects: ToolEffects | None = None,
+    profiles: LoadedProfiles | None = None,
+    payments: PaymentConnectors | None = None,
+    decision_max_age: timedelta = SKIPPING_MAX_AGE,
+    settings: Settings | None = None,
+) -> ActivityParts:
+    """The worker's activities (signoff/wiring/worker_activities.py) on `engine`, with
+    the fake `model` and the tests' decision key; each argument given replaces its part.
+    The limits and the reviewer notices read `settings` (the defaults when None), as
+    `signoff worker` reads its own."""
+    settings = settings or Settings()
+    return ActivityParts(
+        models=model,
+        gateway=gateway or ToolGateway(engine, payments),
+        effects=effects
+        or ToolEffects(
+            engine,
+            TEST_KEYS,
+            profiles or load_profile_file(BUILTIN_PROFILES),
+            MCP_TIMEOUT_SECONDS,
+        ),
+        refunds=refunds
+        or RefundActivities(
+            engine,
+            TEST_KEYS,
+            payments=payments,
+            profiles=(profiles or load_profile_file(BUILTIN_PROFILES)).profiles,
+        ),
+        verifier=verifier or DecisionVerifier(engine, TEST_KEYS, decision_max_age),
+        decisions=audit or DecisionActivities(engine, TEST_KEYS),
+        limits=RunLimitsActivity(settings),
+        notifier=ReviewerNotifier(settings),
+        mcp=McpTools(MCP_TIMEOUT_SECONDS),
     )
 
 

@@ -239,13 +239,18 @@ def worker(
     extra_activities: Sequence[Callable[..., Any]] = (),
     run_limits: Callable[..., Any] = generous_limits,
     workflows: Sequence[type] = (AgentRun,),
+    activities: Sequence[Callable[..., Any]] | None = None,
 ) -> Worker:
+    """A worker of the fake `model` and `tools`, unless `activities` is given: the whole
+    list then (the worker's own, signoff/wiring/worker_activities.py)."""
     tools = tools or FakeTools()
     return Worker(
         client,
         task_queue=task_queue,
         workflows=list(workflows),
-        activities=[model.model_turn, tools.run_tool, run_limits, *extra_activities],
+        activities=list(activities)
+        if activities is not None
+        else [model.model_turn, tools.run_tool, run_limits, *extra_activities],
         workflow_runner=workflow_runner(),  # the sandbox signoff's worker runs them in
         # The SDK holds heartbeats back for most of the heartbeat timeout, in real
         # time; under time skipping that is long enough for the timeout to fire.

@@ -18,9 +18,8 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
 from activities.decision_verifier import DecisionVerifier
-from activities.decisions import DecisionActivities
 from activities.refunds import RefundActivities
-from activities.tool_gateway import ToolGateway
+from signoff.wiring.worker_activities import worker_activities
 from tests.workflow.approvals import (
     APPROVAL_RUN_DEADLINE,
     SKIPPING_MAX_AGE,
@@ -29,10 +28,12 @@ from tests.workflow.approvals import (
     WAIT_SECONDS,
     decision,
     pending_actions,
+    store_parts,
     with_proof,
 )
 from tests.workflow.fakes import (
     FakeModel,
+    generous_limits,
     new_task_queue,
     replay,
     run_request,
@@ -76,19 +77,13 @@ async def test_a_decide_in_flight_answers_before_the_run_ends(
     request = run_request(
         await env.get_current_time(), ticket_id="T-1042", deadline=APPROVAL_RUN_DEADLINE
     )
+    parts = store_parts(seeded_engine, model, refunds=refunds)
     async with worker(
         env.client,
         task_queue,
         model,
-        ToolGateway(seeded_engine),
-        extra_activities=[
-            refunds.read_action_state,
-            refunds.execute_refund,
-            verifier.verify_decision,
-            refunds.hold_pending_refund,
-            refunds.release_pending_refund,
-            DecisionActivities(seeded_engine, TEST_KEYS).record_decision,
-        ],
+        # The held verifier in place of the real one, under the same name.
+        activities=worker_activities(parts, replacing=[generous_limits, verifier.verify_decision]),
     ):
         handle = await start(env.client, request, task_queue)
         (action,) = await pending_actions(handle)

@@ -2,7 +2,7 @@
 refund with the same idempotency key, and the retry answers from the row the first
 attempt committed. One refund, reported as done, never a second one.
 
-The quick form of `bench/chaos.py`'s store outage (issue 13, "Fault injection"), on
+The quick form of `python -m bench.chaos`'s store outage (issue 13, "Fault injection"), on
 the time-skipping server: the ledger commits, then its connection drops with the error
 SQLAlchemy raises for it (OperationalError, which the store calls transient), for the
 first attempts only.

@@ -21,21 +21,19 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
-from activities.decision_verifier import DecisionVerifier
-from activities.decisions import DecisionActivities
 from activities.refunds import RefundActivities
-from activities.reviewer_notifier import IDEMPOTENCY_HEADER, ReviewerNotifier
+from activities.reviewer_notifier import IDEMPOTENCY_HEADER
 from activities.store import get_ticket
-from activities.tool_gateway import ToolGateway
 from signoff.config.settings import Settings
+from signoff.wiring.worker_activities import worker_activities
 from tests.workflow.approvals import (
     APPROVAL_RUN_DEADLINE,
-    SKIPPING_MAX_AGE,
     TEST_KEYS,
     decide,
     decision,
     pending_actions,
     refunded,
+    store_parts,
 )
 from tests.workflow.fakes import (
     GENEROUS_LIMITS,
@@ -82,21 +80,13 @@ async def notified_run(
     request = run_request(
         await env.get_current_time(), ticket_id="T-1042", deadline=APPROVAL_RUN_DEADLINE
     )
+    limits = limits_with_webhook if receiver else generous_limits
+    parts = store_parts(engine, model, refunds=refunds, settings=settings)
     async with worker(
         env.client,
         task_queue,
         model,
-        ToolGateway(engine),
-        extra_activities=[
-            refunds.read_action_state,
-            refunds.execute_refund,
-            DecisionVerifier(engine, TEST_KEYS, SKIPPING_MAX_AGE).verify_decision,
-            refunds.hold_pending_refund,
-            refunds.release_pending_refund,
-            DecisionActivities(engine, TEST_KEYS).record_decision,
-            ReviewerNotifier(settings).notify_reviewers,
-        ],
-        run_limits=limits_with_webhook if receiver else generous_limits,
+        activities=worker_activities(parts, replacing=[limits]),
     ):
         yield await start(env.client, request, task_queue)
 

@@ -2,7 +2,7 @@
 exactly one approval takes effect (one refund), and the other reviewer reads a sentence
 saying why theirs did not.
 
-The quick form of `bench/chaos.py`'s race (issue 13, "Fault injection"): the real
+The quick form of `python -m bench.chaos`'s race (issue 13, "Fault injection"): the real
 workflow, gateway, ledger and decision verifier on the time-skipping server, the demo
 script as the model, one fresh order per run (four eyes counts every refund waiting on
 an order, so the runs must not share one). Both decisions of a race are sent together,
@@ -19,24 +19,27 @@ from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
-from activities.decision_verifier import DecisionVerifier
-from activities.decisions import DecisionActivities
 from activities.model_turn import SCRIPTS_DIR, ModelTurns
 from activities.models.scripted import ScriptedModel
-from activities.refunds import RefundActivities
 from activities.store import list_refunds
-from activities.tool_gateway import ToolGateway
+from signoff.wiring.worker_activities import worker_activities
 from testkit.refund_cases import add_refund_cases
 from tests.workflow.approvals import (
     APPROVAL_RUN_DEADLINE,
-    SKIPPING_MAX_AGE,
-    TEST_KEYS,
     UPDATE_SECONDS,
     decision,
     pending_actions,
+    store_parts,
     with_proof,
 )
-from tests.workflow.fakes import new_task_queue, replay, run_request, start, worker
+from tests.workflow.fakes import (
+    generous_limits,
+    new_task_queue,
+    replay,
+    run_request,
+    start,
+    worker,
+)
 from workflows.actions import DecisionResult
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, RunOutcome
@@ -64,21 +67,13 @@ async def test_two_reviewers_approving_at_once_make_one_refund_each_time(
 ) -> None:
     env, engine = time_skipping_env, seeded_engine
     tickets = add_refund_cases(engine.url.render_as_string(), "demo", RACES)
-    refunds = RefundActivities(engine, TEST_KEYS)
+    model = ModelTurns(scripted=ScriptedModel(SCRIPTS_DIR), anthropic_factory=None)
     task_queue = new_task_queue()
     async with worker(
         env.client,
         task_queue,
-        ModelTurns(scripted=ScriptedModel(SCRIPTS_DIR), anthropic_factory=None),
-        ToolGateway(engine),
-        extra_activities=[
-            refunds.read_action_state,
-            refunds.execute_refund,
-            DecisionVerifier(engine, TEST_KEYS, SKIPPING_MAX_AGE).verify_decision,
-            refunds.hold_pending_refund,
-            refunds.release_pending_refund,
-            DecisionActivities(engine, TEST_KEYS).record_decision,
-        ],
+        model,
+        activities=worker_activities(store_parts(engine, model), replacing=[generous_limits]),
     ):
         now = await env.get_current_time()
         handles = [

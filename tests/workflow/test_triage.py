@@ -13,15 +13,13 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.decisions import DecisionActivities
 from activities.model_turn import build_model_turns
-from activities.refunds import RefundActivities
-from activities.run_limits import RunLimitsActivity, limits_from_settings
+from activities.run_limits import limits_from_settings
 from activities.store import add_ticket
-from activities.tool_gateway import ToolGateway
 from signoff.config.settings import Settings
 from signoff.service.runs import request_of_run
-from tests.workflow.approvals import TEST_KEYS
+from signoff.wiring.worker_activities import worker_activities
+from tests.workflow.approvals import store_parts
 from tests.workflow.fakes import FakeModel, new_task_queue
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, ModelReply, ToolUseBlock, Usage
@@ -46,22 +44,12 @@ def triage_request(ticket_id: str, tenant_id: str = "demo") -> TriageRequest:
 
 
 def triage_worker(client: Client, queue: str, engine: Engine, model: Any) -> Worker:
-    refunds = RefundActivities(engine, TEST_KEYS)
     return Worker(
         client,
         task_queue=queue,
         workflows=[TriageTicket, AgentRun],
-        activities=[
-            model.model_turn,
-            ToolGateway(engine).run_tool,
-            refunds.read_action_state,
-            refunds.execute_refund,
-            refunds.hold_pending_refund,
-            refunds.release_pending_refund,
-            DecisionActivities(engine, TEST_KEYS).record_decision,
-            # The worker's own limits, from default settings, as `signoff worker` has.
-            RunLimitsActivity(Settings()).run_limits,
-        ],
+        # The worker's own limits among them, from default settings, as `signoff worker` has.
+        activities=worker_activities(store_parts(engine, model)),
     )
 
 

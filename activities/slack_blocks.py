@@ -1,0 +1,87 @@
+"""A notice as a Slack Block Kit message: the text, then Approve, Reject and Open.
+
+The message goes to a Slack app's incoming webhook (SIGNOFF_NOTIFY_FORMAT=slack_blocks);
+Slack sends a press to the app's interactivity URL, `POST /api/slack/actions`
+(docs/ui/slack.md). What a press needs travels in the message itself: the actions
+block's `block_id` is the run id, and each control names the action hash, so the press
+decides on exactly the action the reviewer read. Reject is a select menu of the
+rejection categories (an option's value is at most 150 characters: the category and
+the hash fit, a run id might not, hence the block id). Open is a link button.
+
+Nothing in it is trusted on the way back without Slack's signature, and even then the
+run checks the hash, the tenant and the reviewer as for any decision.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workflows.reject_reasons import LABELS
+from workflows.reviewer_notices import Notice
+
+APPROVE_ACTION = "signoff_approve"
+REJECT_ACTION = "signoff_reject"
+OPEN_ACTION = "signoff_open"
+# A reject option's value: "<category>:<action hash>".
+OPTION_SEPARATOR = ":"
+
+
+def _plain(text: str) -> dict[str, Any]:
+    return {"type": "plain_text", "text": text}
+
+
+def _confirm(title: str, text: str, confirm: str) -> dict[str, Any]:
+    return {
+        "title": _plain(title),
+        "text": {"type": "mrkdwn", "text": text},
+        "confirm": _plain(confirm),
+        "deny": _plain("Cancel"),
+    }
+
+
+def decision_controls(notice: Notice, link: str) -> dict[str, Any]:
+    """The actions block: Approve, Reject (choose why) and Open."""
+    what = f"Refund {notice.amount} {notice.currency} on order {notice.order_id}"
+    return {
+        "type": "actions",
+        "block_id": notice.run_id,
+        "elements": [
+            {
+                "type": "button",
+                "action_id": APPROVE_ACTION,
+                "text": _plain("Approve"),
+                "style": "primary",
+                "value": notice.action_hash,
+                "confirm": _confirm("Approve?", f"{what}: approve it as proposed.", "Approve"),
+            },
+            {
+                "type": "static_select",
+                "action_id": REJECT_ACTION,
+                "placeholder": _plain("Reject: choose why"),
+                "options": [
+                    {
+                        "text": _plain(label),
+                        "value": f"{category}{OPTION_SEPARATOR}{notice.action_hash}",
+                    }
+                    for category, label in LABELS.items()
+                ],
+                "confirm": _confirm("Reject?", f"{what}: reject it.", "Reject"),
+            },
+            {"type": "button", "action_id": OPEN_ACTION, "text": _plain("Open"), "url": link},
+        ],
+    }
+
+
+def notice_blocks(notice: Notice, text: str, link: str) -> list[dict[str, Any]]:
+    """The message's blocks; an expired request gets only its text and Open."""
+    section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+    if notice.kind == "expired":
+        open_only = {
+            "type": "actions",
+            "block_id": notice.run_id,
+            "elements": [
+                {"type": "button", "action_id": OPEN_ACTION, "text": _plain("Open"), "url": link}
+            ],
+        }
+        return [section, open_only]
+    return [section, decision_controls(notice, link)]

@@ -1,0 +1,80 @@
+"""A decision made away from the decision page (a Slack button, an e-mail link), taken
+through the same steps as the page: the run of the reviewer's tenant (else "no such
+run"), the action's approver role, the passkey step-up, then the decision service.
+
+Design note. These faces carry no passkey ceremony, so a decision the policy says needs
+a passkey is refused here with the step-up's own words ("decide it in the reviewer
+UI"), never signed without one. Every refusal is an `Outcome` in plain words: Slack
+shows it to the presser, the e-mail page shows it to the reviewer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastapi import HTTPException, Request
+from sqlalchemy import Engine
+
+from approvals_ui.deps import SignedInReviewer
+from approvals_ui.lookups import no_role_message, pending_by_hash, run_to_decide
+from signoff.service.decisions import (
+    Choice,
+    Decider,
+    DecisionNotAccepted,
+    DecisionUnavailable,
+    InvalidDecision,
+    decide,
+)
+from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired, step_up_for
+from workflows.actions import Verdict
+
+
+@dataclass(frozen=True)
+class Outcome:
+    decided: bool
+    message: str
+    # Under four eyes, a first approval leaves the request waiting for a second reviewer.
+    still_waiting: bool = False
+
+
+async def decide_away(
+    request: Request,
+    engine: Engine,
+    reviewer: SignedInReviewer,
+    run_id: str,
+    action_hash: str,
+    verdict: Verdict,
+    reason: str,
+    category: str | None = None,
+) -> Outcome:
+    try:
+        client, state = await run_to_decide(request, run_id, reviewer)
+    except HTTPException as error:  # 404: no such run in the reviewer's tenant
+        return Outcome(False, f"{error.detail} Nothing was decided.")
+    except DecisionUnavailable as error:
+        return Outcome(False, error.message)
+    action = pending_by_hash(state, action_hash)
+    if not reviewer.may_decide(action):
+        return Outcome(False, f"{no_role_message(action)} Nothing was decided.")
+    app = request.app.state
+    try:
+        result = await decide(
+            client,
+            app.decision_signer,
+            run_id,
+            Decider(reviewer.id, reviewer.tenant_id, reviewer.roles),
+            action_hash,
+            verdict,
+            reason,
+            choice=Choice(category=category, action=action),
+            step_up=step_up_for(app.passkey_policy, app.settings, engine, action, verdict, None),
+        )
+    except (PasskeyRequired, PasskeyRefused) as step_up:
+        return Outcome(False, step_up.message)
+    except InvalidDecision as invalid:
+        return Outcome(False, f"{invalid} Nothing was decided.")
+    except DecisionNotAccepted as refused:
+        return Outcome(False, refused.message)
+    except DecisionUnavailable as error:
+        return Outcome(False, error.message)
+    return Outcome(True, result.message, still_waiting=result.status == "approval_recorded")

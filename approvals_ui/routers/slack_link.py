@@ -1,0 +1,79 @@
+"""`/slack/link`: a signed-in reviewer links the Slack user who was given a code in Slack.
+
+GET shows whose Slack account asks to act as the reviewer and changes nothing; the POST
+(with the session's CSRF token) links it, once. Both need the reviewer's own session:
+nobody links a Slack account to someone else (activities/store/slack_links.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Query, Request, status
+from fastapi.responses import Response
+
+from approvals_ui.deps import CurrentReviewer, EngineDep
+from approvals_ui.templating import render
+from signoff.service.slack_accounts import (
+    LinkCodeRefused,
+    SlackUser,
+    links_of,
+    read_link_code,
+    redeem_link_code,
+    unlink,
+)
+
+router = APIRouter(prefix="/slack", tags=["slack"])
+CodeText = Annotated[str, Query(max_length=128)]
+
+
+async def _page(
+    request: Request,
+    reviewer: CurrentReviewer,
+    engine: EngineDep,
+    extra: dict[str, Any],
+    status_code: int = status.HTTP_200_OK,
+) -> Response:
+    links = await asyncio.to_thread(links_of, engine, reviewer.id)
+    context = {"reviewer": reviewer, "links": links, "user": None, "linked": None, **extra}
+    return render(request, "slack_link.html", context, status_code)
+
+
+@router.get("/link")
+async def link_page(
+    request: Request, reviewer: CurrentReviewer, engine: EngineDep, code: CodeText = ""
+) -> Response:
+    if not code:
+        return await _page(request, reviewer, engine, {})
+    try:
+        user: SlackUser = await asyncio.to_thread(read_link_code, engine, code, datetime.now(UTC))
+    except LinkCodeRefused as refused:
+        return await _page(request, reviewer, engine, {"refusal": str(refused)}, 410)
+    if user.tenant_id != reviewer.tenant_id:
+        refusal = "This link is for a Slack workspace of another tenant than yours."
+        return await _page(request, reviewer, engine, {"refusal": refusal}, 403)
+    return await _page(request, reviewer, engine, {"user": user, "code": code})
+
+
+@router.post("/link")
+async def link(
+    request: Request,
+    reviewer: CurrentReviewer,
+    engine: EngineDep,
+    code: Annotated[str, Form(max_length=128)],
+) -> Response:
+    now = datetime.now(UTC)
+    try:
+        linked = await asyncio.to_thread(redeem_link_code, engine, code, reviewer.id, now)
+    except LinkCodeRefused as refused:
+        return await _page(request, reviewer, engine, {"refusal": str(refused)}, 409)
+    return await _page(request, reviewer, engine, {"linked": linked})
+
+
+@router.post("/unlink")
+async def unlink_all(request: Request, reviewer: CurrentReviewer, engine: EngineDep) -> Response:
+    now = datetime.now(UTC)
+    await asyncio.to_thread(unlink, engine, reviewer.tenant_id, reviewer.id, now)
+    return await _page(request, reviewer, engine, {})

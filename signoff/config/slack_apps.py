@@ -1,0 +1,104 @@
+"""The Slack apps file (SIGNOFF_SLACK_APPS): per tenant, its Slack workspace and the
+signing secret(s) of the Slack app installed there.
+
+    {"acme": {"team_id": "T0123ABCD", "signing_secrets": ["CURRENT", "PREVIOUS"]}}
+
+Design note. One Slack app per tenant, in the tenant's own workspace: the tenant of a
+request is the one whose signing secret verified it, never a field of the body, and the
+body's workspace must then be that tenant's (a Slack user of another workspace is
+refused even with a valid signature). A secret or a workspace named by two tenants is
+refused at load. The first secret is current, the others still accepted while a
+rotation is under way. The file is JSON, mode 0600, read on each request so that a
+rotation needs no restart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from signoff.config.secret_files import MIN_SECRET_BYTES, WeakSecret, read_private_file
+from workflows.contract_base import tenant_id_problem
+
+# Slack's workspace ids: T followed by upper-case letters and digits.
+TEAM_ID_PATTERN = re.compile(r"^T[A-Z0-9]{2,63}$")
+EXAMPLE = '{"acme": {"team_id": "T0123ABCD", "signing_secrets": ["SECRET"]}}'
+
+
+class SlackConfigError(ValueError):
+    """A Slack apps file that cannot be used; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class SlackApp:
+    tenant_id: str
+    team_id: str
+    signing_secrets: tuple[str, ...]
+
+
+def load_slack_apps(path: Path | None) -> tuple[SlackApp, ...]:
+    """The file's apps; none when `path` is None (every request is then refused)."""
+    if path is None:
+        return ()
+    document = _read(path)
+    if not isinstance(document, dict):
+        raise SlackConfigError(f"{path}: expected an object of tenants, e.g. {EXAMPLE}.")
+    apps = [_app(path, tenant_id, entry) for tenant_id, entry in document.items()]
+    for field, values in (
+        ("workspace", [app.team_id for app in apps]),
+        ("signing secret", [s for app in apps for s in app.signing_secrets]),
+    ):
+        if len(set(values)) != len(values):
+            raise SlackConfigError(
+                f"{path}: two tenants share a {field}; each tenant needs its own Slack "
+                "app in its own workspace."
+            )
+    return tuple(apps)
+
+
+def _app(path: Path, tenant_id: object, entry: object) -> SlackApp:
+    problem = tenant_id_problem(tenant_id) if isinstance(tenant_id, str) else "not text"
+    if problem is not None:
+        raise SlackConfigError(f"{path}: tenant {tenant_id!r}: {problem}.")
+    assert isinstance(tenant_id, str)
+    if not isinstance(entry, dict) or set(entry) != {"team_id", "signing_secrets"}:
+        raise SlackConfigError(
+            f"{path}: tenant '{tenant_id}' needs exactly team_id and signing_secrets, "
+            f"e.g. {EXAMPLE}."
+        )
+    team_id, secrets = entry["team_id"], entry["signing_secrets"]
+    if not isinstance(team_id, str) or not TEAM_ID_PATTERN.match(team_id):
+        raise SlackConfigError(
+            f"{path}: tenant '{tenant_id}': team_id {team_id!r} is not a Slack workspace "
+            "id (T followed by letters and digits; Slack shows it in the workspace URL)."
+        )
+    listed = [secrets] if isinstance(secrets, str) else secrets
+    if not isinstance(listed, list) or not listed or not all(isinstance(s, str) for s in listed):
+        raise SlackConfigError(
+            f"{path}: tenant '{tenant_id}': signing_secrets is a list of the app's signing "
+            "secrets (Basic Information > App Credentials), the current one first."
+        )
+    for secret in listed:
+        if len(secret.encode()) < MIN_SECRET_BYTES:
+            raise SlackConfigError(
+                f"{path}: tenant '{tenant_id}': a signing secret of {len(secret.encode())} "
+                f"bytes; Slack's have 32, and at least {MIN_SECRET_BYTES} are needed."
+            )
+    return SlackApp(tenant_id, team_id, tuple(listed))
+
+
+def _read(path: Path) -> object:
+    try:
+        text = read_private_file(path)
+    except FileNotFoundError:
+        raise SlackConfigError(f"SIGNOFF_SLACK_APPS names {path}, which does not exist.") from None
+    except WeakSecret as error:
+        raise SlackConfigError(str(error)) from None
+    except OSError as error:
+        raise SlackConfigError(f"Cannot read {path}: {error.strerror}.") from None
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise SlackConfigError(f"{path} is not valid JSON: {error}.") from None
