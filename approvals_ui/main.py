@@ -18,9 +18,11 @@ from approvals_ui.password_checks import PasswordChecks
 from approvals_ui.routers import (
     api,
     api_audit,
+    api_batch,
     approvals,
     audit,
     auth,
+    batch,
     codec,
     intake,
     metrics,
@@ -104,9 +106,17 @@ def create_app(
     app.state.password_checks = PasswordChecks(settings.ui_signin_concurrent_checks)
     errors.install(app)
     csrf = [Depends(csrf_protect)]
-    for router in (auth.router, approvals.router, runs.router, audit.router, passkeys.router):
+    for router in (
+        auth.router,
+        batch.router,
+        approvals.router,
+        runs.router,
+        audit.router,
+        passkeys.router,
+    ):
         app.include_router(router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
+    app.include_router(api_batch.router)  # the same CSRF rule as api's POST
     app.include_router(api_audit.router)
     app.include_router(intake.router)  # helpdesk webhooks: the signature is the credential
     app.include_router(codec.router)  # Temporal's remote codec protocol, its own CORS rule

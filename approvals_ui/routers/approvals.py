@@ -26,6 +26,7 @@ from approvals_ui.lookups import (
 from approvals_ui.passkey_forms import MAX_ASSERTION_CHARS, passkey_answer
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
+from signoff.service.batch_decisions import MAX_BATCH
 from signoff.service.decisions import (
     Choice,
     Decider,
@@ -47,6 +48,8 @@ router = APIRouter(prefix="/approvals", tags=["approvals"])
 # `after` is the cursor of a page (the position of the previous page's last request);
 # the inbox never uses page numbers, which shift when a request ahead is decided.
 AfterQuery = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)]
+# The boxes ticked in the inbox, sent back by each poll so that the new list keeps them.
+SelectedQuery = Annotated[list[str] | None, Query(max_length=MAX_BATCH + 1)]
 
 
 @router.get("")
@@ -60,7 +63,7 @@ async def inbox(
     mode: ChoiceQuery = "",
 ) -> Response:
     view = inbox_view(sort, mode)
-    return await _inbox(request, reviewer, engine, settings, after, view, "inbox.html")
+    return await _inbox(request, reviewer, engine, settings, after, view, "inbox.html", set())
 
 
 @router.get("/rows")
@@ -72,10 +75,14 @@ async def inbox_fragment(
     after: AfterQuery = None,
     sort: ChoiceQuery = "",
     mode: ChoiceQuery = "",
+    selected: SelectedQuery = None,
 ) -> Response:
     """The list alone, polled by htmx so that it follows arrivals, expiries and decisions."""
     view = inbox_view(sort, mode)
-    return await _inbox(request, reviewer, engine, settings, after, view, "_inbox_rows.html")
+    ticked = set(selected or [])
+    return await _inbox(
+        request, reviewer, engine, settings, after, view, "_inbox_rows.html", ticked
+    )
 
 
 async def _inbox(
@@ -86,6 +93,7 @@ async def _inbox(
     after: str | None,
     view: InboxView,
     template: str,
+    selected: set[str],
 ) -> Response:
     """The tenant's page, from the store's read model: the inbox lists without Temporal."""
     try:
@@ -111,6 +119,7 @@ async def _inbox(
             "after": after,
             "next": page.next,
             "view": view,
+            "selected": selected,
         },
     )
 
