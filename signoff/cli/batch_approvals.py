@@ -30,7 +30,6 @@ from signoff.service.pending_item import PendingItem
 from workflows.actions import Verdict
 
 SHORT_HASH = 12
-NOT_SHOWN = "not found: no such run waits for a decision in your tenant. Nothing was decided."
 
 
 @dataclass(frozen=True)
@@ -64,26 +63,29 @@ def decide_several(url: str, credential: ServiceCredential, batch: Batch) -> Non
 
 def _decide(http: httpx.Client, batch: Batch) -> None:
     if batch.chosen is None:
-        items, missing = pending_of_runs(http, batch.run_ids)
+        items, problems = pending_of_runs(http, batch.run_ids)
     else:
-        items, missing = pending_matching(http, batch.chosen), []
-    for run_id in missing:
-        say(f"{run_id}: {NOT_SHOWN}", err=True)
-    if not items:
-        say("Nothing waits for a decision here: nothing to decide.", err=bool(missing))
-        raise typer.Exit(EXIT_RUN_FAILED if missing else EXIT_OK)
-    _show_plan(items, batch.verdict)
-    if not batch.yes:
-        _confirm(len(items), batch.verdict)
-    results = send_batch(http, items, batch.verdict, batch.reason, batch.category)
-    failed_here = sum(1 for result in results if result.get("outcome") not in SUCCEEDED)
-    failures = failed_here + len(missing)
+        items, problems = pending_matching(http, batch.chosen), []
+    # A named run that holds nothing to decide is a failed line of its own.
+    results: list[dict[str, Any]] = [
+        {"run_id": run_id, "action_hash": "", "outcome": "failed", "status": None, "message": why}
+        for run_id, why in problems
+    ]
+    if items:
+        _show_plan(items, batch.verdict)
+        if not batch.yes:
+            _confirm(len(items), batch.verdict)
+        results += send_batch(http, items, batch.verdict, batch.reason, batch.category)
+    elif not problems:
+        say("Nothing waits for a decision that matches: nothing to decide.")
+        raise typer.Exit(EXIT_OK)
+    failures = sum(1 for result in results if result.get("outcome") not in SUCCEEDED)
     if batch.as_json:
         emit_json(results)
     else:
         for result in results:
             say(_line(result))
-        say(f"{len(results) - failed_here} of {len(results) + len(missing)} decided.")
+        say(f"{len(results) - failures} of {len(results)} decided.")
     raise typer.Exit(EXIT_RUN_FAILED if failures else EXIT_OK)
 
 
@@ -115,7 +117,10 @@ def _confirm(count: int, verdict: Verdict) -> None:
             f"No terminal to confirm on: this would {verdict} {count} request(s). Look at "
             "the list above and pass --yes to decide them. Nothing was decided."
         )
-    if not typer.confirm(f"{verdict.capitalize()} these {count}?", default=False, err=True):
+    # Asked and answered on stderr and stdin, not typer.confirm: click's prompt writes a
+    # space to stdout, which holds the outcome lines (or the one JSON document).
+    typer.echo(f"{verdict.capitalize()} these {count}? [y/N]: ", err=True, nl=False)
+    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
         say("Nothing was decided.", err=True)
         raise typer.Exit(EXIT_RUN_FAILED)
 
@@ -128,4 +133,5 @@ def _line(result: dict[str, Any]) -> str:
         "recorded": "approval recorded, needs another reviewer",
         "decide_alone": "not decided: decide it in the reviewer UI",
     }.get(outcome, "failed")
-    return f"{run_id} {action_hash[:SHORT_HASH]}: {shown}: {result.get('message', '')}"
+    named = f"{run_id} {action_hash[:SHORT_HASH]}".strip()
+    return f"{named}: {shown}: {result.get('message', '')}"

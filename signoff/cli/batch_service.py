@@ -43,24 +43,33 @@ def _item(document: dict[str, Any], run_id: str, tenant_id: str, ticket_id: str)
     return PendingItem(run_id, tenant_id, ticket_id, PendingAction.model_validate(document))
 
 
-def pending_of_runs(http: httpx.Client, run_ids: list[str]) -> tuple[list[PendingItem], list[str]]:
-    """The actions waiting in each named run, and the runs the service does not show this
-    reviewer (unknown, or another tenant's: the same answer)."""
+NOT_SHOWN = "not found: no such run waits for a decision in your tenant. Nothing was decided."
+NOTHING_WAITS = "nothing waits for a decision in this run (decided, expired or ended)."
+
+
+def pending_of_runs(
+    http: httpx.Client, run_ids: list[str]
+) -> tuple[list[PendingItem], list[tuple[str, str]]]:
+    """The actions waiting in each named run, and a line for each run that holds none for
+    this reviewer (unknown, or another tenant's: the same answer; or nothing waiting)."""
     found: list[PendingItem] = []
-    missing: list[str] = []
+    problems: list[tuple[str, str]] = []
     for run_id in run_ids:
         try:
             detail = answer_of(http.get(f"/api/approvals/{run_id}"))
         except ServiceRefused as refused:
             if refused.status_code != httpx.codes.NOT_FOUND:
                 raise
-            missing.append(run_id)
+            problems.append((run_id, NOT_SHOWN))
             continue
         ticket = detail.get("ticket") or {}
-        for action in detail.get("pending_actions", []):
+        actions = detail.get("pending_actions", [])
+        if not actions:
+            problems.append((run_id, NOTHING_WAITS))
+        for action in actions:
             tenant = str(action.get("targets", {}).get("tenant_id", ""))
             found.append(_item(action, run_id, tenant, str(ticket.get("id", ""))))
-    return found, missing
+    return found, problems
 
 
 def pending_matching(http: httpx.Client, chosen: Filter) -> list[PendingItem]:
