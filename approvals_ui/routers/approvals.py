@@ -26,7 +26,7 @@ from approvals_ui.lookups import (
 from approvals_ui.passkey_forms import MAX_ASSERTION_CHARS, passkey_answer
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
-from signoff.service.batch_decisions import MAX_BATCH
+from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.decisions import (
     Choice,
     Decider,
@@ -48,8 +48,9 @@ router = APIRouter(prefix="/approvals", tags=["approvals"])
 # `after` is the cursor of a page (the position of the previous page's last request);
 # the inbox never uses page numbers, which shift when a request ahead is decided.
 AfterQuery = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)]
-# The boxes ticked in the inbox, sent back by each poll so that the new list keeps them.
-SelectedQuery = Annotated[list[str] | None, Query(max_length=MAX_BATCH + 1)]
+# The boxes ticked in the inbox, sent back by each poll so that the new list keeps them:
+# as many as a page can show (a batch is bounded when it is sent, in words).
+SelectedQuery = Annotated[list[str] | None, Query(max_length=MAX_PAGE_SIZE)]
 
 
 @router.get("")

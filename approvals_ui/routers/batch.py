@@ -18,6 +18,7 @@ from fastapi.responses import Response
 from approvals_ui.batch import decide_batch
 from approvals_ui.deps import CurrentReviewer, EngineDep
 from approvals_ui.templating import render
+from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.batch_decisions import (
     MAX_BATCH,
     BatchKey,
@@ -34,7 +35,8 @@ from workflows.reject_reasons import LABELS
 router = APIRouter(prefix="/approvals/batch", tags=["approvals"])
 
 KEY_CHARS = 200
-SelectedQuery = Annotated[list[str] | None, Query(max_length=MAX_BATCH + 1)]
+# As many as a page of the inbox shows: beyond MAX_BATCH the summary says so in words.
+SelectedQuery = Annotated[list[str] | None, Query(max_length=MAX_PAGE_SIZE)]
 SelectedForm = Annotated[list[str] | None, Form()]
 
 
