@@ -5,6 +5,8 @@ showed. The CLI holds no decision key: it sends the reviewer's password or API t
 and the decision to the decision service (decision_service.py), which authenticates
 the reviewer, reads their tenant and roles from its store and signs. The workflow's
 update validator has the last word, and its refusal is printed as it was written.
+Several runs, or `--all-pending` with its filters, decide several at once
+(batch_approvals.py): shown first, confirmed, then a line per run.
 """
 
 from __future__ import annotations
