@@ -32,6 +32,9 @@ SHORT_TTL_HOURS = "0.017"
 EXPIRY_WAIT_SECONDS = 150
 SETTLE_SECONDS = 30
 AMOUNTS = [5000, 4000, 3000, 2000, 1000]  # the middle one (30.00) expires
+# Resolves once htmx has swapped in the inbox's next refreshed list.
+NEXT_REFRESH = """() => new Promise(resolve => document.body.addEventListener(
+  "htmx:afterSwap", event => { if (event.detail.target.id === "inbox") resolve(true); }))"""
 
 
 def started(stack: DevStack, store: Engine, amount_minor: int, ttl_hours: str | None) -> RefundCase:
@@ -87,6 +90,11 @@ def test_a_batch_of_five_with_one_expired_in_the_middle(
         label = f"Select Refund {amount // 100}.00 EUR on order {case.order_id}"
         page.get_by_label(label).check()
     expect(summary).to_contain_text("5 requests selected: 150.00 EUR in all. By mode: 5 confirm.")
+    # The list refreshes by itself; after its next refresh the five are still ticked.
+    page.evaluate(NEXT_REFRESH)
+    for case, amount in zip(cases, AMOUNTS, strict=True):
+        label = f"Select Refund {amount // 100}.00 EUR on order {case.order_id}"
+        expect(page.get_by_label(label)).to_be_checked()
     screenshot(page, "batch-inbox.png")
     page.get_by_role("button", name="Decide the selected requests…").click()
     expect(page.get_by_role("heading", name="Decide several at once")).to_be_visible()
