@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from signoff.service.batch_decisions import MAX_BATCH
 from workflows.actions import DecisionRecord, PendingAction, Verdict
 from workflows.approval_requirements import approvers, may_move_forward, missing
 from workflows.contracts import RunStatus
@@ -133,6 +134,52 @@ class DecisionBody(ApiModel):
         'edit, e.g. {"amount": "50.00"} (lowered only) or {"text": "..."} for send_reply. '
         "The edited action gets its own hash; the answer names it.",
     )
+
+
+class BatchItem(ApiModel):
+    """One action of a batch: its run, and the hash the reviewer was shown."""
+
+    run_id: str = Field(max_length=128)
+    action_hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class BatchDecisionBody(ApiModel):
+    """One verdict, reason and category for several pending actions, each named by hash."""
+
+    items: list[BatchItem] = Field(
+        min_length=1,
+        max_length=MAX_BATCH,
+        description=f"At most {MAX_BATCH}; each (run_id, action_hash) once.",
+    )
+    verdict: Verdict
+    reason: str = Field(default="", max_length=2000, description="Required to reject.")
+    category: str | None = Field(
+        default=None,
+        max_length=64,
+        description="Required to reject (as for one decision); the agent of each run is told it.",
+    )
+
+
+class BatchItemResult(ApiModel):
+    run_id: str
+    action_hash: str
+    outcome: Literal["decided", "recorded", "failed", "decide_alone"] = Field(
+        description="decided: approved or rejected; recorded: the first of two approvals, "
+        "waiting for another reviewer; failed: nothing was decided (see message); "
+        "decide_alone: an approval that needs the reviewer's passkey, decided in the "
+        "reviewer UI's page of the run."
+    )
+    status: str | None = Field(
+        description="The run's answer (approved, rejected, approval_recorded) when it "
+        "took the decision."
+    )
+    message: str
+
+
+class BatchDecisionResult(ApiModel):
+    succeeded: int = Field(ge=0, description="Items decided or recorded.")
+    failed: int = Field(ge=0, description="Items failed or left to decide alone.")
+    results: list[BatchItemResult] = Field(description="One per item, in the request's order.")
 
 
 class AuditEntry(ApiModel):

@@ -18,9 +18,11 @@ from approvals_ui.password_checks import PasswordChecks
 from approvals_ui.routers import (
     api,
     api_audit,
+    api_batch,
     approvals,
     audit,
     auth,
+    batch,
     codec,
     email_links,
     intake,
@@ -107,10 +109,12 @@ def create_app(
     app.state.password_checks = PasswordChecks(settings.ui_signin_concurrent_checks)
     errors.install(app)
     csrf = [Depends(csrf_protect)]
-    pages = (auth, approvals, runs, audit, passkeys, slack_link, email_links)
+    # batch before approvals: /approvals/batch/... is not a run named "batch".
+    pages = (auth, batch, approvals, runs, audit, passkeys, slack_link, email_links)
     for page in pages:
         app.include_router(page.router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
+    app.include_router(api_batch.router)  # the same CSRF rule as api's POST
     app.include_router(api_audit.router)
     app.include_router(intake.router)  # helpdesk webhooks: the signature is the credential
     app.include_router(slack.router)  # Slack's button presses: the signature, as above

@@ -26,6 +26,7 @@ from approvals_ui.lookups import (
 from approvals_ui.passkey_forms import MAX_ASSERTION_CHARS, passkey_answer
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render
+from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.decisions import (
     Choice,
     Decider,
@@ -47,6 +48,9 @@ router = APIRouter(prefix="/approvals", tags=["approvals"])
 # `after` is the cursor of a page (the position of the previous page's last request);
 # the inbox never uses page numbers, which shift when a request ahead is decided.
 AfterQuery = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)]
+# The boxes ticked in the inbox, sent back by each poll so that the new list keeps them:
+# as many as a page can show (a batch is bounded when it is sent, in words).
+SelectedQuery = Annotated[list[str] | None, Query(max_length=MAX_PAGE_SIZE)]
 
 
 @router.get("")
@@ -60,7 +64,7 @@ async def inbox(
     mode: ChoiceQuery = "",
 ) -> Response:
     view = inbox_view(sort, mode)
-    return await _inbox(request, reviewer, engine, settings, after, view, "inbox.html")
+    return await _inbox(request, reviewer, engine, settings, after, view, "inbox.html", set())
 
 
 @router.get("/rows")
@@ -72,10 +76,14 @@ async def inbox_fragment(
     after: AfterQuery = None,
     sort: ChoiceQuery = "",
     mode: ChoiceQuery = "",
+    selected: SelectedQuery = None,
 ) -> Response:
     """The list alone, polled by htmx so that it follows arrivals, expiries and decisions."""
     view = inbox_view(sort, mode)
-    return await _inbox(request, reviewer, engine, settings, after, view, "_inbox_rows.html")
+    ticked = set(selected or [])
+    return await _inbox(
+        request, reviewer, engine, settings, after, view, "_inbox_rows.html", ticked
+    )
 
 
 async def _inbox(
@@ -86,6 +94,7 @@ async def _inbox(
     after: str | None,
     view: InboxView,
     template: str,
+    selected: set[str],
 ) -> Response:
     """The tenant's page, from the store's read model: the inbox lists without Temporal."""
     try:
@@ -111,6 +120,7 @@ async def _inbox(
             "after": after,
             "next": page.next,
             "view": view,
+            "selected": selected,
         },
     )
 

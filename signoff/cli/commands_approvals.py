@@ -5,6 +5,8 @@ showed. The CLI holds no decision key: it sends the reviewer's password or API t
 and the decision to the decision service (decision_service.py), which authenticates
 the reviewer, reads their tenant and roles from its store and signs. The workflow's
 update validator has the last word, and its refusal is printed as it was written.
+Several runs, or `--all-pending` with its filters, decide several at once
+(batch_approvals.py): shown first, confirmed, then a line per run.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import re
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
 from http import HTTPStatus
 from typing import Annotated, NoReturn
 
 import typer
 
+from signoff.cli.batch_approvals import Batch, decide_several
+from signoff.cli.batch_service import Filter
 from signoff.cli.decision_service import (
     NotThatReviewer,
     ServiceCredential,
@@ -33,7 +38,39 @@ from workflows.reject_reasons import CATEGORIES, category_problem
 
 # What the service takes (approvals_ui DecisionBody); checked first, to say it here.
 ACTION_HASH_PATTERN = r"[0-9a-f]{64}"
-HashOption = Annotated[str, typer.Option("--hash", help="The full action hash `pending` showed.")]
+HashOption = Annotated[
+    str | None,
+    typer.Option(
+        "--hash", help="The full action hash `pending` showed (deciding one run's request)."
+    ),
+]
+RunsArgument = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="RUN",
+        help="The run(s) waiting for a decision. One with --hash decides that request; "
+        "several decide every request they hold, after showing them.",
+        show_default=False,
+    ),
+]
+AllPendingOption = Annotated[
+    bool,
+    typer.Option(
+        "--all-pending",
+        help="Decide every request waiting in your tenant that --tool and --max-amount keep.",
+    ),
+]
+ToolOption = Annotated[
+    str | None, typer.Option(help="With --all-pending: only this tool's requests, e.g. refund.")
+]
+MaxAmountOption = Annotated[
+    str | None,
+    typer.Option(help="With --all-pending: only requests of at most this amount, e.g. 20.00."),
+]
+YesOption = Annotated[
+    bool,
+    typer.Option("--yes", help="Decide the requests shown without asking to confirm."),
+]
 ReviewerOption = Annotated[str, typer.Option("--as", help="The reviewer deciding, e.g. alice.")]
 
 
@@ -57,9 +94,9 @@ TokenStdin = Annotated[
 
 
 def approve_command(
-    run_id: Annotated[str, typer.Argument(help="The run waiting for a decision.")],
-    action_hash: HashOption,
     reviewer: ReviewerOption,
+    run_ids: RunsArgument = None,
+    action_hash: HashOption = None,
     reason: Annotated[
         str, typer.Option(help="Why you approve (optional; required with an edit).")
     ] = "",
@@ -74,26 +111,38 @@ def approve_command(
         str | None,
         typer.Option(help="Approve send_reply with this text instead of the draft."),
     ] = None,
+    all_pending: AllPendingOption = False,
+    tool: ToolOption = None,
+    max_amount: MaxAmountOption = None,
+    yes: YesOption = False,
     password_stdin: PasswordStdin = False,
     token_stdin: TokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Approve the exact action with this hash, as REVIEWER (their password is asked).
 
-    With --amount or --text, approve it with that change (a new action, a new hash)."""
+    With --amount or --text, approve it with that change (a new action, a new hash).
+    With several runs, or --all-pending and its filters, approve every request they
+    hold: the list is shown first and confirmed (or --yes); each is decided on its own."""
     edits = {name: value for name, value in (("amount", amount), ("text", text)) if value}
     if (amount is not None or text is not None) and not edits:
         fail("An edit needs a value: give --amount 50.00 or --text '...'.")
     if edits and not reason.strip():
         fail("Say why you changed it with --reason: the agent is told your reason.")
     proof = Credential(password_stdin, token_stdin)
+    wanted = Wanted(run_ids, action_hash, all_pending, tool, max_amount, yes)
+    if wanted.is_batch():
+        if edits:
+            fail("An edit is one request's: approve it alone (one RUN with --hash).")
+        _decide_several(wanted, reviewer, "approve", reason, None, proof, json_output)
+        return
     chosen = Chosen(edits=edits or None)
-    _decide(run_id, action_hash, reviewer, "approve", reason, proof, json_output, chosen)
+    _decide(
+        wanted.one_run(), wanted.one_hash(), reviewer, "approve", reason, proof, json_output, chosen
+    )
 
 
 def reject_command(
-    run_id: Annotated[str, typer.Argument(help="The run waiting for a decision.")],
-    action_hash: HashOption,
     reviewer: ReviewerOption,
     reason: Annotated[str, typer.Option(help="Why you reject it (required).")],
     category: Annotated[
@@ -104,17 +153,103 @@ def reject_command(
             + ". suspected_fraud ends the run."
         ),
     ],
+    run_ids: RunsArgument = None,
+    action_hash: HashOption = None,
+    all_pending: AllPendingOption = False,
+    tool: ToolOption = None,
+    max_amount: MaxAmountOption = None,
+    yes: YesOption = False,
     password_stdin: PasswordStdin = False,
     token_stdin: TokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
-    """Reject the exact action with this hash; the agent is told the category and why."""
+    """Reject the exact action with this hash; the agent is told the category and why.
+
+    With several runs, or --all-pending and its filters, reject every request they hold
+    with this one category and reason: the list is shown first and confirmed (or --yes)."""
     problem = category_problem(category.strip())
     if problem is not None:
         fail(problem)
+    if not reason.strip():
+        fail("A reason is required to reject: give it with --reason; the agent is told it.")
     proof = Credential(password_stdin, token_stdin)
+    wanted = Wanted(run_ids, action_hash, all_pending, tool, max_amount, yes)
+    if wanted.is_batch():
+        _decide_several(wanted, reviewer, "reject", reason, category.strip(), proof, json_output)
+        return
     chosen = Chosen(category=category.strip())
-    _decide(run_id, action_hash, reviewer, "reject", reason, proof, json_output, chosen)
+    _decide(
+        wanted.one_run(), wanted.one_hash(), reviewer, "reject", reason, proof, json_output, chosen
+    )
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """Which requests the command names: one run's by hash, several runs, or a filter."""
+
+    run_ids: list[str] | None
+    action_hash: str | None
+    all_pending: bool
+    tool: str | None
+    max_amount: str | None
+    yes: bool
+
+    def is_batch(self) -> bool:
+        runs = self.run_ids or []
+        if self.all_pending:
+            if runs or self.action_hash:
+                fail("--all-pending decides what a filter keeps: name no run and no --hash.")
+            return True
+        if self.tool is not None or self.max_amount is not None:
+            fail("--tool and --max-amount filter --all-pending: add --all-pending.")
+        if not runs:
+            fail("Name the run to decide (with --hash), several runs, or --all-pending.")
+        if len(runs) > 1 and self.action_hash:
+            fail("--hash names one run's request: leave it out to decide several runs.")
+        return self.action_hash is None
+
+    def one_run(self) -> str:
+        return (self.run_ids or [""])[0]
+
+    def one_hash(self) -> str:
+        return self.action_hash or ""
+
+    def filter(self) -> Filter | None:
+        if not self.all_pending:
+            return None
+        limit = None
+        if self.max_amount is not None:
+            try:
+                limit = Decimal(self.max_amount.strip())
+            except InvalidOperation:
+                limit = None
+            if limit is None or not limit.is_finite() or limit < 0:
+                fail(f"--max-amount takes an amount such as 20.00, not '{self.max_amount}'.")
+        return Filter(tool=self.tool, max_amount=limit)
+
+
+def _decide_several(
+    wanted: Wanted,
+    reviewer_id: str,
+    verdict: Verdict,
+    reason: str,
+    category: str | None,
+    credential: Credential,
+    as_json: bool,
+) -> None:
+    chosen = wanted.filter()
+    current = settings()
+    proof = credential.read(reviewer_id, current)
+    batch = Batch(
+        run_ids=list(dict.fromkeys(wanted.run_ids or [])),
+        chosen=chosen,
+        verdict=verdict,
+        reason=reason.strip(),
+        category=category,
+        yes=wanted.yes,
+        as_json=as_json,
+    )
+    decide_several(current.resolved_decision_service_url, proof, batch)
 
 
 @dataclass(frozen=True)

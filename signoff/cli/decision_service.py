@@ -11,6 +11,8 @@ credential proves, so that `--as alice` with bob's token decides nothing.
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,30 +75,35 @@ def send_to_service(
     """The service's result; raises ServiceRefused (an answer with an error),
     NotThatReviewer (a token of someone else) or ServiceUnreachable. `category` goes
     with a rejection, `edits` with an approval with changes."""
-    headers = {"Authorization": credential.header()}
+    body: dict[str, Any] = {"action_hash": action_hash, "verdict": verdict, "reason": reason}
+    if category is not None:
+        body["category"] = category
+    if edits is not None:
+        body["edits"] = edits
     try:
-        with httpx.Client(base_url=url, headers=headers, timeout=REQUEST_SECONDS) as http:
-            me = _answer(http.get("/api/me"))
-            # A password was checked for `--as` itself; a token proves whoever holds it.
-            holder = str(me.get("id", ""))
-            if credential.is_token and holder.casefold() != credential.reviewer_id.casefold():
-                raise NotThatReviewer(holder)
-            body: dict[str, Any] = {
-                "action_hash": action_hash,
-                "verdict": verdict,
-                "reason": reason,
-            }
-            if category is not None:
-                body["category"] = category
-            if edits is not None:
-                body["edits"] = edits
-            decided = _answer(http.post(f"/api/approvals/{run_id}/decision", json=body))
+        with service_session(url, credential) as http:
+            decided = answer_of(http.post(f"/api/approvals/{run_id}/decision", json=body))
     except httpx.TransportError:
         raise ServiceUnreachable(url) from None
     return DecisionResult.model_validate(decided)
 
 
-def _answer(response: httpx.Response) -> dict[str, Any]:
+@contextmanager
+def service_session(url: str, credential: ServiceCredential) -> Iterator[httpx.Client]:
+    """A client of the service that sends `credential`, once the service said whom it
+    proves (NotThatReviewer: a token of someone else; nothing else is sent then)."""
+    headers = {"Authorization": credential.header()}
+    with httpx.Client(base_url=url, headers=headers, timeout=REQUEST_SECONDS) as http:
+        me = answer_of(http.get("/api/me"))
+        # A password was checked for `--as` itself; a token proves whoever holds it.
+        holder = str(me.get("id", ""))
+        if credential.is_token and holder.casefold() != credential.reviewer_id.casefold():
+            raise NotThatReviewer(holder)
+        yield http
+
+
+def answer_of(response: httpx.Response) -> dict[str, Any]:
+    """The service's JSON answer; ServiceRefused with its own words when it refused."""
     try:
         document = response.json()
     except ValueError:

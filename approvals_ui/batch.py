@@ -1,0 +1,74 @@
+"""A batch of decisions as the reviewer UI and the JSON API both send it: for each
+selected action, the same checks and the same decision service as the one-action page.
+
+Each action is looked up in its own run, as the signed-in reviewer (another tenant's run
+is "not found", and says no more), checked against the reviewer's roles, held back when
+its approval needs a passkey, and decided by `signoff.service.decisions.decide`; the run
+refuses what it no longer waits for (`signoff/service/batch_decisions.py`).
+"""
+
+from __future__ import annotations
+
+from fastapi import HTTPException, Request
+
+from approvals_ui.deps import SignedInReviewer
+from approvals_ui.lookups import no_role_message, pending_by_hash, run_to_decide
+from signoff.service.batch_decisions import (
+    NOT_IN_TENANT,
+    BatchKey,
+    BatchOutcome,
+    decide_alone,
+    decide_each,
+    failed,
+    outcome_of_result,
+)
+from signoff.service.decisions import Choice, Decider
+from signoff.service.decisions import decide as decide_action
+from signoff.service.passkey_step_up import step_up_for
+from workflows.actions import Verdict
+
+
+async def decide_batch(
+    request: Request,
+    reviewer: SignedInReviewer,
+    keys: list[BatchKey],
+    verdict: Verdict,
+    reason: str,
+    category: str | None,
+) -> list[BatchOutcome]:
+    """One outcome per key, in order; the batch was checked before (checked_keys,
+    checked_choice)."""
+    state_of_app = request.app.state
+    decider = Decider(reviewer.id, reviewer.tenant_id, reviewer.roles)
+
+    async def one(key: BatchKey) -> BatchOutcome:
+        try:
+            client, state = await run_to_decide(request, key.run_id, reviewer)
+        except HTTPException:  # not found, or another tenant's: the same words
+            return failed(key, NOT_IN_TENANT)
+        action = pending_by_hash(state, key.action_hash)
+        if not reviewer.may_decide(action):
+            return failed(key, f"{no_role_message(action)} Nothing was decided.")
+        if action is not None and state_of_app.passkey_policy.needs_passkey(action, verdict):
+            return decide_alone(key)
+        result = await decide_action(
+            client,
+            state_of_app.decision_signer,
+            key.run_id,
+            decider,
+            key.action_hash,
+            verdict,
+            reason,
+            choice=Choice(category=category, action=action),
+            step_up=step_up_for(
+                state_of_app.passkey_policy,
+                state_of_app.settings,
+                state_of_app.engine,
+                action,
+                verdict,
+                None,  # a batch carries no passkey: such an approval is decided alone
+            ),
+        )
+        return outcome_of_result(key, result)
+
+    return await decide_each(keys, one)

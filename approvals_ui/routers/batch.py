@@ -1,0 +1,141 @@
+"""Deciding several requests at once from the inbox: its live summary, the page that shows
+the selection before the decision, and the page of outcomes, one line per request.
+
+The selection travels as `selected` fields, each `run id/action hash` as the inbox showed
+it: the store's read model of the reviewer's tenant says what they add up to, and each
+decision goes to its own run (approvals_ui/batch.py). Included before the one-request
+router: `/approvals/batch/decision` would otherwise read as the decision of a run
+named "batch".
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Query, Request, status
+from fastapi.responses import Response
+
+from approvals_ui.batch import decide_batch
+from approvals_ui.deps import CurrentReviewer, EngineDep
+from approvals_ui.templating import render
+from signoff.config.settings import MAX_PAGE_SIZE
+from signoff.service.batch_decisions import (
+    MAX_BATCH,
+    BatchKey,
+    InvalidBatch,
+    checked_choice,
+    checked_keys,
+    parse_key,
+    summary_of,
+)
+from signoff.service.batch_selection import Selection, selection_of
+from workflows.actions import Verdict
+from workflows.reject_reasons import LABELS
+
+router = APIRouter(prefix="/approvals/batch", tags=["approvals"])
+
+KEY_CHARS = 200
+# As many as a page of the inbox shows: beyond MAX_BATCH the summary says so in words.
+SelectedQuery = Annotated[list[str] | None, Query(max_length=MAX_PAGE_SIZE)]
+SelectedForm = Annotated[list[str] | None, Form()]
+
+
+def _keys(selected: list[str] | None) -> list[BatchKey]:
+    return checked_keys(parse_key(text[:KEY_CHARS]) for text in selected or [])
+
+
+@router.get("/summary")
+async def summary(
+    request: Request, reviewer: CurrentReviewer, engine: EngineDep, selected: SelectedQuery = None
+) -> Response:
+    """The inbox's summary region, refreshed by htmx whenever a box is ticked."""
+    problem, chosen = None, Selection(found=[], gone=[])
+    if selected:
+        try:
+            chosen = await selection_of(engine, reviewer.tenant_id, _keys(selected))
+        except InvalidBatch as invalid:
+            problem = str(invalid)
+    return render(
+        request,
+        "_batch_summary.html",
+        {"summary": summary_of(item.action for item in chosen.found), "problem": problem},
+    )
+
+
+@router.post("")
+async def review(
+    request: Request, reviewer: CurrentReviewer, engine: EngineDep, selected: SelectedForm = None
+) -> Response:
+    """The selection, summed up, with one decision for all of it."""
+    try:
+        keys = _keys(selected)
+    except InvalidBatch as invalid:
+        return _review(
+            request, reviewer, Selection([], []), str(invalid), status.HTTP_400_BAD_REQUEST
+        )
+    return _review(request, reviewer, await selection_of(engine, reviewer.tenant_id, keys))
+
+
+def _review(
+    request: Request,
+    reviewer: CurrentReviewer,
+    chosen: Selection,
+    problem: str | None = None,
+    status_code: int = status.HTTP_200_OK,
+) -> Response:
+    needs_passkey = request.app.state.passkey_policy.needs_passkey
+    return render(
+        request,
+        "batch_review.html",
+        {
+            "reviewer": reviewer,
+            "items": chosen.found,
+            "gone": chosen.gone,
+            "summary": summary_of(item.action for item in chosen.found),
+            "needs_passkey": needs_passkey,
+            "reject_categories": list(LABELS.items()),
+            "refusal": problem,
+            "max_batch": MAX_BATCH,
+        },
+        status_code,
+    )
+
+
+@router.post("/decision")
+async def decide(
+    request: Request,
+    reviewer: CurrentReviewer,
+    engine: EngineDep,
+    verdict: Annotated[Verdict, Form()],
+    selected: SelectedForm = None,
+    reason: Annotated[str, Form(max_length=2000)] = "",
+    category: Annotated[str, Form(max_length=64)] = "",
+) -> Response:
+    """One signed decision per selected request; the page lists each one's outcome."""
+    try:
+        keys = _keys(selected)
+        # One form carries both buttons: a category chosen before Approve is no part of it.
+        chosen_category = checked_choice(verdict, reason, category if verdict == "reject" else None)
+    except InvalidBatch as invalid:
+        chosen = Selection([], [])
+        if selected:
+            try:
+                chosen = await selection_of(engine, reviewer.tenant_id, _keys(selected))
+            except InvalidBatch:
+                pass  # the selection itself is what is wrong: the page says so
+        return _review(request, reviewer, chosen, str(invalid), status.HTTP_400_BAD_REQUEST)
+    shown = await selection_of(engine, reviewer.tenant_id, keys)
+    outcomes = await decide_batch(request, reviewer, keys, verdict, reason, chosen_category)
+    titles = {(item.run_id, item.action.action_hash): item for item in shown.found}
+    return render(
+        request,
+        "batch_results.html",
+        {
+            "reviewer": reviewer,
+            "verdict": verdict,
+            "rows": [
+                (outcome, titles.get((outcome.run_id, outcome.action_hash))) for outcome in outcomes
+            ],
+            "succeeded": sum(1 for outcome in outcomes if outcome.succeeded),
+        },
+    )
