@@ -48,6 +48,7 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "api_tokens": READ_APPEND_EDIT,  # issued, then revoked in place; never deleted
     "passkeys": READ_APPEND_EDIT,  # registered, then each use's sign count; never deleted
     "payment_links": READ_APPEND_EDIT,  # an order linked to its payment, relinked
+    "reviewer_languages": READ_WRITE,  # a reviewer's UI language, changed or cleared
 }
 
 

@@ -36,6 +36,7 @@ def make_old_store(store: Engine) -> str:
         connection.execute(text("DROP TABLE intake_deliveries"))  # revision 0006_intake's
         connection.execute(text("DROP TABLE connector_breakers"))
         connection.execute(text("DROP TABLE payment_links"))  # revision 0006_stripe's
+        connection.execute(text("DROP TABLE reviewer_languages"))  # revision 0007_languages'
         connection.execute(text("DROP TABLE api_tokens"))  # revision 0005_accounts', later
         connection.execute(text("DROP TABLE waiting_actions"))  # revision 0002's, later
         for index in ("ix_decisions_tenant_reviewer_seq", "ix_decisions_tenant_kind_seq"):
