@@ -29,7 +29,8 @@ TRANSLATED = sorted(set(LANGUAGES) - {SOURCE_LANGUAGE})
 MEND = (
     "Update the catalogs: pybabel extract -F babel.cfg -o approvals_ui/locales/messages.pot "
     "--no-location --sort-output . && pybabel update -i approvals_ui/locales/messages.pot "
-    "-d approvals_ui/locales --no-fuzzy-matching --ignore-obsolete, then translate (docs/ui/languages.md)"
+    "-d approvals_ui/locales --no-fuzzy-matching --ignore-obsolete, then translate "
+    "(docs/ui/languages.md)"
 )
 
 
