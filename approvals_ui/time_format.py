@@ -15,10 +15,11 @@ from gettext import NullTranslations
 from typing import Literal
 
 from babel import Locale
-from babel.dates import format_date, format_skeleton, format_timedelta
+from babel.dates import format_date, format_time, format_timedelta
 from markupsafe import Markup, escape
 
 OFFSET = "UTC+00:00"
+TIME_OF_DAY = "HH:mm:ss"  # 24 hours, two digits each, in every language the UI speaks
 # "3 hr" / "3 h": in English and French the same word for one and for many.
 DURATION_FORMAT: Literal["short"] = "short"
 SAMPLE = 7  # a count whose digits appear nowhere else in a unit's words
@@ -34,7 +35,7 @@ def local_text(value: datetime, language: str) -> str:
     the language's medium date and its 24-hour time to the second, in UTC."""
     instant = value.astimezone(UTC)
     date = format_date(instant, "medium", locale=language)
-    time = format_skeleton("Hms", instant, tzinfo=UTC, locale=language)
+    time = format_time(instant, TIME_OF_DAY, tzinfo=UTC, locale=language)
     joined = str(Locale.parse(language).datetime_formats["medium"])
     return joined.replace("{1}", date).replace("{0}", time) + f" {OFFSET}"
 

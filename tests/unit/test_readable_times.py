@@ -27,6 +27,8 @@ def test_a_page_writes_the_date_in_its_language_and_keeps_utc() -> None:
         '<time class="utc" datetime="2026-11-30T22:41:13+00:00">'
         "30 nov. 2026, 22:41:13 UTC+00:00</time>"
     )
+    morning = AT.replace(hour=9)
+    assert "Nov 30, 2026, 09:41:13 UTC+00:00" in str(utc_time(morning, "en"))
 
 
 def test_progress_lines_lose_the_hex_and_the_microseconds() -> None:
