@@ -35,6 +35,7 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 
 from approvals_ui.sessions import SESSION_ID_KEY, session_of
+from approvals_ui.words import N_
 from signoff.config.settings import Settings
 from signoff.service.accounts import (
     Reviewer,
@@ -43,6 +44,7 @@ from signoff.service.accounts import (
     reviewer_name_key,
     session_reviewer,
 )
+from signoff.service.languages import preferred_language
 from signoff.service.metrics import signin_failed
 from signoff.service.payment_orders import PaymentConnectors, PaymentLinkRefused, connectors
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
@@ -170,7 +172,15 @@ async def get_temporal(request: Request) -> Client:
 
 
 def get_reviewer_or_none(request: Request) -> SignedInReviewer | None:
-    """Sync on purpose: FastAPI runs it in a thread, off the event loop, like every read."""
+    """Sync on purpose: FastAPI runs it in a thread, off the event loop, like every read.
+    For a page, it also reads the language the reviewer chose (templating.render)."""
+    reviewer = _reviewer_or_none(request)
+    if reviewer is not None and not request.url.path.startswith("/api/"):
+        request.state.language_preference = preferred_language(get_engine(request), reviewer.id)
+    return reviewer
+
+
+def _reviewer_or_none(request: Request) -> SignedInReviewer | None:
     settings = get_settings(request)
     authorization = request.headers.get("authorization")
     if authorization is not None and request.url.path.startswith("/api/"):
@@ -280,9 +290,12 @@ def get_current_reviewer(
     return reviewer
 
 
+NO_SUCH_RUN = N_("There is no such run in your tenant.")
+
+
 def not_found() -> HTTPException:
     # The same answer for "no such run" and "another tenant's run": ids reveal nothing.
-    return HTTPException(status.HTTP_404_NOT_FOUND, "There is no such run in your tenant.")
+    return HTTPException(status.HTTP_404_NOT_FOUND, NO_SUCH_RUN)
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

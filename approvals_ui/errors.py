@@ -15,29 +15,42 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from approvals_ui.deps import SignInRequired, TemporalUnavailable, UnknownProxyReviewer
-from approvals_ui.templating import polled, render
+from approvals_ui.templating import polled, render, request_language, request_words
+from approvals_ui.words import N_, shown
 from signoff.service.decisions import DecisionUnavailable
 
 log = logging.getLogger("approvals_ui")
 
 TITLES = {
-    400: "That request was not valid",
-    401: "Please sign in",
-    403: "Not allowed",
-    404: "Not found",
-    405: "Not allowed",
-    409: "Not accepted",
-    415: "Not a JSON request",
-    422: "Not accepted",
-    429: "Too many requests",
-    503: "Temporarily unavailable",
+    400: N_("That request was not valid"),
+    401: N_("Please sign in"),
+    403: N_("Not allowed"),
+    404: N_("Not found"),
+    405: N_("Not allowed"),
+    409: N_("Not accepted"),
+    415: N_("Not a JSON request"),
+    422: N_("Not accepted"),
+    429: N_("Too many requests"),
+    503: N_("Temporarily unavailable"),
 }
 
 
-PROXY_SIGN_IN = (
+PROXY_SIGN_IN = N_(
     "You are not signed in. This server takes the reviewer from the auth proxy in front "
     "of it, and this request did not come through it."
 )
+UNKNOWN_PROXY_REVIEWER = N_(
+    "The auth proxy signed you in under a name that is not a reviewer here. Ask an "
+    "administrator to add you with `signoff user add`."
+)
+TEMPORAL_DOWN = N_(
+    "Temporal cannot be reached. Start it with `make demo` (or `signoff dev`) and reload."
+)
+NO_SUCH_PAGE = N_("There is no such page.")
+WRONG_METHOD = N_("This address does not take that kind of request.")
+NOT_VALID = N_("The form or address was incomplete or not valid. Go back, reload and try again.")
+OUR_FAULT = N_("Something went wrong on our side. Nothing was decided; try again in a moment.")
+SOMETHING_WRONG = N_("Something went wrong")
 
 
 def is_api(request: Request) -> bool:
@@ -55,12 +68,12 @@ def proxy_mode(request: Request) -> bool:
 def error_page(request: Request, status_code: int, message: str) -> Response:
     if is_api(request):
         return JSONResponse({"detail": message}, status_code=status_code)
-    return render(
-        request,
-        "error.html",
-        {"title": TITLES.get(status_code, "Something went wrong"), "message": message},
-        status_code,
-    )
+    language = request_language(request)
+    words = request_words(request)
+    text, message_language = shown(message, words, language)
+    title = words.gettext(TITLES.get(status_code, SOMETHING_WRONG))
+    context = {"title": title, "message": text, "message_language": message_language}
+    return render(request, "error.html", context, status_code)
 
 
 async def sign_in_required(request: Request, _: Exception) -> Response:
@@ -83,20 +96,11 @@ async def sign_in_required(request: Request, _: Exception) -> Response:
 
 
 async def unknown_proxy_reviewer(request: Request, _: Exception) -> Response:
-    return error_page(
-        request,
-        status.HTTP_403_FORBIDDEN,
-        "The auth proxy signed you in under a name that is not a reviewer here. Ask an "
-        "administrator to add you with `signoff user add`.",
-    )
+    return error_page(request, status.HTTP_403_FORBIDDEN, UNKNOWN_PROXY_REVIEWER)
 
 
 async def temporal_unavailable(request: Request, _: Exception) -> Response:
-    return error_page(
-        request,
-        status.HTTP_503_SERVICE_UNAVAILABLE,
-        "Temporal cannot be reached. Start it with `make demo` (or `signoff dev`) and reload.",
-    )
+    return error_page(request, status.HTTP_503_SERVICE_UNAVAILABLE, TEMPORAL_DOWN)
 
 
 async def decision_unavailable(request: Request, error: Exception) -> Response:
@@ -108,9 +112,9 @@ async def http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, StarletteHTTPException)
     message = error.detail if isinstance(error.detail, str) else "The request was refused."
     if error.status_code == status.HTTP_404_NOT_FOUND and message == "Not Found":
-        message = "There is no such page."
+        message = NO_SUCH_PAGE
     if error.status_code == status.HTTP_405_METHOD_NOT_ALLOWED:
-        message = "This address does not take that kind of request."
+        message = WRONG_METHOD
     return error_page(request, error.status_code, message)
 
 
@@ -120,11 +124,7 @@ async def invalid_request(request: Request, error: Exception) -> Response:
             {"detail": validation_message(error)},
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
-    return error_page(
-        request,
-        status.HTTP_400_BAD_REQUEST,
-        "The form or address was incomplete or not valid. Go back, reload and try again.",
-    )
+    return error_page(request, status.HTTP_400_BAD_REQUEST, NOT_VALID)
 
 
 def validation_message(error: RequestValidationError) -> str:
@@ -138,11 +138,7 @@ def validation_message(error: RequestValidationError) -> str:
 
 async def unexpected(request: Request, error: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
-    return error_page(
-        request,
-        status.HTTP_500_INTERNAL_SERVER_ERROR,
-        "Something went wrong on our side. Nothing was decided; try again in a moment.",
-    )
+    return error_page(request, status.HTTP_500_INTERNAL_SERVER_ERROR, OUR_FAULT)
 
 
 def install(app: FastAPI) -> None:

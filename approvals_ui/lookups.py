@@ -17,6 +17,7 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 from approvals_ui.deps import SignedInReviewer, TemporalUnavailable, get_temporal, not_found
+from approvals_ui.words import N_
 from signoff.service.decisions import DecisionUnavailable
 from signoff.service.paging import Page
 from signoff.service.payment_orders import (
@@ -32,7 +33,7 @@ from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
 
-NO_WORKER = (
+NO_WORKER = N_(
     "The run did not answer: no worker seems to be running. Start one with `signoff worker` "
     "(or `make demo`) and reload."
 )

@@ -26,6 +26,7 @@ from approvals_ui.routers import (
     codec,
     email_links,
     intake,
+    language,
     metrics,
     passkeys,
     runs,
@@ -110,7 +111,7 @@ def create_app(
     errors.install(app)
     csrf = [Depends(csrf_protect)]
     # batch before approvals: /approvals/batch/... is not a run named "batch".
-    pages = (auth, batch, approvals, runs, audit, passkeys, slack_link, email_links)
+    pages = (auth, batch, approvals, runs, audit, passkeys, slack_link, email_links, language)
     for page in pages:
         app.include_router(page.router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)

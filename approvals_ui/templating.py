@@ -2,31 +2,49 @@
 
 Ticket text is customer data: templates print it with `{{ }}` (escaped) and never with
 `|safe`; tests put `<script>` in a ticket to hold that line.
+
+Every page is written in one language (`page_language`: the reviewer's choice, else the
+browser's Accept-Language, else English). One environment serves every language: the
+page's catalog travels in the template context, and `_()`, `{% trans %}` and the
+locale-aware filters (times, amounts) read it from there, so two requests in two
+languages never share a catalog (`install_gettext_translations` would set one catalog
+for the whole environment).
 """
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
+from decimal import Decimal
+from gettext import NullTranslations
 from pathlib import Path
 from typing import Any
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
+from jinja2 import Environment, FileSystemLoader, pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
+from approvals_ui.locale_choice import page_language
+from approvals_ui.money_format import amount_text, minor_text
 from approvals_ui.readable import readable_event
 from approvals_ui.sessions import session_of
-from approvals_ui.time_format import utc_time
-from signoff.service.pending import time_left
-from workflows.approval_policy import money
+from approvals_ui.time_format import countdown_words, time_left_text, utc_time
+from approvals_ui.translations import translations
+from signoff.service.languages import LANGUAGES, SOURCE_LANGUAGE
 from workflows.approval_requirements import missing, next_step_refusal
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 SHORT_HASH = 12
 EXCERPT_CHARS = 140
 
-templates = Jinja2Templates(directory=TEMPLATES_DIR)
-templates.env.autoescape = True
+templates = Jinja2Templates(
+    env=Environment(
+        loader=FileSystemLoader(TEMPLATES_DIR), autoescape=True, extensions=["jinja2.ext.i18n"]
+    )
+)
 
 
 def short_hash(value: str) -> str:
@@ -38,17 +56,52 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def utc(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+def _language(context: Context) -> str:
+    language = context.get("language", SOURCE_LANGUAGE)
+    return language if isinstance(language, str) else SOURCE_LANGUAGE
 
 
+def _words(context: Context) -> NullTranslations:
+    words = context.get("translations")
+    return words if isinstance(words, NullTranslations) else translations(_language(context))
+
+
+@pass_context
+def _gettext(context: Context, message: str) -> str:
+    return _words(context).gettext(message)
+
+
+@pass_context
+def _ngettext(context: Context, singular: str, plural: str, count: int) -> str:
+    return _words(context).ngettext(singular, plural, count)
+
+
+@pass_context
+def _utc_time(context: Context, value: datetime) -> Markup:
+    """Every time on a page: a <time> to the second, UTC, its local time in a tooltip."""
+    return utc_time(value, _language(context))
+
+
+@pass_context
+def _money(context: Context, minor: int, currency: str | None = None) -> str:
+    return minor_text(minor, currency, _language(context))
+
+
+@pass_context
+def _amount(context: Context, amount: Decimal | str, currency: str | None = None) -> str:
+    return amount_text(amount, currency, _language(context))
+
+
+templates.env.install_gettext_callables(  # type: ignore[attr-defined]  # the i18n extension's
+    _gettext, _ngettext, newstyle=True
+)
 templates.env.filters["short_hash"] = short_hash
 templates.env.filters["excerpt"] = excerpt
-# Every time on a page is a <time> to the second, UTC, its local time in a tooltip.
-templates.env.filters["utc"] = utc_time
-templates.env.filters["utc_time"] = utc_time
+templates.env.filters["utc"] = _utc_time
+templates.env.filters["utc_time"] = _utc_time
 templates.env.filters["readable_event"] = readable_event
-templates.env.filters["money"] = money
+templates.env.filters["money"] = _money
+templates.env.filters["amount"] = _amount
 # N of M, a role, a chain: what an action still needs (workflows/approval_requirements.py).
 templates.env.filters["still_missing"] = missing
 templates.env.filters["next_step_refusal"] = lambda action, reviewer: (
@@ -61,19 +114,41 @@ def polled(request: Request) -> bool:
     return request.headers.get("hx-request") == "true"
 
 
+def request_language(request: Request) -> str:
+    """The language of the pages this request gets: the signed-in reviewer's choice
+    (set on request.state by deps.get_reviewer_or_none), else Accept-Language."""
+    preference = getattr(request.state, "language_preference", None)
+    return page_language(preference, request.headers.get("accept-language"))
+
+
+def request_words(request: Request) -> NullTranslations:
+    """The catalog of this request's language, for words written outside a template."""
+    return translations(request_language(request))
+
+
 def render(
     request: Request, name: str, context: dict[str, Any], status_code: int = 200
 ) -> HTMLResponse:
     session = session_of(request)
     now = datetime.now(UTC)
+    language = request_language(request)
+    words = translations(language)
     base = {
         "csrf_token": session.get("csrf", ""),
         # A notice is for the next page a person opens, never for a background poll.
         "notice": None if polled(request) else session.pop("notice", None),
         "now": now,
-        "time_left": lambda expires_at: time_left(expires_at, now),
+        "time_left": lambda expires_at: time_left_text(expires_at, now, language, words),
         "refresh_seconds": request.app.state.settings.ui_inbox_refresh_seconds,
         "auth_mode": request.app.state.settings.auth,
         "polled": polled(request),
+        "language": language,
+        "languages": LANGUAGES,
+        "translations": words,
+        "countdown_words": json.dumps(countdown_words(language, words), ensure_ascii=False),
     }
-    return templates.TemplateResponse(request, name, {**base, **context}, status_code=status_code)
+    response = templates.TemplateResponse(
+        request, name, {**base, **context}, status_code=status_code
+    )
+    response.headers["Content-Language"] = language
+    return response

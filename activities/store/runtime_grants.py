@@ -52,6 +52,7 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "slack_requests": READ_WRITE,  # Slack signatures taken; pruned past the window
     "slack_link_codes": READ_APPEND_EDIT,  # issued, then used once
     "email_links": READ_APPEND_EDIT,  # issued, then used once; kept as the record
+    "reviewer_languages": READ_WRITE,  # a reviewer's UI language, changed or cleared
 }
 
 

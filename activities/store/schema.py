@@ -37,6 +37,7 @@ ID_LENGTH = 128  # matches IDENTIFIER_PATTERN in workflows.contracts
 KEY_LENGTH = 255
 HASH_LENGTH = 64  # a SHA-256 in hex
 NAME_LENGTH = 200
+LANGUAGE_LENGTH = 16  # a language tag the reviewer UI has a catalog for, e.g. "fr"
 # A WebAuthn credential id is at most 1023 bytes: 1364 characters of base64url.
 PASSKEY_ID_LENGTH = 1400
 MINOR_UNITS = Decimal("0.01")  # every currency we sell in has 2 decimals
@@ -410,6 +411,20 @@ class ApiToken(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+
+
+class ReviewerLanguage(Base):
+    """The language the reviewer UI speaks to a reviewer ("fr"), chosen by them; without a
+    row the browser's Accept-Language decides (approvals_ui/locale_choice.py). A table of
+    its own, not a column: a store from before migrations is still read by these models
+    while it is adopted."""
+
+    __tablename__ = "reviewer_languages"
+
+    reviewer_id: Mapped[str] = mapped_column(
+        String(ID_LENGTH), ForeignKey("reviewers.id", ondelete="CASCADE"), primary_key=True
+    )
+    language: Mapped[str] = mapped_column(String(LANGUAGE_LENGTH))
 
 
 def split_list(text: str) -> list[str]:

@@ -8,6 +8,14 @@ from typing import Annotated
 from fastapi import APIRouter, Form, HTTPException, Query, Request, status
 from fastapi.responses import RedirectResponse, Response
 
+from approvals_ui.decision_words import (
+    ORDER_STATUSES,
+    REJECT_LABELS,
+    RUN_STATUSES,
+    no_role_refusal,
+    result_notice,
+    translated,
+)
 from approvals_ui.deps import (
     CurrentReviewer,
     EngineDep,
@@ -17,7 +25,6 @@ from approvals_ui.deps import (
 )
 from approvals_ui.inbox_view import ChoiceQuery, InboxView, arranged_rows, inbox_view
 from approvals_ui.lookups import (
-    no_role_message,
     pending_by_hash,
     run_context,
     run_for_reviewer,
@@ -25,7 +32,8 @@ from approvals_ui.lookups import (
 )
 from approvals_ui.passkey_forms import MAX_ASSERTION_CHARS, passkey_answer
 from approvals_ui.sessions import session_of
-from approvals_ui.templating import render
+from approvals_ui.templating import render, request_language, request_words
+from approvals_ui.words import N_, shown
 from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.decisions import (
     Choice,
@@ -40,9 +48,13 @@ from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired, ste
 from signoff.service.passkeys import passkeys_of
 from signoff.service.trajectory import trajectory_or_none
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction, Verdict
-from workflows.reject_reasons import LABELS
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
+
+UNKNOWN_PAGE = N_(
+    "This page address is not one the inbox gave out. Open the first page of the inbox."
+)
+NO_VALID_HASH = N_("The form did not carry a valid action hash. Reload the page and decide again.")
 
 
 # `after` is the cursor of a page (the position of the previous page's last request);
@@ -102,10 +114,7 @@ async def _inbox(
             engine, reviewer.tenant_id, view, settings.page_size, after
         )
     except InvalidCursor:
-        raise HTTPException(
-            status.HTTP_400_BAD_REQUEST,
-            "This page address is not one the inbox gave out. Open the first page of the inbox.",
-        ) from None
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, UNKNOWN_PAGE) from None
     return render(
         request,
         template,
@@ -147,6 +156,10 @@ async def _detail(
 ) -> Response:
     state = await run_for_reviewer(client, run_id, reviewer)
     context = await run_context(engine, state, get_payments(request))
+    words = request_words(request)
+    refusal_text, refusal_language = (
+        shown(refusal, words, request_language(request)) if refusal else (None, None)
+    )
     return render(
         request,
         "detail.html",
@@ -155,9 +168,12 @@ async def _detail(
             "run": context,
             "state": state,
             "trajectory": await trajectory_or_none(client, run_id),
-            "refusal": refusal,
+            "refusal": refusal_text,
+            "refusal_language": refusal_language,
             "approver_role": REFUND_APPROVER_ROLE,
-            "reject_categories": list(LABELS.items()),
+            "reject_categories": list(translated(REJECT_LABELS, words).items()),
+            "order_statuses": translated(ORDER_STATUSES, words),
+            "run_statuses": translated(RUN_STATUSES, words),
             "needs_passkey": request.app.state.passkey_policy.needs_passkey,
             "has_passkey": bool(await asyncio.to_thread(passkeys_of, engine, reviewer.id)),
         },
@@ -196,7 +212,7 @@ async def decide(
             reviewer,
             client,
             engine,
-            f"{no_role_message(action)} Ask an administrator if you should.",
+            no_role_refusal(request_words(request), action),
             status.HTTP_403_FORBIDDEN,
         )
     try:
@@ -239,7 +255,7 @@ async def decide(
             reviewer,
             client,
             engine,
-            "The form did not carry a valid action hash. Reload the page and decide again.",
+            NO_VALID_HASH,
             status.HTTP_400_BAD_REQUEST,
         )
     except InvalidDecision as invalid:
@@ -250,7 +266,8 @@ async def decide(
         return await _detail(
             request, run_id, reviewer, client, engine, refused.message, status.HTTP_409_CONFLICT
         )
-    session_of(request)["notice"] = result.message
+    words, language = request_words(request), request_language(request)
+    session_of(request)["notice"] = result_notice(result, words, language)
     return RedirectResponse(f"/approvals/{run_id}", status.HTTP_303_SEE_OTHER)
 
 

@@ -15,6 +15,7 @@ import math
 from datetime import timedelta
 from typing import Annotated
 
+from babel.units import format_unit
 from fastapi import APIRouter, Form, Request, status
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import Engine
@@ -23,13 +24,22 @@ from approvals_ui.deps import EngineDep, MaybeReviewer, SettingsDep
 from approvals_ui.errors import PROXY_SIGN_IN, error_page, proxy_mode
 from approvals_ui.sessions import SESSION_ID_KEY, new_session, session_of
 from approvals_ui.signin_limiter import SignInRateLimiter
-from approvals_ui.templating import render
+from approvals_ui.templating import render, request_language, request_words
+from approvals_ui.words import N_
 from signoff.service.accounts import (
     end_session,
     reviewer_name_key,
     start_session,
 )
 from signoff.service.metrics import signin_failed
+
+PASSWORD_SIGN_IN_OFF = N_(
+    "Password sign-in is off: this server takes the reviewer from its auth proxy."
+)
+TOO_MANY = N_("Too many sign-in attempts. Try again in %(wait)s.")
+WRONG_PASSWORD = N_("Wrong name or password.")
+DISABLED = N_("This reviewer account is disabled. Ask an administrator.")
+CHANGED = N_("Your account changed just now. Sign in again.")
 
 router = APIRouter(tags=["sign-in"])
 HOME = "/approvals"
@@ -57,10 +67,11 @@ def signin_page(request: Request, reviewer: MaybeReviewer, next: str | None = No
     return render(request, "signin.html", {"next": safe_next(next), "username": ""})
 
 
-def _wait_words(seconds: float) -> str:
+def _wait_words(seconds: float, language: str) -> str:
+    """`12 seconds`, `2 minutes`: rounded up, in the page's language (Babel)."""
     if seconds < 60:
-        return f"{max(1, math.ceil(seconds))} second(s)"
-    return f"{math.ceil(seconds / 60)} minute(s)"
+        return format_unit(max(1, math.ceil(seconds)), "duration-second", locale=language)
+    return format_unit(math.ceil(seconds / 60), "duration-minute", locale=language)
 
 
 @router.post("/signin")
@@ -73,11 +84,7 @@ async def signin(
     next: Annotated[str, Form()] = HOME,
 ) -> Response:
     if proxy_mode(request):
-        return error_page(
-            request,
-            status.HTTP_403_FORBIDDEN,
-            "Password sign-in is off: this server takes the reviewer from its auth proxy.",
-        )
+        return error_page(request, status.HTTP_403_FORBIDDEN, PASSWORD_SIGN_IN_OFF)
     limiter: SignInRateLimiter = request.app.state.signin_limiter
     username = username.strip()
     name_key = reviewer_name_key(username)
@@ -85,15 +92,17 @@ async def signin(
     # proxy's X-Forwarded-For (`--forwarded-allow-ips`); see docs/ui/security.md.
     address = request.client.host if request.client else "unknown"
 
+    words = request_words(request)
+
     def refused(error: str, status_code: int) -> Response:
-        context = {"next": safe_next(next), "username": username, "error": error}
+        context = {"next": safe_next(next), "username": username, "error": words.gettext(error)}
         return render(request, "signin.html", context, status_code)
 
     wait = limiter.begin(name_key, address)  # counted now, before the slow hash
     if wait > 0:
         signin_failed("rate_limited")
         return refused(
-            f"Too many sign-in attempts. Try again in {_wait_words(wait)}.",
+            words.gettext(TOO_MANY) % {"wait": _wait_words(wait, request_language(request))},
             status.HTTP_429_TOO_MANY_REQUESTS,
         )
     # argon2 is slow and memory-hard on purpose: off the event loop, a few at a time.
@@ -101,21 +110,18 @@ async def signin(
     reviewer = await asyncio.to_thread(checks.holder, engine, username, password)
     if reviewer is None:  # already counted by begin
         signin_failed("wrong_credentials")
-        return refused("Wrong name or password.", status.HTTP_401_UNAUTHORIZED)
+        return refused(WRONG_PASSWORD, status.HTTP_401_UNAUTHORIZED)
     if not reviewer.active:
         # Said only after the right password: a guesser learns nothing from it.
         signin_failed("disabled")
-        return refused(
-            "This reviewer account is disabled. Ask an administrator.",
-            status.HTTP_403_FORBIDDEN,
-        )
+        return refused(DISABLED, status.HTTP_403_FORBIDDEN)
     limiter.succeeded(name_key, address)
     lifetime = timedelta(hours=settings.ui_session_hours)
     session_id = await asyncio.to_thread(
         start_session, engine, reviewer.id, reviewer.password_hash, lifetime
     )
     if session_id is None:  # disabled or given a new password during this sign-in
-        return refused("Your account changed just now. Sign in again.", status.HTTP_409_CONFLICT)
+        return refused(CHANGED, status.HTTP_409_CONFLICT)
     session = session_of(request)
     await _end_server_session(engine, session.get(SESSION_ID_KEY))
     session.clear()
@@ -131,7 +137,7 @@ async def signout(request: Request, engine: EngineDep) -> RedirectResponse:
     await _end_server_session(engine, session.get(SESSION_ID_KEY))
     session.clear()
     session.update(new_session())
-    session["notice"] = "You are signed out."
+    session["notice"] = request_words(request).gettext(N_("You are signed out."))
     return RedirectResponse("/signin", status.HTTP_303_SEE_OTHER)
 
 

@@ -1,4 +1,4 @@
-"""`signoff user disable|enable|roles`: what an administrator changes on a reviewer.
+"""`signoff user disable|enable|roles|language`: what an administrator changes on a reviewer.
 
 Each change is made as an administrator (`--as ADMIN`) and is on the audit's record.
 It is read by the reviewer UI on the reviewer's next request: no restart. A disabled
@@ -24,11 +24,18 @@ from signoff.service.accounts import (
     get_reviewer,
     set_active,
 )
+from signoff.service.languages import (
+    UnknownLanguage,
+    administer_language,
+    preferred_language,
+    supported,
+)
 from signoff.service.store import Engine
 from workflows.contract_base import IDENTIFIER_PATTERN
 
 NameArgument = Annotated[str, typer.Argument(help="The reviewer's name (any case).")]
 RoleList = list[str] | None
+FOLLOW_BROWSER = "auto"
 
 
 def account(reviewer: Reviewer) -> dict[str, object]:
@@ -97,3 +104,31 @@ def _existing(engine: Engine, name: str) -> Reviewer:
     if reviewer is None:
         raise UnknownReviewer(name)
     return reviewer
+
+
+@users.command("language")
+def language_command(
+    name: NameArgument,
+    language: Annotated[
+        str | None,
+        typer.Argument(help="en, fr, or auto (follow the browser). Without it: show it."),
+    ] = None,
+    admin: AdminOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Show or set the language the reviewer UI speaks to a reviewer (as an admin)."""
+    if language is None:
+        reviewer = in_store(lambda engine: _existing(engine, name))
+        chosen = in_store(lambda engine: preferred_language(engine, reviewer.id))
+    else:
+        try:
+            chosen = None if language.strip().lower() == FOLLOW_BROWSER else supported(language)
+        except UnknownLanguage as error:
+            fail(str(error))
+        credential = credential_of(settings(), admin)
+        reviewer_id = in_store(lambda engine: administer_language(engine, credential, name, chosen))
+        reviewer = in_store(lambda engine: _existing(engine, reviewer_id))
+    if json_output:
+        emit_json({"reviewer": reviewer.id, "language": chosen or FOLLOW_BROWSER})
+    else:
+        say(f"reviewer {reviewer.id}: language {chosen or 'auto (follows the browser)'}")

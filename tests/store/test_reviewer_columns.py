@@ -38,6 +38,7 @@ def make_old_store(store: Engine) -> str:
         connection.execute(text("DROP TABLE payment_links"))  # revision 0006_stripe's
         for table in ("slack_links", "slack_requests", "slack_link_codes", "email_links"):
             connection.execute(text(f"DROP TABLE {table}"))  # revision 0007_slack's
+        connection.execute(text("DROP TABLE reviewer_languages"))  # revision 0007_languages'
         connection.execute(text("DROP TABLE api_tokens"))  # revision 0005_accounts', later
         connection.execute(text("DROP TABLE waiting_actions"))  # revision 0002's, later
         for index in ("ix_decisions_tenant_reviewer_seq", "ix_decisions_tenant_kind_seq"):

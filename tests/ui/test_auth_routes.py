@@ -101,7 +101,7 @@ def test_a_flood_on_alice_from_one_address_leaves_her_own_address_open(app: Fast
             assert wrong.status_code in (401, 429)
         limited = try_sign_in(attacker, "alice", "demo-alice")
         assert limited.status_code == 429
-        assert "Too many sign-in attempts. Try again in 30 second(s)." in limited.text
+        assert "Too many sign-in attempts. Try again in 30 seconds." in limited.text
         assert whoami(attacker) is None
         assert try_sign_in(alice, "alice", "demo-alice").status_code == 303
         assert whoami(alice) == "alice"

@@ -121,7 +121,7 @@ def test_detail_shows_what_is_decided(ui: TestClient, pending_case: RefundCase) 
     assert "full refund of the amount paid" in text  # the agent's stated reason
     assert "confirm: one reviewer approves" in text
     assert hash_on(text)[:12] in text
-    assert "h 59 min left" in text or "h 58 min left" in text
+    assert "hr 59 min left" in text or "hr 58 min left" in text
 
 
 def test_other_tenant_gets_404_everywhere(ui: TestClient, pending_case: RefundCase) -> None:

@@ -17,8 +17,18 @@ def test_a_time_is_to_the_second_in_utc_with_its_offset() -> None:
     assert utc_text(paris) == "2026-11-30 22:41:13 UTC+00:00"
     assert str(utc_time(paris)) == (
         '<time class="utc" datetime="2026-11-30T22:41:13+00:00">'
-        "2026-11-30 22:41:13 UTC+00:00</time>"
+        "Nov 30, 2026, 22:41:13 UTC+00:00</time>"
     )
+
+
+def test_a_page_writes_the_date_in_its_language_and_keeps_utc() -> None:
+    paris = AT.astimezone(timezone(timedelta(hours=1)))
+    assert str(utc_time(paris, "fr")) == (
+        '<time class="utc" datetime="2026-11-30T22:41:13+00:00">'
+        "30 nov. 2026, 22:41:13 UTC+00:00</time>"
+    )
+    morning = AT.replace(hour=9)
+    assert "Nov 30, 2026, 09:41:13 UTC+00:00" in str(utc_time(morning, "en"))
 
 
 def test_progress_lines_lose_the_hex_and_the_microseconds() -> None:
