@@ -25,6 +25,7 @@ from approvals_ui.routers import (
     intake,
     metrics,
     passkeys,
+    run_events,
     runs,
 )
 from approvals_ui.security import SecurityHeadersMiddleware, csrf_protect
@@ -104,7 +105,14 @@ def create_app(
     app.state.password_checks = PasswordChecks(settings.ui_signin_concurrent_checks)
     errors.install(app)
     csrf = [Depends(csrf_protect)]
-    for router in (auth.router, approvals.router, runs.router, audit.router, passkeys.router):
+    for router in (
+        auth.router,
+        approvals.router,
+        runs.router,
+        run_events.router,
+        audit.router,
+        passkeys.router,
+    ):
         app.include_router(router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.include_router(api_audit.router)
