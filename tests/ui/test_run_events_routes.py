@@ -152,8 +152,9 @@ def test_open_streams_are_bounded_and_given_back_when_a_browser_goes_away(
     with served(app) as live, signed_in(live, "alice") as alice, signed_in(live, "bob") as bob:
         with alice.stream("GET", url, headers=STREAM) as first:
             assert next(messages(first)).event == "state"
-            refused = alice.get(url, headers=STREAM)
-            assert refused.status_code == 503
+            with alice.stream("GET", url, headers=STREAM) as refused:
+                assert refused.status_code == 503, refused.headers
+                refused.read()
             assert "as many runs live as one reviewer may (1)" in refused.json()["detail"]
             with bob.stream("GET", url, headers=STREAM) as other:  # bob has his own place
                 assert other.status_code == 200
