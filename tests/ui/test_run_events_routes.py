@@ -149,19 +149,27 @@ def test_open_streams_are_bounded_and_given_back_when_a_browser_goes_away(
     bounded = app_settings.model_copy(update={"ui_live_streams_per_reviewer": 1})
     app = create_app(bounded)
     url = f"/runs/{pending_case.run_id}/events"
-    with served(app) as live, signed_in(live, "alice") as alice, signed_in(live, "bob") as bob:
+    with (
+        served(app) as live,
+        signed_in(live, "alice") as alice,
+        signed_in(live, "alice") as other_browser,  # a second browser of hers
+        signed_in(live, "bob") as bob,
+    ):
         with alice.stream("GET", url, headers=STREAM) as first:
-            assert next(messages(first)).event == "state"
-            with alice.stream("GET", url, headers=STREAM) as refused:
+            reading = messages(first)
+            assert next(reading).event == "state"
+            with other_browser.stream("GET", url, headers=STREAM) as refused:
                 assert refused.status_code == 503, refused.headers
                 refused.read()
             assert "as many runs live as one reviewer may (1)" in refused.json()["detail"]
             with bob.stream("GET", url, headers=STREAM) as other:  # bob has his own place
                 assert other.status_code == 200
+                assert next(messages(other)).event == "state"
+            assert app.state.live_streams.of("alice") == 1  # hers still streams
         # alice's browser went away: the server cancels her stream and frees her place.
         deadline = time.monotonic() + RELEASE_SECONDS
         while app.state.live_streams.open:
             assert time.monotonic() < deadline, "the stream of a gone browser was kept"
             time.sleep(0.1)
-        with alice.stream("GET", url, headers=STREAM) as again:
+        with other_browser.stream("GET", url, headers=STREAM) as again:
             assert again.status_code == 200
