@@ -8,6 +8,13 @@ cost, the refund's status, amount and hashes. What never does: ticket text, a pr
 model output, a reviewer's reason or any secret (the test in
 `tests/workflow/test_observability.py` looks for the ticket's words in every attribute).
 
+Model turns and tool calls follow OpenTelemetry's GenAI semantic conventions: a turn
+is `chat {model}` and a call `execute_tool {tool}`, with the conventions' `gen_ai.*`
+attributes and our `signoff.*` ones beside them. There is no `invoke_agent` span: an
+agent run is a workflow that lives for minutes or days, across workers and replays,
+and no code may hold a span open over it; the run's one trace, rooted at
+`StartWorkflow:AgentRun`, is the agent's invocation.
+
 The approval wait cannot be a span the workflow opens and closes: workflow code does
 no I/O and replays. It is emitted at decision time by `record_decision`, the activity
 that writes each decision to the audit, with its start set to the moment the action
@@ -23,7 +30,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from decimal import Decimal
 
-from opentelemetry.trace import Span, Status, StatusCode
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 from temporalio import activity
 
@@ -35,6 +42,16 @@ from workflows.actions import DecisionEvent, RefundCommand, RefundResult
 from workflows.contracts import ModelPrice, ModelReply, ModelRequest, ToolCallInput, ToolResult
 
 logger = logging.getLogger("signoff.activity")
+# OpenTelemetry's GenAI semantic conventions: the operations and their attribute.
+GEN_AI_OPERATION = "gen_ai.operation.name"
+CHAT = "chat"
+EXECUTE_TOOL = "execute_tool"
+# `gen_ai.provider.name`: the conventions' names where they have one, ours otherwise
+# (an OpenAI-compatible server is named as OpenAI's API, which it speaks).
+PROVIDER_NAMES = {"anthropic": "anthropic", "openai": "openai", "scripted": "signoff.scripted"}
+# `error.type` of a call that gave the model an error result (unknown tool, invalid
+# arguments, refusal, timeout, exception: `signoff.tool_result` is `error`).
+TOOL_ERROR = "tool_error"
 # The decision kinds that end an action's wait; a first approval of two does not.
 WAIT_ENDS = frozenset({"approved", "rejected", "expired", "cancelled"})
 
@@ -59,13 +76,20 @@ def _epoch_ns(moment: datetime) -> int:
 
 @contextmanager
 def model_turn_span(request: ModelRequest) -> Iterator[Span]:
+    """`chat {model}`: one model turn, as the GenAI conventions name an inference."""
+    model = request.model
     attributes: dict[str, AttributeValue] = {
         **run_attributes(),
-        "signoff.model": request.model.label(),
-        "gen_ai.request.model": request.model.model_id,
+        GEN_AI_OPERATION: CHAT,
+        "gen_ai.provider.name": PROVIDER_NAMES[model.provider],
+        "gen_ai.request.model": model.model_id,
         "gen_ai.request.max_tokens": request.max_tokens,
+        "signoff.model": model.label(),
     }
-    with tracer().start_as_current_span("signoff.model_turn", attributes=attributes) as span:
+    # The conventions' kind for a call to a model in the same process is INTERNAL.
+    kind = SpanKind.INTERNAL if model.scripted else SpanKind.CLIENT
+    name = f"{CHAT} {model.model_id}"
+    with tracer().start_as_current_span(name, kind=kind, attributes=attributes) as span:
         yield span
 
 
@@ -74,11 +98,15 @@ def model_replied(
 ) -> None:
     usage, model = reply.usage, request.model.label()
     cost = price.cost(usage) if price is not None else None
-    span.set_attribute("gen_ai.response.finish_reason", reply.stop_reason)
+    span.set_attribute("gen_ai.response.finish_reasons", [reply.stop_reason])
+    if reply.model_id:
+        span.set_attribute("gen_ai.response.model", reply.model_id)
     span.set_attribute("gen_ai.usage.input_tokens", usage.input_tokens)
     span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
-    span.set_attribute("signoff.cache_write_tokens", usage.cache_creation_input_tokens)
-    span.set_attribute("signoff.cache_read_tokens", usage.cache_read_input_tokens)
+    span.set_attribute(
+        "gen_ai.usage.cache_creation.input_tokens", usage.cache_creation_input_tokens
+    )
+    span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage.cache_read_input_tokens)
     if cost is not None:
         span.set_attribute("signoff.cost_usd", str(cost))
     metrics.MODEL_TURNS.labels(model, reply.stop_reason).inc()
@@ -104,6 +132,7 @@ def model_replied(
 def model_failed(span: Span, request: ModelRequest, error: BaseException) -> None:
     kind = getattr(error, "type", None) or type(error).__name__
     span.set_status(Status(StatusCode.ERROR, kind))
+    span.set_attribute("error.type", kind)
     span.set_attribute("signoff.error", kind)
     metrics.MODEL_ERRORS.labels(request.model.label(), kind).inc()
     logger.warning("model turn failed: %s (%s)", request.model.label(), kind)
@@ -118,8 +147,19 @@ def _usd(cost: Decimal) -> str:
 
 @contextmanager
 def tool_call_span(call: ToolCallInput) -> Iterator[Span]:
-    attributes = {**run_attributes(), "signoff.tool": call.name}
-    with tracer().start_as_current_span("signoff.tool_call", attributes=attributes) as span:
+    """`execute_tool {tool}`: one tool call the model asked for, as the conventions say."""
+    attributes: dict[str, AttributeValue] = {
+        **run_attributes(),
+        GEN_AI_OPERATION: EXECUTE_TOOL,
+        "gen_ai.tool.name": call.name,
+        "gen_ai.tool.call.id": call.tool_use_id,
+        "gen_ai.tool.type": "function",
+        "signoff.tool": call.name,
+    }
+    name = f"{EXECUTE_TOOL} {call.name}"
+    with tracer().start_as_current_span(
+        name, kind=SpanKind.INTERNAL, attributes=attributes
+    ) as span:
         yield span
 
 
@@ -128,6 +168,7 @@ def tool_answered(span: Span, call: ToolCallInput, result: ToolResult) -> None:
     span.set_attribute("signoff.tool_result", outcome)
     if result.is_error:
         span.set_status(Status(StatusCode.ERROR, "error result"))
+        span.set_attribute("error.type", TOOL_ERROR)
         metrics.TOOL_ERRORS.labels(call.name).inc()
     metrics.TOOL_CALLS.labels(call.name, outcome).inc()
     logger.info("tool %s: %s", call.name, outcome)

@@ -57,8 +57,17 @@ def is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
 
+def is_event_stream(request: Request) -> bool:
+    """A browser's EventSource (a run page's live stream): it reads no page."""
+    return "text/event-stream" in request.headers.get("accept", "")
+
+
+def wants_json(request: Request) -> bool:
+    return is_api(request) or is_event_stream(request)
+
+
 def wants_short_answer(request: Request) -> bool:
-    return is_api(request) or polled(request)
+    return wants_json(request) or polled(request)
 
 
 def proxy_mode(request: Request) -> bool:
@@ -66,7 +75,7 @@ def proxy_mode(request: Request) -> bool:
 
 
 def error_page(request: Request, status_code: int, message: str) -> Response:
-    if is_api(request):
+    if wants_json(request):
         return JSONResponse({"detail": message}, status_code=status_code)
     language = request_language(request)
     words = request_words(request)
@@ -77,7 +86,7 @@ def error_page(request: Request, status_code: int, message: str) -> Response:
 
 
 async def sign_in_required(request: Request, _: Exception) -> Response:
-    if is_api(request):
+    if wants_json(request):
         return JSONResponse(
             {"detail": PROXY_SIGN_IN if proxy_mode(request) else "Sign in first."},
             status_code=status.HTTP_401_UNAUTHORIZED,

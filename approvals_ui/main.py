@@ -29,6 +29,7 @@ from approvals_ui.routers import (
     language,
     metrics,
     passkeys,
+    run_events,
     runs,
     slack,
     slack_link,
@@ -111,7 +112,18 @@ def create_app(
     errors.install(app)
     csrf = [Depends(csrf_protect)]
     # batch before approvals: /approvals/batch/... is not a run named "batch".
-    pages = (auth, batch, approvals, runs, audit, passkeys, slack_link, email_links, language)
+    pages = (
+        auth,
+        batch,
+        approvals,
+        runs,
+        run_events,
+        audit,
+        passkeys,
+        slack_link,
+        email_links,
+        language,
+    )
     for page in pages:
         app.include_router(page.router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)

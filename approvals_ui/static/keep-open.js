@@ -1,5 +1,6 @@
-// A page that follows a run replaces its live part every few seconds (htmx): a
-// disclosure (<details id=...>) the reviewer opened stays open across the swap.
+// htmx replaces parts of a page (the inbox as it refreshes, a run page as its live
+// stream sends changes): a disclosure (<details id=...>) the reviewer opened stays open
+// across the swap.
 // A file under /static, not inline script: the CSP allows only script-src 'self'.
 (function () {
   "use strict";

@@ -201,9 +201,27 @@ async def follow(handle: WorkflowHandle[Any, Any], progress: bool) -> RunOutcome
 def status_command(
     run_id: Annotated[str, typer.Argument(help="The run id printed by `signoff run`.")],
     json_output: JsonOption = False,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            help="Print the run's events as they happen, one a line, until it ends; exit "
+            "0 completed, 1 failed or cancelled, 130 on Ctrl-C (the run goes on).",
+        ),
+    ] = False,
 ) -> None:
     """Show a run: its status, progress and, once it ended, its outcome."""
-    code = run_async(_status(settings(), run_id, json_output))
+    if not follow:
+        raise typer.Exit(run_async(_status(settings(), run_id, json_output)))
+    # Imported here: plain `status` must answer fast (see above).
+    from signoff.cli.follow_run import EXIT_STOPPED_FOLLOWING, follow_status, stopped_message
+
+    current = settings()
+    try:
+        code = run_async(follow_status(current, run_id, json_output))
+    except KeyboardInterrupt:
+        say(stopped_message(run_id), err=True)
+        code = EXIT_STOPPED_FOLLOWING
     raise typer.Exit(code)
 
 

@@ -157,6 +157,12 @@ class Settings(BaseSettings):
     ui_signin_concurrent_checks: int = Field(default=4, ge=1)
     ui_signin_tracked_keys: int = Field(default=10_000, ge=2)
     ui_inbox_refresh_seconds: int = Field(default=5, ge=1)
+    # The run page's live stream (server-sent events): at most this many open at once,
+    # and per reviewer; each closes after its lifetime and the browser reconnects, signed
+    # in again, where it left off.
+    ui_live_streams: int = Field(default=100, ge=1)
+    ui_live_streams_per_reviewer: int = Field(default=8, ge=1)
+    ui_live_stream_seconds: int = Field(default=300, ge=5)
     # Who the reviewer is: our own sign-in ("session"), or a header set by an auth proxy
     # in front ("proxy"). Proxy mode trusts that header blindly: the UI must then be
     # reachable only through that proxy.

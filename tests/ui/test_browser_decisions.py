@@ -173,36 +173,3 @@ def test_a_refund_decided_by_someone_else_leaves_the_inbox_without_reload(
     assert count.evaluate("element => element.__same === true")
     assert page.locator("[id=inbox-count]").count() == 1
     assert problems == []
-
-
-def test_the_run_page_follows_the_run_to_its_end_without_a_reload(
-    page: Page, dev_stack: DevStack, store: Engine
-) -> None:
-    problems = watch_console(page)
-    case = add_case(store)
-    start_run(dev_stack, case)
-    action_hash = wait_until_pending(dev_stack, case)
-    sign_in(page, dev_stack, "alice")
-    page.goto(f"{dev_stack.ui_url}/runs/{case.run_id}")
-    expect(page.locator("#run-status")).to_have_text("waiting for approval")
-    expect(page.locator("#run-follows")).to_be_visible()
-    page.evaluate("() => { window.__sameDocument = true; }")  # gone after a reload
-
-    approved = dev_stack.signoff(
-        "approve",
-        case.run_id,
-        "--hash",
-        action_hash,
-        "--as",
-        "bob",
-        "--password-stdin",
-        stdin=demo_password("bob") + "\n",
-    )
-    assert approved.returncode == 0, approved.stderr
-    expect(page.locator("#run-status")).to_have_text("completed", timeout=ARRIVAL_TIMEOUT_MS)
-    expect(page.locator("#outcome")).to_contain_text(f"refund 60.00 EUR on order {case.order_id}")
-    expect(page.locator("table.decisions")).to_contain_text("bob")
-    expect(page.locator("#run-follows")).to_have_count(0)  # an ended run: polling stops
-    assert page.evaluate("() => window.__sameDocument === true")
-    assert page.locator("h1").count() == 1  # the swap took the live part, not the page
-    assert problems == []

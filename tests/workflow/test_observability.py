@@ -112,9 +112,9 @@ def test_the_run_is_one_trace_with_a_span_per_step(run: ObservedRun) -> None:
     assert path_to_root(spans, root) == [root.name]
     assert parent_name(spans, named(spans, "RunWorkflow:AgentRun")[0]) == root.name
 
-    turns = named(spans, "signoff.model_turn")
+    turns = named(spans, f"chat {run.outcome.model.model_id}")
     assert len(turns) == run.outcome.turns_used == 4
-    tools = named(spans, "signoff.tool_call")
+    tools = [s for s in spans if s.name.startswith("execute_tool ")]
     assert [attributes(s)["signoff.tool"] for s in tools] == ["read_ticket", "get_order"]
     [wait] = named(spans, "signoff.approval_wait")
     [refund] = named(spans, "signoff.refund")
@@ -150,6 +150,37 @@ def test_the_run_is_one_trace_with_a_span_per_step(run: ObservedRun) -> None:
     assert wait.end_time == int(approved.at.timestamp() * 1e9)
     assert attributes(refund)["signoff.refund_status"] == "refunded"
     assert attributes(refund)["signoff.amount_minor"] == 8990
+
+
+def test_spans_follow_the_genai_conventions(run: ObservedRun) -> None:
+    """OpenTelemetry's GenAI semantic conventions: a model turn is `chat {model}`, a
+    tool call `execute_tool {tool}`, each with the conventions' attributes."""
+    spans = run_spans(run)
+    model = run.outcome.model
+    turns = named(spans, f"chat {model.model_id}")
+    assert turns
+    for turn in turns:
+        found = attributes(turn)
+        assert found["gen_ai.operation.name"] == "chat"
+        assert found["gen_ai.request.model"] == model.model_id
+        assert found["gen_ai.provider.name"] == "signoff.scripted"  # the scripted model
+        assert isinstance(found["gen_ai.usage.input_tokens"], int)
+        assert isinstance(found["gen_ai.usage.output_tokens"], int)
+        assert found["gen_ai.response.finish_reasons"] in (("tool_use",), ("end_turn",))
+        assert found["signoff.model"] == model.label()  # ours, beside theirs
+    assert attributes(turns[-1])["gen_ai.response.finish_reasons"] == ("end_turn",)
+
+    tools = [s for s in spans if s.name.startswith("execute_tool ")]
+    calls = {call.tool_use_id: call.name for call in run.outcome.tool_calls}
+    assert len(tools) == 2
+    for tool in tools:
+        found = attributes(tool)
+        assert tool.name == f"execute_tool {found['gen_ai.tool.name']}"
+        assert found["gen_ai.operation.name"] == "execute_tool"
+        assert calls[found["gen_ai.tool.call.id"]] == found["gen_ai.tool.name"]
+        assert found["gen_ai.tool.type"] == "function"
+        assert found["signoff.tool_result"] == "ok"
+    assert not [s for s in spans if s.name.startswith("signoff.model_turn")]
 
 
 def test_no_attribute_holds_ticket_or_model_text(run: ObservedRun, engine: Engine) -> None:
