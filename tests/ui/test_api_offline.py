@@ -116,9 +116,11 @@ def test_openapi_documents_only_the_api(ui: TestClient) -> None:
         "/api/approvals",
         "/api/approvals/{run_id}",
         "/api/approvals/{run_id}/decision",
+        "/api/approvals/batch",
         "/api/runs/{run_id}",
         "/api/audit",
         "/api/intake/tickets",
+        "/api/slack/actions",
     }
     intake = schema["paths"]["/api/intake/tickets"]["post"]
     assert {"200", "202", "401", "422", "503"} <= set(intake["responses"])
