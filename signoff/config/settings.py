@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from signoff.config.model_prices import DEFAULT_PRICES
 from signoff.config.script_names import script_name_problem
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contracts import TASK_QUEUE, ModelPrice, ModelRef
@@ -24,36 +25,6 @@ from workflows.profile_values import Money
 
 # The most items one page of a listing may hold (inbox, API, `signoff pending`, `list`).
 MAX_PAGE_SIZE = 1000
-
-# US dollars per million tokens (cache write: 5-minute cache, 1.25 times input; cache
-# read: 0.1 times input). claude-sonnet-4-5 stays priced for runs that still name it:
-# the SDK marks it deprecated, end of life on 2026-11-30.
-DEFAULT_PRICES = {
-    "claude-sonnet-4-6": ModelPrice(
-        input=Decimal("3"),
-        output=Decimal("15"),
-        cache_write=Decimal("3.75"),
-        cache_read=Decimal("0.30"),
-    ),
-    "claude-sonnet-4-5": ModelPrice(
-        input=Decimal("3"),
-        output=Decimal("15"),
-        cache_write=Decimal("3.75"),
-        cache_read=Decimal("0.30"),
-    ),
-    "claude-haiku-4-5": ModelPrice(
-        input=Decimal("1"),
-        output=Decimal("5"),
-        cache_write=Decimal("1.25"),
-        cache_read=Decimal("0.10"),
-    ),
-    "claude-opus-4-1": ModelPrice(
-        input=Decimal("15"),
-        output=Decimal("75"),
-        cache_write=Decimal("18.75"),
-        cache_read=Decimal("1.50"),
-    ),
-}
 
 
 class Settings(BaseSettings):
