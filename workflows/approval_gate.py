@@ -44,13 +44,11 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_requirements import is_complete, next_step_refusal, recorded_message
     from workflows.audit_trail import TrailRecorder
     from workflows.contracts import RunRequest, ToolUseBlock
-    from workflows.gate_expiry import wait_or_escalate
+    from workflows.gate_expiry import Resolution, wait_or_escalate
     from workflows.gate_hooks import Effect, GateHooks
     from workflows.gate_results import GateResult, GateResults, trail_record
     from workflows.reviewer_notices import ReviewerNotices
     from workflows.write_order import NoOrder, WriteTurn
-
-Resolution = Literal["approved", "rejected", "expired", "edited"]
 
 
 def _ignore(text: str) -> None:

@@ -11,22 +11,37 @@ This is workflow code: no I/O; time only through `workflow.now()` and timers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import Literal, Protocol
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.actions import PendingAction
+    from workflows.actions import Decision, DecisionRecord, PendingAction
+    from workflows.audit_trail import TrailRecorder
+    from workflows.contracts import RunRequest
     from workflows.escalation import escalated, escalation_reason
     from workflows.gate_hooks import GateHooks
     from workflows.gate_results import trail_record
 
-if TYPE_CHECKING:
-    from workflows.approval_gate import ApprovalGate
+# How a waiting action ended, as the gate records it.
+Resolution = Literal["approved", "rejected", "expired", "edited"]
+
+
+class WaitingGate(Protocol):
+    """What of the gate (`approval_gate.ApprovalGate`) the wait reads and writes."""
+
+    request: RunRequest
+    pending: dict[str, PendingAction]
+    resolutions: dict[str, Resolution]
+    proofs: dict[str, list[Decision]]
+    expiries: dict[str, datetime]
+    decisions: list[DecisionRecord]
+    recorder: TrailRecorder
 
 
 async def wait_or_escalate(
-    gate: ApprovalGate, digest: str, action: PendingAction, hooks: GateHooks
+    gate: WaitingGate, digest: str, action: PendingAction, hooks: GateHooks
 ) -> None:
     """Wait for the decision; at expiry, escalate while the policy allows
     (`escalation.py`), then end the action as expired."""
