@@ -37,14 +37,18 @@ bootstrap: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/signoff dev
 
+# Two test processes (pytest-xdist), one per core; a test module stays in one process, so
+# its module- and package-scoped stacks start once there (docs/development/tests.md).
+XDIST := -n 2 --dist loadfile
+
 test: $(STAMP)
 	scripts/ensure-system-packages.sh
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
 	$(MAKE) --no-print-directory test-calendar
 
 # Between edits (docs/development/tests.md): no dev server, browser, PostgreSQL or slow test.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not devserver and not browser and not postgres and not slow"
+	$(BIN)/python -m pytest -q $(XDIST) -m "not devserver and not browser and not postgres and not slow"
 
 # The tiers that never start a Temporal server, 400 days ahead under Debian's faketime:
 # a test that holds a calendar date where the code reads the clock fails here first.
