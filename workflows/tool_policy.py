@@ -86,7 +86,10 @@ class ToolPolicy(Contract):
             whom = "a read tool" if info.data.get("risk") == "read" else f"approval {approval!r}"
             raise problem(f"applies only to approval confirm or review, not to {whom}")
         if given and info.field_name == "four_eyes_above" and approval == "review":
-            raise problem("applies only to approval confirm: review always needs two reviewers")
+            raise problem(
+                "applies only to approval confirm: review always needs at least two "
+                "reviewers (its `approvals`)"
+            )
         if approval in NEEDS_APPROVAL and info.field_name == "approval_ttl" and value is None:
             return DEFAULT_APPROVAL_TTL
         if approval in NEEDS_APPROVAL and info.field_name == "approver_roles" and not value:

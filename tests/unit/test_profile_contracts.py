@@ -108,7 +108,11 @@ def test_four_eyes_above_is_for_confirm_only() -> None:
         ToolPolicy, {"approval": "review", "four_eyes_above": "1", "approver_roles": ["a"]}
     )
     assert found == [
-        ("four_eyes_above", "applies only to approval confirm: review always needs two reviewers")
+        (
+            "four_eyes_above",
+            "applies only to approval confirm: review always needs at least two reviewers "
+            "(its `approvals`)",
+        )
     ]
 
 
