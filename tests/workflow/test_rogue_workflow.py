@@ -62,10 +62,13 @@ async def test_a_rogue_workflow_moves_no_money_and_touches_no_run(
             ),
         )
         rogue_queue = f"rogue-{uuid.uuid4()}"
-        async with Worker(env.client, task_queue=rogue_queue, workflows=[RogueRun]):
-            said = await env.client.execute_workflow(
-                RogueRun.run, plan, id=f"rogue-{uuid.uuid4()}", task_queue=rogue_queue
-            )
+        # In real time: skipping while the rogue's calls retry could reach the run's
+        # 24 h expiry, and the run would record `expired` beside the refusal.
+        with env.auto_time_skipping_disabled():
+            async with Worker(env.client, task_queue=rogue_queue, workflows=[RogueRun]):
+                said = await env.client.execute_workflow(
+                    RogueRun.run, plan, id=f"rogue-{uuid.uuid4()}", task_queue=rogue_queue
+                )
 
         refund, release, record = said
         assert refund.startswith("refund: refused") and "only the run itself" in refund
