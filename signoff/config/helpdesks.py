@@ -12,14 +12,13 @@ field of the body, so the same secret under two tenants is refused at load.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter, ValidationError
 
-from signoff.config.secret_files import MIN_SECRET_BYTES, WeakSecret, read_private_file
+from signoff.config.secret_files import MIN_SECRET_BYTES, read_private_json
 from workflows.contract_base import tenant_id_problem
 
 IntakeSource = Literal["generic", "zendesk"]
@@ -83,7 +82,7 @@ def load_intake_secrets(path: Path | None) -> IntakeSecrets:
     delivery as signed by no known secret)."""
     if path is None:
         return IntakeSecrets()
-    document = _read_json(path, "SIGNOFF_INTAKE_SECRETS")
+    document = read_private_json(path, "SIGNOFF_INTAKE_SECRETS", HelpdeskConfigError)
     if not isinstance(document, dict):
         raise HelpdeskConfigError(f"{path}: expected an object of tenants, e.g. {_EXAMPLE}.")
     entries: list[IntakeSecret] = []
@@ -112,7 +111,7 @@ def load_helpdesk_connectors(path: Path | None) -> dict[str, HelpdeskConnector]:
     """Tenant -> its helpdesk connector; empty when `path` is None."""
     if path is None:
         return {}
-    document = _read_json(path, "SIGNOFF_HELPDESK_CONNECTORS")
+    document = read_private_json(path, "SIGNOFF_HELPDESK_CONNECTORS", HelpdeskConfigError)
     try:
         connectors = _CONNECTORS.validate_python(document)
     except ValidationError as error:
@@ -160,18 +159,3 @@ def _source_secrets(
                 f"{len(secret.encode())} bytes; it needs at least {MIN_SECRET_BYTES}."
             )
     return [IntakeSecret(tenant_id, source, secret) for secret in listed]
-
-
-def _read_json(path: Path, variable: str) -> object:
-    try:
-        text = read_private_file(path)
-    except FileNotFoundError:
-        raise HelpdeskConfigError(f"{variable} names {path}, which does not exist.") from None
-    except WeakSecret as error:
-        raise HelpdeskConfigError(str(error)) from None
-    except OSError as error:
-        raise HelpdeskConfigError(f"Cannot read {path}: {error.strerror}.") from None
-    try:
-        return json.loads(text)
-    except ValueError as error:
-        raise HelpdeskConfigError(f"{path} is not valid JSON: {error}.") from None

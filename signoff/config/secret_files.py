@@ -8,6 +8,7 @@ used.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import stat
@@ -74,3 +75,20 @@ def _read_private(path: Path) -> str:
             f"{MIN_SECRET_BYTES}. Delete it to have a new one generated."
         )
     return value
+
+
+def read_private_json(path: Path, variable: str, problem: type[Exception]) -> object:
+    """The JSON of a private file (mode 0600) that setting `variable` names; whatever is
+    wrong (missing, readable by others, unreadable, not JSON) is `problem`, in words."""
+    try:
+        text = read_private_file(path)
+    except FileNotFoundError:
+        raise problem(f"{variable} names {path}, which does not exist.") from None
+    except WeakSecret as error:
+        raise problem(str(error)) from None
+    except OSError as error:
+        raise problem(f"Cannot read {path}: {error.strerror}.") from None
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise problem(f"{path} is not valid JSON: {error}.") from None

@@ -14,12 +14,11 @@ rotation needs no restart.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from signoff.config.secret_files import MIN_SECRET_BYTES, WeakSecret, read_private_file
+from signoff.config.secret_files import MIN_SECRET_BYTES, read_private_json
 from workflows.contract_base import tenant_id_problem
 
 # Slack's workspace ids: T followed by upper-case letters and digits.
@@ -42,7 +41,7 @@ def load_slack_apps(path: Path | None) -> tuple[SlackApp, ...]:
     """The file's apps; none when `path` is None (every request is then refused)."""
     if path is None:
         return ()
-    document = _read(path)
+    document = read_private_json(path, "SIGNOFF_SLACK_APPS", SlackConfigError)
     if not isinstance(document, dict):
         raise SlackConfigError(f"{path}: expected an object of tenants, e.g. {EXAMPLE}.")
     apps = [_app(path, tenant_id, entry) for tenant_id, entry in document.items()]
@@ -87,18 +86,3 @@ def _app(path: Path, tenant_id: object, entry: object) -> SlackApp:
                 f"bytes; Slack's have 32, and at least {MIN_SECRET_BYTES} are needed."
             )
     return SlackApp(tenant_id, team_id, tuple(listed))
-
-
-def _read(path: Path) -> object:
-    try:
-        text = read_private_file(path)
-    except FileNotFoundError:
-        raise SlackConfigError(f"SIGNOFF_SLACK_APPS names {path}, which does not exist.") from None
-    except WeakSecret as error:
-        raise SlackConfigError(str(error)) from None
-    except OSError as error:
-        raise SlackConfigError(f"Cannot read {path}: {error.strerror}.") from None
-    try:
-        return json.loads(text)
-    except ValueError as error:
-        raise SlackConfigError(f"{path} is not valid JSON: {error}.") from None
