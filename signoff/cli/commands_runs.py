@@ -87,6 +87,12 @@ def run_command(
         str | None,
         typer.Option(help="The profile's agent to run (default: the file's default agent)."),
     ] = None,
+    kind: Annotated[
+        str,
+        typer.Option(
+            help="The kind of task: its budget is the agent's [budgets.KIND] (e.g. refund)."
+        ),
+    ] = "default",
 ) -> None:
     """Start an agent run on a ticket; with --wait, follow it to its outcome."""
     current = settings()
@@ -102,6 +108,10 @@ def run_command(
     if agent is not None and agent not in profiles.profiles.agents:
         known = ", ".join(sorted(profiles.profiles.agents))
         fail(f"No agent '{agent}' in {profiles.source}; choose one of: {known}.")
+    budgets = profiles.run_profile(agent).agent.budgets
+    if kind not in budgets:
+        known = ", ".join(sorted(budgets))
+        fail(f"No budget for the kind '{kind}' in {profiles.source}; choose one of: {known}.")
     actor_id, actor_roles = run_actor(current, actor, password_stdin, tenant)
     try:
         # --model, else SIGNOFF_MODEL when set, else the agent's profile's model.
@@ -128,6 +138,7 @@ def run_command(
             goal=goal,
             profiles=profiles,
             agent=agent,
+            kind=kind,
         )
     except ModelChoiceError as error:
         fail(str(error))

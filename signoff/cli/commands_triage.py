@@ -50,7 +50,9 @@ def triage_command(
 ) -> None:
     """Classify a ticket (tracking, refund, other) and take the path written for it."""
     current = settings()
-    actor_id = run_actor(current, actor, password_stdin, tenant).id
+    from signoff.config.profiles import ProfileError
+
+    actor_id, actor_roles = run_actor(current, actor, password_stdin, tenant)
     try:
         request = triage_request(
             current,
@@ -59,7 +61,10 @@ def triage_command(
             request_id or uuid.uuid4().hex,
             actor_id=actor_id,
             model=model,
+            actor_roles=actor_roles,
         )
+    except ProfileError as error:
+        fail(f"The agent profiles cannot be used:\n{error}")
     except ModelChoiceError as error:
         fail(str(error))
     except ValidationError as error:

@@ -24,11 +24,11 @@ from activities.model_turn import ModelTurns
 from activities.store import add_ticket
 from signoff.config.settings import Settings
 from signoff.wiring.worker import build_worker
-from tests.replay.record_histories import DEMO, TRIAGE, agent_request, decision, wait_for_pending
+from tests.replay.record_histories import agent_request, decision, wait_for_pending
+from tests.triage_requests import recorded_triage
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, ModelReply, ModelRequest, RunRequest, run_id_for
 from workflows.triage import TriageTicket
-from workflows.triage_contracts import TriageRequest
 
 ANSWER_ONLY = ModelRef(provider="scripted", model_id="answer-only")
 PARTIAL_REFUND = ModelRef(provider="scripted", model_id="partial-refund")
@@ -122,16 +122,7 @@ async def model_error(client: Client, queue: str, now: datetime, _: Engine) -> H
 async def triage_other(client: Client, queue: str, now: datetime, engine: Engine) -> Handle:
     """A ticket that is neither tracking nor a refund: handed to a person."""
     ticket_id = add_ticket(engine, "demo", None, OTHER_TICKET, "Kim Berg")
-    request = TriageRequest(
-        tenant_id="demo",
-        actor_id="ops",
-        request_id=f"other{int(now.timestamp())}",
-        trace_id="0" * 32,
-        ticket_id=ticket_id,
-        policy_version="recorded",
-        model=TRIAGE,
-        agent_model=DEMO,
-    )
+    request = recorded_triage(ticket_id, f"other{int(now.timestamp())}")
     handle = await client.start_workflow(
         TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
     )
