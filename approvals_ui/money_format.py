@@ -28,3 +28,11 @@ def amount_text(amount: Decimal | str | int, currency: str | None, language: str
 def minor_text(minor: int, currency: str | None, language: str) -> str:
     """An amount in minor units (hundredths), as `amount_text` writes it."""
     return amount_text(Decimal(minor) / 100, currency, language)
+
+
+COST_PATTERN = "#,##0.000000"  # a model's cost, in dollars to the millionth (pricing.py)
+
+
+def cost_text(cost: Decimal | str, language: str) -> str:
+    """A model's cost in the page language's digits: `0.001234` (en), `0,001234` (fr)."""
+    return format_decimal(Decimal(str(cost)), format=COST_PATTERN, locale=language)

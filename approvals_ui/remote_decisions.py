@@ -35,6 +35,8 @@ class Outcome:
     message: str
     # Under four eyes, a first approval leaves the request waiting for a second reviewer.
     still_waiting: bool = False
+    # The run's DecisionResult.status when it took the decision (a page says it in words).
+    status: str | None = None
 
 
 async def decide_away(
@@ -77,4 +79,9 @@ async def decide_away(
         return Outcome(False, refused.message)
     except DecisionUnavailable as error:
         return Outcome(False, error.message)
-    return Outcome(True, result.message, still_waiting=result.status == "approval_recorded")
+    return Outcome(
+        True,
+        result.message,
+        still_waiting=result.status == "approval_recorded",
+        status=result.status,
+    )

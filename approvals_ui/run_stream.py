@@ -9,7 +9,8 @@ swapped into its own part of the page (run.html):
   page then shows, so a browser that reconnects (`Last-Event-ID`) gets only the rest.
 Then `ended` once the run ended, on which the page closes its stream. A comment line
 keeps the connection alive while nothing happens, and tells the server of a browser
-that went away. Every fragment is rendered by the page's own templates, escaped.
+that went away. Every fragment is rendered by the page's own templates, escaped, in
+the language of the page that opened the stream.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 
 from approvals_ui.run_summary import summarize
-from approvals_ui.templating import templates
-from signoff.service.pending import time_left
+from approvals_ui.templating import page_context, templates
 from signoff.service.run_watch import RunChange
 from workflows.contracts import RunEvent, RunState
 
@@ -37,37 +37,43 @@ def message(event: str, html: str, event_id: int | None = None) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def state_html(state: RunState, ticket_text: str | None, customer: str | None) -> str:
-    now = datetime.now(UTC)
+def state_html(
+    state: RunState, ticket_text: str | None, customer: str | None, language: str
+) -> str:
+    context = page_context(language, datetime.now(UTC))
+    summary = summarize(
+        state, ticket_text, customer, context["now"], context["translations"], language
+    )
     return templates.env.get_template("_run_state.html").render(
-        state=state,
-        summary=summarize(state, ticket_text, customer, now),
-        now=now,
-        time_left=lambda expires_at: time_left(expires_at, now),
+        state=state, summary=summary, **context
     )
 
 
-def numbers_html(state: RunState) -> str:
-    return templates.env.get_template("_run_numbers.html").render(state=state)
+def numbers_html(state: RunState, language: str) -> str:
+    context = page_context(language, datetime.now(UTC))
+    return templates.env.get_template("_run_numbers.html").render(state=state, **context)
 
 
-def entries_html(events: Sequence[RunEvent]) -> str:
+def entries_html(events: Sequence[RunEvent], language: str) -> str:
+    context = page_context(language, datetime.now(UTC))
     template = templates.env.get_template("_run_event.html")
-    return "".join(template.render(event=event) for event in events)
+    return "".join(template.render(event=event, **context) for event in events)
 
 
-def messages_of(change: RunChange, ticket_text: str | None, customer: str | None) -> str:
+def messages_of(
+    change: RunChange, ticket_text: str | None, customer: str | None, language: str
+) -> str:
     """The SSE messages of one change (a keep-alive comment when nothing changed)."""
     if change.keep_alive:
         return KEEP_ALIVE
     parts = []
     if change.state is not None:
-        parts.append(message("state", state_html(change.state, ticket_text, customer)))
-        parts.append(message("numbers", numbers_html(change.state)))
+        parts.append(message("state", state_html(change.state, ticket_text, customer, language)))
+        parts.append(message("numbers", numbers_html(change.state, language)))
     if change.events:
-        parts.append(message("entries", entries_html(change.events), change.seen))
+        parts.append(message("entries", entries_html(change.events, language), change.seen))
     if change.ended:
-        parts.append(message("ended", "The run has ended."))
+        parts.append(message("ended", "The run has ended."))  # htmx closes on it; not shown
     return "".join(parts)
 
 
@@ -76,13 +82,14 @@ async def sse_stream(
     ticket_text: str | None,
     customer: str | None,
     lifetime_seconds: float,
+    language: str,
 ) -> AsyncIterator[str]:
     """The stream's text, until the run ends or the stream's lifetime runs out (the
     browser then reconnects where it left off, and is signed in again)."""
     yield f"retry: {RECONNECT_MILLISECONDS}\n\n"
     started = time.monotonic()
     async for change in changes:
-        yield messages_of(change, ticket_text, customer)
+        yield messages_of(change, ticket_text, customer, language)
         if change.ended:
             return
         if time.monotonic() - started >= lifetime_seconds:

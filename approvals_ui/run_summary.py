@@ -5,6 +5,9 @@ Everything here is read from the run's state and the ticket; nothing is invented
 customer's words are quoted as an excerpt and escaped by the template like any ticket
 text. Tokens, costs and the full timeline stay below, in a section a reviewer opens
 when they need it.
+
+Each sentence is one message of the catalog, written in the page's language, with its
+amounts, times and time left as Babel writes them there (money_format, time_format).
 """
 
 from __future__ import annotations
@@ -12,28 +15,31 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from gettext import NullTranslations
 
-from approvals_ui.time_format import utc_text
-from signoff.service.pending import time_left
+from approvals_ui.decision_words import REJECT_LABELS, RUN_STATUSES
+from approvals_ui.money_format import amount_text
+from approvals_ui.run_words import OUTCOME_REASONS, said
+from approvals_ui.time_format import local_text, time_left_text
+from approvals_ui.words import N_
 from workflows.actions import DecisionRecord
 from workflows.contracts import RunState
-from workflows.reject_reasons import labelled
 
 QUOTE_CHARS = 200
 # What each tool call means, said as something the agent did.
 TOOL_DEEDS = {
-    "read_ticket": "read the ticket",
-    "get_order": "looked the order up",
+    "read_ticket": N_("read the ticket"),
+    "get_order": N_("looked the order up"),
 }
 DECISION_WORDS = {
-    "approved": "approved",
-    "rejected": "rejected",
-    "expired": "expired without a decision",
-    "voided": "went void because the order changed",
-    "denied": "was refused by policy",
-    "cancelled": "ended unanswered when the run stopped",
-    "refused": "saw a decision attempt refused",
-    "edited": "was edited before approval",
+    "approved": N_("approved"),
+    "rejected": N_("rejected"),
+    "expired": N_("expired without a decision"),
+    "voided": N_("went void because the order changed"),
+    "denied": N_("was refused by policy"),
+    "cancelled": N_("ended unanswered when the run stopped"),
+    "refused": N_("saw a decision attempt refused"),
+    "edited": N_("was edited before approval"),
 }
 
 
@@ -48,107 +54,201 @@ class Summary:
         return [self.asked, self.did, self.decided, self.outcome]
 
 
+@dataclass(frozen=True)
+class Voice:
+    """The page's language and catalog, which every sentence is written with."""
+
+    words: NullTranslations
+    language: str
+
+    def __call__(self, message: str, **values: object) -> str:
+        text = self.words.gettext(message)
+        return text % values if values else text
+
+    def ngettext(self, singular: str, plural: str, count: int, **values: object) -> str:
+        """The catalog's plural form for `count` (`pybabel extract` reads the call)."""
+        return self.words.ngettext(singular, plural, count) % {"count": count, **values}
+
+    def amount(self, amount: object, currency: str | None) -> str:
+        return amount_text(str(amount), currency, self.language)
+
+    def join(self, parts: list[str]) -> str:
+        if len(parts) <= 1:
+            return "".join(parts)
+        first = ", ".join(parts[:-1])
+        return self(N_("%(first)s and %(last)s"), first=first, last=parts[-1])
+
+
 def _quote(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= QUOTE_CHARS else flat[: QUOTE_CHARS - 1].rstrip() + "…"
-
-
-def _join(parts: list[str]) -> str:
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def asked(state: RunState, ticket_text: str | None, customer: str | None) -> str:
-    who = f"The customer ({customer})" if customer and customer != "unknown" else "The customer"
+def asked(state: RunState, ticket_text: str | None, customer: str | None, say: Voice) -> str:
+    ticket = state.ticket_id
+    named = customer if customer and customer != "unknown" else None
     if ticket_text is None:
-        return f"{who} wrote ticket {state.ticket_id}, which is no longer in the store."
-    return f"{who} wrote on ticket {state.ticket_id}: “{_quote(ticket_text)}”"
+        if named:
+            return say(
+                N_("The customer (%(customer)s) wrote ticket %(ticket)s, which is no longer "
+                   "in the store."),
+                customer=named, ticket=ticket,
+            )  # fmt: skip
+        return say(
+            N_("The customer wrote ticket %(ticket)s, which is no longer in the store."),
+            ticket=ticket,
+        )
+    quote = _quote(ticket_text)
+    if named:
+        return say(
+            N_("The customer (%(customer)s) wrote on ticket %(ticket)s: “%(quote)s”"),
+            customer=named, ticket=ticket, quote=quote,
+        )  # fmt: skip
+    return say(
+        N_("The customer wrote on ticket %(ticket)s: “%(quote)s”"), ticket=ticket, quote=quote
+    )
 
 
-def _refunds_asked(state: RunState) -> list[str]:
+def _refunds_asked(state: RunState, say: Voice) -> list[str]:
+    on_order = N_("%(amount)s on order %(order)s")
     amounts = [
-        f"{record.amount} {record.currency or ''} on order {record.order_id}".replace("  ", " ")
+        say(on_order, amount=say.amount(record.amount, record.currency), order=record.order_id)
         for record in state.decisions
         if record.amount
     ]
     amounts += [
-        f"{action.arguments.get('amount')} {action.arguments.get('currency')} on order "
-        f"{action.targets.get('order_id')}"
+        say(
+            on_order,
+            amount=say.amount(action.arguments.get("amount"), action.arguments.get("currency")),
+            order=action.targets.get("order_id"),
+        )
         for action in state.pending_actions
     ]
     return _unique(amounts)
 
 
-def did(state: RunState) -> str:
-    deeds = _unique(
-        TOOL_DEEDS.get(call.name, f"called {call.name}")
-        for call in state.tool_calls
-        if call.name != "refund"
-    )
-    refunds = _refunds_asked(state)
+def _deed(tool: str, say: Voice) -> str:
+    return say(TOOL_DEEDS[tool]) if tool in TOOL_DEEDS else say(N_("called %(tool)s"), tool=tool)
+
+
+def did(state: RunState, say: Voice) -> str:
+    deeds = _unique(_deed(call.name, say) for call in state.tool_calls if call.name != "refund")
+    refunds = _refunds_asked(state, say)
     if refunds:
-        deeds.append("proposed a refund of " + _join(refunds))
+        deeds.append(say(N_("proposed a refund of %(refunds)s"), refunds=say.join(refunds)))
+    turns = state.turns_used
+    if deeds:
+        text = say.ngettext(
+            "The agent %(deeds)s in %(count)s model turn",
+            "The agent %(deeds)s in %(count)s model turns",
+            turns,
+            deeds=say.join(deeds),
+        )
+    else:
+        text = say.ngettext(
+            "The agent has not used a tool yet in %(count)s model turn",
+            "The agent has not used a tool yet in %(count)s model turns",
+            turns,
+        )
     failed = sum(1 for call in state.tool_calls if not call.ok and call.name != "refund")
-    text = f"The agent {_join(deeds)}" if deeds else "The agent has not used a tool yet"
-    text += f" in {state.turns_used} model turn{'s' if state.turns_used != 1 else ''}"
     if failed:
-        text += f"; {failed} tool call{'s' if failed != 1 else ''} failed"
+        text += "; " + say.ngettext(
+            "%(count)s tool call failed", "%(count)s tool calls failed", failed
+        )
     return text + "."
 
 
-def _decision(record: DecisionRecord) -> str:
-    what = DECISION_WORDS.get(record.kind, record.kind)
-    by = f" by {record.reviewer_id}" if record.reviewer_id and record.kind != "expired" else ""
-    reason = labelled(record.category, record.reason)
-    why = f" (“{_quote(reason)}”)" if reason and record.kind != "approved" else ""
-    refund = f"the refund of {record.amount} {record.currency or ''}".rstrip()
-    subject = refund if record.amount else "a refund request"
-    return f"{subject} {what}{by} at {utc_text(record.at)}{why}"
+def _decision(record: DecisionRecord, say: Voice) -> str:
+    what = say(DECISION_WORDS[record.kind]) if record.kind in DECISION_WORDS else record.kind
+    if record.amount:
+        subject = say(
+            N_("the refund of %(amount)s"), amount=say.amount(record.amount, record.currency)
+        )
+    else:
+        subject = say(N_("a refund request"))
+    at = local_text(record.at, say.language)
+    if record.reviewer_id and record.kind != "expired":
+        text = say(
+            N_("%(subject)s %(what)s by %(reviewer)s at %(time)s"),
+            subject=subject, what=what, reviewer=record.reviewer_id, time=at,
+        )  # fmt: skip
+    else:
+        text = say(N_("%(subject)s %(what)s at %(time)s"), subject=subject, what=what, time=at)
+    if record.kind != "approved" and (record.reason or record.category):
+        label = said(record.category, REJECT_LABELS, say.words) if record.category else ""
+        reason = (
+            say(N_("%(category)s: %(reason)s"), category=label, reason=record.reason)
+            if label
+            else record.reason
+        )
+        text += f" (“{_quote(reason)}”)"
+    return text
 
 
-def decided(state: RunState, time_left: str) -> str:
+def decided(state: RunState, time_left: str, say: Voice) -> str:
     records = [record for record in state.decisions if record.kind != "refused"]
-    parts = [_decision(record) for record in records]
+    parts = [_decision(record, say) for record in records]
     if state.pending_actions:
-        waiting = len(state.pending_actions)
         parts.append(
-            f"{waiting} request{' waits' if waiting == 1 else 's wait'} for a decision "
-            f"({time_left})"
+            say.ngettext(
+                "%(count)s request waits for a decision (%(time_left)s)",
+                "%(count)s requests wait for a decision (%(time_left)s)",
+                len(state.pending_actions),
+                time_left=time_left,
+            )
         )
     if not parts:
-        return "Nothing needed a reviewer's decision."
-    text = "; then ".join(parts) + "."
+        return say(N_("Nothing needed a reviewer's decision."))
+    text = say(N_("; then ")).join(parts) + "."
     return text[0].upper() + text[1:]
 
 
-def ended(state: RunState) -> str:
+def ended(state: RunState, say: Voice) -> str:
     outcome = state.outcome
     if outcome is None:
-        return f"The run is still going ({state.status.replace('_', ' ')})."
-    how = f"The run {outcome.status} ({outcome.reason.replace('_', ' ')})"
+        status = said(state.status, RUN_STATUSES, say.words)
+        return say(N_("The run is still going (%(status)s)."), status=status)
+    status = said(outcome.status, RUN_STATUSES, say.words)
+    reason = said(outcome.reason, OUTCOME_REASONS, say.words)
     if outcome.effects_performed:
-        how += ": it made " + _join(outcome.effects_performed)
+        # The effects are the run's own lines (the audit's words), kept as written.
+        how = say(
+            N_("The run %(status)s (%(reason)s): it made %(effects)s"),
+            status=status, reason=reason, effects=say.join(outcome.effects_performed),
+        )  # fmt: skip
     elif outcome.effects_unknown:
-        how += ": whether a refund happened is unknown, a person must check (signoff reconcile)"
+        how = say(
+            N_("The run %(status)s (%(reason)s): whether a refund happened is unknown, a "
+               "person must check (signoff reconcile)"),
+            status=status, reason=reason,
+        )  # fmt: skip
     else:
-        how += ": no refund was made"
+        how = say(
+            N_("The run %(status)s (%(reason)s): no refund was made"), status=status, reason=reason
+        )
     if outcome.final_text is not None:
-        how += ", and the agent answered the customer"
+        how += say(N_(", and the agent answered the customer"))
     return how + "."
 
 
 def summarize(
-    state: RunState, ticket_text: str | None, customer: str | None, now: datetime
+    state: RunState,
+    ticket_text: str | None,
+    customer: str | None,
+    now: datetime,
+    words: NullTranslations,
+    language: str,
 ) -> Summary:
+    say = Voice(words, language)
     soonest = min((action.expires_at for action in state.pending_actions), default=None)
+    left = time_left_text(soonest, now, language, words) if soonest else ""
     return Summary(
-        asked=asked(state, ticket_text, customer),
-        did=did(state),
-        decided=decided(state, time_left(soonest, now) if soonest else ""),
-        outcome=ended(state),
+        asked=asked(state, ticket_text, customer, say),
+        did=did(state, say),
+        decided=decided(state, left, say),
+        outcome=ended(state, say),
     )

@@ -27,12 +27,21 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
+from approvals_ui.decision_words import ORDER_STATUSES, REJECT_LABELS, RUN_STATUSES
 from approvals_ui.locale_choice import page_language
-from approvals_ui.money_format import amount_text, minor_text
+from approvals_ui.money_format import amount_text, cost_text, minor_text
 from approvals_ui.readable import readable_event
+from approvals_ui.run_words import (
+    BATCH_RESULTS,
+    DECISION_KINDS,
+    EVENT_KINDS,
+    OUTCOME_REASONS,
+    said,
+)
 from approvals_ui.sessions import session_of
 from approvals_ui.time_format import countdown_words, time_left_text, utc_time
 from approvals_ui.translations import translations
+from approvals_ui.words import N_
 from signoff.service.languages import LANGUAGES, SOURCE_LANGUAGE
 from workflows.approval_requirements import missing, next_step_refusal
 
@@ -92,6 +101,29 @@ def _amount(context: Context, amount: Decimal | str, currency: str | None = None
     return amount_text(amount, currency, _language(context))
 
 
+# The words for a code the run or the store holds, by the table that names it:
+# `{{ decision.kind|said("decision") }}`.
+CODE_WORDS = {
+    "decision": DECISION_KINDS,
+    "outcome_reason": OUTCOME_REASONS,
+    "event": EVENT_KINDS,
+    "batch_result": BATCH_RESULTS,
+    "run_status": RUN_STATUSES,
+    "order_status": ORDER_STATUSES,
+    "reject": REJECT_LABELS,
+}
+
+
+@pass_context
+def _said(context: Context, code: str | None, table: str) -> str:
+    return said(code, CODE_WORDS[table], _words(context))
+
+
+@pass_context
+def _cost(context: Context, cost: Decimal | str) -> str:
+    return cost_text(cost, _language(context))
+
+
 templates.env.install_gettext_callables(  # type: ignore[attr-defined]  # the i18n extension's
     _gettext, _ngettext, newstyle=True
 )
@@ -100,8 +132,10 @@ templates.env.filters["excerpt"] = excerpt
 templates.env.filters["utc"] = _utc_time
 templates.env.filters["utc_time"] = _utc_time
 templates.env.filters["readable_event"] = readable_event
+templates.env.filters["said"] = _said
 templates.env.filters["money"] = _money
 templates.env.filters["amount"] = _amount
+templates.env.filters["cost"] = _cost
 # N of M, a role, a chain: what an action still needs (workflows/approval_requirements.py).
 templates.env.filters["still_missing"] = missing
 templates.env.filters["next_step_refusal"] = lambda action, reviewer: (
@@ -126,6 +160,28 @@ def request_words(request: Request) -> NullTranslations:
     return translations(request_language(request))
 
 
+def passkey_words(words: NullTranslations) -> dict[str, str]:
+    """What `static/passkeys.js` writes, in the page's language (`{0}` for a value)."""
+    return {
+        "registered": words.gettext(N_("Your passkey is registered.")),
+        "signed": words.gettext(N_("Passkey signed; sending your decision…")),
+        "failed": words.gettext(N_("Nothing was decided or stored: %(error)s")) % {"error": "{0}"},
+        "refused": words.gettext(N_("The server refused (%(status)s).")) % {"status": "{0}"},
+    }
+
+
+def page_context(language: str, now: datetime) -> dict[str, Any]:
+    """What every template of a page in `language` reads: its catalog, and the time left
+    to decide as of `now`, in its words (a page, and a live fragment sent on its own)."""
+    words = translations(language)
+    return {
+        "now": now,
+        "language": language,
+        "translations": words,
+        "time_left": lambda expires_at: time_left_text(expires_at, now, language, words),
+    }
+
+
 def render(
     request: Request, name: str, context: dict[str, Any], status_code: int = 200
 ) -> HTMLResponse:
@@ -134,18 +190,16 @@ def render(
     language = request_language(request)
     words = translations(language)
     base = {
+        **page_context(language, now),
         "csrf_token": session.get("csrf", ""),
         # A notice is for the next page a person opens, never for a background poll.
         "notice": None if polled(request) else session.pop("notice", None),
-        "now": now,
-        "time_left": lambda expires_at: time_left_text(expires_at, now, language, words),
         "refresh_seconds": request.app.state.settings.ui_inbox_refresh_seconds,
         "auth_mode": request.app.state.settings.auth,
         "polled": polled(request),
-        "language": language,
         "languages": LANGUAGES,
-        "translations": words,
         "countdown_words": json.dumps(countdown_words(language, words), ensure_ascii=False),
+        "passkey_words": json.dumps(passkey_words(words), ensure_ascii=False),
     }
     response = templates.TemplateResponse(
         request, name, {**base, **context}, status_code=status_code

@@ -16,8 +16,9 @@ from fastapi import APIRouter, Form, Query, Request, status
 from fastapi.responses import Response
 
 from approvals_ui.batch import decide_batch
+from approvals_ui.decision_words import REJECT_LABELS, translated
 from approvals_ui.deps import CurrentReviewer, EngineDep
-from approvals_ui.templating import render
+from approvals_ui.templating import render, request_words
 from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.batch_decisions import (
     MAX_BATCH,
@@ -30,7 +31,6 @@ from signoff.service.batch_decisions import (
 )
 from signoff.service.batch_selection import Selection, selection_of
 from workflows.actions import Verdict
-from workflows.reject_reasons import LABELS
 
 router = APIRouter(prefix="/approvals/batch", tags=["approvals"])
 
@@ -93,7 +93,7 @@ def _review(
             "gone": chosen.gone,
             "summary": summary_of(item.action for item in chosen.found),
             "needs_passkey": needs_passkey,
-            "reject_categories": list(LABELS.items()),
+            "reject_categories": list(translated(REJECT_LABELS, request_words(request)).items()),
             "refusal": problem,
             "max_batch": MAX_BATCH,
         },

@@ -16,12 +16,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Path, Request, status
 from fastapi.responses import Response
 
+from approvals_ui.decision_words import REJECT_LABELS, translated
 from approvals_ui.deps import CurrentReviewer, EngineDep
+from approvals_ui.link_words import NEEDS_WHY, decision_told, email_refusal
 from approvals_ui.remote_decisions import decide_away
-from approvals_ui.templating import render
+from approvals_ui.templating import render, request_language, request_words
 from signoff.service.email_links import EmailLinkRefused, read_email_link, spend_email_link
 from workflows.actions import Verdict
-from workflows.reject_reasons import LABELS
 
 router = APIRouter(prefix="/decide", tags=["email links"])
 CodePath = Annotated[str, Path(max_length=128)]
@@ -31,18 +32,25 @@ STATUS_OF = {
     "used": status.HTTP_410_GONE,
     "expired": status.HTTP_410_GONE,
 }
-NEEDS_WHY = "To reject, choose why and write your reason: the agent is told both."
 
 
 def _page(
     request: Request, reviewer: CurrentReviewer, context: dict[str, Any], code: int = 200
 ) -> Response:
-    base = {"reviewer": reviewer, "refusal": None, "outcome": None, "grant": None}
+    base = {
+        "reviewer": reviewer,
+        "refusal": None,
+        "outcome": None,
+        "grant": None,
+        "reject_categories": list(translated(REJECT_LABELS, request_words(request)).items()),
+    }
     return render(request, "email_decision.html", {**base, **context}, code)
 
 
 def _refused(request: Request, reviewer: CurrentReviewer, refused: EmailLinkRefused) -> Response:
-    return _page(request, reviewer, {"refusal": str(refused)}, STATUS_OF[refused.reason])
+    refusal = email_refusal(refused.reason, str(refused), request_words(request))
+    context = {"refusal": refusal, "refusal_language": request_language(request)}
+    return _page(request, reviewer, context, STATUS_OF[refused.reason])
 
 
 @router.get("/{code}")
@@ -55,8 +63,7 @@ async def confirm_page(
         )
     except EmailLinkRefused as refused:
         return _refused(request, reviewer, refused)
-    context = {"grant": grant, "code": code, "reject_categories": list(LABELS.items())}
-    return _page(request, reviewer, context)
+    return _page(request, reviewer, {"grant": grant, "code": code})
 
 
 @router.post("/{code}")
@@ -74,8 +81,8 @@ async def decide(
         verdict: Verdict = "approve" if grant.verdict == "approve" else "reject"
         if verdict == "reject" and not (reason.strip() and category):
             # Checked before the link is spent: a form left short keeps the link usable.
-            context = {"grant": grant, "code": code, "reject_categories": list(LABELS.items())}
-            context["refusal_inline"] = NEEDS_WHY
+            needs_why = request_words(request).gettext(NEEDS_WHY)
+            context = {"grant": grant, "code": code, "refusal_inline": needs_why}
             return _page(request, reviewer, context, status.HTTP_400_BAD_REQUEST)
         grant = await asyncio.to_thread(spend_email_link, engine, code, reviewer.id, now)
     except EmailLinkRefused as refused:
@@ -91,4 +98,13 @@ async def decide(
         category if verdict == "reject" else None,
     )
     code_status = status.HTTP_200_OK if outcome.decided else status.HTTP_409_CONFLICT
-    return _page(request, reviewer, {"grant": grant, "outcome": outcome}, code_status)
+    told, told_language = decision_told(
+        outcome.status, outcome.message, request_words(request), request_language(request)
+    )
+    context = {
+        "grant": grant,
+        "outcome": outcome,
+        "outcome_text": told,
+        "outcome_language": told_language,
+    }
+    return _page(request, reviewer, context, code_status)

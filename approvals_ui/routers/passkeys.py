@@ -17,7 +17,8 @@ from fastapi.responses import JSONResponse, Response
 from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep
 from approvals_ui.lookups import no_role_message, pending_by_hash, run_to_decide
 from approvals_ui.sessions import session_of
-from approvals_ui.templating import render
+from approvals_ui.templating import render, request_words
+from approvals_ui.words import N_
 from signoff.config.passkey_challenge import decision_challenge
 from signoff.config.passkeys import RelyingParty, base64url, from_base64url
 from signoff.service.decisions import Decider, InvalidDecision, draft_decision
@@ -90,7 +91,9 @@ async def registration_finish(
         )
     except PasskeyRegistrationFailed as failed:
         return _refused(status.HTTP_400_BAD_REQUEST, failed.message)
-    session_of(request)["notice"] = "Your passkey is registered."
+    session_of(request)["notice"] = request_words(request).gettext(
+        N_("Your passkey is registered.")
+    )
     return JSONResponse({"status": "registered"}, status.HTTP_201_CREATED)
 
 

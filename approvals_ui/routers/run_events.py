@@ -21,6 +21,7 @@ from approvals_ui.deps import CurrentReviewer, EngineDep, TemporalDep
 from approvals_ui.live_streams import LiveStreams, Slot, TooManyStreams
 from approvals_ui.lookups import run_context, run_for_reviewer
 from approvals_ui.run_stream import sse_stream
+from approvals_ui.templating import request_language
 from signoff.service.pending import RunNotFound
 from signoff.service.pending import run_state as query_state
 from signoff.service.run_watch import history_batches, watch_run
@@ -78,7 +79,11 @@ async def run_events(
     )
     settings = request.app.state.settings
     stream = sse_stream(
-        changes, context.ticket_text, context.customer_name, settings.ui_live_stream_seconds
+        changes,
+        context.ticket_text,
+        context.customer_name,
+        settings.ui_live_stream_seconds,
+        request_language(request),  # the page's: the reviewer's choice, else the browser's
     )
     return StreamingResponse(
         _released(stream, slot),

@@ -15,7 +15,9 @@ from fastapi import APIRouter, Form, Query, Request, status
 from fastapi.responses import Response
 
 from approvals_ui.deps import CurrentReviewer, EngineDep
-from approvals_ui.templating import render
+from approvals_ui.link_words import OTHER_TENANT
+from approvals_ui.templating import render, request_language, request_words
+from approvals_ui.words import shown
 from signoff.service.slack_accounts import (
     LinkCodeRefused,
     SlackUser,
@@ -38,6 +40,12 @@ async def _page(
 ) -> Response:
     links = await asyncio.to_thread(links_of, engine, reviewer.id)
     context = {"reviewer": reviewer, "links": links, "user": None, "linked": None, **extra}
+    refusal = context.get("refusal")
+    if isinstance(
+        refusal, str
+    ):  # the store's words, in the page's language if the catalog has them
+        words, language = request_words(request), request_language(request)
+        context["refusal"], context["refusal_language"] = shown(refusal, words, language)
     return render(request, "slack_link.html", context, status_code)
 
 
@@ -52,8 +60,7 @@ async def link_page(
     except LinkCodeRefused as refused:
         return await _page(request, reviewer, engine, {"refusal": str(refused)}, 410)
     if user.tenant_id != reviewer.tenant_id:
-        refusal = "This link is for a Slack workspace of another tenant than yours."
-        return await _page(request, reviewer, engine, {"refusal": refusal}, 403)
+        return await _page(request, reviewer, engine, {"refusal": OTHER_TENANT}, 403)
     return await _page(request, reviewer, engine, {"user": user, "code": code})
 
 

@@ -27,6 +27,23 @@
     });
   }
 
+  // The page's words (data-passkey-words on <html>, in the page's language); English
+  // when a page has none.
+  var WORDS = {
+    registered: "Your passkey is registered.",
+    signed: "Passkey signed; sending your decision…",
+    failed: "Nothing was decided or stored: {0}",
+    refused: "The server refused ({0})."
+  };
+  try {
+    var given = JSON.parse(document.documentElement.getAttribute("data-passkey-words") || "{}");
+    for (var name in WORDS) if (typeof given[name] === "string") WORDS[name] = given[name];
+  } catch (ignored) { /* keep English */ }
+
+  function words(name, value) {
+    return WORDS[name].replace("{0}", value === undefined ? "" : value);
+  }
+
   function say(element, message) {
     if (!element) return;
     element.textContent = message;
@@ -36,7 +53,7 @@
   async function answerOf(response) {
     var body = {};
     try { body = await response.json(); } catch (ignored) { body = {}; }
-    if (!response.ok) throw new Error(body.detail || "The server refused (" + response.status + ").");
+    if (!response.ok) throw new Error(body.detail || words("refused", response.status));
     return body;
   }
 
@@ -71,7 +88,7 @@
     };
     headers["Content-Type"] = "application/json";
     await answerOf(await fetch("/passkeys", { method: "POST", headers: headers, credentials: "same-origin", body: JSON.stringify(body) }));
-    say(status, "Your passkey is registered.");
+    say(status, words("registered"));
     window.location.reload();
   }
 
@@ -103,12 +120,12 @@
     form.elements["passkey_issued_at"].value = challenge.issued_at;
     form.elements["passkey_nonce"].value = challenge.nonce;
     form.elements["passkey_assertion"].value = JSON.stringify(assertion);
-    say(status, "Passkey signed; sending your decision…");
+    say(status, words("signed"));
     form.submit();  // a plain post: the server answers with the page, as without a passkey
   }
 
   function failed(element) {
-    return function (error) { say(element, "Nothing was decided or stored: " + error.message); };
+    return function (error) { say(element, words("failed", error.message)); };
   }
 
   document.addEventListener("DOMContentLoaded", function () {
