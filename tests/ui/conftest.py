@@ -34,6 +34,7 @@ from signoff.config.temporal_client import connect
 from signoff.service.pending import try_state
 from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
+from tests.live_ui import served
 
 PENDING_SECONDS = 30
 CSRF_PATTERN = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -201,6 +202,14 @@ def app_settings(dev_stack: DevStack) -> Settings:
 def ui(app_settings: Settings) -> Iterator[TestClient]:
     with TestClient(create_app(app_settings), follow_redirects=False) as client:
         yield client
+
+
+@pytest.fixture
+def live_url(app_settings: Settings) -> Iterator[str]:
+    """The reviewer UI served over real HTTP (uvicorn), for what TestClient cannot read
+    as a browser does (a server-sent event stream)."""
+    with served(create_app(app_settings)) as url:
+        yield url
 
 
 def csrf_of(html: str) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 
 import httpx
@@ -27,11 +26,9 @@ from activities.store.slack_links import (
     redeem_link_code,
 )
 from approvals_ui.link_words import SLACK_REFUSALS
-from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.service.email_links import decision_link
 from tests.clock import clock_now
-from tests.live_ui import served
 from tests.ui.conftest import DevStack, RefundCase, sign_in, wait_until_pending
 from tests.ui.test_run_events_routes import messages
 from tests.ui.untranslated import untranslated
@@ -157,12 +154,6 @@ def _wait_completed(ui: TestClient, case: RefundCase) -> None:
     while 'id="run-status">completed' not in (page := ui.get(f"/runs/{case.run_id}").text):
         assert time.monotonic() < deadline, page
         time.sleep(0.3)
-
-
-@pytest.fixture
-def live_url(app_settings: Settings) -> Iterator[str]:
-    with served(create_app(app_settings)) as url:
-        yield url
 
 
 def test_the_live_stream_speaks_the_language_of_the_page_that_opened_it(

@@ -64,12 +64,6 @@ def entries_of(html: str) -> list[str]:
     return re.findall(r"<li>(.*?)</li>", html, re.DOTALL)
 
 
-@pytest.fixture
-def live_url(app_settings: Settings) -> Iterator[str]:
-    with served(create_app(app_settings)) as url:
-        yield url
-
-
 def test_the_stream_sends_each_change_and_closes_when_the_run_ends(
     live_url: str, dev_stack: DevStack, store: Engine
 ) -> None:
