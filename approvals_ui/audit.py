@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 from urllib.parse import urlencode
 
+from approvals_ui.words import N_
 from signoff.service.audit import AUDIT_KINDS, AuditPage, AuditQuery, audit_page, audit_rows
 from signoff.service.store import Engine
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -27,7 +28,9 @@ CSV_BATCH_ROWS = 500
 
 
 class InvalidFilter(ValueError):
-    """A filter a person typed that we cannot use; the message says what to type."""
+    """A filter a person typed that we cannot use; the message says what to type. A
+    message without values is marked for the catalog (`N_`): the error page shows it in
+    the page's language, the API in English."""
 
 
 @dataclass(frozen=True)
@@ -59,12 +62,12 @@ def parse_filter(
     reviewer = (reviewer or "").strip() or None
     verdict = (verdict or "").strip() or None
     if reviewer is not None and not re.match(IDENTIFIER_PATTERN, reviewer):
-        raise InvalidFilter("The reviewer filter is not a reviewer name.")
+        raise InvalidFilter(N_("The reviewer filter is not a reviewer name."))
     if verdict is not None and verdict not in VERDICTS:
         raise InvalidFilter(f"The verdict filter must be one of: {', '.join(VERDICTS)}.")
     start, end = _date("from", since), _date("to", until)
     if start and end and start > end:
-        raise InvalidFilter("The 'from' date is after the 'to' date.")
+        raise InvalidFilter(N_("The 'from' date is after the 'to' date."))
     return AuditFilter(reviewer, verdict, start, end)
 
 
@@ -85,7 +88,7 @@ def parse_cursor(text: str | None) -> int | None:
         return None
     if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise InvalidFilter(
-            "The 'before' cursor must be a whole number from 1; follow a page link."
+            N_("The 'before' cursor must be a whole number from 1; follow a page link.")
         )
     return int(text)
 

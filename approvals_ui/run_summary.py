@@ -156,8 +156,8 @@ def did(state: RunState, say: Voice) -> str:
         )
     failed = sum(1 for call in state.tool_calls if not call.ok and call.name != "refund")
     if failed:
-        text += "; " + say.ngettext(
-            "%(count)s tool call failed", "%(count)s tool calls failed", failed
+        text += say.ngettext(
+            "; %(count)s tool call failed", "; %(count)s tool calls failed", failed
         )
     return text + "."
 
@@ -185,7 +185,7 @@ def _decision(record: DecisionRecord, say: Voice) -> str:
             if label
             else record.reason
         )
-        text += f" (“{_quote(reason)}”)"
+        text += say(N_(" (“%(reason)s”)"), reason=_quote(reason))
     return text
 
 

@@ -70,6 +70,9 @@ def waiting_pages(
         "slack link": ui.get("/slack/link", headers=headers).text,
         "slack link refused": ui.get("/slack/link?code=made-up", headers=headers).text,
         "e-mail link refused": ui.get("/decide/made-up", headers=headers).text,
+        "audit refused": ui.get(
+            "/audit", params={"reviewer": "no such name!"}, headers=headers
+        ).text,
     }
 
 
@@ -124,6 +127,7 @@ def test_the_pages_of_a_run_read_in_french_from_the_inbox_to_the_audit(
     assert "Ce code de liaison ne vient pas de nous." in french["slack link refused"]
     assert "Ce lien de décision ne vient pas de nous." in french["e-mail link refused"]
     assert "Refusées : 1 sur 1" in french["batch results"]
+    assert "Le filtre de relecteur n’est pas un nom de relecteur." in french["audit refused"]
     assert 'data-kind="rejected"' in french["audit"] and "60,00 EUR" in french["audit"]
 
     # The same check on the English pages finds our English: it can fail, page by page.
@@ -144,6 +148,7 @@ def test_the_pages_of_a_run_read_in_french_from_the_inbox_to_the_audit(
             "This decision link is not one we sent. Open the request from the inbox instead"
         ),
         "audit": "Download as CSV",
+        "audit refused": "The reviewer filter is not a reviewer name",
     }
     for name, words in expected.items():
         assert words in found.get(name, []), (name, found.get(name))

@@ -1,0 +1,95 @@
+"""The run page's opening sentences in the page's language: the same facts in English
+and in French, with amounts and times as each language writes them, the codes a run
+keeps (its status, why it ended, a rejection's category) named in words, and the
+customer's and reviewer's own words kept as they wrote them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from approvals_ui.run_summary import summarize
+from approvals_ui.time_format import local_text
+from approvals_ui.translations import translations
+from tests.clock import clock_now
+from workflows.actions import DecisionRecord
+from workflows.contracts import ModelRef, RunOutcome, RunState, ToolCallRecord, Usage
+
+NOW = clock_now()
+USAGE = Usage(input_tokens=1, output_tokens=1)
+MODEL = ModelRef(provider="scripted", model_id="demo")
+CALLS = [
+    ToolCallRecord(turn=1, tool_use_id="t1", name="read_ticket", ok=True),
+    ToolCallRecord(turn=2, tool_use_id="t2", name="get_order", ok=False, error="timeout"),
+]
+REJECTED = DecisionRecord(
+    action_hash="ab" * 32,
+    kind="rejected",
+    reviewer_id="bob",
+    at=NOW - timedelta(minutes=5),
+    reason="Hors délai.",
+    category="not_eligible",
+    order_id="C-1042",
+    amount="1234.50",
+    currency="EUR",
+)
+
+
+def rejected_run() -> RunState:
+    return RunState(
+        run_id="run-demo-1",
+        tenant_id="demo",
+        ticket_id="T-1042",
+        status="completed",
+        turns_used=3,
+        usage=USAGE,
+        step_budget=8,
+        token_budget=1000,
+        deadline=NOW + timedelta(days=1),
+        model=MODEL,
+        tool_calls=CALLS,
+        events=[],
+        decisions=[REJECTED],
+        outcome=RunOutcome(
+            run_id="run-demo-1",
+            status="completed",
+            reason="answered",
+            final_text="Sorry.",
+            turns_used=3,
+            usage=USAGE,
+            tool_calls=CALLS,
+            model=MODEL,
+            scripted=True,
+        ),
+    )
+
+
+def sentences(language: str) -> list[str]:
+    summary = summarize(
+        rejected_run(), "My vase broke.", "Kim", NOW, translations(language), language
+    )
+    return summary.sentences()
+
+
+def test_the_summary_in_english() -> None:
+    at = local_text(REJECTED.at, "en")
+    assert sentences("en") == [
+        "The customer (Kim) wrote on ticket T-1042: “My vase broke.”",
+        "The agent read the ticket, looked the order up and proposed a refund of 1,234.50 EUR "
+        "on order C-1042 in 3 model turns; 1 tool call failed.",
+        f"The refund of 1,234.50 EUR rejected by bob at {at} (“not eligible: Hors délai.”).",
+        "The run completed (answered): no refund was made, and the agent answered the customer.",
+    ]
+
+
+def test_the_same_summary_in_french() -> None:
+    at = local_text(REJECTED.at, "fr")
+    assert sentences("fr") == [
+        "Le client (Kim) a écrit sur le ticket T-1042 : « My vase broke. »",
+        "L’agent a lu le ticket, a consulté la commande et a proposé un remboursement de "
+        "1\u202f234,50 EUR sur la commande C-1042 en 3 tours du modèle ; 1 appel d’outil a "
+        "échoué.",
+        f"Le remboursement de 1\u202f234,50 EUR : refusé par bob, le {at} "
+        "(« non éligible : Hors délai. »).",
+        "L’exécution : terminée (réponse donnée) ; aucun remboursement n’a été fait, et "
+        "l’agent a répondu au client.",
+    ]
