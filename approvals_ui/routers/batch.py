@@ -18,7 +18,8 @@ from fastapi.responses import Response
 from approvals_ui.batch import decide_batch
 from approvals_ui.decision_words import REJECT_LABELS, translated
 from approvals_ui.deps import CurrentReviewer, EngineDep
-from approvals_ui.templating import render, request_words
+from approvals_ui.link_words import decision_told
+from approvals_ui.templating import render, request_language, request_words
 from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.batch_decisions import (
     MAX_BATCH,
@@ -135,6 +136,17 @@ async def decide(
             "verdict": verdict,
             "rows": [
                 (outcome, titles.get((outcome.run_id, outcome.action_hash))) for outcome in outcomes
+            ],
+            # What each decision did, in the page's language where the run's answer has
+            # words in the catalog; a refusal stays in the run's (English) words.
+            "told": [
+                decision_told(
+                    outcome.status if outcome.succeeded else None,
+                    outcome.message,
+                    request_words(request),
+                    request_language(request),
+                )
+                for outcome in outcomes
             ],
             "succeeded": sum(1 for outcome in outcomes if outcome.succeeded),
         },

@@ -127,6 +127,9 @@ def test_the_pages_of_a_run_read_in_french_from_the_inbox_to_the_audit(
     assert "Ce code de liaison ne vient pas de nous." in french["slack link refused"]
     assert "Ce lien de décision ne vient pas de nous." in french["e-mail link refused"]
     assert "Refusées : 1 sur 1" in french["batch results"]
+    assert (
+        "Refusé. L’action n’aura pas lieu, et l’agent apprend pourquoi." in french["batch results"]
+    )
     assert "Le filtre de relecteur n’est pas un nom de relecteur." in french["audit refused"]
     assert 'data-kind="rejected"' in french["audit"] and "60,00 EUR" in french["audit"]
 
