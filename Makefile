@@ -73,7 +73,7 @@ bench-cli: $(STAMP)
 
 # Fault injection (issue 13): workers killed at each phase, the dev server restarted,
 # an overloaded model, PostgreSQL stopped 10 s, reviewers racing. Writes bench/results/CHAOS.md;
-# about 20 minutes at the default 20 runs a fault. `python -m bench.chaos --quick` for a try.
+# about 15 minutes at the default 20 runs a fault. `python -m bench.chaos --quick` for a try.
 .PHONY: chaos
 chaos: $(STAMP)
 	$(BIN)/python -m bench.chaos
