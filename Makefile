@@ -54,7 +54,7 @@ test-fast: $(STAMP)
 # a test that holds a calendar date where the code reads the clock fails here first.
 test-calendar: $(STAMP)
 	scripts/ensure-system-packages.sh
-	faketime -f '+400d' $(BIN)/python -m pytest -q -p no:cacheprovider tests/unit tests/store
+	faketime -f '+400d' $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) tests/unit tests/store
 
 # Not in `make test`: timings, not assertions (see docs/benchmarks/index.md).
 bench: $(STAMP)
