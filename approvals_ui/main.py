@@ -19,6 +19,7 @@ from approvals_ui.routers import (
     api,
     api_audit,
     api_batch,
+    api_rules,
     approvals,
     audit,
     auth,
@@ -129,6 +130,7 @@ def create_app(
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.include_router(api_batch.router)  # the same CSRF rule as api's POST
     app.include_router(api_audit.router)
+    app.include_router(api_rules.router)  # standing rules: the same CSRF rule as api's POST
     app.include_router(intake.router)  # helpdesk webhooks: the signature is the credential
     app.include_router(slack.router)  # Slack's button presses: the signature, as above
     app.include_router(codec.router)  # Temporal's remote codec protocol, its own CORS rule

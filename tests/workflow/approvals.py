@@ -39,6 +39,7 @@ from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
+from activities.standing_rules import StandingRuleActivities
 from activities.store import get_reviewer, list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
 from activities.tool_effects import ToolEffects
@@ -198,6 +199,7 @@ def store_parts(
         limits=RunLimitsActivity(settings),
         notifier=ReviewerNotifier(settings),
         mcp=McpTools(MCP_TIMEOUT_SECONDS),
+        rules=StandingRuleActivities(engine, TEST_KEYS),
     )
 
 
