@@ -125,7 +125,7 @@ def create(
         )
         made = add_rule(engine, request.app.state.decision_signer, admin.id, asked, now)
     except InvalidRule as invalid:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, str(invalid)) from None
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(invalid)) from None
     except RuleRefused as refused:
         raise HTTPException(status.HTTP_403_FORBIDDEN, str(refused)) from None
     return view(made)

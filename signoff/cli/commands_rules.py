@@ -28,7 +28,9 @@ from signoff.cli.decision_service import (
 from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
 from signoff.config.settings import Settings
 
-rules = typer.Typer(help="Standing rules: approve a tool's actions ahead, bounded in time and uses.")
+rules = typer.Typer(
+    help="Standing rules: approve a tool's actions ahead, bounded in time and uses."
+)
 
 AdminName = Annotated[
     str,
@@ -198,9 +200,7 @@ def _refused(refused: ServiceRefused, credential: ServiceCredential) -> NoReturn
 
 def _line(rule: dict[str, Any]) -> str:
     amount = f" up to {rule['max_amount']} {rule['currency']}" if rule["max_amount"] else ""
-    scope = "".join(
-        f" for {name} {rule[name]}" for name in ("customer", "category") if rule[name]
-    )
+    scope = "".join(f" for {name} {rule[name]}" for name in ("customer", "category") if rule[name])
     mode = " (shadow)" if rule["shadow"] else ""
     return (
         f"{rule['tool']}{amount}{scope}, {rule['uses']}/{rule['max_uses']} use(s), until "
