@@ -16,6 +16,7 @@ from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
 from approvals_ui.password_checks import PasswordChecks
 from approvals_ui.routers import (
+    admin_rules,
     api,
     api_audit,
     api_batch,
@@ -124,6 +125,7 @@ def create_app(
         slack_link,
         email_links,
         language,
+        admin_rules,
     )
     for page in pages:
         app.include_router(page.router, dependencies=csrf, include_in_schema=False)

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from activities.store.passwords import hash_password
 from activities.store.schema import Reviewer
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.service.standing_rules import RuleView, add_rule, rule_request
@@ -46,6 +47,15 @@ def make_rule(
 
 
 def add_admin(engine: Engine, tenant_id: str, name: str) -> None:
-    """An administrator of another tenant (the seed has one, of demo)."""
+    """Another administrator (the seed has one, of demo), with the demo password
+    `demo-NAME`."""
     with Session(engine) as session, session.begin():
-        session.add(Reviewer(id=name, tenant_id=tenant_id, display_name=name, roles="admin"))
+        session.add(
+            Reviewer(
+                id=name,
+                tenant_id=tenant_id,
+                display_name=name,
+                roles="admin",
+                password_hash=hash_password(f"demo-{name}"),
+            )
+        )
