@@ -41,13 +41,13 @@ from workflows.actions import ActionState, PendingAction, RefundCommand, ToolAct
 from workflows.approval_policy import money
 from workflows.effect_requirements import Requirements
 from workflows.rule_contracts import (
-    RuleGrant,
     RuleMatch,
     RuleMatchRequest,
     amount_of,
     coverage_problem,
     rule_document,
 )
+from workflows.rule_grant import RuleGrant
 
 RULE_USED = "rule_used"
 WAITS_FOR_A_REVIEWER = "The standing rule does not apply; the action waits for a reviewer."
