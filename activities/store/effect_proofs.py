@@ -56,6 +56,8 @@ class ProofCheck:
     # What the worker's own profiles demand of the approvers (N of M, a role, a chain:
     # `approvers.py`); None: the ledger's own rule alone.
     approvals: Requirements | None = None
+    # Why a standing rule cannot apply for this caller (activities/rule_callers.py).
+    rule_caller: str | None = None
 
 
 def proof_refusal(

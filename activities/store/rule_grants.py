@@ -255,7 +255,7 @@ def refund_grant_refusal(
         else policy_four_eyes(check.approvals) or step_up(check, command.action)
     )
     keys = check.keys
-    problem = grant_refusal(
+    problem = check.rule_caller or grant_refusal(
         session,
         command.action,
         tenant_id=command.tenant_id,
@@ -276,7 +276,7 @@ def tool_grant_refusal(
     now: datetime,
 ) -> str | None:
     """`grant_refusal` for any other tool: four eyes is the worker's profiles'."""
-    problem = grant_refusal(
+    problem = check.rule_caller or grant_refusal(
         session,
         command.action,
         tenant_id=command.tenant_id,

@@ -6,27 +6,40 @@ eyes; and a grant the effect refuses sends the action to a reviewer."""
 from __future__ import annotations
 
 import json
+import uuid
 
 from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
 
 from activities.standing_rules import StandingRuleActivities
 from activities.store import list_refunds
+from activities.store.customer_replies import replies_of
 from activities.store.decision_queries import AuditQuery, audit_rows
+from activities.store.rule_grants import match_rules
+from signoff.config.profiles import STRICT_PROFILES, load_profile_file
 from signoff.service.standing_rules import revoke, rules_of
+from tests.clock import clock_now
 from tests.rules import make_rule
+from tests.store.test_waiting_actions import an_action
 from tests.workflow.approvals import (
     TEST_KEYS,
     TEST_SIGNER,
     decide,
     decision,
     gate_run,
+    gate_worker,
     pending_actions,
     results_of_turn,
 )
 from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
+from tests.workflow.rogue import RoguePlan, RogueRun
+from tests.workflow.test_python_tools import on_profile
+from workflows.actions import DecisionEvent, DecisionRecord, PendingRefundRelease
+from workflows.approval_policy import recomputed_hash
 from workflows.contracts import RunOutcome
+from workflows.refund_commands import refund_command
 from workflows.rule_contracts import MATCH_STANDING_RULE_ACTIVITY, RuleMatch, RuleMatchRequest
 
 REASON = "The lamp arrived dented."
@@ -191,3 +204,75 @@ async def test_a_grant_the_effect_refuses_sends_the_refund_to_a_reviewer(
     (row,) = list_refunds(seeded_engine, "demo", "C-2210")
     assert row.approver_list == ["alice"]
     assert "refused" in audit_kinds(seeded_engine, handle.id)
+
+
+async def test_a_rule_approves_another_irreversible_tool_through_its_own_effect(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    """`send_reply` on the strict profile (one reviewer confirms it) has no amount: a
+    rule without one covers it, and the tool's effect checks and spends it."""
+    strict = load_profile_file(STRICT_PROFILES)
+    rule = make_rule(seeded_engine, TEST_SIGNER, tool="send_reply", max_amount=None, currency=None)
+    draft = "Hello Ms Martin, your kettle ships again tomorrow."
+    model = FakeModel().enqueue(tool_reply(("send_reply", {"text": draft})), text_reply("Sent."))
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(strict)) as handle:
+        outcome = await handle.result()
+    await replay(handle)
+
+    (sent,) = replies_of(seeded_engine, "demo", "T-1042")
+    assert sent.text == draft
+    assert [d.kind for d in outcome.decisions] == ["rule_approved"]
+    assert audit_kinds(seeded_engine, handle.id) == ["rule_approved", "rule_used", "executed"]
+    executed = audit_rows(seeded_engine, AuditQuery(tenant_id="demo"), batch=500)[0]
+    assert executed.reason == f"send_reply carried out, approved by rule:{rule.id}"
+
+
+async def test_a_workflow_of_someone_elses_cannot_spend_a_rule(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    """A rule names no run, so its grant alone would let anyone who reaches the Temporal
+    frontend refund under it from a workflow of their own: the effect asks Temporal who
+    called, and refuses anything but signoff's own run on signoff's task queue."""
+    env = time_skipping_env
+    rule = make_rule(seeded_engine, TEST_SIGNER, max_amount="50.00")
+    rogue_id = f"run-demo-rogue{uuid.uuid4().hex[:8]}"  # any id it likes
+    unhashed = an_action(seeded_engine, "0" * 64, 2000, TICKET)
+    action = unhashed.model_copy(update={"action_hash": recomputed_hash(unhashed, rogue_id)})
+    request = RuleMatchRequest(run_id=rogue_id, tenant_id="demo", ticket_id=TICKET, action=action)
+    grant = match_rules(seeded_engine, request, TEST_KEYS, clock_now()).grant
+    assert grant is not None and grant.rule_id == rule.id  # the grant is readable
+    command = refund_command(
+        action.model_copy(update={"rule_grant": grant}),
+        [],
+        run_id=rogue_id,
+        ticket_id=TICKET,
+        actor_id=None,
+    )
+    elsewhere = PendingRefundRelease(run_id="run-demo-other", action_hash=action.action_hash)
+    plan = RoguePlan(
+        signoff_queue=(queue := f"signoff-{uuid.uuid4()}"),
+        command=command,
+        release=elsewhere,
+        record=DecisionEvent(
+            run_id="run-demo-other",
+            tenant_id="demo",
+            ticket_id=TICKET,
+            sequence=0,
+            record=DecisionRecord(
+                action_hash=action.action_hash, kind="rule_approved", at=clock_now()
+            ),
+        ),
+    )
+    rogue_queue = f"rogue-{uuid.uuid4()}"
+    async with gate_worker(env, FakeModel(), seeded_engine, queue):
+        async with Worker(env.client, task_queue=rogue_queue, workflows=[RogueRun]):
+            said = await env.client.execute_workflow(
+                RogueRun.run, plan, id=rogue_id, task_queue=rogue_queue
+            )
+
+    assert said[0].startswith("refund: approver_invalid: ")
+    assert "is not one of signoff's runs" in said[0]
+    assert list_refunds(seeded_engine, "demo", "C-2210") == []
+    (untouched,) = rules_of(seeded_engine, "demo")
+    assert untouched.uses == 0
+    assert audit_kinds(seeded_engine, rogue_id) == ["refused"]
