@@ -4,6 +4,9 @@ PostgreSQL)."""
 
 from __future__ import annotations
 
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -42,12 +45,14 @@ def kinds(engine: Engine, tenant: str = "demo") -> list[str]:
     return [row.kind for row in reversed(rows)]
 
 
-def granted(engine: Engine, amount_minor: int, rule_id: str, call: str = "call-1") -> PendingAction:
+def granted(
+    engine: Engine, amount_minor: int, rule_id: str, call: str = "call-1", ticket: str = TICKET
+) -> PendingAction:
     """The action as the gate sends it after the match: carrying the rule's grant."""
-    action = proven_action(engine, amount_minor, ticket_id=TICKET, call_id=call)
+    action = proven_action(engine, amount_minor, ticket_id=ticket, call_id=call)
     match = match_rules(
         engine,
-        RuleMatchRequest(run_id=RUN_ID, tenant_id="demo", ticket_id=TICKET, action=action),
+        RuleMatchRequest(run_id=RUN_ID, tenant_id="demo", ticket_id=ticket, action=action),
         PROOF_KEYS,
         clock_now(),
     )
@@ -269,3 +274,26 @@ def test_an_administrator_disabled_since_voids_the_rules_they_made(store: Engine
 
     status, message = effect(store, action)
     assert status == "approver_invalid" and "no longer counts" in message
+
+
+def test_refunds_of_three_orders_racing_for_a_rules_last_use_make_one(store: Engine) -> None:
+    """Different orders take different order locks: only the rule's own row lock (and
+    SQLite's one writer) keeps its last use from being spent twice."""
+    rule = make_rule(store, PROOF_SIGNER, max_uses=1)
+    tickets = ("T-1042", "T-2210", "T-3107")
+    actions = [granted(store, 2000, rule.id, ticket=ticket) for ticket in tickets]
+    start = threading.Barrier(len(actions))
+
+    def contend(ticket: str, action: PendingAction) -> str:
+        command = proven_command(action, [], ticket_id=ticket)
+        start.wait()
+        return answer_refund(store, command, ProofCheck(PROOF_KEYS, RUN_ID)).result.status
+
+    with ThreadPoolExecutor(max_workers=len(actions)) as pool:
+        statuses = Counter(pool.map(contend, tickets, actions))
+
+    assert statuses == Counter({"refunded": 1, "approver_invalid": 2})
+    with Session(store) as session:
+        stored = session.get(StandingRule, rule.id)
+        assert stored is not None and stored.uses == 1
+        assert len(session.scalars(select(StandingRuleUse)).all()) == 1
