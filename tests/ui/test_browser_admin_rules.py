@@ -9,13 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from activities.store import make_engine, seed_demo
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from tests.live_ui import served
-from tests.ui.browser import screenshot, watch_console
+from tests.ui.axe import axe_violations
+from tests.ui.browser import new_page, screenshot, watch_console
+
+WIDE = {"width": 1280, "height": 900}
+PHONE = {"width": 375, "height": 800}
 
 
 async def unreachable_connect(_: Settings) -> Any:
@@ -58,3 +62,23 @@ def test_an_administrator_makes_and_revokes_a_rule_in_the_browser(page: Page, ui
     expect(row).to_contain_text("revoked")
     expect(page.get_by_role("button", name=f"Revoke {rule_id}")).to_have_count(0)
     assert problems == []
+
+
+def test_the_standing_rules_page_passes_axe_on_desktop_and_phone(
+    browser: Browser, ui_url: str
+) -> None:
+    # bypass_csp: axe-core is injected as a script, which the UI's CSP forbids.
+    for page in new_page(browser, viewport=WIDE, bypass_csp=True):
+        page.goto(f"{ui_url}/signin")
+        page.get_by_label("Reviewer name").fill("admin")
+        page.get_by_label("Password").fill("demo-admin")
+        page.get_by_role("button", name="Sign in").click()
+        page.goto(f"{ui_url}/admin/rules")
+        page.get_by_label("Maximum amount").fill("30.00")
+        page.get_by_label("Currency").fill("EUR")
+        page.get_by_role("button", name="Make the rule").click()
+        expect(page.locator("tr[data-rule-id]")).to_have_count(1)
+        found = [f"@1280: {line}" for line in axe_violations(page)]
+        page.set_viewport_size(PHONE)
+        found += [f"@375: {line}" for line in axe_violations(page)]
+        assert found == []
