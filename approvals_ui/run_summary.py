@@ -40,6 +40,8 @@ DECISION_WORDS = {
     "cancelled": N_("ended unanswered when the run stopped"),
     "refused": N_("saw a decision attempt refused"),
     "edited": N_("was edited before approval"),
+    "rule_approved": N_("was approved by a standing rule"),
+    "rule_shadow": N_("would have been approved by a standing rule (shadow mode)"),
 }
 
 

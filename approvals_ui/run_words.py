@@ -27,6 +27,8 @@ DECISION_KINDS = {
     "refused": N_("refused"),
     "edited": N_("edited"),
     "escalated": N_("escalated"),
+    "rule_approved": N_("approved by a standing rule"),
+    "rule_shadow": N_("a standing rule would approve (shadow)"),
     "first_approval": N_("first approval"),
     "executed": N_("executed"),
     "account": N_("account change"),

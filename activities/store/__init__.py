@@ -35,6 +35,7 @@ from activities.store.reviewer_accounts import (
 )
 from activities.store.reviewer_names import reviewer_name_key
 from activities.store.reviewers import ReviewerExists, UnknownReviewer, get_reviewer
+from activities.store.rule_schema import StandingRule  # in Base.metadata
 from activities.store.schema import Order, Refund, Reviewer, Tenant, Ticket
 from activities.store.seed import SeedReport, demo_password, seed_demo, seed_store
 from activities.store.slack_schema import EmailLink, SlackLink  # in Base.metadata
@@ -57,6 +58,7 @@ __all__ = [
     "LastAdministrator",
     "NotAdministrator",
     "Proof",
+    "StandingRule",
     "UnknownToken",
     "check_token",
     "prove",

@@ -118,7 +118,7 @@ def test_the_pages_of_a_run_read_in_french_from_the_inbox_to_the_audit(
     run_page = french["run, ended"]
     assert f"Le client (Kim Test) a écrit sur le ticket {case.ticket_id}" in run_page
     assert "a proposé un remboursement de 60,00 EUR sur la commande" in run_page
-    assert "refusé par alice, le " in run_page
+    assert "refusée par alice, le " in run_page
     assert "Hors délai de retour." in run_page and "aucun remboursement n’a été fait" in run_page
     assert FRENCH_TIME.search(run_page)
     assert f"Rembourser 60,00 EUR sur la commande {case.order_id}" in french["inbox rows"]

@@ -88,7 +88,7 @@ def test_the_same_summary_in_french() -> None:
         "L’agent a lu le ticket, a consulté la commande et a proposé un remboursement de "
         "1\u202f234,50 EUR sur la commande C-1042 en 3 tours du modèle ; 1 appel d’outil a "
         "échoué.",
-        f"Le remboursement de 1\u202f234,50 EUR : refusé par bob, le {at} "
+        f"La demande de remboursement de 1\u202f234,50 EUR : refusée par bob, le {at} "
         "(« non éligible : Hors délai. »).",
         "L’exécution : terminée (réponse donnée) ; aucun remboursement n’a été fait, et "
         "l’agent a répondu au client.",
