@@ -45,6 +45,7 @@ def test_the_french_decision_page_reads_in_french_and_passes_axe(
     expect(page.locator("time.utc").first).to_have_attribute(
         "title", re.compile(r"^Votre heure locale : ")
     )
+    screenshot(page, "decision-page-fr.png", docs=True)  # docs/ui/languages.md shows it
     for disclosure in page.locator("details").all():  # opened, they are checked too
         disclosure.locator("summary").click()
     wide = axe_violations(page)
