@@ -4,8 +4,8 @@ checks the same roles again."""
 
 from __future__ import annotations
 
-from approvals_ui.deps import SignedInReviewer
 from approvals_ui.lookups import no_role_message
+from signoff.service.reviewer_access import SignedInReviewer
 from tests.store.test_tool_effects import voucher_action
 
 
