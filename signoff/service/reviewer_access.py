@@ -16,13 +16,14 @@ from datetime import datetime, timedelta
 
 from activities.store import (
     ADMIN_ROLE,
+    Credential,
     Reviewer,
     check_token,
     get_reviewer,
     session_reviewer,
     start_session,
 )
-from signoff.service.accounts import password_holder
+from signoff.service.accounts import authenticated, password_holder
 from signoff.service.store import Store
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 from workflows.approval_requirements import may_move_forward
@@ -127,3 +128,22 @@ def open_session(store: Store, account: ReviewerAccount, lifetime: timedelta) ->
     """A session for the account a password sign-in proved; None when the reviewer was
     disabled or given another password since (the sign-in must start again)."""
     return start_session(store, account.reviewer.id, account._checked_password, lifetime)
+
+
+class AccessRefused(Exception):
+    """A credential that proves no one, or proves a reviewer of another tenant: the
+    message says which, and what to do."""
+
+
+def tenant_member(store: Store, credential: Credential, tenant_id: str) -> SignedInReviewer:
+    """The active reviewer `credential` proves, if they belong to `tenant_id` (who asks
+    for a run of that tenant). Raises AccessRefused."""
+    proof = authenticated(store, credential)
+    if proof.reviewer is None:
+        raise AccessRefused(str(proof.problem))
+    if proof.reviewer.tenant_id != tenant_id:
+        raise AccessRefused(
+            f"Reviewer '{proof.reviewer.id}' belongs to tenant '{proof.reviewer.tenant_id}', "
+            f"not '{tenant_id}'."
+        )
+    return signed_in(proof.reviewer)
