@@ -15,9 +15,11 @@ from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
 from approvals_ui.password_checks import PasswordChecks
 from approvals_ui.routers import (
+    admin_rules,
     api,
     api_audit,
     api_batch,
+    api_rules,
     approvals,
     audit,
     auth,
@@ -122,12 +124,14 @@ def create_app(
         slack_link,
         email_links,
         language,
+        admin_rules,
     )
     for page in pages:
         app.include_router(page.router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.include_router(api_batch.router)  # the same CSRF rule as api's POST
     app.include_router(api_audit.router)
+    app.include_router(api_rules.router)  # standing rules: the same CSRF rule as api's POST
     app.include_router(intake.router)  # helpdesk webhooks: the signature is the credential
     app.include_router(slack.router)  # Slack's button presses: the signature, as above
     app.include_router(codec.router)  # Temporal's remote codec protocol, its own CORS rule

@@ -13,9 +13,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-# Loaded with the package, whatever else is not: the Slack and e-mail link tables share
-# `Base` with schema.py, and `Base.metadata` must hold every table whichever module of
-# the store a process imports first (create_all, the runtime grants).
+# Loaded with the package, whatever else is not: the Slack and e-mail link tables and the
+# standing rules share `Base` with schema.py, and `Base.metadata` must hold every table
+# whichever module of the store a process imports first (create_all, the runtime grants).
+from activities.store import rule_schema as _rule_schema  # noqa: F401
 from activities.store import slack_schema as _slack_schema  # noqa: F401
 
 if TYPE_CHECKING:
@@ -72,6 +73,9 @@ if TYPE_CHECKING:
         ReviewerExists,
         UnknownReviewer,
         get_reviewer,
+    )
+    from activities.store.rule_schema import (
+        StandingRule,
     )
     from activities.store.schema import (
         Order,
@@ -146,6 +150,7 @@ _HOMES = {
     "ReviewerExists": "activities.store.reviewers",
     "UnknownReviewer": "activities.store.reviewers",
     "get_reviewer": "activities.store.reviewers",
+    "StandingRule": "activities.store.rule_schema",
     "Order": "activities.store.schema",
     "Refund": "activities.store.schema",
     "Reviewer": "activities.store.schema",
@@ -187,6 +192,7 @@ __all__ = [
     "ReviewerExists",
     "SeedReport",
     "SlackLink",
+    "StandingRule",
     "StoreError",
     "Tenant",
     "Ticket",

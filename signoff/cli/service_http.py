@@ -73,10 +73,14 @@ class ServiceHttp:
 
     def get(self, path: str, params: dict[str, str | int] | None = None) -> Answer:
         query = f"?{urlencode(params)}" if params else ""
-        return self._send("GET", path + query, None)
+        return self.request("GET", path + query)
 
     def post(self, path: str, json: dict[str, Any]) -> Answer:
-        return self._send("POST", path, json)
+        return self.request("POST", path, json=json)
+
+    def request(self, method: str, path: str, json: dict[str, Any] | None = None) -> Answer:
+        """`method` on `path` (under the base URL's path), with `json` as its body."""
+        return self._send(method, path, json)
 
     def _send(self, method: str, path: str, document: dict[str, Any] | None) -> Answer:
         headers = dict(self._headers)
