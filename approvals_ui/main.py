@@ -10,7 +10,6 @@ from pathlib import Path
 
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy import Engine
 
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
@@ -46,7 +45,7 @@ from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
 from signoff.service.metrics import refresh_in_background, watch_store
 from signoff.service.passkey_step_up import passkey_policy
-from signoff.service.store import open_store
+from signoff.service.store import Store, close_store, open_store
 
 STATIC_DIR = Path(__file__).parent / "static"
 API_DESCRIPTION = (
@@ -65,7 +64,7 @@ API_DESCRIPTION = (
 def create_app(
     settings: Settings,
     temporal_connect: TemporalConnect = connect,
-    engine: Engine | None = None,
+    engine: Store | None = None,
 ) -> FastAPI:
     own_engine = engine is None
     store = engine if engine is not None else open_store(settings)
@@ -83,7 +82,7 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await refreshing
             if own_engine:
-                store.dispose()
+                close_store(store)
 
     # Only the JSON API is in the schema; no docs page (it would need a CDN and inline
     # script, which the CSP forbids): tools read /api/openapi.json.

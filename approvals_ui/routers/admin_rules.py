@@ -17,11 +17,11 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request, status
 from fastapi.responses import RedirectResponse, Response
 
 from approvals_ui.decision_words import translated
-from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep, SignedInReviewer
+from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render, request_words
 from approvals_ui.words import N_
-from signoff.service.accounts import ADMIN_ROLE
+from signoff.service.reviewer_access import SignedInReviewer
 from signoff.service.standing_rules import (
     InvalidRule,
     RuleAlreadyRevoked,
@@ -53,7 +53,7 @@ STATES = {
 
 
 def admin_only(request: Request, reviewer: CurrentReviewer) -> SignedInReviewer:
-    if ADMIN_ROLE not in reviewer.roles:
+    if not reviewer.is_admin:
         raise HTTPException(status.HTTP_403_FORBIDDEN, request_words(request).gettext(NOT_ADMIN))
     return reviewer
 

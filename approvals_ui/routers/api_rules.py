@@ -15,9 +15,9 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from approvals_ui.api_models import ApiError
-from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep, SignedInReviewer
+from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep
 from approvals_ui.security import api_csrf_protect
-from signoff.service.accounts import ADMIN_ROLE
+from signoff.service.reviewer_access import SignedInReviewer
 from signoff.service.standing_rules import (
     InvalidRule,
     RuleAlreadyRevoked,
@@ -75,7 +75,7 @@ class RuleView(BaseModel):
 
 
 def admin_of_tenant(reviewer: CurrentReviewer) -> SignedInReviewer:
-    if ADMIN_ROLE not in reviewer.roles:
+    if not reviewer.is_admin:
         raise HTTPException(status.HTTP_403_FORBIDDEN, NOT_ADMIN)
     return reviewer
 

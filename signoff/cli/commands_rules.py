@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Annotated, Any, NoReturn
 
-import httpx
 import typer
 
 from signoff.cli.decision_service import (
@@ -25,6 +24,7 @@ from signoff.cli.decision_service import (
     answer_of,
     service_session,
 )
+from signoff.cli.service_http import TransportError
 from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
 from signoff.config.settings import Settings
 
@@ -177,7 +177,7 @@ def _ask(
             return answer_of(response)
     except NotThatReviewer:
         fail(f"That API token is not '{admin}''s (or was revoked). Nothing was changed.")
-    except httpx.TransportError:
+    except TransportError:
         fail(
             f"The decision service at {url} did not answer. Nothing was changed. Start it "
             "(`make demo`, or `signoff ui`), or set SIGNOFF_DECISION_SERVICE_URL.",
