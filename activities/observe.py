@@ -10,10 +10,10 @@ model output, a reviewer's reason or any secret (the test in
 
 Model turns and tool calls follow OpenTelemetry's GenAI semantic conventions: a turn
 is `chat {model}` and a call `execute_tool {tool}`, with the conventions' `gen_ai.*`
-attributes and our `signoff.*` ones beside them. There is no `invoke_agent` span: an
-agent run is a workflow that lives for minutes or days, across workers and replays,
-and no code may hold a span open over it; the run's one trace, rooted at
-`StartWorkflow:AgentRun`, is the agent's invocation.
+attributes and our `signoff.*` ones beside them. The run's trace is rooted at the
+starter's `invoke_agent {agent}` span (signoff/config/telemetry.py): an agent run is a
+workflow that lives for minutes or days, across workers and replays, so the invocation
+span ends once Temporal holds the run, and everything the run does is its descendant.
 
 The approval wait cannot be a span the workflow opens and closes: workflow code does
 no I/O and replays. It is emitted at decision time by `record_decision`, the activity
@@ -37,7 +37,7 @@ from temporalio import activity
 from activities import metrics
 from activities.store.decisions import audit_kind
 from signoff.config.run_identity import run_identity
-from signoff.config.telemetry import tracer
+from signoff.config.telemetry import GEN_AI_PROVIDER_NAMES, tracer
 from workflows.actions import DecisionEvent, RefundCommand, RefundResult
 from workflows.contracts import ModelPrice, ModelReply, ModelRequest, ToolCallInput, ToolResult
 
@@ -46,9 +46,6 @@ logger = logging.getLogger("signoff.activity")
 GEN_AI_OPERATION = "gen_ai.operation.name"
 CHAT = "chat"
 EXECUTE_TOOL = "execute_tool"
-# `gen_ai.provider.name`: the conventions' names where they have one, ours otherwise
-# (an OpenAI-compatible server is named as OpenAI's API, which it speaks).
-PROVIDER_NAMES = {"anthropic": "anthropic", "openai": "openai", "scripted": "signoff.scripted"}
 # `error.type` of a call that gave the model an error result (unknown tool, invalid
 # arguments, refusal, timeout, exception: `signoff.tool_result` is `error`).
 TOOL_ERROR = "tool_error"
@@ -81,7 +78,7 @@ def model_turn_span(request: ModelRequest) -> Iterator[Span]:
     attributes: dict[str, AttributeValue] = {
         **run_attributes(),
         GEN_AI_OPERATION: CHAT,
-        "gen_ai.provider.name": PROVIDER_NAMES[model.provider],
+        "gen_ai.provider.name": GEN_AI_PROVIDER_NAMES[model.provider],
         "gen_ai.request.model": model.model_id,
         "gen_ai.request.max_tokens": request.max_tokens,
         "signoff.model": model.label(),

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 from opentelemetry import trace
-from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFlags
 from temporalio.client import Interceptor
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
@@ -40,6 +40,40 @@ logger = logging.getLogger(__name__)
 def tracer() -> trace.Tracer:
     """The tracer of our own spans: the global provider's, whatever it is when called."""
     return trace.get_tracer(TRACER_NAME)
+
+
+# `gen_ai.provider.name`: the GenAI conventions' names where they have one, ours otherwise
+# (an OpenAI-compatible server is named as OpenAI's API, which it speaks).
+GEN_AI_PROVIDER_NAMES = {
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "scripted": "signoff.scripted",
+}
+
+
+@contextmanager
+def invoke_agent_span(
+    agent: str, *, provider: str, model_id: str, tenant_id: str, run_id: str
+) -> Iterator[None]:
+    """`invoke_agent {agent}`, the GenAI conventions' span of an agent's invocation, around
+    the start of a run (inside `run_trace`).
+
+    The invocation is asynchronous: the span ends once Temporal holds the run, and the
+    run itself, which may wait days for a reviewer across workers and replays, is its
+    descendant (the interceptor's `StartWorkflow` span is its child). No code holds a
+    span open over the run."""
+    attributes = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": agent,
+        "gen_ai.provider.name": GEN_AI_PROVIDER_NAMES.get(provider, provider),
+        "gen_ai.request.model": model_id,
+        "signoff.tenant": tenant_id,
+        "signoff.run_id": run_id,
+    }
+    with tracer().start_as_current_span(
+        f"invoke_agent {agent}", kind=SpanKind.CLIENT, attributes=attributes
+    ):
+        yield
 
 
 @contextmanager

@@ -17,11 +17,11 @@ from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureEr
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from signoff.config.telemetry import run_trace
 from signoff.service.pending import run_state, try_state
 from signoff.service.run_reading import RunNotFound
 from signoff.service.run_watch import RunChange, history_batches, watch_run
 from signoff.service.runs import start_run
+from signoff.service.triage_start import triage_trace
 from workflows.contracts import RunEvent, RunOutcome, RunRequest, RunState
 from workflows.triage import TriageTicket
 from workflows.triage_contracts import TriageOutcome, TriageRequest
@@ -88,7 +88,7 @@ async def triage(runs: Runs, request: TriageRequest, task_queue: str) -> TriageO
     same request id). Raises TriageDidNotFinish."""
     triage_id = f"triage-{request.tenant_id}-{request.request_id}"
     try:
-        with run_trace(request.trace_id):  # one trace per triage and its agent run
+        with triage_trace(request):  # one trace per triage and its agent run
             handle = await runs.start_workflow(
                 TriageTicket.run, request, id=triage_id, task_queue=task_queue
             )

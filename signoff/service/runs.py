@@ -22,9 +22,12 @@ from temporalio.common import (
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from signoff.config.telemetry import run_trace
+from signoff.config.telemetry import invoke_agent_span, run_trace
 from workflows.agent_run import AgentRun
 from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, RunRequest, run_id_for
+
+# The agent a request without a profile runs: the built-in one (default_profiles.toml).
+BUILTIN_AGENT = "support"
 
 STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
 TENANT_KEY = SearchAttributeKey.for_keyword(TENANT_ATTRIBUTE)
@@ -99,7 +102,17 @@ async def start_run(
             raise
         return existing, False
     try:
-        with run_trace(request.trace_id):  # one trace per run (config/telemetry.py)
+        # One trace per run, rooted at its `invoke_agent` span (config/telemetry.py).
+        with (
+            run_trace(request.trace_id),
+            invoke_agent_span(
+                request.profile.agent_name if request.profile else BUILTIN_AGENT,
+                provider=request.model.provider,
+                model_id=request.model.model_id,
+                tenant_id=request.tenant_id,
+                run_id=run_id,
+            ),
+        ):
             handle = await client.start_workflow(
                 AgentRun.run,
                 request,

@@ -11,7 +11,8 @@ nothing.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
@@ -19,12 +20,14 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from signoff.config.profiles import LoadedProfiles
 from signoff.config.settings import Settings, parse_model
-from signoff.config.telemetry import run_trace
+from signoff.config.telemetry import invoke_agent_span, run_trace
 from signoff.service.run_requests import new_run_request
 from workflows.contracts import ModelRef
 from workflows.triage import TriageTicket
 from workflows.triage_contracts import REFUND_AGENT_GOAL, REFUND_TASK_KIND, TriageRequest
 
+# The agent name of a triage's span (it is a forced classification, not a profile's agent).
+TRIAGE_AGENT = "triage"
 # The script a scripted triage classifies with (as `signoff triage`).
 TRIAGE_SCRIPT = "triage"
 
@@ -84,11 +87,29 @@ def triage_request(
     )
 
 
+@contextmanager
+def triage_trace(request: TriageRequest) -> Iterator[None]:
+    """Start a triage inside this: its trace (which its agent run shares), rooted at its
+    `invoke_agent triage` span (config/telemetry.py)."""
+    workflow_id = triage_id(request.tenant_id, request.request_id)
+    with (
+        run_trace(request.trace_id),
+        invoke_agent_span(
+            TRIAGE_AGENT,
+            provider=request.model.provider,
+            model_id=request.model.model_id,
+            tenant_id=request.tenant_id,
+            run_id=workflow_id,
+        ),
+    ):
+        yield
+
+
 async def ensure_triage(client: Client, settings: Settings, request: TriageRequest) -> str:
     """Start the triage unless its workflow id was ever used; its workflow id."""
     workflow_id = triage_id(request.tenant_id, request.request_id)
     try:
-        with run_trace(request.trace_id):
+        with triage_trace(request):
             await client.start_workflow(
                 TriageTicket.run,
                 request,

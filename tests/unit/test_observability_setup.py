@@ -25,7 +25,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 from signoff.config.logs import REDACTED, JsonFormatter, configure_logging, settings_secrets
 from signoff.config.run_identity import run_identity
 from signoff.config.settings import Settings
-from signoff.config.telemetry import run_trace, worker_runtime
+from signoff.config.telemetry import invoke_agent_span, run_trace, worker_runtime
 from signoff.wiring.observability import serve_worker_metrics
 from tests.workflow.observed_run import free_port
 
@@ -236,3 +236,41 @@ def test_a_run_is_started_in_the_trace_its_request_names() -> None:
         again = trace.get_current_span().get_span_context()
     assert first.is_valid and (first.trace_id, first.span_id) == (again.trace_id, again.span_id)
     assert not trace.get_current_span().get_span_context().is_valid  # left as it was
+
+
+def test_the_invoke_agent_span_keeps_the_runs_trace_when_nothing_is_exported() -> None:
+    # No SDK provider (the CLI without an endpoint): the start's span, inside
+    # `invoke_agent`, still carries the trace the run's request names.
+    hex_id = "5bf92f3577b34da6a3ce929d0e0e4736"
+    with (
+        run_trace(hex_id),
+        invoke_agent_span(
+            "support", provider="scripted", model_id="demo", tenant_id="demo", run_id="run-demo-1"
+        ),
+    ):
+        started = trace.get_current_span().get_span_context()
+    assert started.is_valid and format(started.trace_id, "032x") == hex_id
+
+
+def test_a_triage_start_is_an_invoke_agent_triage_span(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from signoff.config import telemetry
+    from signoff.service.triage_start import triage_request, triage_trace
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(telemetry, "tracer", lambda: provider.get_tracer("test"))
+    request = triage_request(Settings(home=tmp_path), "demo", "T-1042", "req-1")
+    with triage_trace(request):
+        pass
+    [span] = exporter.get_finished_spans()
+    assert span.name == "invoke_agent triage"
+    assert span.context is not None and format(span.context.trace_id, "032x") == request.trace_id
+    assert dict(span.attributes or {})["signoff.run_id"] == "triage-demo-req-1"
+    assert dict(span.attributes or {})["gen_ai.operation.name"] == "invoke_agent"

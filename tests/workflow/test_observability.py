@@ -103,14 +103,15 @@ def path_to_root(spans: list[ReadableSpan], span: ReadableSpan) -> list[str]:
 def test_the_run_is_one_trace_with_a_span_per_step(run: ObservedRun) -> None:
     spans = run_spans(run)
     assert run.outcome.status == "completed" and run.outcome.effects_performed
-    [root] = named(spans, "StartWorkflow:AgentRun")
-    # The trace is the one the run's request names (`run_trace`): its parent is that
-    # trace's root, never exported, so that a starter that exports nothing still gives
-    # the worker's spans one trace.
+    [start] = named(spans, "StartWorkflow:AgentRun")
+    # The run's trace is rooted at the starter's `invoke_agent support` span, whose
+    # parent is the trace the run's request names (`run_trace`), never exported, so that
+    # a starter that exports nothing still gives the worker's spans one trace.
+    [root] = named(spans, "invoke_agent support")
     assert root.context is not None and root.context.trace_id == int(run.trace_id, 16)
     assert root.parent is not None and root.parent.is_remote
-    assert path_to_root(spans, root) == [root.name]
-    assert parent_name(spans, named(spans, "RunWorkflow:AgentRun")[0]) == root.name
+    assert path_to_root(spans, start) == [start.name, root.name]
+    assert parent_name(spans, named(spans, "RunWorkflow:AgentRun")[0]) == start.name
 
     turns = named(spans, f"chat {run.outcome.model.model_id}")
     assert len(turns) == run.outcome.turns_used == 4
@@ -129,6 +130,7 @@ def test_the_run_is_one_trace_with_a_span_per_step(run: ObservedRun) -> None:
             span.name,
             f"RunActivity:{activity}",
             f"StartActivity:{activity}",
+            start.name,
             root.name,
         ]
         assert attributes(span)["signoff.tenant"] == "demo"
@@ -153,10 +155,20 @@ def test_the_run_is_one_trace_with_a_span_per_step(run: ObservedRun) -> None:
 
 
 def test_spans_follow_the_genai_conventions(run: ObservedRun) -> None:
-    """OpenTelemetry's GenAI semantic conventions: a model turn is `chat {model}`, a
-    tool call `execute_tool {tool}`, each with the conventions' attributes."""
+    """OpenTelemetry's GenAI semantic conventions: the run's start is `invoke_agent
+    {agent}`, a model turn `chat {model}`, a tool call `execute_tool {tool}`, each with
+    the conventions' attributes."""
     spans = run_spans(run)
     model = run.outcome.model
+    [invoked] = named(spans, "invoke_agent support")
+    assert attributes(invoked) == {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "support",
+        "gen_ai.provider.name": "signoff.scripted",
+        "gen_ai.request.model": model.model_id,
+        "signoff.tenant": "demo",
+        "signoff.run_id": run.run_id,
+    }
     turns = named(spans, f"chat {model.model_id}")
     assert turns
     for turn in turns:
