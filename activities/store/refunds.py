@@ -100,6 +100,11 @@ class LedgerAnswer:
     result: RefundResult
     replayed: bool = False
 
+    def with_trail_written(self, written: bool) -> LedgerAnswer:
+        """The answer saying whether the command's decision records are in the audit."""
+        result = self.result.model_copy(update={"trail_written": written})
+        return LedgerAnswer(result, self.replayed)
+
 
 def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
     """Refund once, or say why not (see the module note). Raises UnknownTenant."""
@@ -179,6 +184,8 @@ def _decide(
         )
     not_counted = why_approvals_do_not_count(session, command, state, needs)
     if not_counted is not None:
+        if proven:  # the caller is the run: the refusal is on its record, beside the approval
+            append_refused_effect(session, command, not_counted, command.run_id)
         return RefundResult(status="approver_invalid", message=not_counted, state=state)
     refusal = rule_violation(command, state)
     if refusal is not None:
