@@ -13,8 +13,7 @@ from temporalio import activity
 from signoff.config.decision_signatures import VerificationKeys, raw_public_key
 from signoff.config.run_limits import limits_from_settings
 from signoff.config.settings import Settings
-from workflows.decision_keyring import DecisionKey
-from workflows.run_limits import RUN_LIMITS_ACTIVITY, RunLimits, RunLimitsRequest
+from workflows.run_limits import RUN_LIMITS_ACTIVITY, DecisionKey, RunLimits, RunLimitsRequest
 
 __all__ = ["RunLimitsActivity", "limits_from_settings"]
 

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Annotated
 
-from pydantic import Field
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
@@ -35,22 +33,13 @@ with workflow.unsafe.imports_passed_through():
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     from workflows.actions import Decision
-    from workflows.contract_base import Contract
-    from workflows.decision_proof import CLOCK_SKEW, KEY_ID_PATTERN, canonical_bytes, key_id_of
-
-PUBLIC_KEY_HEX_LENGTH = 64
+    from workflows.decision_proof import CLOCK_SKEW, canonical_bytes, key_id_of
+    from workflows.run_limits import DecisionKey
 
 FORGED = (
     "This decision's proof does not match it: no signoff front end signed this decision "
     "for this run and this action. Nothing was decided."
 )
-
-
-class DecisionKey(Contract):
-    """One public key the decision service signs with, as the worker holds it."""
-
-    key_id: Annotated[str, Field(pattern=KEY_ID_PATTERN)]
-    public_key: Annotated[str, Field(pattern=rf"^[0-9a-f]{{{PUBLIC_KEY_HEX_LENGTH}}}$")]
 
 
 def stale_refusal(issued_at: datetime, now: datetime, max_age: timedelta) -> str | None:

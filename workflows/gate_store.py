@@ -48,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_policy import effect_key
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
+    from workflows.local_calls import local_call
     from workflows.refund_commands import refund_command
 
 STORE_CALL_TIMEOUT = timedelta(seconds=30)
@@ -93,7 +94,7 @@ async def hold(action: PendingAction, request: RunRequest) -> int:
     pending sum is read afresh in the same transaction.
     """
     # The action alone: its order, hash, amount and expiry are in it.
-    held: PendingRefundHeld = await workflow.execute_local_activity(
+    held: PendingRefundHeld = await local_call(
         HOLD_PENDING_REFUND_ACTIVITY,
         ActionHold(
             run_id=workflow.info().workflow_id,
@@ -102,7 +103,7 @@ async def hold(action: PendingAction, request: RunRequest) -> int:
             action=action,
         ),
         result_type=PendingRefundHeld,
-        start_to_close_timeout=HOLD_CALL_TIMEOUT,
+        timeout=HOLD_CALL_TIMEOUT,
         retry_policy=STORE_RETRIES,
     )
     return held.pending_minor

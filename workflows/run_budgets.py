@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import FinalStatus, OutcomeReason, RunRequest
     from workflows.decision_keyring import RunKeyring
+    from workflows.local_calls import local_call
     from workflows.run_books import RunBooks
     from workflows.run_limits import (
         RUN_LIMITS_ACTIVITY,
@@ -91,11 +92,11 @@ async def worker_terms(request: RunRequest) -> tuple[RunRequest, RunKeyring]:
     """
     started_at = workflow.now()
     try:
-        limits: RunLimits = await workflow.execute_local_activity(
+        limits: RunLimits = await local_call(
             RUN_LIMITS_ACTIVITY,
             RunLimitsRequest(model=request.model),
             result_type=RunLimits,
-            start_to_close_timeout=RUN_LIMITS_TIMEOUT,
+            timeout=RUN_LIMITS_TIMEOUT,
             retry_policy=RetryPolicy(maximum_attempts=RUN_LIMITS_ATTEMPTS),
         )
     except ActivityError as error:

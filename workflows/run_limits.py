@@ -20,13 +20,24 @@ from pydantic import Field
 
 from workflows.contract_base import Contract
 from workflows.contracts import ModelPrice, ModelRef, RunRequest
-from workflows.decision_keyring import DecisionKey
+from workflows.decision_proof import KEY_ID_PATTERN
 
 RUN_LIMITS_ACTIVITY = "run_limits"
 # A local activity (run_budgets.py): it only reads what the worker loaded at its start, so
 # it is short, and a few attempts are plenty.
 RUN_LIMITS_TIMEOUT = timedelta(seconds=10)
 RUN_LIMITS_ATTEMPTS = 5
+
+
+PUBLIC_KEY_HEX_LENGTH = 64
+
+
+class DecisionKey(Contract):
+    """One public key the decision service signs with, as the worker holds it: the run
+    checks decisions' signatures with these (`decision_keyring.py`)."""
+
+    key_id: Annotated[str, Field(pattern=KEY_ID_PATTERN)]
+    public_key: Annotated[str, Field(pattern=rf"^[0-9a-f]{{{PUBLIC_KEY_HEX_LENGTH}}}$")]
 
 
 class RunLimitsRequest(Contract):
