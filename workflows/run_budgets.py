@@ -73,12 +73,6 @@ def over_budget(books: RunBooks, request: RunRequest) -> str | None:
     return None
 
 
-async def held_to_worker_limits(request: RunRequest) -> RunRequest:
-    """The request with the worker's limits applied (workflows/run_limits.py)."""
-    held, _ = await worker_terms(request)
-    return held
-
-
 async def worker_terms(request: RunRequest) -> tuple[RunRequest, RunKeyring]:
     """The request held to the worker's limits, and the keys the run checks decisions
     with, from one local activity.
