@@ -115,7 +115,8 @@ class TrailRecorder:
                 reraise_cancellation(error)
                 workflow.logger.warning("decision %d not in the audit yet: %s", index, error)
                 return
-            self.recorded = index + 1
+            # An effect may have written past this record meanwhile (`written`).
+            self.recorded = max(self.recorded, index + 1)
         # Records that arrived while one was written were written by this loop too.
         self.attempted = len(self.trail)
 
