@@ -43,7 +43,7 @@ XDIST := -n 2 --dist loadfile
 
 test: $(STAMP)
 	scripts/ensure-system-packages.sh
-	$(BIN)/python -m pytest -q $(XDIST)
+	$(BIN)/python -m pytest -q $(XDIST) --durations=30
 	$(MAKE) --no-print-directory test-calendar
 
 # Between edits (docs/development/tests.md): no dev server, browser, PostgreSQL or slow test.
@@ -54,7 +54,7 @@ test-fast: $(STAMP)
 # a test that holds a calendar date where the code reads the clock fails here first.
 test-calendar: $(STAMP)
 	scripts/ensure-system-packages.sh
-	faketime -f '+400d' $(BIN)/python -m pytest -q -p no:cacheprovider tests/unit tests/store
+	faketime -f '+400d' $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) tests/unit tests/store
 
 # Not in `make test`: timings, not assertions (see docs/benchmarks/index.md).
 bench: $(STAMP)
@@ -71,12 +71,21 @@ bench-runs: $(STAMP)
 bench-cli: $(STAMP)
 	$(BIN)/python -m bench.cli
 
-# Fault injection (issue 13): workers killed at each phase, the dev server restarted,
-# an overloaded model, PostgreSQL stopped 10 s, reviewers racing. Writes bench/results/CHAOS.md;
-# about 20 minutes at the default 20 runs a fault. `python -m bench.chaos --quick` for a try.
+# Fault injection (docs/operating/faults.md): workers killed at each phase, the dev server
+# restarted, an overloaded model, PostgreSQL stopped 10 s, reviewers racing, Stripe. Writes bench/results/CHAOS.md;
+# about 15 minutes at the default 20 runs a fault. `python -m bench.chaos --quick` for a try.
 .PHONY: chaos
 chaos: $(STAMP)
 	$(BIN)/python -m bench.chaos
+
+# The reviewer UI's screenshots in docs/images/, taken by the browser tests that check
+# those pages (tests/ui/browser.py `screenshot(..., docs=True)`); a few minutes.
+DOCS_IMAGE_TESTS := tests/ui/test_browser_edit.py tests/ui/test_browser_batch.py \
+	tests/ui/test_browser_n_of_m.py tests/ui/test_browser_live_run.py
+.PHONY: docs-images
+docs-images: $(STAMP)
+	scripts/ensure-system-packages.sh
+	SIGNOFF_DOCS_IMAGES=1 $(BIN)/python -m pytest -q $(DOCS_IMAGE_TESTS)
 
 # The inbox's read model (10,000 waiting) and the audit (100,000 decisions), paged
 # through the service on a temporary SQLite file: about a minute, no Temporal.

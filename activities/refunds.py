@@ -38,6 +38,7 @@ from activities.payments.connector import (
 )
 from activities.payments.registry import PaymentConnectors
 from activities.payments.remote_refund import answer_remote_refund, read_remote_state
+from activities.rule_callers import rule_caller_problem
 from activities.store import pending_refunds
 from activities.store import refunds as ledger
 from activities.store.decisions import from_trail
@@ -112,7 +113,11 @@ class RefundActivities:
         with observe.refund_span(command) as span:
             try:
                 check = ProofCheck(
-                    self._keys, caller_run_id(), self._passkeys, approvals=self._approvals
+                    self._keys,
+                    caller_run_id(),
+                    self._passkeys,
+                    approvals=self._approvals,
+                    rule_caller=await rule_caller_problem(command.action),
                 )
                 started = datetime.now(UTC)
                 answer = await self._answer(command, check)

@@ -29,6 +29,7 @@ from activities.caller import caller_run_id, only_its_own
 from activities.connectors.replies import HelpdeskReplies
 from activities.mcp.call import McpServerUnavailable, call_tool
 from activities.refunds import non_retryable
+from activities.rule_callers import rule_caller_problem
 from activities.store import tool_effects as store
 from activities.store.customer_replies import send_reply
 from activities.store.effect_proofs import ProofCheck
@@ -114,7 +115,8 @@ class ToolEffects:
         """The proofs checked and the key claimed, then `function(arguments(), context)`
         once (again, with the same key, when a worker died before it was stored)."""
         requirements = effect_requirements(self._profiles.profiles, command.action.tool)
-        check = ProofCheck(self._keys, caller_run_id(), self._passkeys)
+        rule_caller = await rule_caller_problem(command.action)
+        check = ProofCheck(self._keys, caller_run_id(), self._passkeys, rule_caller=rule_caller)
         try:
             claim = await asyncio.to_thread(
                 store.claim_effect, self._engine, command, check, requirements

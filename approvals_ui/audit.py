@@ -18,7 +18,7 @@ from datetime import date
 from urllib.parse import urlencode
 
 from signoff.service.audit import AUDIT_KINDS, AuditPage, AuditQuery, audit_page, audit_rows
-from signoff.service.store import Engine
+from signoff.service.store import Store
 from workflows.contract_base import IDENTIFIER_PATTERN
 
 VERDICTS: tuple[str, ...] = AUDIT_KINDS
@@ -91,14 +91,14 @@ def parse_cursor(text: str | None) -> int | None:
 
 
 async def read_page(
-    engine: Engine, tenant_id: str, chosen: AuditFilter, before: int | None, limit: int
+    engine: Store, tenant_id: str, chosen: AuditFilter, before: int | None, limit: int
 ) -> AuditPage:
     """One page of the tenant's audit, newest first, with the filtered total."""
     query = chosen.for_tenant(tenant_id)
     return await asyncio.to_thread(audit_page, engine, query, before=before, limit=limit)
 
 
-async def read_all(engine: Engine, tenant_id: str, chosen: AuditFilter) -> AuditPage:
+async def read_all(engine: Store, tenant_id: str, chosen: AuditFilter) -> AuditPage:
     """Every matching event, newest first (for the CSV)."""
     query = chosen.for_tenant(tenant_id)
     rows = await asyncio.to_thread(audit_rows, engine, query, batch=CSV_BATCH_ROWS)

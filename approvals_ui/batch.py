@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from fastapi import HTTPException, Request
 
-from approvals_ui.deps import SignedInReviewer
 from approvals_ui.lookups import no_role_message, pending_by_hash, run_to_decide
 from signoff.service.batch_decisions import (
     NOT_IN_TENANT,
@@ -25,6 +24,7 @@ from signoff.service.batch_decisions import (
 from signoff.service.decisions import Choice, Decider
 from signoff.service.decisions import decide as decide_action
 from signoff.service.passkey_step_up import step_up_for
+from signoff.service.reviewer_access import SignedInReviewer
 from workflows.actions import Verdict
 
 

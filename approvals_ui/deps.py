@@ -26,56 +26,32 @@ import binascii
 import math
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, status
-from sqlalchemy import Engine
-from temporalio.client import Client
 
+from approvals_ui.password_checks import PasswordChecks
 from approvals_ui.sessions import SESSION_ID_KEY, session_of
 from approvals_ui.words import N_
 from signoff.config.settings import Settings
 from signoff.service.accounts import (
-    Reviewer,
-    check_token,
-    get_reviewer,
     reviewer_name_key,
-    session_reviewer,
 )
 from signoff.service.languages import preferred_language
 from signoff.service.metrics import signin_failed
 from signoff.service.payment_orders import PaymentConnectors, PaymentLinkRefused, connectors
-from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
-from workflows.approval_requirements import may_move_forward
+from signoff.service.reviewer_access import (
+    SignedInReviewer,
+    named_account,
+    session_holder,
+    token_holder,
+)
+from signoff.service.run_control import Runs
+from signoff.service.store import Store
 from workflows.contract_base import IDENTIFIER_PATTERN
 
-TemporalConnect = Callable[[Settings], Awaitable[Client]]
-
-
-@dataclass(frozen=True)
-class SignedInReviewer:
-    id: str
-    tenant_id: str
-    display_name: str
-    roles: tuple[str, ...]
-
-    @property
-    def can_decide(self) -> bool:
-        return REFUND_APPROVER_ROLE in self.roles
-
-    def may_decide(self, action: PendingAction | None) -> bool:
-        """Whether this reviewer holds a role the action's tool policy lets approve it
-        (the refund's `refund_approver` for an action this page cannot find); the run's
-        validator has the last word."""
-        roles = [REFUND_APPROVER_ROLE] if action is None else action.approver_roles
-        return bool(set(roles) & set(self.roles))
-
-    def may_move_forward(self, action: PendingAction) -> bool:
-        """Whether an approval of this reviewer would count: not given yet, and of the
-        role the action's next step needs (N of M, a role, a chain)."""
-        return may_move_forward(action, self.id, self.roles)
+TemporalConnect = Callable[[Settings], Awaitable[Runs]]
 
 
 class SignInRequired(Exception):
@@ -126,10 +102,10 @@ class TemporalProvider:
     def __init__(self, settings: Settings, connect: TemporalConnect) -> None:
         self._settings = settings
         self._connect = connect
-        self._client: Client | None = None
+        self._client: Runs | None = None
         self._lock = asyncio.Lock()
 
-    async def get(self) -> Client:
+    async def get(self) -> Runs:
         if self._client is not None:
             return self._client
         async with self._lock:
@@ -161,12 +137,12 @@ def get_payments(request: Request) -> PaymentConnectors:
     return payments
 
 
-def get_engine(request: Request) -> Engine:
-    engine: Engine = request.app.state.engine
+def get_engine(request: Request) -> Store:
+    engine: Store = request.app.state.engine
     return engine
 
 
-async def get_temporal(request: Request) -> Client:
+async def get_temporal(request: Request) -> Runs:
     provider: TemporalProvider = request.app.state.temporal
     return await provider.get()
 
@@ -191,12 +167,11 @@ def _reviewer_or_none(request: Request) -> SignedInReviewer | None:
     session_id = session.get(SESSION_ID_KEY)
     if not isinstance(session_id, str):
         return None
-    reviewer = session_reviewer(get_engine(request), session_id)
+    reviewer = session_holder(get_engine(request), session_id)
     if reviewer is None:
         # Signed out elsewhere, expired, password changed, reviewer disabled or deleted.
         session.pop(SESSION_ID_KEY, None)
-        return None
-    return _signed_in(reviewer)
+    return reviewer
 
 
 def _token_reviewer(request: Request, authorization: str) -> SignedInReviewer:
@@ -206,13 +181,12 @@ def _token_reviewer(request: Request, authorization: str) -> SignedInReviewer:
     if scheme.lower() != BEARER_SCHEME or not token.strip():
         signin_failed("bad_token")
         raise InvalidApiToken()
-    proof = check_token(get_engine(request), token.strip(), datetime.now(UTC))
-    reviewer = proof.reviewer
-    if reviewer is None:
+    proof = token_holder(get_engine(request), token.strip(), datetime.now(UTC))
+    if proof.reviewer is None:
         signin_failed("bad_token")
         raise InvalidApiToken(proof.problem)
     request.state.auth = AUTH_BEARER
-    return _signed_in(reviewer)
+    return proof.reviewer
 
 
 def _password_reviewer(request: Request, credentials: str) -> SignedInReviewer:
@@ -241,45 +215,37 @@ def _password_reviewer(request: Request, credentials: str) -> SignedInReviewer:
             f"Too many sign-in attempts. Try again in {math.ceil(wait)} second(s).",
         )
     # Under the process's cap on password checks (this sync dependency runs in a thread).
-    reviewer = request.app.state.password_checks.holder(get_engine(request), name, password)
-    if reviewer is None:  # already counted by begin
+    checks: PasswordChecks = request.app.state.password_checks
+    account = checks.holder(get_engine(request), name, password)
+    if account is None:  # already counted by begin
         signin_failed("wrong_credentials")
         raise WrongPassword(f"Wrong password for '{name}', or no such reviewer with a password.")
-    if not reviewer.active:
+    if not account.active:
         signin_failed("disabled")
         raise DisabledReviewer()
     limiter.succeeded(name_key, address)
     request.state.auth = AUTH_BEARER
-    return _signed_in(reviewer)
+    return account.reviewer
 
 
 def _proxy_reviewer(request: Request, header: str) -> SignedInReviewer | None:
     reviewer_id = request.headers.get(header, "").strip()
     if not reviewer_id:
         return None
-    reviewer = (
-        get_reviewer(get_engine(request), reviewer_id)
+    account = (
+        named_account(get_engine(request), reviewer_id)
         if re.match(IDENTIFIER_PATTERN, reviewer_id)
         else None
     )
-    if reviewer is None:
+    if account is None:
         raise UnknownProxyReviewer()
-    if not reviewer.active:
+    if not account.active:
         raise DisabledReviewer()
-    return _signed_in(reviewer)
+    return account.reviewer
 
 
 def authenticated_by_bearer(request: Request) -> bool:
     return getattr(request.state, "auth", None) == AUTH_BEARER
-
-
-def _signed_in(reviewer: Reviewer) -> SignedInReviewer:
-    return SignedInReviewer(
-        id=reviewer.id,
-        tenant_id=reviewer.tenant_id,
-        display_name=reviewer.display_name,
-        roles=tuple(reviewer.role_list),
-    )
 
 
 def get_current_reviewer(
@@ -299,8 +265,8 @@ def not_found() -> HTTPException:
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
-EngineDep = Annotated[Engine, Depends(get_engine)]
+EngineDep = Annotated[Store, Depends(get_engine)]
 PaymentsDep = Annotated[PaymentConnectors, Depends(get_payments)]
-TemporalDep = Annotated[Client, Depends(get_temporal)]
+TemporalDep = Annotated[Runs, Depends(get_temporal)]
 MaybeReviewer = Annotated[SignedInReviewer | None, Depends(get_reviewer_or_none)]
 CurrentReviewer = Annotated[SignedInReviewer, Depends(get_current_reviewer)]

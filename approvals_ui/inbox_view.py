@@ -10,11 +10,11 @@ from typing import Annotated, cast
 from urllib.parse import urlencode
 
 from fastapi import HTTPException, Query, status
-from sqlalchemy import Engine
 
 from approvals_ui.lookups import InboxRow
 from signoff.service.inbox_order import MODES, SORTS, InboxSort, ModeFilter
 from signoff.service.paging import Page
+from signoff.service.store import Store
 from signoff.service.ticket_excerpts import ticket_texts
 from signoff.service.waiting_listing import PendingPage, pending_page_of
 
@@ -51,7 +51,7 @@ def inbox_view(sort: str, mode: str) -> InboxView:
 
 
 async def arranged_rows(
-    engine: Engine, tenant_id: str, view: InboxView, limit: int, after: str | None
+    engine: Store, tenant_id: str, view: InboxView, limit: int, after: str | None
 ) -> tuple[Page[InboxRow], PendingPage]:
     """One page as the view asks, from the store's read model, with its tickets'
     excerpts read for this page alone. Raises InvalidCursor for a foreign `after`."""

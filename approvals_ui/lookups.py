@@ -1,22 +1,18 @@
 """Reads the pages share: a run seen by one reviewer, and the store rows beside it.
 
-A run of another tenant is "not found", checked twice: on the visibility record before
-the run is queried at all, and on the tenant the run itself reports.
+Which runs a reviewer may see is the service's to say (signoff/service/run_access.py):
+another tenant's run is "not found" here, as a run that does not exist.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from fastapi import HTTPException, Request, status
-from sqlalchemy import Engine
-from temporalio.client import Client
-from temporalio.service import RPCError
 
-from approvals_ui.deps import SignedInReviewer, TemporalUnavailable, get_temporal, not_found
+from approvals_ui.deps import TemporalUnavailable, get_temporal, not_found
 from approvals_ui.words import N_
 from signoff.service.decisions import DecisionUnavailable
 from signoff.service.paging import Page
@@ -26,11 +22,14 @@ from signoff.service.payment_orders import (
     RefundLine,
     refund_lines,
 )
-from signoff.service.pending import PendingItem, RunNotFound, run_state, run_tenant
+from signoff.service.pending import PendingItem, RunNotFound
+from signoff.service.reviewer_access import SignedInReviewer
+from signoff.service.run_access import RunUnanswered, run_for_tenant
+from signoff.service.run_control import Runs
 from signoff.service.shop import get_ticket, get_tickets
+from signoff.service.store import Store
 from signoff.service.waiting_listing import PendingPage, pending_page_of
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
-from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
 
 NO_WORKER = N_(
@@ -56,26 +55,18 @@ class RunContext:
     refunds_unavailable: str | None = None
 
 
-async def run_for_reviewer(client: Client, run_id: str, reviewer: SignedInReviewer) -> RunState:
-    if not re.match(IDENTIFIER_PATTERN, run_id):
-        raise not_found()
+async def run_for_reviewer(client: Runs, run_id: str, reviewer: SignedInReviewer) -> RunState:
     try:
-        tenant = await run_tenant(client, run_id)
-        if tenant != reviewer.tenant_id:
-            raise not_found()
-        state = await run_state(client, run_id)
+        return await run_for_tenant(client, run_id, reviewer.tenant_id)
     except RunNotFound:
         raise not_found() from None
-    except RPCError:
+    except RunUnanswered:
         raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, NO_WORKER) from None
-    if state.tenant_id != reviewer.tenant_id:
-        raise not_found()
-    return state
 
 
 async def run_to_decide(
     request: Request, run_id: str, reviewer: SignedInReviewer
-) -> tuple[Client, RunState]:
+) -> tuple[Runs, RunState]:
     """The client and the run a decision goes to. When Temporal or the run's worker does
     not answer, every face says the same sentence (DecisionUnavailable: 503, exit 1)."""
     try:
@@ -89,7 +80,7 @@ async def run_to_decide(
         raise
 
 
-def _store_context(engine: Engine, state: RunState, payments: PaymentConnectors) -> RunContext:
+def _store_context(engine: Store, state: RunState, payments: PaymentConnectors) -> RunContext:
     ticket = get_ticket(engine, state.tenant_id, state.ticket_id)
     order_ids = {action.targets.get("order_id") for action in state.pending_actions}
     if ticket is not None and ticket.order_id:
@@ -112,7 +103,7 @@ def _store_context(engine: Engine, state: RunState, payments: PaymentConnectors)
 
 
 async def run_context(
-    engine: Engine, state: RunState, payments: PaymentConnectors | None = None
+    engine: Store, state: RunState, payments: PaymentConnectors | None = None
 ) -> RunContext:
     """The run with its ticket and the prior refunds of its order (the payment platform's,
     read now, for a tenant that refunds through one)."""
@@ -121,7 +112,7 @@ async def run_context(
     )
 
 
-def _excerpts(engine: Engine, items: list[PendingItem]) -> list[InboxRow]:
+def _excerpts(engine: Store, items: list[PendingItem]) -> list[InboxRow]:
     """Each item with its ticket's text: one query per tenant, not one per ticket."""
     texts: dict[tuple[str, str], str] = {}
     for tenant_id in {item.tenant_id for item in items}:
@@ -132,7 +123,7 @@ def _excerpts(engine: Engine, items: list[PendingItem]) -> list[InboxRow]:
 
 
 async def inbox_page(
-    engine: Engine, tenant_id: str, limit: int, after: str | None
+    engine: Store, tenant_id: str, limit: int, after: str | None
 ) -> tuple[Page[InboxRow], PendingPage]:
     """One page of the tenant's pending actions, soonest expiry first, from the store's
     read model, with its tickets' excerpts read for this page alone.

@@ -10,15 +10,16 @@ from pathlib import Path
 
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy import Engine
 
 from approvals_ui import errors
 from approvals_ui.deps import TemporalConnect, TemporalProvider
 from approvals_ui.password_checks import PasswordChecks
 from approvals_ui.routers import (
+    admin_rules,
     api,
     api_audit,
     api_batch,
+    api_rules,
     approvals,
     audit,
     auth,
@@ -44,7 +45,7 @@ from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
 from signoff.service.metrics import refresh_in_background, watch_store
 from signoff.service.passkey_step_up import passkey_policy
-from signoff.service.store import open_store
+from signoff.service.store import Store, close_store, open_store
 
 STATIC_DIR = Path(__file__).parent / "static"
 API_DESCRIPTION = (
@@ -63,7 +64,7 @@ API_DESCRIPTION = (
 def create_app(
     settings: Settings,
     temporal_connect: TemporalConnect = connect,
-    engine: Engine | None = None,
+    engine: Store | None = None,
 ) -> FastAPI:
     own_engine = engine is None
     store = engine if engine is not None else open_store(settings)
@@ -81,7 +82,7 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await refreshing
             if own_engine:
-                store.dispose()
+                close_store(store)
 
     # Only the JSON API is in the schema; no docs page (it would need a CDN and inline
     # script, which the CSP forbids): tools read /api/openapi.json.
@@ -123,12 +124,14 @@ def create_app(
         slack_link,
         email_links,
         language,
+        admin_rules,
     )
     for page in pages:
         app.include_router(page.router, dependencies=csrf, include_in_schema=False)
     app.include_router(api.router)  # its POST has its own CSRF rule (security.py)
     app.include_router(api_batch.router)  # the same CSRF rule as api's POST
     app.include_router(api_audit.router)
+    app.include_router(api_rules.router)  # standing rules: the same CSRF rule as api's POST
     app.include_router(intake.router)  # helpdesk webhooks: the signature is the credential
     app.include_router(slack.router)  # Slack's button presses: the signature, as above
     app.include_router(codec.router)  # Temporal's remote codec protocol, its own CORS rule

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import threading
 
-from signoff.service.accounts import Reviewer, password_holder
-from signoff.service.store import Engine
+from signoff.service.reviewer_access import ReviewerAccount, password_account
+from signoff.service.store import Store
 
 
 class PasswordChecks:
@@ -25,14 +25,14 @@ class PasswordChecks:
         self._running = 0
         self.peak = 0  # the most checks that ever ran at once (metrics, tests)
 
-    def holder(self, engine: Engine, name: str, password: str) -> Reviewer | None:
-        """`password_holder` once a slot is free (blocks this thread until then)."""
+    def holder(self, engine: Store, name: str, password: str) -> ReviewerAccount | None:
+        """`password_account` once a slot is free (blocks this thread until then)."""
         with self._slots:
             with self._lock:
                 self._running += 1
                 self.peak = max(self.peak, self._running)
             try:
-                return password_holder(engine, name, password)
+                return password_account(engine, name, password)
             finally:
                 with self._lock:
                     self._running -= 1

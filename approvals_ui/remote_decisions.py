@@ -13,9 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fastapi import HTTPException, Request
-from sqlalchemy import Engine
 
-from approvals_ui.deps import SignedInReviewer
 from approvals_ui.lookups import no_role_message, pending_by_hash, run_to_decide
 from signoff.service.decisions import (
     Choice,
@@ -26,6 +24,8 @@ from signoff.service.decisions import (
     decide,
 )
 from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired, step_up_for
+from signoff.service.reviewer_access import SignedInReviewer
+from signoff.service.store import Store
 from workflows.actions import Verdict
 
 
@@ -39,7 +39,7 @@ class Outcome:
 
 async def decide_away(
     request: Request,
-    engine: Engine,
+    engine: Store,
     reviewer: SignedInReviewer,
     run_id: str,
     action_hash: str,

@@ -17,6 +17,7 @@ from pydantic import Field
 
 from workflows.contract_base import Contract, Identifier
 from workflows.decision_proof import KEY_ID_PATTERN, SIGNATURE_PATTERN, signed_document
+from workflows.rule_grant import RuleGrant
 from workflows.wire_contract import WireContract
 
 READ_ACTION_STATE_ACTIVITY = "read_action_state"
@@ -54,6 +55,10 @@ DecisionKind = Literal[
     "refused",
     "edited",
     "escalated",
+    # A standing rule approved it (`rule_approved`), or would have, were it not in
+    # shadow mode (`rule_shadow`): the run's own records, naming the rule.
+    "rule_approved",
+    "rule_shadow",
 ]
 
 
@@ -141,6 +146,7 @@ class PendingAction(WireContract):
         "one_from",
         "chain",
         "escalations",
+        "rule_grant",
     )
 
     action_hash: str
@@ -179,6 +185,9 @@ class PendingAction(WireContract):
     chain: list[str] = []
     # How many times it expired and was escalated (`workflows/escalation.py`).
     escalations: int = 0
+    # The standing rule that approved it instead of a reviewer (`workflows/standing_rules.py`);
+    # not part of its hash: the effect checks the rule itself.
+    rule_grant: RuleGrant | None = None
 
 
 # A base64url string as WebAuthn sends it (no padding); the longest part, the client

@@ -49,6 +49,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_hooks import Effect, GateHooks
     from workflows.gate_results import GateResult, GateResults, trail_record
     from workflows.reviewer_notices import ReviewerNotices
+    from workflows.standing_rules import rule_approval
     from workflows.write_order import NoOrder, WriteTurn
 
 
@@ -353,6 +354,8 @@ class ApprovalGate(GateResults):
     async def _await_decision(
         self, action: PendingAction, hooks: GateHooks
     ) -> tuple[PendingAction, Resolution]:
+        if (ruled := await rule_approval(self, action)) is not None:
+            return ruled, "approved"  # by an administrator's standing rule
         digest = action.action_hash
         self.pending[digest] = action
         self.notify(

@@ -2,7 +2,8 @@
 
 The ledger holds each field of a command to the action it carries
 (`activities/store/effect_proofs.py`); building them all from the action here keeps
-the two in step. The approvers are the signers of the proofs, in order.
+the two in step. The approvers are the signers of the proofs, in order; or, for an
+action a standing rule approved, the rule (`workflows/standing_rules.py`).
 
 Pure: the run's id is an argument, so workflow code and tests can both call it.
 """
@@ -32,7 +33,8 @@ def refund_command(
         idempotency_key=effect_key(run_id, action.tool, action.action_hash),
         action_hash=action.action_hash,
         expected_state_hash=action.state_hash,
-        approvers=list(dict.fromkeys(proof.reviewer_id for proof in proofs)),
+        approvers=list(dict.fromkeys(proof.reviewer_id for proof in proofs))
+        or ([action.rule_grant.approver] if action.rule_grant is not None else []),
         reason=action.reason,
         actor_id=actor_id,
         action=action,

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from workflows.contract_base import Contract, Identifier, TenantId
-from workflows.contracts import ModelRef, Usage
-from workflows.run_limits import RunLimits
+from workflows.contracts import ModelRef, RunRequest, Usage
 
 TRIAGE_WORKFLOW_NAME = "TriageTicket"
 CLASSIFY_TOOL_NAME = "classify_ticket"
 
 TriageCategory = Literal["tracking", "refund", "other"]
+# The kind of task (a profile's `budgets.refund`) of the agent run a refund ticket starts.
+REFUND_TASK_KIND = "refund"
+REFUND_AGENT_GOAL = (
+    "The customer's ticket was triaged as a refund request. Read it, check the order, and "
+    "propose a refund only if the records justify it."
+)
 TriageStatus = Literal["answered", "agent_started", "handed_off", "failed"]
 
 
@@ -40,14 +45,24 @@ class TriageRequest(Contract):
     ticket_id: Identifier
     policy_version: Identifier
     model: ModelRef
-    # The model of the agent run a refund ticket is handed to (a scripted triage
-    # script classifies; it cannot act as an agent).
-    agent_model: ModelRef
     max_tokens: Annotated[int, Field(ge=16, le=64_000)] = 1024
-    # The budgets, expiry and price of the agent run, from the same settings as
-    # `signoff run` (the run is held to the worker's own limits anyway). None in
-    # requests from before it was added: the run then starts on RunRequest's defaults.
-    agent_limits: RunLimits | None = None
+    # The agent run a refund ticket is handed to, whole, as the one run factory built it
+    # (signoff/service/run_requests.py): its agent's profile and model, the tools its
+    # tenant and actor are offered, the budget of the `refund` kind of task, the
+    # settings' TTL and price. A scripted triage script classifies; it cannot act as an
+    # agent, so this names a model of its own. The worker holds it to its own limits.
+    agent: RunRequest
+
+    @model_validator(mode="after")
+    def _agent_is_this_tickets(self) -> TriageRequest:
+        """The agent run works on this triage's ticket, tenant and actor, nothing else."""
+        mine = (self.tenant_id, self.actor_id, self.ticket_id)
+        theirs = (self.agent.tenant_id, self.agent.actor_id, self.agent.ticket_id)
+        if mine != theirs:
+            raise ValueError(
+                f"the agent run's tenant, actor and ticket {theirs} are not the triage's {mine}"
+            )
+        return self
 
 
 class TriageOutcome(Contract):

@@ -60,6 +60,15 @@ AUDIT_KINDS: tuple[str, ...] = (
     EXECUTED,
     ACCOUNT_CHANGE,
     ACCOUNT_REFUSED,
+    # Standing rules (activities/store/standing_rules.py, rule_grants.py): a rule made,
+    # revoked, or refused to its would-be maker; a run's record that a rule approved an
+    # action or would have (shadow); an effect that spent one of a rule's uses.
+    "rule_created",
+    "rule_revoked",
+    "rule_refused",
+    "rule_approved",
+    "rule_shadow",
+    "rule_used",
 )
 # The fields that say which event a row is: the same key with other ones is a bug.
 IDENTITY_FIELDS = ("tenant_id", "kind", "run_id", "action_hash", "reviewer_id", "decided_at")

@@ -63,6 +63,8 @@ class ProofCheck:
     # What the worker's own profiles demand of the approvers (N of M, a role, a chain:
     # `approvers.py`); None: the ledger's own rule alone.
     approvals: Requirements | None = None
+    # Why a standing rule cannot apply for this caller (activities/rule_callers.py).
+    rule_caller: str | None = None
 
 
 def proof_refusal(
@@ -74,6 +76,13 @@ def proof_refusal(
 ) -> str | None:
     """None when the command proves itself (see the module note); else why not."""
     problem = _command_problem(command, caller_run_id)
+    grant = command.action.rule_grant
+    if problem is None and grant is not None:
+        # A standing rule stands in for the signed approvals: the ledger checks the rule
+        # itself (activities/store/rule_grants.py), and nothing else may ride along.
+        if command.proofs or command.approvers != [grant.approver]:
+            problem = "A command approved by a standing rule names the rule alone as approver."
+        return None if problem is None else f"{problem} {NOTHING_DONE}"
     if problem is None:
         problem = _signature_problem(command, keys)
     if problem is None:

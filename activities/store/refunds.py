@@ -53,6 +53,7 @@ from activities.store.decisions import append_executed, append_refused_effect
 from activities.store.effect_proofs import ProofCheck, proof_refusal, spend_proofs
 from activities.store.errors import UnknownTenant
 from activities.store.pending_refunds import release_in
+from activities.store.rule_grants import refund_grant_refusal, spend_use
 from activities.store.schema import (
     KEY_LENGTH,
     Order,
@@ -147,6 +148,13 @@ def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -
             if refusal is not None:
                 append_refused_effect(session, command, refusal, check.caller_run_id)
                 return LedgerAnswer(refused(refusal))
+            if command.action.rule_grant is not None:  # a standing rule: rule_grants.py
+                state = _state(session, tenant, order)
+                void = refund_grant_refusal(session, command, check, state, datetime.now(UTC))
+                if void is not None:
+                    append_refused_effect(session, command, void, check.caller_run_id)
+                    result = RefundResult(status="approver_invalid", message=void, state=state)
+                    return LedgerAnswer(result)
         stored = refund_by_key(session, command.idempotency_key)
         if stored is not None:
             return replay_answer(stored, command)
@@ -184,7 +192,8 @@ def _decide(
             message=_changed_message(session, command.tenant_id, state),
             state=state,
         )
-    not_counted = why_approvals_do_not_count(session, command, state, needs)
+    by_rule = proven and command.action.rule_grant is not None  # checked in step 0
+    not_counted = None if by_rule else why_approvals_do_not_count(session, command, state, needs)
     if not_counted is not None:
         if proven:  # the caller is the run: the refusal is on its record, beside the approval
             append_refused_effect(session, command, not_counted, command.run_id)
@@ -210,6 +219,15 @@ def _decide(
     if proven:
         # Each approval authorizes this refund alone.
         spend_proofs(session, command.proofs, command.idempotency_key)
+    if by_rule:
+        spend_use(
+            session,
+            command.action,
+            run_id=command.run_id,
+            ticket_id=command.ticket_id,
+            effect_key=command.idempotency_key,
+            now=datetime.now(UTC),
+        )
     # From pending to refunded in one commit: the amount always counts once.
     release_in(session, command.run_id, command.action_hash)
     session.flush()  # the ledger row first: the audit row names it

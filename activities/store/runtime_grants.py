@@ -53,6 +53,8 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "slack_link_codes": READ_APPEND_EDIT,  # issued, then used once
     "email_links": READ_APPEND_EDIT,  # issued, then used once; kept as the record
     "reviewer_languages": READ_WRITE,  # a reviewer's UI language, changed or cleared
+    "standing_rules": READ_APPEND_EDIT,  # made, then its uses counted and revoked in place
+    "standing_rule_uses": READ_APPEND,  # each effect a rule approved
 }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import SQLAlchemyError
 
-HEAD_REVISION = "0007_languages"
+HEAD_REVISION = "0008_rules"
 
 
 def at_head(engine: Engine) -> bool:

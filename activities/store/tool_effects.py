@@ -50,6 +50,7 @@ from activities.store.effect_proofs import (
     spending_problem,
 )
 from activities.store.passkey_proofs import passkey_problem
+from activities.store.rule_grants import rule_approvers, spend_use, tool_grant_refusal
 from activities.store.schema import Reviewer, ToolEffect
 from workflows.actions import ToolActionCommand
 from workflows.approval_policy import effect_key, same_person
@@ -93,7 +94,13 @@ def claim_effect(
             return EffectClaim("done", output=stored.output)
         if stored is not None and stored.status == FAILED:
             return EffectClaim("refused", stored.output)
-        void = _approvals_problem(session, command, requirements)
+        by_rule = command.action.rule_grant is not None  # a standing rule: rule_grants.py
+        if by_rule:
+            void = tool_grant_refusal(session, command, check, requirements, datetime.now(UTC))
+            if void is not None:
+                _append_refused(session, command, void, check.caller_run_id)
+                return EffectClaim("approver_invalid", void)
+        void = None if by_rule else _approvals_problem(session, command, requirements)
         if void is not None:
             if not command.proofs:  # no approval to void: a call that needed one had none
                 _append_refused(session, command, void, check.caller_run_id)
@@ -107,7 +114,7 @@ def claim_effect(
                     run_id=command.run_id,
                     tool=command.action.tool,
                     action_hash=command.action.action_hash,
-                    approvers=",".join(signers(command.proofs)),
+                    approvers=",".join(signers(command.proofs) or rule_approvers(command.action)),
                     status=STARTED,
                     output="",
                     created_at=datetime.now(UTC),
@@ -115,6 +122,15 @@ def claim_effect(
             )
             session.flush()
         spend_proofs(session, command.proofs, command.idempotency_key)
+        if by_rule:
+            spend_use(
+                session,
+                command.action,
+                run_id=command.run_id,
+                ticket_id=command.ticket_id,
+                effect_key=command.idempotency_key,
+                now=datetime.now(UTC),
+            )
         return EffectClaim("go")
 
 
@@ -127,7 +143,7 @@ def finish_effect(engine: Engine, command: ToolActionCommand, output: str) -> No
         stored.status = DONE
         stored.output = output
         stored.finished_at = datetime.now(UTC)
-        approvers = signers(command.proofs)
+        approvers = signers(command.proofs) or rule_approvers(command.action)
         append_event(
             session,
             NewEvent(

@@ -18,7 +18,6 @@ from typing import Annotated
 from babel.units import format_unit
 from fastapi import APIRouter, Form, Request, status
 from fastapi.responses import RedirectResponse, Response
-from sqlalchemy import Engine
 
 from approvals_ui.deps import EngineDep, MaybeReviewer, SettingsDep
 from approvals_ui.errors import PROXY_SIGN_IN, error_page, proxy_mode
@@ -29,9 +28,10 @@ from approvals_ui.words import N_
 from signoff.service.accounts import (
     end_session,
     reviewer_name_key,
-    start_session,
 )
 from signoff.service.metrics import signin_failed
+from signoff.service.reviewer_access import open_session
+from signoff.service.store import Store
 
 PASSWORD_SIGN_IN_OFF = N_(
     "Password sign-in is off: this server takes the reviewer from its auth proxy."
@@ -107,19 +107,17 @@ async def signin(
         )
     # argon2 is slow and memory-hard on purpose: off the event loop, a few at a time.
     checks = request.app.state.password_checks
-    reviewer = await asyncio.to_thread(checks.holder, engine, username, password)
-    if reviewer is None:  # already counted by begin
+    account = await asyncio.to_thread(checks.holder, engine, username, password)
+    if account is None:  # already counted by begin
         signin_failed("wrong_credentials")
         return refused(WRONG_PASSWORD, status.HTTP_401_UNAUTHORIZED)
-    if not reviewer.active:
+    if not account.active:
         # Said only after the right password: a guesser learns nothing from it.
         signin_failed("disabled")
         return refused(DISABLED, status.HTTP_403_FORBIDDEN)
     limiter.succeeded(name_key, address)
     lifetime = timedelta(hours=settings.ui_session_hours)
-    session_id = await asyncio.to_thread(
-        start_session, engine, reviewer.id, reviewer.password_hash, lifetime
-    )
+    session_id = await asyncio.to_thread(open_session, engine, account, lifetime)
     if session_id is None:  # disabled or given a new password during this sign-in
         return refused(CHANGED, status.HTTP_409_CONFLICT)
     session = session_of(request)
@@ -141,6 +139,6 @@ async def signout(request: Request, engine: EngineDep) -> RedirectResponse:
     return RedirectResponse("/signin", status.HTTP_303_SEE_OTHER)
 
 
-async def _end_server_session(engine: Engine, session_id: object) -> None:
+async def _end_server_session(engine: Store, session_id: object) -> None:
     if isinstance(session_id, str):
         await asyncio.to_thread(end_session, engine, session_id)

@@ -28,11 +28,11 @@ from fastapi.responses import JSONResponse, Response
 from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 from temporalio.api.common.v1 import Payload, Payloads
 
-from approvals_ui.deps import CurrentReviewer, SettingsDep, SignedInReviewer
+from approvals_ui.deps import CurrentReviewer, SettingsDep
 from signoff.config.payload_codec import EncryptionCodec
 from signoff.config.payload_keys import ENCRYPTED_ENCODING, PayloadDecryptError, sealed_tenant
 from signoff.config.settings import Settings
-from signoff.service.accounts import ADMIN_ROLE
+from signoff.service.reviewer_access import SignedInReviewer
 
 router = APIRouter(prefix="/api/codec", include_in_schema=False)
 CORS_HEADERS = "content-type, x-namespace, authorization"
@@ -91,7 +91,7 @@ async def _run(
     action: Literal["encode", "decode"],
 ) -> Response:
     origin = allowed_origin(request, settings)
-    if not reviewer.can_decide and ADMIN_ROLE not in reviewer.roles:
+    if not reviewer.may_read_payloads():
         raise HTTPException(
             status.HTTP_403_FORBIDDEN,
             "Only a reviewer who may decide refunds, or an administrator, may read payloads.",
@@ -129,12 +129,12 @@ def _refuse_other_tenants(payloads: list[Payload], reviewer: SignedInReviewer) -
         if payload.metadata.get("encoding") != ENCRYPTED_ENCODING:
             continue  # in clear already
         tenant = sealed_tenant(payload)
-        if tenant is None and ADMIN_ROLE not in reviewer.roles:
+        if tenant is None and not reviewer.may_open_payload_of(None):
             raise HTTPException(
                 status.HTTP_403_FORBIDDEN,
                 "A payload sealed without a tenant opens for an administrator only.",
             )
-        if tenant is not None and tenant != reviewer.tenant_id:
+        if tenant is not None and not reviewer.may_open_payload_of(tenant):
             raise HTTPException(
                 status.HTTP_403_FORBIDDEN,
                 f"A payload belongs to a run of tenant {tenant}: only that tenant's reviewers "

@@ -15,16 +15,12 @@ from typing import Annotated
 from fastapi import APIRouter, Header, HTTPException, Query, Request, status
 from fastapi.responses import StreamingResponse
 from starlette.background import BackgroundTask
-from temporalio.service import RPCError
 
 from approvals_ui.deps import CurrentReviewer, EngineDep, TemporalDep
 from approvals_ui.live_streams import LiveStreams, Slot, TooManyStreams
 from approvals_ui.lookups import run_context, run_for_reviewer
 from approvals_ui.run_stream import sse_stream
-from signoff.service.pending import RunNotFound
-from signoff.service.pending import run_state as query_state
-from signoff.service.run_watch import history_batches, watch_run
-from workflows.contracts import RunState
+from signoff.service.run_control import changes_of
 
 router = APIRouter(prefix="/runs", tags=["runs"])
 EVENT_STREAM = "text/event-stream"
@@ -65,17 +61,7 @@ async def run_events(
     except TooManyStreams as error:
         raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, error.message) from None
 
-    async def read_state() -> RunState | None:
-        try:
-            return await query_state(client, run_id)
-        except (RunNotFound, RPCError):  # no worker answers now: the next change tries again
-            return None
-
-    changes = watch_run(
-        history_batches(client.workflow_service, client.namespace, run_id),
-        read_state,
-        seen_of(after, last_event_id),
-    )
+    changes = changes_of(client, run_id, seen_of(after, last_event_id))
     settings = request.app.state.settings
     stream = sse_stream(
         changes, context.ticket_text, context.customer_name, settings.ui_live_stream_seconds

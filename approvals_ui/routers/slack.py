@@ -25,11 +25,12 @@ import httpx
 from fastapi import APIRouter, BackgroundTasks, Request, status
 from fastapi.responses import JSONResponse, Response
 
-from approvals_ui.deps import EngineDep, SettingsDep, SignedInReviewer
+from approvals_ui.deps import EngineDep, SettingsDep
 from approvals_ui.remote_decisions import decide_away
 from signoff.config.settings import Settings
 from signoff.config.slack_apps import SlackConfigError, load_slack_apps
 from signoff.service.accounts import get_reviewer
+from signoff.service.reviewer_access import SignedInReviewer
 from signoff.service.slack_actions import (
     TakenPress,
     ephemeral,

@@ -13,7 +13,6 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import typer
 
 from signoff.cli.batch_service import Filter, pending_matching, pending_of_runs, send_batch
@@ -24,8 +23,9 @@ from signoff.cli.decision_service import (
     ServiceUnreachable,
     service_session,
 )
+from signoff.cli.service_http import ServiceHttp, TransportError
 from signoff.cli.support import EXIT_OK, EXIT_RUN_FAILED, emit_json, fail, say
-from signoff.service.batch_decisions import SUCCEEDED, summary_of
+from signoff.service.batch_summary import SUCCEEDED, summary_of
 from signoff.service.pending_item import PendingItem
 from workflows.actions import Verdict
 
@@ -54,14 +54,14 @@ def decide_several(url: str, credential: ServiceCredential, batch: Batch) -> Non
             f"That API token is not '{credential.reviewer_id}''s (or was revoked). Nothing "
             "was decided; the reviewer gets a new one with `signoff user token`."
         )
-    except httpx.TransportError:
+    except TransportError:
         fail(str(ServiceUnreachable(url)), EXIT_RUN_FAILED)
     except ServiceRefused as refused:
         code = EXIT_RUN_FAILED if refused.status_code >= 500 else 2
         fail(f"{refused.detail} Nothing more was decided.", code)
 
 
-def _decide(http: httpx.Client, batch: Batch) -> None:
+def _decide(http: ServiceHttp, batch: Batch) -> None:
     if batch.chosen is None:
         items, problems = pending_of_runs(http, batch.run_ids)
     else:

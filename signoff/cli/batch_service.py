@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-import httpx
-
 from signoff.cli.decision_service import ServiceRefused, answer_of
+from signoff.cli.service_http import NOT_FOUND, ServiceHttp
 from signoff.config.settings import MAX_PAGE_SIZE
-from signoff.service.batch_decisions import MAX_BATCH
+from signoff.service.batch_summary import MAX_BATCH
 from signoff.service.pending_item import PendingItem
 from workflows.actions import PendingAction, Verdict
 
@@ -48,7 +47,7 @@ NOTHING_WAITS = "nothing waits for a decision in this run (decided, expired or e
 
 
 def pending_of_runs(
-    http: httpx.Client, run_ids: list[str]
+    http: ServiceHttp, run_ids: list[str]
 ) -> tuple[list[PendingItem], list[tuple[str, str]]]:
     """The actions waiting in each named run, and a line for each run that holds none for
     this reviewer (unknown, or another tenant's: the same answer; or nothing waiting)."""
@@ -58,7 +57,7 @@ def pending_of_runs(
         try:
             detail = answer_of(http.get(f"/api/approvals/{run_id}"))
         except ServiceRefused as refused:
-            if refused.status_code != httpx.codes.NOT_FOUND:
+            if refused.status_code != NOT_FOUND:
                 raise
             problems.append((run_id, NOT_SHOWN))
             continue
@@ -72,7 +71,7 @@ def pending_of_runs(
     return found, problems
 
 
-def pending_matching(http: httpx.Client, chosen: Filter) -> list[PendingItem]:
+def pending_matching(http: ServiceHttp, chosen: Filter) -> list[PendingItem]:
     """Every pending action of the reviewer's tenant that the filter keeps."""
     found: list[PendingItem] = []
     after: str | None = None
@@ -91,7 +90,7 @@ def pending_matching(http: httpx.Client, chosen: Filter) -> list[PendingItem]:
 
 
 def send_batch(
-    http: httpx.Client,
+    http: ServiceHttp,
     items: list[PendingItem],
     verdict: Verdict,
     reason: str,

@@ -32,7 +32,7 @@ from signoff.cli.decision_service import (
 )
 from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
 from signoff.config.settings import Settings
-from signoff.service.decisions import INVALID_HASH
+from signoff.service.decision_limits import INVALID_HASH
 from workflows.actions import Verdict
 from workflows.reject_reasons import CATEGORIES, category_problem
 

@@ -48,7 +48,7 @@ from signoff.service.audit_heads import (
     signed_heads,
 )
 from signoff.service.shop import tenant_exists
-from signoff.service.store import Engine
+from signoff.service.store import Store
 
 audit = typer.Typer(help="The decision audit: every decision, from the store, tamper-evident.")
 TenantFilter = Annotated[str | None, typer.Option(help="Only this tenant (default: all).")]
@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(audit, name="audit")
 
 
-def _known(engine: Engine, tenant: str) -> None:
+def _known(engine: Store, tenant: str) -> None:
     if not tenant_exists(engine, tenant):
         fail(f"Tenant '{tenant}' does not exist. Check --tenant.")
 
@@ -226,7 +226,7 @@ def _audit_keys(current: Settings) -> AuditKeys | DecisionKeyError:
 
 
 def _proofs(
-    engine: Engine, keys: AuditKeys | DecisionKeyError | None, tenant: str | None
+    engine: Store, keys: AuditKeys | DecisionKeyError | None, tenant: str | None
 ) -> ProofReport:
     try:
         return unproven_decisions(engine, None if isinstance(keys, Exception) else keys, tenant)

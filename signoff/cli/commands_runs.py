@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Annotated, Any, get_args
+from typing import Annotated, get_args
 
 import typer
 from pydantic import ValidationError
-from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.cli.render import event_line, outcome_lines, state_lines
 from signoff.cli.support import (
@@ -49,21 +47,18 @@ from workflows.contracts import (
     STATUS_ATTRIBUTE,
     TENANT_ATTRIBUTE,
     WORKFLOW_NAME,
+    RunEvent,
     RunOutcome,
     RunRequest,
     RunState,
     RunStatus,
 )
 
-if TYPE_CHECKING:
-    from temporalio.client import WorkflowHandle
-
-# `status` must answer in 0.6 s (bench/cli/), and importing `temporalio.client`, the
-# workflow module or the tracing contrib costs half that: what only `run`, `list` and
-# `cancel` use is imported in them, and `status` reads through the bare service
-# (signoff/service/run_reading.py). tests/cli/test_status_imports.py keeps it so.
-
-POLL_SECONDS = 0.5
+# `status` must answer in 0.3 s (bench/cli/), and importing `temporalio.client`, the
+# workflow module or the tracing contrib costs more than that: what only `run`, `list`
+# and `cancel` use is imported in them (signoff/service/run_control.py), and `status`
+# reads through the bare service (signoff/service/run_reading.py).
+# tests/cli/test_status_imports.py keeps it so.
 
 
 def register(app: typer.Typer) -> None:
@@ -87,6 +82,12 @@ def run_command(
         str | None,
         typer.Option(help="The profile's agent to run (default: the file's default agent)."),
     ] = None,
+    kind: Annotated[
+        str,
+        typer.Option(
+            help="The kind of task: its budget is the agent's [budgets.KIND] (e.g. refund)."
+        ),
+    ] = "default",
 ) -> None:
     """Start an agent run on a ticket; with --wait, follow it to its outcome."""
     current = settings()
@@ -102,6 +103,10 @@ def run_command(
     if agent is not None and agent not in profiles.profiles.agents:
         known = ", ".join(sorted(profiles.profiles.agents))
         fail(f"No agent '{agent}' in {profiles.source}; choose one of: {known}.")
+    budgets = profiles.run_profile(agent).agent.budgets
+    if kind not in budgets:
+        known = ", ".join(sorted(budgets))
+        fail(f"No budget for the kind '{kind}' in {profiles.source}; choose one of: {known}.")
     actor_id, actor_roles = run_actor(current, actor, password_stdin, tenant)
     try:
         # --model, else SIGNOFF_MODEL when set, else the agent's profile's model.
@@ -128,6 +133,7 @@ def run_command(
             goal=goal,
             profiles=profiles,
             agent=agent,
+            kind=kind,
         )
     except ModelChoiceError as error:
         fail(str(error))
@@ -155,23 +161,24 @@ def check_ticket_exists(current: Settings, tenant_id: str, ticket_id: str) -> No
 
 
 async def _run(current: Settings, request: RunRequest, wait: bool, json_output: bool) -> int:
-    from signoff.service.runs import RunRequestRejected, start_run
+    from signoff.service.run_control import follow, start
+    from signoff.service.runs import RunRequestRejected
 
-    client = await client_for(current)
+    runs = await client_for(current)
     try:
-        handle, new = await start_run(client, request, current.task_queue)
+        run_id, new = await start(runs, request, current.task_queue)
     except RunRequestRejected as error:
         fail(str(error))
     if not wait:
         if json_output:
-            emit_json({"run_id": handle.id, "new": new, "model": request.model.label()})
+            emit_json({"run_id": run_id, "new": new, "model": request.model.label()})
         else:
             verb = "started" if new else "already exists (same request id)"
-            say(f"run {handle.id} {verb}. Follow it with: signoff status {handle.id}")
+            say(f"run {run_id} {verb}. Follow it with: signoff status {run_id}")
         return 0
     if not json_output:
-        say(f"run {handle.id} {'started' if new else 'already exists; following it'}")
-    outcome = await follow(handle, progress=not json_output)
+        say(f"run {run_id} {'started' if new else 'already exists; following it'}")
+    outcome = await follow(runs, run_id, None if json_output else _print_event)
     if json_output:
         emit_json(outcome)
     else:
@@ -179,23 +186,8 @@ async def _run(current: Settings, request: RunRequest, wait: bool, json_output: 
     return 0 if outcome.status == "completed" else EXIT_RUN_FAILED
 
 
-async def follow(handle: WorkflowHandle[Any, Any], progress: bool) -> RunOutcome:
-    """Wait for the outcome; meanwhile print each new progress event once."""
-    from signoff.service.pending import try_state
-
-    result = asyncio.create_task(handle.result())
-    shown = 0
-    while True:
-        done, _ = await asyncio.wait({result}, timeout=POLL_SECONDS)
-        if progress:
-            state = await try_state(handle)
-            if state is not None:
-                for event in state.events[shown:]:
-                    say(event_line(event))
-                shown = max(shown, len(state.events))
-        if done:
-            outcome: RunOutcome = result.result()
-            return outcome
+def _print_event(event: RunEvent) -> None:
+    say(event_line(event))
 
 
 def status_command(
@@ -284,15 +276,6 @@ def _status_of(
     return "cancelled" if description is not None and description.cancelled else "failed"
 
 
-async def describe_or_fail(handle: WorkflowHandle[Any, Any]) -> Any:
-    try:
-        return await handle.describe()
-    except RPCError as error:
-        if error.status == RPCStatusCode.NOT_FOUND:
-            fail(f"No run with id '{handle.id}'. List runs with `signoff list`.")
-        raise
-
-
 def list_command(
     status: Annotated[
         str | None, typer.Option(help="Only runs with this status, e.g. completed.")
@@ -357,14 +340,15 @@ def cancel_command(
 
 
 async def _cancel(current: Settings, run_id: str, json_output: bool) -> None:
-    from temporalio.client import WorkflowExecutionStatus
+    from signoff.service.run_control import RunAlreadyEnded, cancel
 
-    client = await client_for(current, traced=False)  # describe and cancel: not traced
-    handle = client.get_workflow_handle(run_id)
-    description = await describe_or_fail(handle)
-    if description.status != WorkflowExecutionStatus.RUNNING:
+    runs = await client_for(current, traced=False)  # describe and cancel: not traced
+    try:
+        await cancel(runs, run_id)
+    except RunNotFound:
+        fail(f"No run with id '{run_id}'. List runs with `signoff list`.")
+    except RunAlreadyEnded:
         fail(f"Run {run_id} has already ended; there is nothing to cancel.")
-    await handle.cancel()
     if json_output:
         emit_json({"run_id": run_id, "cancel_requested": True})
     else:

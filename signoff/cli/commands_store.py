@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from sqlalchemy.exc import SQLAlchemyError
 
 from signoff.cli.store import in_store, opened_store
 from signoff.cli.support import emit_json, fail, say, settings
@@ -39,15 +38,8 @@ def migrate_command(
     current = settings()
     try:
         report = migrate_store(current)
-    except StoreError as error:
+    except StoreError as error:  # StoreUnreachable too: what the owner role could not do
         fail(str(error))
-    except SQLAlchemyError as error:
-        fail(
-            f"Cannot migrate the store as the owner role ({str(error).splitlines()[0]}). "
-            "Check SIGNOFF_MIGRATION_DATABASE_URL "
-            "(or SIGNOFF_DATABASE_URL when it is unset): the server, the role's password, "
-            "and that the role owns the database."
-        )
     if json_output:
         emit_json(
             {

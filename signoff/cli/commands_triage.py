@@ -6,8 +6,6 @@ import uuid
 
 import typer
 from pydantic import ValidationError
-from temporalio.client import WorkflowFailureError
-from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from signoff.cli.commands_runs import check_ticket_exists
 from signoff.cli.credentials import run_actor
@@ -29,9 +27,7 @@ from signoff.cli.support import (
     validation_message,
 )
 from signoff.config.settings import ModelChoiceError, Settings
-from signoff.config.telemetry import run_trace
 from signoff.service.triage_start import triage_request
-from workflows.triage import TriageTicket
 from workflows.triage_contracts import TriageOutcome, TriageRequest
 
 
@@ -50,7 +46,9 @@ def triage_command(
 ) -> None:
     """Classify a ticket (tracking, refund, other) and take the path written for it."""
     current = settings()
-    actor_id = run_actor(current, actor, password_stdin, tenant).id
+    from signoff.config.profiles import ProfileError
+
+    actor_id, actor_roles = run_actor(current, actor, password_stdin, tenant)
     try:
         request = triage_request(
             current,
@@ -59,7 +57,10 @@ def triage_command(
             request_id or uuid.uuid4().hex,
             actor_id=actor_id,
             model=model,
+            actor_roles=actor_roles,
         )
+    except ProfileError as error:
+        fail(f"The agent profiles cannot be used:\n{error}")
     except ModelChoiceError as error:
         fail(str(error))
     except ValidationError as error:
@@ -74,19 +75,13 @@ def triage_command(
 
 
 async def _triage(current: Settings, request: TriageRequest) -> TriageOutcome:
-    client = await client_for(current)
-    triage_id = f"triage-{request.tenant_id}-{request.request_id}"
+    from signoff.service.run_control import TriageDidNotFinish, triage
+
+    runs = await client_for(current)
     try:
-        with run_trace(request.trace_id):  # one trace per triage and its agent run
-            handle = await client.start_workflow(
-                TriageTicket.run, request, id=triage_id, task_queue=current.task_queue
-            )
-    except WorkflowAlreadyStartedError:
-        handle = client.get_workflow_handle_for(TriageTicket.run, triage_id)
-    try:
-        return await handle.result()
-    except WorkflowFailureError as error:
-        fail(f"Triage {triage_id} did not finish: {error.cause}")
+        return await triage(runs, request, current.task_queue)
+    except TriageDidNotFinish as error:
+        fail(str(error))
 
 
 def triage_lines(outcome: TriageOutcome) -> list[str]:

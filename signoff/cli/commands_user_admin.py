@@ -17,12 +17,11 @@ from signoff.cli.credentials import AdminOption, credential_of
 from signoff.cli.store import in_store
 from signoff.cli.support import JsonOption, emit_json, fail, say, settings
 from signoff.cli.user_group import users
-from signoff.service.accounts import (
-    Reviewer,
-    UnknownReviewer,
-    change_roles,
-    get_reviewer,
-    set_active,
+from signoff.service.account_records import (
+    AccountRecord,
+    change_account_roles,
+    existing_account,
+    set_account_active,
 )
 from signoff.service.languages import (
     UnknownLanguage,
@@ -30,7 +29,6 @@ from signoff.service.languages import (
     preferred_language,
     supported,
 )
-from signoff.service.store import Engine
 from workflows.contract_base import IDENTIFIER_PATTERN
 
 NameArgument = Annotated[str, typer.Argument(help="The reviewer's name (any case).")]
@@ -38,12 +36,12 @@ RoleList = list[str] | None
 FOLLOW_BROWSER = "auto"
 
 
-def account(reviewer: Reviewer) -> dict[str, object]:
+def account(reviewer: AccountRecord) -> dict[str, object]:
     return {
         "reviewer": reviewer.id,
         "tenant": reviewer.tenant_id,
         "active": reviewer.active,
-        "roles": reviewer.role_list,
+        "roles": list(reviewer.roles),
     }
 
 
@@ -53,7 +51,7 @@ def disable_command(
 ) -> None:
     """Disable a reviewer: no sign-in, sessions end, API tokens are revoked."""
     credential = credential_of(settings(), admin)
-    reviewer = in_store(lambda engine: set_active(engine, credential, name, False))
+    reviewer = in_store(lambda engine: set_account_active(engine, credential, name, False))
     if json_output:
         emit_json(account(reviewer))
     else:
@@ -66,7 +64,7 @@ def enable_command(
 ) -> None:
     """Enable a disabled reviewer again (ended sessions and revoked tokens stay ended)."""
     credential = credential_of(settings(), admin)
-    reviewer = in_store(lambda engine: set_active(engine, credential, name, True))
+    reviewer = in_store(lambda engine: set_account_active(engine, credential, name, True))
     if json_output:
         emit_json(account(reviewer))
     else:
@@ -90,20 +88,15 @@ def roles_command(
             fail(f"Invalid role '{role}': use letters, digits, '.', '_', ':' or '-'.")
     if added or removed:
         credential = credential_of(settings(), admin)
-        reviewer = in_store(lambda engine: change_roles(engine, credential, name, added, removed))
+        reviewer = in_store(
+            lambda engine: change_account_roles(engine, credential, name, added, removed)
+        )
     else:
-        reviewer = in_store(lambda engine: _existing(engine, name))
+        reviewer = in_store(lambda engine: existing_account(engine, name))
     if json_output:
         emit_json(account(reviewer))
     else:
-        say(f"reviewer {reviewer.id}: roles {', '.join(reviewer.role_list) or 'none'}")
-
-
-def _existing(engine: Engine, name: str) -> Reviewer:
-    reviewer = get_reviewer(engine, name)
-    if reviewer is None:
-        raise UnknownReviewer(name)
-    return reviewer
+        say(f"reviewer {reviewer.id}: roles {', '.join(reviewer.roles) or 'none'}")
 
 
 @users.command("language")
@@ -118,7 +111,7 @@ def language_command(
 ) -> None:
     """Show or set the language the reviewer UI speaks to a reviewer (as an admin)."""
     if language is None:
-        reviewer = in_store(lambda engine: _existing(engine, name))
+        reviewer = in_store(lambda engine: existing_account(engine, name))
         chosen = in_store(lambda engine: preferred_language(engine, reviewer.id))
     else:
         try:
@@ -127,7 +120,7 @@ def language_command(
             fail(str(error))
         credential = credential_of(settings(), admin)
         reviewer_id = in_store(lambda engine: administer_language(engine, credential, name, chosen))
-        reviewer = in_store(lambda engine: _existing(engine, reviewer_id))
+        reviewer = in_store(lambda engine: existing_account(engine, reviewer_id))
     if json_output:
         emit_json({"reviewer": reviewer.id, "language": chosen or FOLLOW_BROWSER})
     else:

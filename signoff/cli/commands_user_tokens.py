@@ -18,18 +18,12 @@ from signoff.cli.credentials import AdminOption, credential_of
 from signoff.cli.store import in_store
 from signoff.cli.support import JsonOption, emit_json, fail, say, settings
 from signoff.cli.user_group import users
-from signoff.service.accounts import (
-    ApiToken,
-    Credential,
-    UnknownReviewer,
-    get_reviewer,
-    issue_token,
-    revoke_token,
-    revoke_tokens,
-    token_lifetime,
-    tokens_of,
+from signoff.service.account_records import (
+    account_tokens,
+    issue_account_token,
+    revoke_account_token,
 )
-from signoff.service.store import Engine
+from signoff.service.accounts import Credential, revoke_tokens, token_lifetime
 
 REVOKE = "revoke"  # `user token revoke ID`: the first argument names the action
 
@@ -66,11 +60,12 @@ def token_command(
             say(f"{ended} API token(s) of {name} revoked")
         return
     lifetime = token_lifetime(current)
-    reviewer, row, token = in_store(lambda engine: issue_token(engine, credential, name, lifetime))
+    issued = in_store(lambda engine: issue_account_token(engine, credential, name, lifetime))
+    reviewer_id, row, token = issued.reviewer_id, issued.record, issued.token
     if json_output:
         emit_json(
             {
-                "reviewer": reviewer.id,
+                "reviewer": reviewer_id,
                 "token_id": row.id,
                 "expires_at": row.expires_at.isoformat(),
                 "token": token,
@@ -78,7 +73,7 @@ def token_command(
         )
         return
     say(
-        f"API token {row.id} of {reviewer.id}, valid until {row.expires_at:%Y-%m-%d %H:%M} "
+        f"API token {row.id} of {reviewer_id}, valid until {row.expires_at:%Y-%m-%d %H:%M} "
         "UTC. It is shown this once; send it as `Authorization: Bearer <token>` to /api/, "
         "or set SIGNOFF_TOKEN to it for the CLI:",
         err=True,
@@ -87,7 +82,7 @@ def token_command(
 
 
 def _revoke_one(credential: Credential | None, token_id: int, json_output: bool) -> None:
-    row = in_store(lambda engine: revoke_token(engine, credential, token_id))
+    row = in_store(lambda engine: revoke_account_token(engine, credential, token_id))
     if json_output:
         emit_json({"token_id": row.id, "reviewer": row.reviewer_id, "revoked_at": row.revoked_at})
     else:
@@ -101,7 +96,7 @@ def tokens_command(
 ) -> None:
     """List a reviewer's API tokens: id, created, expires, revoked (never the token)."""
     now = datetime.now(UTC)
-    rows = in_store(lambda engine: _tokens(engine, name))
+    rows = in_store(lambda engine: account_tokens(engine, name))
     listed = [
         {
             "id": row.id,
@@ -125,13 +120,6 @@ def tokens_command(
             f"{row.id:>5}  {row.created_at:%Y-%m-%d %H:%M}  {row.expires_at:%Y-%m-%d %H:%M}  "
             f"{revoked:<16}  {_status(row.revoked_at, row.expires_at, now)}"
         )
-
-
-def _tokens(engine: Engine, name: str) -> list[ApiToken]:
-    reviewer = get_reviewer(engine, name)
-    if reviewer is None:
-        raise UnknownReviewer(name)
-    return tokens_of(engine, reviewer.id)
 
 
 def _status(revoked_at: datetime | None, expires_at: datetime, now: datetime) -> str:

@@ -66,7 +66,7 @@ def run_actor(
             fail("--password-stdin needs --as NAME: whose password is it? Nothing was started.")
         return RunActor(current.service_actor)
     from signoff.cli.store import opened_store
-    from signoff.service.accounts import authenticated
+    from signoff.service.reviewer_access import AccessRefused, tenant_member
 
     if password_stdin:
         secret = sys.stdin.readline().rstrip("\r\n")
@@ -76,13 +76,9 @@ def run_actor(
     else:
         credential = credential_of(current, name, doing="started")
     assert credential is not None
-    with opened_store(current) as engine:
-        proof = authenticated(engine, credential)
-    if proof.reviewer is None:
-        fail(f"{proof.problem} Nothing was started.")
-    if proof.reviewer.tenant_id != tenant_id:
-        fail(
-            f"Reviewer '{proof.reviewer.id}' belongs to tenant '{proof.reviewer.tenant_id}', "
-            f"not '{tenant_id}'. Nothing was started."
-        )
-    return RunActor(proof.reviewer.id, tuple(proof.reviewer.role_list))
+    with opened_store(current) as store:
+        try:
+            reviewer = tenant_member(store, credential, tenant_id)
+        except AccessRefused as refused:  # no one, or someone of another tenant
+            fail(f"{refused} Nothing was started.")
+    return RunActor(reviewer.id, reviewer.roles)

@@ -16,9 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
-from signoff.service.pending import DECIDE_RPC_TIMEOUT
+from signoff.cli.service_http import Answer, ServiceHttp, TransportError
+from signoff.service.decision_limits import DECIDE_RPC_TIMEOUT
 from workflows.actions import DecisionResult, Verdict
 
 # The service may wait DECIDE_RPC_TIMEOUT for the run; the CLI waits a little longer.
@@ -83,17 +82,17 @@ def send_to_service(
     try:
         with service_session(url, credential) as http:
             decided = answer_of(http.post(f"/api/approvals/{run_id}/decision", json=body))
-    except httpx.TransportError:
+    except TransportError:
         raise ServiceUnreachable(url) from None
     return DecisionResult.model_validate(decided)
 
 
 @contextmanager
-def service_session(url: str, credential: ServiceCredential) -> Iterator[httpx.Client]:
+def service_session(url: str, credential: ServiceCredential) -> Iterator[ServiceHttp]:
     """A client of the service that sends `credential`, once the service said whom it
     proves (NotThatReviewer: a token of someone else; nothing else is sent then)."""
     headers = {"Authorization": credential.header()}
-    with httpx.Client(base_url=url, headers=headers, timeout=REQUEST_SECONDS) as http:
+    with ServiceHttp(url, headers, REQUEST_SECONDS) as http:
         me = answer_of(http.get("/api/me"))
         # A password was checked for `--as` itself; a token proves whoever holds it.
         holder = str(me.get("id", ""))
@@ -102,7 +101,7 @@ def service_session(url: str, credential: ServiceCredential) -> Iterator[httpx.C
         yield http
 
 
-def answer_of(response: httpx.Response) -> dict[str, Any]:
+def answer_of(response: Answer) -> dict[str, Any]:
     """The service's JSON answer; ServiceRefused with its own words when it refused."""
     try:
         document = response.json()

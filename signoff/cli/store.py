@@ -8,35 +8,33 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from signoff.cli.support import fail, settings
 from signoff.config.settings import Settings
-from signoff.service.accounts import WeakPassword
-from signoff.service.store import Engine, StoreError, open_store
+from signoff.service.store import Store, StoreError, close_store, open_store
 
 T = TypeVar("T")
 
 
 @contextmanager
-def opened_store(current: Settings) -> Iterator[Engine]:
+def opened_store(current: Settings) -> Iterator[Store]:
     try:
-        engine = open_store(current)
-    except StoreError as error:  # a schema this process may not or cannot use
+        store = open_store(current)
+    except StoreError as error:  # a schema this process may not or cannot use, or no store
         fail(str(error))
-    except SQLAlchemyError:
-        fail(f"Cannot open the store at {current.shown_database_url}; check SIGNOFF_DATABASE_URL.")
     try:
-        yield engine
+        yield store
     finally:
-        engine.dispose()
+        close_store(store)
 
 
-def in_store(change: Callable[[Engine], T]) -> T:
+def in_store(change: Callable[[Store], T]) -> T:
     """Run one change on the store the settings name. What the store refuses (an unknown
     name, a name taken, a weak password) exits 2 with the store's own sentence."""
-    with opened_store(settings()) as engine:
+    # Here, not above: `signoff pending` opens the store and needs no accounts module.
+    from signoff.service.accounts import WeakPassword
+
+    with opened_store(settings()) as store:
         try:
-            return change(engine)
+            return change(store)
         except (StoreError, WeakPassword) as error:
             fail(str(error))

@@ -20,10 +20,10 @@ from signoff.config.settings import Settings, get_settings
 if TYPE_CHECKING:
     # Loaded by the commands that make a Client: `signoff status` reads a run without
     # one (signoff/config/temporal_service.py).
-    from temporalio.client import Client
     from temporalio.runtime import Runtime
 
     from signoff.config.temporal_service import TemporalService
+    from signoff.service.run_control import Runs
 
 # Options several commands share: one definition, one help text.
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
@@ -84,8 +84,9 @@ def settings() -> Settings:
 
 async def client_for(
     current: Settings, runtime: Runtime | None = None, *, traced: bool = True
-) -> Client:
-    """A Client, or a clean exit; `traced` as in `temporal_client.connect`."""
+) -> Runs:
+    """The connection the service's run functions take, or a clean exit; `traced` as in
+    `temporal_client.connect`."""
     from signoff.config.temporal_client import connect
     from signoff.config.temporal_tls import TemporalSettingsError
 

@@ -177,6 +177,8 @@ class Settings(BaseSettings):
     token: SecretStr | None = None
     # How long a personal API token (`signoff user token`) counts after it is issued.
     token_ttl_days: int = Field(default=90, gt=0, le=3650)
+    # The longest lifetime an administrator may give a standing rule (docs/standing-rules.md).
+    rule_max_lifetime_days: int = Field(default=90, gt=0, le=3650)
     # Passkey step-up (docs/passkeys.md). Per tenant, JSON: an approval above this amount
     # (of any tool that needs approval) needs the reviewer's passkey, as a tool's own
     # `passkey_above` in the profile asks; the lower of the two applies.

@@ -47,7 +47,6 @@ from activities.store import (
     verify_password,
 )
 from activities.store.credentials import CredentialKind
-from activities.store.schema import ApiToken
 from signoff.config.settings import Settings
 
 __all__ = [
@@ -58,9 +57,7 @@ __all__ = [
     "LastAdministrator",
     "NotAdministrator",
     "Proof",
-    "Reviewer",
     "StoreError",
-    "ApiToken",
     "UnknownReviewer",
     "UnknownToken",
     "WeakPassword",

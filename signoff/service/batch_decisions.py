@@ -19,10 +19,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
-from decimal import Decimal
-from typing import Literal
+from dataclasses import dataclass
 
+from signoff.service.batch_summary import (
+    MAX_BATCH,
+    SUCCEEDED,
+    BatchSummary,
+    Outcome,
+    summary_of,
+)
 from signoff.service.decisions import (
     DecisionNotAccepted,
     DecisionUnavailable,
@@ -30,12 +35,9 @@ from signoff.service.decisions import (
     checked_category,
 )
 from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired
-from workflows.actions import DecisionResult, PendingAction, Verdict
+from workflows.actions import DecisionResult, Verdict
 from workflows.contract_base import IDENTIFIER_PATTERN
 
-# How many actions one batch may decide: each is one update to one run, sent in turn,
-# so a batch stays short enough to answer within a request's patience.
-MAX_BATCH = 50
 ACTION_HASH = re.compile(r"^[0-9a-f]{64}$")
 # How the inbox's form names one selected action: `run id/action hash` ('/' is in no
 # run id, nor in a hash).
@@ -44,11 +46,6 @@ NOT_IN_TENANT = "No such run waits for a decision in your tenant. Nothing was de
 DECIDE_ALONE = (
     "This approval needs your passkey: decide it on its own page. Nothing was decided here."
 )
-
-Outcome = Literal["decided", "recorded", "failed", "decide_alone"]
-# What counts as done for an exit code or a count: the decision was taken (an approval
-# of two that waits for a second reviewer was taken too).
-SUCCEEDED: frozenset[Outcome] = frozenset({"decided", "recorded"})
 
 
 class InvalidBatch(Exception):
@@ -125,37 +122,6 @@ def checked_choice(verdict: Verdict, reason: str, category: str | None) -> str |
     if verdict == "reject" and not reason.strip():
         raise InvalidBatch("A reason is required to reject: the agent of each run is told it.")
     return checked
-
-
-@dataclass(frozen=True)
-class BatchSummary:
-    """What a selection adds up to, shown before the reviewer decides."""
-
-    count: int
-    totals: list[tuple[str, str]] = field(default_factory=list)  # (currency, total) sorted
-    modes: list[tuple[str, int]] = field(default_factory=list)  # (mode, count) sorted
-    tools: list[tuple[str, int]] = field(default_factory=list)  # actions without an amount
-
-
-def summary_of(actions: Iterable[PendingAction]) -> BatchSummary:
-    totals: dict[str, Decimal] = {}
-    modes: Counter[str] = Counter()
-    others: Counter[str] = Counter()
-    count = 0
-    for action in actions:
-        count += 1
-        modes[action.mode] += 1
-        amount, currency = action.arguments.get("amount"), action.arguments.get("currency")
-        if amount is None or currency is None:
-            others[action.tool] += 1
-            continue
-        totals[currency] = totals.get(currency, Decimal(0)) + Decimal(amount)
-    return BatchSummary(
-        count=count,
-        totals=[(currency, f"{total:.2f}") for currency, total in sorted(totals.items())],
-        modes=sorted(modes.items()),
-        tools=sorted(others.items()),
-    )
 
 
 def outcome_of_result(key: BatchKey, result: DecisionResult) -> BatchOutcome:

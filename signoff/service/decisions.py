@@ -21,6 +21,7 @@ from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError
 
 from signoff.config.decision_signatures import DecisionSigner
+from signoff.service.decision_limits import INVALID_HASH
 from signoff.service.passkey_step_up import NO_STEP_UP, StepUp
 from signoff.service.pending import DECIDE_RPC_TIMEOUT, DecisionNotAccepted, send_decision
 from workflows.action_edits import edited_action
@@ -37,7 +38,6 @@ UNCONFIRMED = (
     "The run did not confirm the decision in time: it may still be applied. Look at the "
     "request again (the inbox, or `signoff pending`) before you decide again."
 )
-INVALID_HASH = "That is not a valid action hash: copy the full 64-character hash shown."
 NEEDS_CATEGORY = (
     "Choose a category to reject: " + ", ".join(CATEGORIES) + ". The agent is told it, with "
     "your reason."

@@ -21,6 +21,7 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.service.decision_limits import DECIDE_RPC_TIMEOUT
 from signoff.service.pending_item import PendingItem
 from signoff.service.run_reading import QUERY_TIMEOUT, RunNotFound
 from signoff.service.runs import TENANT_KEY
@@ -33,10 +34,6 @@ from workflows.contracts import (
     WORKFLOW_NAME,
     RunState,
 )
-
-# How long a reviewer's decision may wait for the run's answer: a worker that took
-# longer is busy or gone, and the face says so rather than spin.
-DECIDE_RPC_TIMEOUT = timedelta(seconds=30)
 
 
 class DecisionNotAccepted(Exception):
@@ -150,6 +147,7 @@ def time_left(expires_at: datetime, now: datetime) -> str:
 
 
 __all__ = [
+    "DECIDE_RPC_TIMEOUT",
     "DecisionNotAccepted",
     "ended_run_message",
     "PendingItem",

@@ -9,7 +9,7 @@ profile's, within what the settings allow.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from signoff.config.profiles import LoadedProfiles, load_profiles
@@ -38,6 +38,8 @@ def new_run_request(
     profiles: LoadedProfiles | None = None,
     agent: str | None = None,
     actor_roles: Iterable[str] = (),
+    kind: str = DEFAULT_BUDGET,
+    trace_id: str | None = None,
 ) -> RunRequest:
     """A run request with the settings' budgets, deadline, TTL and price, on an agent of
     the profiles (SIGNOFF_PROFILES, or the built-in file, when `profiles` is None).
@@ -52,17 +54,18 @@ def new_run_request(
 
     `model`: None for the agent's own (its profile's `model`; SIGNOFF_MODEL, when set,
     overrides every agent's); ModelChoiceError for one that cannot be used here. The
-    budgets are the agent's default budget, never more than the settings allow (the
-    worker holds every run to its own settings too).
+    budgets are the agent's budget for this `kind` of task (its `default` one for a kind
+    it does not name), never more than the settings allow (the worker holds every run
+    to its own settings too).
     """
     profile = (profiles or load_profiles(settings)).run_profile(agent)
     model = model or agent_model(settings, profile)
-    limits = within_budget(limits_from_settings(settings, model), profile.agent.budgets)
+    limits = within_budget(limits_from_settings(settings, model), profile.agent.budget(kind))
     return RunRequest(
         tenant_id=tenant_id,
         actor_id=actor_id or settings.service_actor,
         request_id=request_id or uuid.uuid4().hex,
-        trace_id=uuid.uuid4().hex,
+        trace_id=trace_id or uuid.uuid4().hex,
         goal=goal,
         ticket_id=ticket_id,
         policy_version=settings.policy_version,
@@ -91,9 +94,8 @@ def agent_model(settings: Settings, profile: RunProfile) -> ModelRef:
     return parse_model(profile.agent.model.choice(), settings)
 
 
-def within_budget(limits: RunLimits, budgets: Mapping[str, Budget]) -> RunLimits:
-    """The settings' limits, lowered to the agent's default budget where it asks less."""
-    budget = budgets[DEFAULT_BUDGET]
+def within_budget(limits: RunLimits, budget: Budget) -> RunLimits:
+    """The settings' limits, lowered to the agent's budget where it asks less."""
     costs = [cost for cost in (limits.cost_budget_usd, budget.cost_usd) if cost is not None]
     return limits.model_copy(
         update={

@@ -1,16 +1,20 @@
-"""The shop's records as a face reads and writes them: tenants, tickets, orders' refunds,
-and the demo data.
+"""The shop's records as a face reads and writes them: tenants, tickets, and the demo
+data.
 
 Thin on purpose: the store already answers these questions in one query each. This
 module is the boundary the faces stand behind, so that they never reach into the
-adapters' layer (see docs/development/index.md).
+adapters' layer (see docs/development/index.md): a ticket comes back as a frozen
+`TicketRecord`, never as the store's row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
 from activities.store import (
     EmptyTicketText,
-    Refund,
     SeedReport,
     StoreError,
     Ticket,
@@ -18,28 +22,55 @@ from activities.store import (
     UnknownOrder,
     UnknownTenant,
     add_ticket,
-    get_ticket,
-    get_tickets,
-    list_refunds,
     seed_demo,
     seed_store,
     tenant_exists,
 )
+from activities.store import get_ticket as _get_ticket
+from activities.store import get_tickets as _get_tickets
+from signoff.service.store import Store
 
 __all__ = [
     "EmptyTicketText",
-    "Refund",
     "SeedReport",
     "StoreError",
-    "Ticket",
+    "TicketRecord",
     "TicketTextTooLong",
     "UnknownOrder",
     "UnknownTenant",
     "add_ticket",
     "get_ticket",
     "get_tickets",
-    "list_refunds",
     "seed_demo",
     "seed_store",
     "tenant_exists",
 ]
+
+
+@dataclass(frozen=True)
+class TicketRecord:
+    tenant_id: str
+    id: str
+    order_id: str | None
+    customer_name: str
+    text: str
+    created_at: datetime
+
+
+def _record(row: Ticket) -> TicketRecord:
+    return TicketRecord(
+        row.tenant_id, row.id, row.order_id, row.customer_name, row.text, row.created_at
+    )
+
+
+def get_ticket(store: Store, tenant_id: str, ticket_id: str) -> TicketRecord | None:
+    row = _get_ticket(store, tenant_id, ticket_id)
+    return _record(row) if row is not None else None
+
+
+def get_tickets(store: Store, tenant_id: str, ticket_ids: Iterable[str]) -> dict[str, TicketRecord]:
+    """The tenant's tickets among `ticket_ids`, by id, in one query."""
+    return {
+        ticket_id: _record(row)
+        for ticket_id, row in _get_tickets(store, tenant_id, ticket_ids).items()
+    }

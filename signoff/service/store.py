@@ -11,22 +11,51 @@ store at another revision, and `migrate_store`, as the owner role, brings it the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from activities.store import StoreError, make_engine
 from activities.store.database import writer
-from activities.store.runtime_grants import RuntimeRoleIsOwner, grant_runtime_role
 from activities.store.schema_revision import HEAD_REVISION
 from signoff.config.settings import Settings
 
-__all__ = ["Engine", "MigrationReport", "StoreError", "migrate_store", "open_store"]
+__all__ = [
+    "MigrationReport",
+    "Store",
+    "StoreError",
+    "StoreUnreachable",
+    "close_store",
+    "migrate_store",
+    "open_store",
+]
+
+# What a face holds between two service calls: it passes it on and never reads it (no
+# SQL in a face; the faces import no sqlalchemy, pyproject.toml's import contracts).
+Store: TypeAlias = Engine
 
 
-def open_store(settings: Settings) -> Engine:
-    """The store `settings` name, ready to use; the caller disposes of it."""
-    return make_engine(settings.resolved_database_url, migrate=settings.migrate_at_start)
+class StoreUnreachable(StoreError):
+    """The store could not be opened or reached: its URL, its server or its file."""
+
+
+def open_store(settings: Settings) -> Store:
+    """The store `settings` name, ready to use; the caller closes it (`close_store`).
+    Raises StoreError: a schema this process may not or cannot use, or StoreUnreachable."""
+    try:
+        return make_engine(settings.resolved_database_url, migrate=settings.migrate_at_start)
+    except StoreError:
+        raise
+    except SQLAlchemyError:
+        raise StoreUnreachable(
+            f"Cannot open the store at {settings.shown_database_url}; check SIGNOFF_DATABASE_URL."
+        ) from None
+
+
+def close_store(store: Store) -> None:
+    store.dispose()
 
 
 @dataclass(frozen=True)
@@ -50,7 +79,25 @@ class RuntimeRoleOwnsStore(StoreError):
 def migrate_store(settings: Settings) -> MigrationReport:
     """Bring the store to this code's revision as the owner role (the migration URL, or
     the runtime URL when none is set), then, on PostgreSQL with a migration URL, leave
-    the runtime role with exactly what it needs (activities/store/runtime_grants.py)."""
+    the runtime role with exactly what it needs (activities/store/runtime_grants.py).
+    Raises StoreError, or StoreUnreachable when the owner role cannot do it."""
+    try:
+        return _migrate(settings)
+    except StoreError:
+        raise
+    except SQLAlchemyError as error:
+        raise StoreUnreachable(
+            f"Cannot migrate the store as the owner role ({str(error).splitlines()[0]}). "
+            "Check SIGNOFF_MIGRATION_DATABASE_URL "
+            "(or SIGNOFF_DATABASE_URL when it is unset): the server, the role's password, "
+            "and that the role owns the database."
+        ) from None
+
+
+def _migrate(settings: Settings) -> MigrationReport:
+    # Here: only `signoff store migrate` grants roles; opening the store needs none of it.
+    from activities.store.runtime_grants import RuntimeRoleIsOwner, grant_runtime_role
+
     owner = settings.migration_database_url
     engine = make_engine(owner.get_secret_value() if owner else settings.resolved_database_url)
     try:

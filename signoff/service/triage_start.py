@@ -1,7 +1,8 @@
 """A triage started by the deployment itself (a helpdesk's webhook), not by a person.
 
 The request carries what `signoff triage` gives one: the settings' model (the triage
-script when the model is scripted), budgets and limits for the agent run it may start.
+script when the model is scripted), and the whole request of the agent run it may
+start, built by the one run factory (its profile, tools, and the `refund` budget).
 The workflow id is derived from the request id, and a workflow id is never reused: a
 delivery sent again, even after its triage ended, finds the first triage and starts
 nothing.
@@ -10,17 +11,19 @@ nothing.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 
 from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from signoff.config.run_limits import limits_from_settings
+from signoff.config.profiles import LoadedProfiles
 from signoff.config.settings import Settings, parse_model
 from signoff.config.telemetry import run_trace
+from signoff.service.run_requests import new_run_request
 from workflows.contracts import ModelRef
 from workflows.triage import TriageTicket
-from workflows.triage_contracts import TriageRequest
+from workflows.triage_contracts import REFUND_AGENT_GOAL, REFUND_TASK_KIND, TriageRequest
 
 # The script a scripted triage classifies with (as `signoff triage`).
 TRIAGE_SCRIPT = "triage"
@@ -38,28 +41,46 @@ def triage_request(
     *,
     actor_id: str | None = None,
     model: str | None = None,
+    actor_roles: Iterable[str] = (),
+    profiles: LoadedProfiles | None = None,
 ) -> TriageRequest:
-    """The request of a triage: by `actor_id` (already authenticated by the face; None
-    for the deployment's service identity), on `model` (None: SIGNOFF_MODEL). A
-    scripted model classifies with the triage script, unless a script was named.
+    """The request of a triage: by `actor_id` (already authenticated by the face, with
+    its `actor_roles`; None for the deployment's service identity), on `model` (None:
+    SIGNOFF_MODEL). A scripted model classifies with the triage script, unless a script
+    was named. The agent run a refund ticket starts is the profiles' default agent
+    (`profiles`: SIGNOFF_PROFILES when None), with its `refund` budget.
 
-    Raises ModelChoiceError for a model it cannot understand, and pydantic's
-    ValidationError for input that is not valid."""
+    Raises ModelChoiceError for a model it cannot understand, ProfileError for profiles
+    that cannot be used, and pydantic's ValidationError for input that is not valid."""
     agent_model = parse_model(model or settings.model, settings)
     triage_model = agent_model
     if agent_model.scripted and (model is None or model.strip() == "scripted"):
         triage_model = ModelRef(provider="scripted", model_id=TRIAGE_SCRIPT)
+    actor = actor_id or settings.service_actor
+    trace_id = uuid.uuid4().hex
+    agent = new_run_request(
+        settings,
+        tenant_id=tenant_id,
+        ticket_id=ticket_id,
+        model=agent_model,
+        actor_id=actor,
+        request_id=f"{request_id}-agent",
+        goal=REFUND_AGENT_GOAL,
+        profiles=profiles,
+        actor_roles=actor_roles,
+        kind=REFUND_TASK_KIND,
+        trace_id=trace_id,
+    )
     return TriageRequest(
         tenant_id=tenant_id,
-        actor_id=actor_id or settings.service_actor,
+        actor_id=actor,
         request_id=request_id,
-        trace_id=uuid.uuid4().hex,
+        trace_id=trace_id,
         ticket_id=ticket_id,
         policy_version=settings.policy_version,
         model=triage_model,
-        agent_model=agent_model,
         max_tokens=settings.max_tokens,
-        agent_limits=limits_from_settings(settings, agent_model),
+        agent=agent,
     )
 
 

@@ -63,6 +63,10 @@ COMMANDS = {
     "user": Lazy(
         "signoff.cli.commands_users", "Reviewer accounts: who signs in to the reviewer UI."
     ),
+    "rules": Lazy(
+        "signoff.cli.commands_rules",
+        "Standing rules: approve a tool's actions ahead, bounded in time and uses.",
+    ),
     "keys": Lazy(
         "signoff.cli.commands_keys",
         "Decision keys: the decision service's signing keys, and their rotation.",

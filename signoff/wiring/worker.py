@@ -22,6 +22,7 @@ from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
+from activities.standing_rules import StandingRuleActivities
 from activities.store import make_engine
 from activities.store.passkey_proofs import PasskeyCheck
 from activities.tool_effects import ToolEffects
@@ -126,6 +127,7 @@ def activity_parts(
         limits=RunLimitsActivity(settings, keys),
         notifier=ReviewerNotifier(settings),
         mcp=McpTools(settings.mcp_timeout_seconds),
+        rules=StandingRuleActivities(engine, keys),
     )
 
 

@@ -23,6 +23,7 @@ from activities.mcp.activities import McpTools
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
+from activities.standing_rules import StandingRuleActivities
 from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
 from workflows.contracts import ModelReply, ModelRequest
@@ -47,6 +48,7 @@ class ActivityParts:
     limits: RunLimitsActivity
     notifier: ReviewerNotifier
     mcp: McpTools
+    rules: StandingRuleActivities
 
 
 def worker_activities(
@@ -70,6 +72,7 @@ def worker_activities(
         parts.notifier.notify_reviewers,
         parts.mcp.resolve,  # tools from MCP servers (docs/configuration/mcp.md)
         parts.mcp.run,
+        parts.rules.match_standing_rule,  # docs/standing-rules.md
     ]
     by_name = {activity_name(entry): entry for entry in listed}
     for substitute in replacing:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from sqlalchemy import Engine
 from temporalio.testing import WorkflowEnvironment
@@ -13,6 +11,7 @@ from activities.model_turn import ModelTurns
 from signoff.wiring.worker_activities import worker_activities
 from tests.anthropic.wire import CLAUDE, EPHEMERAL, RecordingGateway, tools_param
 from tests.anthropic_server import FakeMessagesApi, message, tool_use
+from tests.triage_requests import triage_request
 from tests.workflow.approvals import store_parts
 from tests.workflow.fakes import generous_limits, new_task_queue
 from workflows.agent_run import AgentRun, actor_hash
@@ -28,16 +27,7 @@ AGENT_MODEL = ModelRef(provider="scripted", model_id="demo")
 async def triage(
     env: WorkflowEnvironment, engine: Engine, model_turns: ModelTurns, ticket_id: str
 ) -> tuple[TriageRequest, TriageOutcome, RecordingGateway, RunOutcome | None]:
-    request = TriageRequest(
-        tenant_id="demo",
-        actor_id="ops-1",
-        request_id=uuid.uuid4().hex,
-        trace_id=uuid.uuid4().hex,
-        ticket_id=ticket_id,
-        policy_version="test",
-        model=CLAUDE,
-        agent_model=AGENT_MODEL,
-    )
+    request = triage_request(ticket_id, model=CLAUDE, agent_model=AGENT_MODEL)
     gateway = RecordingGateway(engine)
     queue = new_task_queue()
     agent: RunOutcome | None = None

@@ -180,6 +180,17 @@ def test_run_names_an_agent_of_the_profiles_or_says_which_exist(
     assert "choose one of: support, tracking." in result.output
 
 
+def test_run_names_a_kind_of_task_the_agent_budgets_or_says_which_exist(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNOFF_PROFILES", str(profile(tmp_path, TWO_AGENTS)))
+    get_settings.cache_clear()
+    result = cli.invoke(app, ["run", "--ticket", "T-1042", "--kind", "refnud"])
+    assert result.exit_code == 2
+    assert "No budget for the kind 'refnud' in" in result.output
+    assert "choose one of: default" in result.output
+
+
 def test_run_stops_on_a_bad_profile_with_the_loaders_message(
     cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

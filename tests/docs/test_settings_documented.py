@@ -20,6 +20,7 @@ NOT_SETTINGS = {
     "SIGNOFF_OWNER_PASSWORD": "temporal-dev.yml's own variable, for the owner role",
     "SIGNOFF_CHAOS_KILL_AT": "bench/chaos/worker.py's kill hook",
     "SIGNOFF_CHAOS_KILL_AFTER": "bench/chaos/worker.py's kill hook",
+    "SIGNOFF_DOCS_IMAGES": "the browser tests' switch that writes docs/images (make docs-images)",
     "SIGNOFF_UI_INBOX_CACHE_SECONDS": "a setting removed, named by a design note's history",
 }
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import uuid
 
 from sqlalchemy import Engine
 from temporalio.testing import WorkflowEnvironment
@@ -14,10 +13,10 @@ from signoff.wiring.worker_activities import worker_activities
 from tests.anthropic.wire import RecordingGateway
 from tests.openai.chat_server import FakeChatApi, assistant, completion, tool_call
 from tests.openai.wire import QWEN, function_tools, sent_call, tool_message
+from tests.triage_requests import triage_request
 from tests.workflow.approvals import store_parts
 from tests.workflow.fakes import generous_limits, new_task_queue
 from workflows.agent_run import actor_hash
-from workflows.contracts import ModelRef
 from workflows.tool_catalog import READ_TICKET
 from workflows.triage import READ_CALL_ID, TRIAGE_SYSTEM_PROMPT, TriageTicket, classify_tool
 from workflows.triage_contracts import CLASSIFY_TOOL_NAME, TriageOutcome, TriageRequest
@@ -26,17 +25,8 @@ from workflows.triage_contracts import CLASSIFY_TOOL_NAME, TriageOutcome, Triage
 async def triage(
     env: WorkflowEnvironment, engine: Engine, model_turns: ModelTurns
 ) -> tuple[TriageRequest, TriageOutcome, RecordingGateway]:
-    request = TriageRequest(
-        tenant_id="demo",
-        actor_id="ops-1",
-        request_id=uuid.uuid4().hex,
-        trace_id=uuid.uuid4().hex,
-        ticket_id="T-4512",
-        policy_version="test",
-        model=QWEN,
-        # Not reached by these tests: no refund class is given.
-        agent_model=ModelRef(provider="scripted", model_id="demo"),
-    )
+    # The agent run is not reached by these tests: no refund class is given.
+    request = triage_request("T-4512", model=QWEN)
     gateway = RecordingGateway(engine)
     queue = new_task_queue()
     async with Worker(

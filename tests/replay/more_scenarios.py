@@ -24,11 +24,13 @@ from activities.model_turn import ModelTurns
 from activities.store import add_ticket
 from signoff.config.settings import Settings
 from signoff.wiring.worker import build_worker
-from tests.replay.record_histories import DEMO, TRIAGE, agent_request, decision, wait_for_pending
+from tests.replay.record_histories import agent_request, decision, wait_for_pending
+from tests.rules import make_rule
+from tests.triage_requests import recorded_triage
+from tests.workflow.approvals import TEST_SIGNER
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, ModelReply, ModelRequest, RunRequest, run_id_for
 from workflows.triage import TriageTicket
-from workflows.triage_contracts import TriageRequest
 
 ANSWER_ONLY = ModelRef(provider="scripted", model_id="answer-only")
 PARTIAL_REFUND = ModelRef(provider="scripted", model_id="partial-refund")
@@ -122,20 +124,18 @@ async def model_error(client: Client, queue: str, now: datetime, _: Engine) -> H
 async def triage_other(client: Client, queue: str, now: datetime, engine: Engine) -> Handle:
     """A ticket that is neither tracking nor a refund: handed to a person."""
     ticket_id = add_ticket(engine, "demo", None, OTHER_TICKET, "Kim Berg")
-    request = TriageRequest(
-        tenant_id="demo",
-        actor_id="ops",
-        request_id=f"other{int(now.timestamp())}",
-        trace_id="0" * 32,
-        ticket_id=ticket_id,
-        policy_version="recorded",
-        model=TRIAGE,
-        agent_model=DEMO,
-    )
+    request = recorded_triage(ticket_id, f"other{int(now.timestamp())}")
     handle = await client.start_workflow(
         TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
     )
     return await finished(handle)
+
+
+async def standing_rule(client: Client, queue: str, now: datetime, engine: Engine) -> Handle:
+    """An administrator's standing rule covers the refund: no reviewer is asked, and the
+    rule's grant travels to the ledger, which spends one of its uses."""
+    make_rule(engine, TEST_SIGNER, max_amount="100.00", max_uses=5)
+    return await finished(await start(client, queue, agent_request("T-1042", now)))
 
 
 class ModelThatIsDown:
@@ -162,6 +162,7 @@ SCENARIOS: dict[str, Scenario] = {
     "agent_run_cancelled_waiting": cancelled_waiting,
     "agent_run_model_error_after_retries": model_error,
     "triage_other": triage_other,
+    "agent_run_standing_rule": standing_rule,
 }
 WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
     "agent_run_model_error_after_retries": worker_with_model_down,
@@ -170,4 +171,6 @@ WORKERS: dict[str, Callable[[Client, Settings, Engine], Worker]] = {
 TIME_SKIPPING = {
     "agent_run_refund_expired",
     "agent_run_model_error_after_retries",
+    # Nothing to wait for: the time-skipping server only starts faster.
+    "agent_run_standing_rule",
 }

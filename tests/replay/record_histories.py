@@ -29,7 +29,6 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.refunds import RefundActivities
-from activities.run_limits import limits_from_settings
 from activities.store import make_engine, seed_demo
 from signoff.config.data_converter import data_converter
 from signoff.config.profiles import (
@@ -42,13 +41,13 @@ from signoff.config.settings import Settings
 from signoff.service.run_requests import offered_specs
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
+from tests.triage_requests import recorded_triage
 from tests.workflow.approvals import TEST_KEYS, install_test_keys, signed
 from workflows.action_edits import edited_action
 from workflows.actions import EXECUTE_REFUND_ACTIVITY, Decision, RefundCommand, RefundResult
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRef, RunRequest, run_id_for
 from workflows.triage import TriageTicket
-from workflows.triage_contracts import TriageRequest
 
 HISTORIES = Path(__file__).parent.parent / "histories"
 ID_SEPARATOR = "__"
@@ -228,16 +227,7 @@ async def injection_rejected(client: Client, queue: str, now: datetime) -> Workf
 
 
 async def triage_tracking(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
-    request = TriageRequest(
-        tenant_id="demo",
-        actor_id="ops",
-        request_id=uuid.uuid4().hex[:12],
-        trace_id=uuid.uuid4().hex,
-        ticket_id="T-4512",
-        policy_version="recorded",
-        model=TRIAGE,
-        agent_model=DEMO,
-    )
+    request = recorded_triage("T-4512", uuid.uuid4().hex[:12])
     handle = await client.start_workflow(
         TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
     )
@@ -246,22 +236,14 @@ async def triage_tracking(client: Client, queue: str, now: datetime) -> Workflow
 
 
 async def triage_refund(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
-    """A refund ticket: triage starts an agent run carrying the settings' limits."""
-    request = TriageRequest(
-        tenant_id="demo",
-        actor_id="ops",
-        request_id=uuid.uuid4().hex[:12],
-        trace_id=uuid.uuid4().hex,
-        ticket_id="T-1042",
-        policy_version="recorded",
-        model=TRIAGE,
-        agent_model=DEMO,
-        agent_limits=limits_from_settings(Settings(), DEMO),
-    )
+    """A refund ticket: triage starts the agent run the service built for it (the
+    built-in profile's agent, its tools, the settings' limits)."""
+    request = recorded_triage("T-1042", uuid.uuid4().hex[:12])
     handle = await client.start_workflow(
         TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
     )
     outcome = await handle.result()
+    assert outcome.agent_run_id is not None, outcome
     # The agent run outlives triage; end it here, or it would hold the test server's clock.
     agent = client.get_workflow_handle_for(AgentRun.run, outcome.agent_run_id)
     await wait_for_pending(agent)

@@ -39,6 +39,8 @@ def make_old_store(store: Engine) -> str:
         for table in ("slack_links", "slack_requests", "slack_link_codes", "email_links"):
             connection.execute(text(f"DROP TABLE {table}"))  # revision 0007_slack's
         connection.execute(text("DROP TABLE reviewer_languages"))  # revision 0007_languages'
+        connection.execute(text("DROP TABLE standing_rule_uses"))  # revision 0008_rules'
+        connection.execute(text("DROP TABLE standing_rules"))
         connection.execute(text("DROP TABLE api_tokens"))  # revision 0005_accounts', later
         connection.execute(text("DROP TABLE waiting_actions"))  # revision 0002's, later
         for index in ("ix_decisions_tenant_reviewer_seq", "ix_decisions_tenant_kind_seq"):

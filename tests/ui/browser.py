@@ -2,12 +2,14 @@
 
 No browser is downloaded: Playwright launches /usr/bin/chromium (installed by
 scripts/ensure-system-packages.sh). Screenshots go to test-artifacts/ (gitignored) for
-a person to look at. The `browser` and `page` fixtures are registered in
-tests/ui/conftest.py.
+a person to look at; those the docs show are also written, the visible part only, to
+docs/images/ when SIGNOFF_DOCS_IMAGES=1 (`make docs-images`). The `browser` and `page`
+fixtures are registered in tests/ui/conftest.py.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +29,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 ARRIVAL_TIMEOUT_MS = 30_000
 DESKTOP = {"width": 1100, "height": 900}
 
@@ -71,6 +74,13 @@ def sign_in(page: Page, stack: DevStack, name: str) -> None:
     expect(page).to_have_url(f"{stack.ui_url}/approvals")
 
 
-def screenshot(page: Page, name: str) -> None:
+def screenshot(page: Page, name: str, *, docs: bool = False, top: str | None = None) -> None:
+    """The page, whole, in test-artifacts/; with `docs`, its visible part in docs/images/
+    too when SIGNOFF_DOCS_IMAGES=1 (what a docs page shows, taken from a test that
+    checked it), scrolled so that the element `top` (a selector) is at the top."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    if docs and os.environ.get("SIGNOFF_DOCS_IMAGES") == "1":
+        if top is not None:
+            page.locator(top).evaluate("element => element.scrollIntoView()")
+        page.screenshot(path=str(DOCS_IMAGES / name))

@@ -121,6 +121,8 @@ def test_openapi_documents_only_the_api(ui: TestClient) -> None:
         "/api/audit",
         "/api/intake/tickets",
         "/api/slack/actions",
+        "/api/rules",
+        "/api/rules/{rule_id}/revoke",
     }
     intake = schema["paths"]["/api/intake/tickets"]["post"]
     assert {"200", "202", "401", "422", "503"} <= set(intake["responses"])

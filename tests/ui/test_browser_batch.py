@@ -95,7 +95,7 @@ def test_a_batch_of_five_with_one_expired_in_the_middle(
     for case, amount in zip(cases, AMOUNTS, strict=True):
         label = f"Select Refund {amount // 100}.00 EUR on order {case.order_id}"
         expect(page.get_by_label(label)).to_be_checked()
-    screenshot(page, "batch-inbox.png")
+    screenshot(page, "batch-inbox.png", docs=True, top="#batch-summary")
     page.get_by_role("button", name="Decide the selected requests…").click()
     expect(page.get_by_role("heading", name="Decide several at once")).to_be_visible()
     expect(page.locator("#batch-summary")).to_contain_text("5 requests selected")
@@ -121,7 +121,7 @@ def test_a_batch_of_five_with_one_expired_in_the_middle(
             expect(row.locator(".message")).to_contain_text("it did not happen")
         else:
             expect(row.locator(".outcome")).to_have_text("approved")
-    screenshot(page, "batch-results.png")
+    screenshot(page, "batch-results.png", docs=True)
 
     deadline = time.monotonic() + SETTLE_SECONDS
     for case, amount in zip(cases, AMOUNTS, strict=True):

@@ -36,7 +36,7 @@ def test_a_reviewer_lowers_the_refund_and_the_agent_reads_what_was_done(
     expect(amount).to_have_value("60.00")
     amount.fill("25.00")
     page.get_by_label("Why you change it (required; the agent is told)").fill("goodwill")
-    screenshot(page, "detail-edit-amount.png")
+    screenshot(page, "detail-edit-amount.png", docs=True)
     page.get_by_role("button", name="Approve with changes").click()
     expect(page.get_by_role("status")).to_contain_text("Approved with changes.")
 

@@ -66,7 +66,7 @@ def test_the_run_page_shows_each_step_as_it_happens_without_polling(
     expect(page.locator("#run-details")).to_have_attribute("open", "")
     expect(page.locator("#run-follows")).to_have_count(0)
     assert page.evaluate("() => window.__sameDocument === true")
-    screenshot(page, "live-run.png")
+    screenshot(page, "live-run.png", docs=True)
 
     run_path = f"/runs/{case.run_id}"
     assert asked.count(run_path) == 1  # the page itself, once: nothing polled it again

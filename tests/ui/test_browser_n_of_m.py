@@ -102,7 +102,7 @@ def test_three_approvers_one_from_finance_in_the_browser(
         expect(page.locator("#still-missing-1")).to_have_text(
             "Still missing: 2 of 3 approvals; still needs one from finance."
         )
-        screenshot(page, "detail-three-of-m.png")
+        screenshot(page, "detail-three-of-m.png", docs=True, top="#four-eyes-1")
 
     with reviewer_page(browser) as page:
         sign_in(page, three_stack, "erin")

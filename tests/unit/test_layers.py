@@ -63,3 +63,14 @@ def test_a_test_reaching_into_the_benchmarks_breaks_the_contract(tmp_path: Path)
     assert result.returncode != 0
     assert "Tests stand alone: nothing from the benchmarks BROKEN" in result.stdout
     assert "tests.workflow.test_reviewers_race -> bench.scale.probes" in result.stdout
+
+
+def test_a_face_importing_sqlalchemy_breaks_the_contract(tmp_path: Path) -> None:
+    face = copy_of_repo(tmp_path) / "signoff" / "cli" / "commands_pending.py"
+    # A face with an engine of its own: SQL outside the service, with no adapter named.
+    face.write_text(face.read_text() + "\nfrom sqlalchemy import Engine  # noqa\n")
+
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "faces import no SQLAlchemy, no Alembic BROKEN" in result.stdout
+    assert "signoff.cli.commands_pending -> sqlalchemy" in result.stdout

@@ -4,8 +4,8 @@ checks the same roles again."""
 
 from __future__ import annotations
 
-from approvals_ui.deps import SignedInReviewer
 from approvals_ui.lookups import no_role_message
+from signoff.service.reviewer_access import SignedInReviewer
 from tests.store.test_tool_effects import voucher_action
 
 
@@ -26,3 +26,18 @@ def test_an_action_the_page_cannot_find_needs_the_refund_role() -> None:
     assert reviewer("refund_approver").may_decide(None)
     assert not reviewer("support_lead").may_decide(None)
     assert no_role_message(None).endswith("so you cannot decide on refunds.")
+
+
+def test_payloads_open_for_a_decider_or_an_administrator_only() -> None:
+    assert reviewer("refund_approver").may_read_payloads()
+    assert reviewer("admin").may_read_payloads()
+    assert not reviewer("support_lead").may_read_payloads()
+
+
+def test_a_sealed_payload_opens_for_its_own_tenant_and_a_tenantless_one_for_an_admin() -> None:
+    decider, admin = reviewer("refund_approver"), reviewer("admin")
+    assert decider.may_open_payload_of("demo")
+    assert not decider.may_open_payload_of("globex")
+    assert not admin.may_open_payload_of("globex")  # an administrator of demo is of demo
+    assert admin.may_open_payload_of(None)
+    assert not decider.may_open_payload_of(None)

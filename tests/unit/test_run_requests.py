@@ -7,12 +7,15 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from signoff.config.profiles import load_profile_file
 from signoff.config.settings import Settings
 from signoff.service.run_requests import new_run_request
+from signoff.service.triage_start import triage_request
 from tests.clock import clock_now
 from workflows.contracts import ModelRef
+from workflows.triage_contracts import TriageRequest
 
 NOW = clock_now()
 CLAUDE = ModelRef(provider="anthropic", model_id="claude-sonnet-4-6")
@@ -111,3 +114,60 @@ def test_a_run_gets_its_agents_model_and_budget_within_the_settings(
     assert new_run_request(overridden, tenant_id="demo", ticket_id="T-1").model.model_id == "demo"
     given = new_run_request(overridden, tenant_id="demo", ticket_id="T-1", model=CLAUDE)
     assert given.model == CLAUDE
+
+
+KINDS_PROFILE = """
+[agents.support]
+system_prompt = "You answer one support ticket. Use the tools, never guesses."
+tools = ["read_ticket", "get_order", "refund"]
+model = { provider = "scripted" }
+
+[agents.support.budgets.default]
+steps = 6
+tokens = 100000
+deadline = "24h"
+
+[agents.support.budgets.refund]
+steps = 3
+deadline = "2h"
+
+[agents.support.tool_policy.refund]
+risk = "irreversible"
+approval = "confirm"
+approver_roles = ["refund_approver"]
+"""
+
+
+def test_a_kind_of_task_takes_its_own_budget_and_the_rest_from_default(tmp_path: Path) -> None:
+    path = tmp_path / "kinds.toml"
+    path.write_text(KINDS_PROFILE, encoding="utf-8")
+    settings = Settings(home=tmp_path, profiles=path)
+    refund = new_run_request(
+        settings, tenant_id="demo", ticket_id="T-1", model=CLAUDE, kind="refund", now=NOW
+    )
+    assert (refund.step_budget, refund.token_budget) == (3, 100000)
+    assert refund.deadline == NOW + timedelta(hours=2)
+    # A kind the agent does not name takes its default budget.
+    other = new_run_request(
+        settings, tenant_id="demo", ticket_id="T-1", model=CLAUDE, kind="tracking", now=NOW
+    )
+    assert (other.step_budget, other.deadline) == (6, NOW + timedelta(hours=24))
+
+
+def test_triage_hands_its_refund_run_the_profile_tools_and_refund_budget(tmp_path: Path) -> None:
+    path = tmp_path / "kinds.toml"
+    path.write_text(KINDS_PROFILE, encoding="utf-8")
+    settings = Settings(home=tmp_path, profiles=path)
+    request = triage_request(settings, "demo", "T-1042", "req-1", actor_id="ops-1")
+    agent = request.agent
+    assert agent.step_budget == 3 and agent.request_id == "req-1-agent"
+    assert agent.profile is not None and agent.profile.profile_name == "kinds"
+    assert [tool.name for tool in agent.tools] == ["read_ticket", "get_order", "refund"]
+    assert (agent.tenant_id, agent.actor_id, agent.trace_id) == ("demo", "ops-1", request.trace_id)
+
+
+def test_a_triage_request_cannot_hand_another_tickets_run(tmp_path: Path) -> None:
+    request = triage_request(Settings(home=tmp_path), "demo", "T-1042", "req-1")
+    other = request.agent.model_copy(update={"ticket_id": "T-9"})
+    with pytest.raises(ValidationError, match="not the triage's"):
+        TriageRequest.model_validate({**request.model_dump(), "agent": other.model_dump()})

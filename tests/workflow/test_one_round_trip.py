@@ -41,6 +41,7 @@ from workflows.actions import (
 )
 from workflows.contracts import MODEL_TURN_ACTIVITY, RunOutcome
 from workflows.decision_check import VERIFY_DECISION_ACTIVITY
+from workflows.rule_contracts import MATCH_STANDING_RULE_ACTIVITY
 from workflows.run_limits import RUN_LIMITS_ACTIVITY
 
 REASON = "The customer's vase arrived broken."
@@ -78,7 +79,7 @@ def run_audit(engine: Engine, run_id: str) -> list[tuple[str, str | None, str]]:
     return [(row.kind, row.reviewer_id, row.reason) for row in mine]
 
 
-async def test_an_approved_refund_takes_four_activities_and_writes_its_approval_with_it(
+async def test_an_approved_refund_reaches_its_effect_in_one_activity_with_its_approval(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     async with gate_run(time_skipping_env, refund_model("89.90"), seeded_engine) as handle:
@@ -89,10 +90,12 @@ async def test_an_approved_refund_takes_four_activities_and_writes_its_approval_
     assert isinstance(outcome, RunOutcome) and outcome.effects_performed
     history = await handle.fetch_history()
     # No verify_decision, no record_decision: the approval's checks and its audit row
-    # are the refund's; the limits and the exposure hold are local activities.
+    # are the refund's; the limits and the exposure hold are local activities. (The
+    # standing rules' lookup is the one activity between the state read and the wait.)
     assert scheduled(history) == [
         MODEL_TURN_ACTIVITY,
         READ_ACTION_STATE_ACTIVITY,
+        MATCH_STANDING_RULE_ACTIVITY,
         EXECUTE_REFUND_ACTIVITY,
         MODEL_TURN_ACTIVITY,
     ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,8 @@ from activities.store import add_ticket
 from signoff.config.settings import Settings
 from signoff.service.runs import request_of_run
 from signoff.wiring.worker_activities import worker_activities
+from tests.triage_requests import AGENT_MODEL
+from tests.triage_requests import triage_request as triage_request_for
 from tests.workflow.approvals import store_parts
 from tests.workflow.fakes import FakeModel, new_task_queue
 from workflows.agent_run import AgentRun
@@ -26,21 +27,9 @@ from workflows.contracts import ModelRef, ModelReply, ToolUseBlock, Usage
 from workflows.triage import READ_CALL_ID, TriageTicket
 from workflows.triage_contracts import CLASSIFY_TOOL_NAME, TriageOutcome, TriageRequest
 
-TRIAGE_MODEL = ModelRef(provider="scripted", model_id="triage")
-AGENT_MODEL = ModelRef(provider="scripted", model_id="demo")
-
 
 def triage_request(ticket_id: str, tenant_id: str = "demo") -> TriageRequest:
-    return TriageRequest(
-        tenant_id=tenant_id,
-        actor_id="ops-1",
-        request_id=uuid.uuid4().hex,
-        trace_id=uuid.uuid4().hex,
-        ticket_id=ticket_id,
-        policy_version="test",
-        model=TRIAGE_MODEL,
-        agent_model=AGENT_MODEL,
-    )
+    return triage_request_for(ticket_id, tenant_id=tenant_id)
 
 
 def triage_worker(client: Client, queue: str, engine: Engine, model: Any) -> Worker:
@@ -128,9 +117,7 @@ async def test_a_triage_started_run_gets_the_budgets_and_price_of_signoff_run(
     haiku = ModelRef(provider="anthropic", model_id="claude-haiku-4-5")
     settings = Settings(home=tmp_path)
     limits = limits_from_settings(settings, haiku)
-    request = triage_request("T-1042").model_copy(
-        update={"agent_model": haiku, "agent_limits": limits}
-    )
+    request = triage_request_for("T-1042", agent_model=haiku, settings=settings)
     queue = new_task_queue()
     async with triage_worker(env.client, queue, seeded_engine, scripted):
         outcome = await env.client.execute_workflow(

@@ -1,0 +1,116 @@
+"""Standing rules in the gate: an action an administrator's rule covers is approved by it.
+
+Design note. When an action starts to wait (its hold has judged how many approvals it
+needs), the gate asks the store once, through the short `match_standing_rule`
+activity, whether an active rule of the run's tenant covers it
+(activities/store/rule_grants.py). A separate activity rather than a field of the
+hold's answer: the refund's hold and any other tool's hold are different activities
+(and their answers are being reshaped), and the match needs the action as the hold
+judged it. The answer is a proposal, never the proof:
+
+- a covered action is approved by the rule: the trail records `rule_approved`
+  naming the rule and its creator, the action carries the grant (the rule's id and
+  signature) to its effect, and the effect checks the rule itself and spends one of
+  its uses in its own transaction. If the effect refuses the grant (revoked,
+  exhausted, expired, edited, four eyes meanwhile), it answers like an approver that
+  no longer counts: the gate voids the action and raises it again, and this time it
+  waits for a reviewer: a rule approves an action only as first proposed, never one
+  that supersedes another (a voided approval's successor, or an edit);
+- shadow rules never approve: each that would have is a `rule_shadow` record, and the
+  action waits for a reviewer as usual;
+- a rule never applies where more than one reviewer is needed (four eyes by exposure,
+  N of M above one, a role's approval, a chain).
+
+A store that does not answer the match is not an error of the run: the action waits
+for a reviewer, as it would without rules.
+
+This is workflow code: the activity by name, explicit timeouts, bounded retries.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from workflows.actions import DecisionRecord, PendingAction
+    from workflows.audit_trail import TrailRecorder
+    from workflows.cancellation import reraise_cancellation
+    from workflows.contracts import RunRequest
+    from workflows.gate_expiry import Resolution
+    from workflows.gate_results import trail_record
+    from workflows.gate_store import STORE_CALL_TIMEOUT, STORE_RETRIES
+    from workflows.rule_contracts import (
+        MATCH_STANDING_RULE_ACTIVITY,
+        RuleMatch,
+        RuleMatchRequest,
+        needs_more_than_one,
+    )
+
+
+class RuleGate(Protocol):
+    """What of the gate (`approval_gate.ApprovalGate`) the rules read and write."""
+
+    request: RunRequest
+    resolutions: dict[str, Resolution]
+    decisions: list[DecisionRecord]
+    recorder: TrailRecorder
+
+
+async def rule_approval(gate: RuleGate, action: PendingAction) -> PendingAction | None:
+    """The action approved by a standing rule, carrying its grant; or None, when it waits
+    for a reviewer (see the module note)."""
+    if needs_more_than_one(action) or action.approvals or action.supersedes is not None:
+        return None
+    match = await _match(gate.request, action)
+    for shadow in match.shadows:
+        gate.decisions.append(
+            trail_record(
+                action,
+                "rule_shadow",
+                reviewer_id=shadow.created_by,
+                reason=(
+                    f"standing rule {shadow.rule_id} would have approved this (created by "
+                    f"{shadow.created_by}); it is in shadow mode, so a reviewer decides"
+                ),
+            )
+        )
+    grant = match.grant
+    if grant is None:
+        if match.shadows:
+            await gate.recorder.flush()
+        return None
+    approved = action.model_copy(update={"rule_grant": grant})
+    gate.decisions.append(
+        trail_record(
+            approved,
+            "rule_approved",
+            reviewer_id=grant.created_by,
+            reason=f"approved by standing rule {grant.rule_id} (created by {grant.created_by})",
+        )
+    )
+    gate.resolutions[approved.action_hash] = "approved"
+    await gate.recorder.flush()
+    return approved
+
+
+async def _match(request: RunRequest, action: PendingAction) -> RuleMatch:
+    try:
+        match: RuleMatch = await workflow.execute_activity(
+            MATCH_STANDING_RULE_ACTIVITY,
+            RuleMatchRequest(
+                run_id=workflow.info().workflow_id,
+                tenant_id=request.tenant_id,
+                ticket_id=request.ticket_id,
+                action=action,
+            ),
+            result_type=RuleMatch,
+            start_to_close_timeout=STORE_CALL_TIMEOUT,
+            retry_policy=STORE_RETRIES,
+        )
+    except ActivityError as error:
+        reraise_cancellation(error)
+        return RuleMatch()  # no answer: a reviewer decides, as without rules
+    return match
