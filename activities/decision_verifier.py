@@ -1,7 +1,11 @@
 """The `verify_decision` activity: is this decision what an authenticated reviewer signed?
 
-It holds the decision service's public keys (it can check a signature, never make one;
-the workflow holds no key at all)
+A run asks it for a rejection, and for a decision signed with a key the run did not get
+at its start (a key rotated in later); an approval the run can check itself goes
+straight to its effect, which does the store's checks below in its own transaction
+(`workflows/decision_keyring.py`, `activities/store/effect_proofs.py`).
+
+It holds the decision service's public keys (it can check a signature, never make one)
 and reads the store. In order: the signature covers this run and every field of the
 decision; it is fresh; the reviewer exists under exactly this id, is active, belongs to
 the run's tenant, holds one of the roles the action accepts and did not ask for the run;
@@ -24,12 +28,8 @@ from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.approval_policy import same_person
 from workflows.decision_check import VERIFY_DECISION_ACTIVITY, DecisionCheck, DecisionProof
-from workflows.decision_proof import CLOCK_SKEW
+from workflows.decision_keyring import FORGED, stale_refusal
 
-FORGED = (
-    "This decision's proof does not match it: no signoff front end signed this decision "
-    "for this run and this action. Nothing was decided."
-)
 UNSIGNED = "This decision carries no proof of who made it. Nothing was decided."
 
 
@@ -68,18 +68,9 @@ class DecisionVerifier:
         document = decision.signed_document(check.run_id)
         if not self._keys.matches(document, decision.key_id, decision.signature):
             return _refused(FORGED)
-        age = check.now - decision.issued_at
-        if age > self._max_age:
-            return _refused(
-                f"This decision was signed {int(age.total_seconds() // 60)} min ago, longer "
-                f"ago than the {int(self._max_age.total_seconds())} s a decision stays valid. "
-                "Nothing was decided; decide again from a fresh page."
-            )
-        if age < -CLOCK_SKEW:
-            return _refused(
-                "This decision is dated in the future; the signing clock is wrong. Nothing "
-                "was decided."
-            )
+        stale = stale_refusal(decision.issued_at, check.now, self._max_age)
+        if stale is not None:
+            return _refused(stale)
         reviewer = get_reviewer(self._engine, decision.reviewer_id)
         if reviewer is None or reviewer.id != decision.reviewer_id:
             return _refused(f"There is no reviewer '{decision.reviewer_id}'. Nothing was decided.")

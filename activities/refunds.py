@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine
 from temporalio import activity
@@ -40,7 +41,9 @@ from activities.payments.remote_refund import answer_remote_refund, read_remote_
 from activities.rule_callers import rule_caller_problem
 from activities.store import pending_refunds
 from activities.store import refunds as ledger
+from activities.store.decisions import from_trail
 from activities.store.effect_proofs import ProofCheck
+from activities.store.effect_trail import trail_recorded
 from activities.store.errors import StoreError
 from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck
 from activities.store.refunds import LedgerAnswer
@@ -116,12 +119,15 @@ class RefundActivities:
                     approvals=self._approvals,
                     rule_caller=await rule_caller_problem(command.action),
                 )
+                started = datetime.now(UTC)
                 answer = await self._answer(command, check)
             except StoreError as error:
                 raise non_retryable(error) from None
             except PaymentError as error:
                 raise payment_failure(error) from None
             observe.refund_answered(span, answer.result, replayed=answer.replayed)
+        if command.trail:  # written beside the refund, unless refused before
+            answer = await self._with_trail(command, answer, started)
         result = answer.result
         activity.logger.info(
             "refund %s for run %s: %s%s",
@@ -131,6 +137,18 @@ class RefundActivities:
             " (made earlier under the same key)" if answer.replayed else "",
         )
         return result
+
+    async def _with_trail(
+        self, command: RefundCommand, answer: LedgerAnswer, started: datetime
+    ) -> LedgerAnswer:
+        """The answer saying whether the command's decision records are in the audit;
+        those written now (not found by a retry) are counted, as `record_decision` does."""
+        recorded = await asyncio.to_thread(trail_recorded, self._engine, command.trail)
+        for event in command.trail:
+            at = recorded.get(from_trail(event).event_key)
+            if at is not None and at >= started:
+                observe.decision_recorded(event)
+        return answer.with_trail_written(len(recorded) == len(command.trail))
 
     async def _answer(self, command: RefundCommand, check: ProofCheck) -> LedgerAnswer:
         try:

@@ -10,17 +10,41 @@ from __future__ import annotations
 
 from temporalio import activity
 
+from signoff.config.decision_signatures import VerificationKeys, raw_public_key
 from signoff.config.run_limits import limits_from_settings
 from signoff.config.settings import Settings
-from workflows.run_limits import RUN_LIMITS_ACTIVITY, RunLimits, RunLimitsRequest
+from workflows.run_limits import RUN_LIMITS_ACTIVITY, DecisionKey, RunLimits, RunLimitsRequest
 
 __all__ = ["RunLimitsActivity", "limits_from_settings"]
 
 
 class RunLimitsActivity:
-    def __init__(self, settings: Settings) -> None:
+    """`keys`: the worker's public decision keys, which the run checks signatures with
+    (None: the run gets none, and asks `verify_decision` for every decision)."""
+
+    def __init__(self, settings: Settings, keys: VerificationKeys | None = None) -> None:
         self._settings = settings
+        self._keys = keys
 
     @activity.defn(name=RUN_LIMITS_ACTIVITY)
     async def run_limits(self, request: RunLimitsRequest) -> RunLimits:
-        return limits_from_settings(self._settings, request.model)
+        """Run as a local activity: it reads only what this process holds, no I/O."""
+        limits = limits_from_settings(self._settings, request.model)
+        if self._keys is None:
+            return limits
+        return limits.model_copy(
+            update={
+                "decision_keys": decision_keys(self._keys),
+                "decision_max_age_seconds": self._settings.decision_max_age_seconds,
+            }
+        )
+
+
+def decision_keys(keys: VerificationKeys) -> list[DecisionKey]:
+    """The unretired public keys, as the run receives them (sorted: the same list on
+    every worker that holds the same keys)."""
+    return [
+        DecisionKey(key_id=key_id, public_key=raw_public_key(keys.keys[key_id]).hex())
+        for key_id in sorted(keys.keys)
+        if key_id not in keys.retired
+    ]

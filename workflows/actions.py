@@ -300,6 +300,9 @@ class RefundCommand(Contract):
     actor_id: str | None = None
     action: PendingAction
     proofs: list[Decision]
+    # The run's decision records not in the audit yet (the approvals that led here): the
+    # effect writes them in its own transaction (activities/store/effect_trail.py).
+    trail: list[DecisionEvent] = []
 
 
 class PreparedArguments(Contract):
@@ -343,6 +346,8 @@ class RefundResult(Contract):
     # The state the store holds now, with `state_changed` (it no longer matches the
     # approved one) and `approver_invalid`.
     state: ActionState | None = None
+    # Every record of the command's `trail` is in the audit: the run need not write it.
+    trail_written: bool = False
 
 
 class PendingRefundHold(Contract):

@@ -50,14 +50,20 @@ with workflow.unsafe.imports_passed_through():
         ToolResultBlock,
         ToolUseBlock,
     )
-    from workflows.decision_update import decision_event, refuse_unsigned, verified
+    from workflows.decision_keyring import RunKeyring
+    from workflows.decision_update import (
+        decision_event,
+        refuse_forged,
+        refuse_unsigned,
+        verified,
+    )
     from workflows.gate_hooks import GateHooks
     from workflows.mcp_run import McpHooks, resolve, run_read
     from workflows.mcp_tools import McpToolOffer
     from workflows.model_turn import actor_hash, ask_model
     from workflows.replies import ClassifiedReply, classify
     from workflows.run_books import RunBooks
-    from workflows.run_budgets import RunEnded, check_budgets, held_to_worker_limits, over_budget
+    from workflows.run_budgets import RunEnded, check_budgets, over_budget, worker_terms
     from workflows.run_outcome import outcome, publish_start, publish_waiting
     from workflows.run_tools import is_irreversible, not_offered_message, offered_names
     from workflows.tool_catalog import CATALOG, ToolCallRejected, parse_call
@@ -90,6 +96,8 @@ class AgentRun:
         self._published_pending: tuple[str, ...] = ()
         # The tools of the profile's MCP servers this run offers, by offered name.
         self._mcp: dict[str, McpToolOffer] = {}
+        # The public keys the `decide` validator checks signatures with (run_limits).
+        self._keyring = RunKeyring()
         self._gate = ApprovalGate(
             request,
             notify=self._on_gate_change,
@@ -103,8 +111,10 @@ class AgentRun:
         self._published_status = "running"
         closing = False
         try:
-            # The budgets, expiry and price the worker allows, not only what was asked.
-            request = self._request = await held_to_worker_limits(self._request)
+            # The budgets, expiry and price the worker allows, not only what was asked,
+            # and the keys its decisions are checked with.
+            request, self._keyring = await worker_terms(self._request)
+            self._request = request
             self._gate.request = request
             remaining = (request.deadline - workflow.now()).total_seconds()
             if remaining <= 0:
@@ -165,7 +175,7 @@ class AgentRun:
     @workflow.update
     async def decide(self, decision: Decision) -> DecisionResult:
         """A reviewer's decision on one pending action, named by its hash."""
-        decision = await verified(decision, self._request, self._gate, self._refused)
+        decision = await verified(decision, self._request, self._gate, self._keyring, self._refused)
         result = self._gate.decide(decision)
         self._books.event("approval", decision_event(decision, result))
         return result
@@ -175,6 +185,7 @@ class AgentRun:
         # Validators run only when an update arrives, never on replay: a rule added here
         # leaves recorded histories valid.
         refuse_unsigned(decision)
+        refuse_forged(decision, self._keyring)
         self._gate.validate(decision)
 
     def _refused(self, text: str) -> None:

@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_requirements import is_complete, next_step_refusal, recorded_message
     from workflows.audit_trail import TrailRecorder
     from workflows.contracts import RunRequest, ToolUseBlock
+    from workflows.gate_effect import execute_with_trail
     from workflows.gate_expiry import Resolution, wait_or_escalate
     from workflows.gate_hooks import Effect, GateHooks
     from workflows.gate_results import GateResult, GateResults, trail_record
@@ -287,7 +288,7 @@ class ApprovalGate(GateResults):
                 return await self._released(denied, supersedes, hooks)
             if mode == "auto":  # the profile lets it run without a reviewer
                 await turn.before_effect()
-                effect = await hooks.execute(action, [])
+                effect = await hooks.execute(action, [], [])
                 turn.after_effect()
                 return await self._carried_out(action, hooks, None, effect)
             action = await hooks.hold(action)
@@ -311,10 +312,12 @@ class ApprovalGate(GateResults):
                 return await self._released(self._expired(action, hooks), held, hooks)
             spent = self.over_budget()
             if spent is not None:
+                await self.recorder.flush()  # no effect follows to write the approvals
                 refused = Effect(status="refused", message=f"the run {spent}")
                 return await self._released(self._executed(action, refused, hooks), held, hooks)
             await turn.before_effect()
-            effect = await hooks.execute(action, self.proofs.get(action.action_hash, []))
+            proofs = self.proofs.get(action.action_hash, [])
+            effect = await execute_with_trail(self.recorder, action, hooks, proofs)
             turn.after_effect()
             # An approver who no longer counts voids the approval like a changed state.
             if (
@@ -393,8 +396,8 @@ class ApprovalGate(GateResults):
                 self.notify(
                     f"{hooks.describe(action)}: {self.resolutions.get(digest, 'run ended')}"
                 )
-        if self.resolutions[digest] != "edited":
+        if self.resolutions[digest] not in ("edited", "approved"):
             # An edit's records are written once its action says how many approvals
-            # it needs (the gate holds it next).
+            # it needs (the gate holds it next); an approval's go with its effect.
             await self.recorder.flush()
         return action, self.resolutions[digest]

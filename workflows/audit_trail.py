@@ -8,6 +8,10 @@ it twice. The gate flushes at each point where it appends (a decision while it w
 expiry, void, denial, cancellation) and the run once more at its end, so a record
 added anywhere else (a refused attempt, say) reaches the store too.
 
+An effect that writes the records itself (the refund: `activities/store/effect_trail.py`)
+takes them from `unwritten` and the gate marks them `written` when it says so: an
+approval then reaches its audit row and its effect in one activity.
+
 If the store stays down through every retry, the run goes on (the decision is in its
 history); the record is tried again at the next flush. The store's audit activity says
 itself which of its errors are final (non-retryable): a retry policy that named them
@@ -111,9 +115,21 @@ class TrailRecorder:
                 reraise_cancellation(error)
                 workflow.logger.warning("decision %d not in the audit yet: %s", index, error)
                 return
-            self.recorded = index + 1
+            # An effect may have written past this record meanwhile (`written`).
+            self.recorded = max(self.recorded, index + 1)
         # Records that arrived while one was written were written by this loop too.
         self.attempted = len(self.trail)
+
+    def unwritten(self) -> tuple[int, list[DecisionEvent]]:
+        """The records not yet in the store, for an effect that writes them itself, and
+        the trail's length they reach (`written` takes it back once they are in)."""
+        end = len(self.trail)
+        return end, [self._event(index) for index in range(self.recorded, end)]
+
+    def written(self, end: int) -> None:
+        """trail[:end] is in the store: an effect wrote it in its own transaction."""
+        self.recorded = max(self.recorded, end)
+        self.attempted = max(self.attempted, end)
 
     def _event(self, index: int) -> DecisionEvent:
         record = self.trail[index]

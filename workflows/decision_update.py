@@ -1,13 +1,24 @@
-"""The `decide` update's checks: a signed decision, verified by the store.
+"""The `decide` update's checks: a signed decision, verified by the run, then the store.
 
-The validator (`refuse_unsigned`, then the gate's own rules) runs only when an update
-arrives, never on replay, so a rule added there leaves recorded histories valid. The
-handler then asks the `verify_decision` activity (see `decision_check.py`) whether the
-signature is true; a refused attempt is kept in the decision trail and the caller is
-told why. The verified decision carries the roles the store holds, not the ones the
-payload claimed.
+The validator (`refuse_unsigned`, `refuse_forged`, then the gate's own rules) runs only
+when an update arrives, never on replay, so a rule added there leaves recorded histories
+valid. It checks the signature itself against the keys the run got at its start
+(`decision_keyring.py`): a forged, altered or stale decision never reaches the history.
 
-This is workflow code: no I/O; the activity does it.
+Design note: one round trip from decision to effect. An approval whose key the run knows
+needs no activity here: the store's checks (the reviewer exists, is active, of the
+tenant, holds the role, did not ask for the run; the nonce counts once) are done by the
+effect, in the transaction that writes the approval's audit row and the refund
+(`activities/store/effect_proofs.py`, `approvers.py`). An approver the effect no longer
+counts voids the approval (an audit row says why) and the action waits again, as for a
+changed order. A rejection, and a decision signed with a key the run does not know (a
+key rotated in after it started), still go through the `verify_decision` activity (see
+`decision_check.py`) before they count: no effect follows a rejection to check it, and
+an unknown key is the worker's to judge. A refused attempt is kept in the decision trail
+and the caller is told why; such a decision carries the roles the store holds, not the
+ones the payload claimed.
+
+This is workflow code: no I/O; the activities do it.
 """
 
 from __future__ import annotations
@@ -22,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_gate import ApprovalGate
     from workflows.contracts import RunRequest
     from workflows.decision_check import DecisionCheck, verify
+    from workflows.decision_keyring import RunKeyring
 
 UNSIGNED_DECISION = (
     "This decision carries no proof of who made it. Decide in the reviewer UI, or with "
@@ -48,15 +60,28 @@ def refuse_unsigned(decision: Decision) -> None:
         raise ApplicationError(CATEGORY_ON_APPROVAL, type="DecisionRefused")
 
 
+def refuse_forged(decision: Decision, keyring: RunKeyring) -> None:
+    """Part of the update validator: a signature the run can check and that does not
+    match, or a decision too old or dated ahead, never gets in (no activity runs)."""
+    why = keyring.refusal(decision, workflow.info().workflow_id, workflow.now())
+    if why is not None:
+        raise ApplicationError(why, type="DecisionRefused")
+
+
 async def verified(
     decision: Decision,
     request: RunRequest,
     gate: ApprovalGate,
+    keyring: RunKeyring,
     refused: Callable[[str], None],
 ) -> Decision:
-    """The decision as the store vouches for it, or a refusal recorded in the trail.
+    """The decision as the run may count it, or a refusal recorded in the trail.
 
-    `refused` is told the refusal's event text once the gate has recorded it."""
+    An approval the validator checked goes on as it is: its effect checks the store
+    (module note). Any other is checked by the `verify_decision` activity. `refused` is
+    told the refusal's event text once the gate has recorded it."""
+    if decision.verdict == "approve" and keyring.knows(decision):
+        return decision
     update = workflow.current_update_info()
     action = gate.pending.get(decision.original_hash or decision.action_hash)
     proof = await verify(

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from workflows.actions import ActionState, ApprovalMode, Decision, PendingAction
+from workflows.actions import ActionState, ApprovalMode, Decision, DecisionEvent, PendingAction
 from workflows.contracts import ToolUseBlock
 from workflows.tool_policy import ToolPolicy
 
@@ -55,6 +55,9 @@ class Effect:
     # Whether the effect itself took the action's hold away (the refund does, in its
     # own transaction); otherwise the gate releases it.
     released: bool = False
+    # Whether the effect wrote the run's decision records it was given (`execute`'s
+    # `trail`) in its own transaction; otherwise the gate writes them.
+    trail_written: bool = False
 
 
 class GateHooks(Protocol):
@@ -66,6 +69,10 @@ class GateHooks(Protocol):
     # The profile's policy for the tool (None: a run without a profile): what expiry
     # does (`escalation.py`).
     policy: ToolPolicy | None
+    # Whether the effect writes the run's decision records not yet in the audit (the
+    # approvals that led to it) in its own transaction: the refund's does, so a decision
+    # reaches its effect in one activity. Otherwise the gate writes them first.
+    writes_trail: bool
 
     async def prepare(self, call: ToolUseBlock) -> Prepared: ...
 
@@ -84,4 +91,6 @@ class GateHooks(Protocol):
 
     async def release(self, action_hash: str) -> None: ...
 
-    async def execute(self, action: PendingAction, proofs: list[Decision]) -> Effect | None: ...
+    async def execute(
+        self, action: PendingAction, proofs: list[Decision], trail: list[DecisionEvent]
+    ) -> Effect | None: ...

@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
         ActionState,
         ActionStateRequest,
         Decision,
+        DecisionEvent,
         PendingAction,
         PendingRefundHeld,
         PendingRefundRelease,
@@ -47,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_policy import effect_key
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
+    from workflows.local_calls import local_call
     from workflows.refund_commands import refund_command
 
 STORE_CALL_TIMEOUT = timedelta(seconds=30)
@@ -54,6 +56,8 @@ STORE_CALL_TIMEOUT = timedelta(seconds=30)
 # only when this runs out; the retry is safe, it finds the ledger row by its key.
 REFUND_CALL_TIMEOUT = timedelta(seconds=10)
 STORE_CALL_ATTEMPTS = 10
+# The hold is a local activity: an attempt holds the workflow task, so it is kept short.
+HOLD_CALL_TIMEOUT = timedelta(seconds=10)
 # Few: a run that ends at its deadline waits for its releases, and a hold left behind
 # stops counting at its expiry anyway.
 RELEASE_ATTEMPTS = 3
@@ -80,9 +84,17 @@ async def hold(action: PendingAction, request: RunRequest) -> int:
 
     A store that does not answer fails the call (the gate is inside the tool call, which
     turns it into an error result); judging without the sum could split four eyes.
+
+    A local activity: one short transaction that the run needs before it can say what the
+    action waits for, so a round trip through the server would only add latency. Its
+    retries run in the worker while it holds the workflow task (a backoff longer than
+    the SDK's local retry threshold becomes a timer in the history); a worker that dies
+    before the marker is written leaves the next worker to run it again. Both are safe:
+    the hold is written per action hash (held again, it only moves its expiry), and the
+    pending sum is read afresh in the same transaction.
     """
     # The action alone: its order, hash, amount and expiry are in it.
-    held: PendingRefundHeld = await workflow.execute_activity(
+    held: PendingRefundHeld = await local_call(
         HOLD_PENDING_REFUND_ACTIVITY,
         ActionHold(
             run_id=workflow.info().workflow_id,
@@ -91,7 +103,7 @@ async def hold(action: PendingAction, request: RunRequest) -> int:
             action=action,
         ),
         result_type=PendingRefundHeld,
-        start_to_close_timeout=STORE_CALL_TIMEOUT,
+        timeout=HOLD_CALL_TIMEOUT,
         retry_policy=STORE_RETRIES,
     )
     return held.pending_minor
@@ -112,16 +124,21 @@ async def release(action_hash: str) -> None:
 
 
 async def execute(
-    action: PendingAction, request: RunRequest, proofs: list[Decision]
+    action: PendingAction,
+    request: RunRequest,
+    proofs: list[Decision],
+    trail: list[DecisionEvent] | None = None,
 ) -> RefundResult | None:
     """The ledger's answer; None when it never gave one (the outcome is unknown). The
-    command carries the action and its signed approvals: the ledger verifies them."""
+    command carries the action and its signed approvals: the ledger verifies them; and
+    the run's records not yet in the audit (`trail`), which it writes beside the refund."""
     command = refund_command(
         action,
         proofs,
         run_id=workflow.info().workflow_id,
         ticket_id=request.ticket_id,
         actor_id=request.actor_id,
+        trail=trail,
     )
     try:
         result: RefundResult = await workflow.execute_activity(

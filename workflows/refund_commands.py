@@ -10,7 +10,7 @@ Pure: the run's id is an argument, so workflow code and tests can both call it.
 
 from __future__ import annotations
 
-from workflows.actions import Decision, PendingAction, RefundCommand
+from workflows.actions import Decision, DecisionEvent, PendingAction, RefundCommand
 from workflows.approval_policy import action_amount_minor, effect_key
 
 
@@ -21,6 +21,7 @@ def refund_command(
     run_id: str,
     ticket_id: str,
     actor_id: str | None,
+    trail: list[DecisionEvent] | None = None,
 ) -> RefundCommand:
     return RefundCommand(
         run_id=run_id,
@@ -38,4 +39,5 @@ def refund_command(
         actor_id=actor_id,
         action=action,
         proofs=proofs,
+        trail=trail or [],
     )

@@ -23,7 +23,13 @@ from decimal import Decimal
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.actions import ActionState, ApprovalMode, Decision, PendingAction
+    from workflows.actions import (
+        ActionState,
+        ApprovalMode,
+        Decision,
+        DecisionEvent,
+        PendingAction,
+    )
     from workflows.approval_policy import action_amount_minor, money, refund_mode, to_minor
     from workflows.approval_requirements import with_policy
     from workflows.contracts import RunRequest, ToolUseBlock
@@ -39,6 +45,8 @@ class RefundHooks:
     request: RunRequest
     policy: ToolPolicy | None = None
     noun: str = "refund"
+    # The ledger writes the approvals' audit rows beside the refund (effect_trail.py).
+    writes_trail: bool = True
 
     def describe(self, action: PendingAction) -> str:
         amount = " ".join(filter(None, (action.arguments["amount"], action.arguments["currency"])))
@@ -97,10 +105,13 @@ class RefundHooks:
     async def release(self, action_hash: str) -> None:
         await release(action_hash)
 
-    async def execute(self, action: PendingAction, proofs: list[Decision]) -> Effect | None:
-        result = await execute(action, self.request, proofs)
+    async def execute(
+        self, action: PendingAction, proofs: list[Decision], trail: list[DecisionEvent]
+    ) -> Effect | None:
+        result = await execute(action, self.request, proofs, trail)
         if result is None:
             return None
+        written = result.trail_written
         if result.status == "refunded":
             return Effect(
                 status="done",
@@ -116,7 +127,13 @@ class RefundHooks:
                 ),
                 effect=f"{self.describe(action)} (refund {result.refund_id})",
                 released=True,  # its hold went in the refund's own transaction
+                trail_written=written,
             )
         if result.status in ("state_changed", "approver_invalid") and result.state is not None:
-            return Effect(status=result.status, message=result.message, state=result.state)
-        return Effect(status="refused", message=result.message)
+            return Effect(
+                status=result.status,
+                message=result.message,
+                state=result.state,
+                trail_written=written,
+            )
+        return Effect(status="refused", message=result.message, trail_written=written)

@@ -5,7 +5,7 @@ into the `RunOutcome`. The budgets are checked before each model turn and again 
 an approval (`over_budget`): a decision never lets a spent run act. The worker's limits
 are read once, at the start (see `run_limits.py`); without them the run fails closed.
 
-This is workflow code: no I/O; the `run_limits` activity reads the settings.
+This is workflow code: no I/O; the `run_limits` local activity reads the settings.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import FinalStatus, OutcomeReason, RunRequest
+    from workflows.decision_keyring import RunKeyring
+    from workflows.local_calls import local_call
     from workflows.run_books import RunBooks
     from workflows.run_limits import (
         RUN_LIMITS_ACTIVITY,
@@ -71,15 +73,24 @@ def over_budget(books: RunBooks, request: RunRequest) -> str | None:
     return None
 
 
-async def held_to_worker_limits(request: RunRequest) -> RunRequest:
-    """The request with the worker's limits applied (workflows/run_limits.py)."""
+async def worker_terms(request: RunRequest) -> tuple[RunRequest, RunKeyring]:
+    """The request held to the worker's limits, and the keys the run checks decisions
+    with, from one local activity.
+
+    Local: it reads only what the worker process holds (its settings and public keys),
+    so a round trip through the server would only add latency. Its result is a marker
+    in the history, so a replay reads the same limits and keys. A retry runs in the
+    worker while it holds the workflow task (the SDK heartbeats the task meanwhile); a
+    worker that dies first leaves no marker, and the next worker asks its own settings
+    again, which is what a fresh start would do. Reading settings twice changes nothing.
+    """
     started_at = workflow.now()
     try:
-        limits: RunLimits = await workflow.execute_activity(
+        limits: RunLimits = await local_call(
             RUN_LIMITS_ACTIVITY,
             RunLimitsRequest(model=request.model),
             result_type=RunLimits,
-            start_to_close_timeout=RUN_LIMITS_TIMEOUT,
+            timeout=RUN_LIMITS_TIMEOUT,
             retry_policy=RetryPolicy(maximum_attempts=RUN_LIMITS_ATTEMPTS),
         )
     except ActivityError as error:
@@ -90,4 +101,5 @@ async def held_to_worker_limits(request: RunRequest) -> RunRequest:
             "worker_limits_unavailable",
             "The worker's run limits could not be read; the run did not start.",
         ) from None
-    return clamp(request, limits, started_at)
+    keyring = RunKeyring.of(limits.decision_keys, limits.decision_max_age_seconds)
+    return clamp(request, limits, started_at), keyring

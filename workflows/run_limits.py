@@ -4,7 +4,8 @@ Design note. A run's budgets, deadline, approval expiry and price travel in its
 `RunRequest`, which whoever starts the run writes. The worker is the one party whose
 settings an operator controls, so at its start a run asks the worker for its limits
 (the `run_limits` activity: the workflow itself cannot read settings) and keeps the
-smaller of each: a client may ask for less, never more. The price is the worker's when
+smaller of each: a client may ask for less, never more. The same answer brings the
+public keys the run checks decisions with (`decision_keyring.py`). The price is the worker's when
 the worker knows one for the model: a client must not make a run look free. A request
 without a cost budget gets the worker's.
 """
@@ -19,11 +20,24 @@ from pydantic import Field
 
 from workflows.contract_base import Contract
 from workflows.contracts import ModelPrice, ModelRef, RunRequest
+from workflows.decision_proof import KEY_ID_PATTERN
 
 RUN_LIMITS_ACTIVITY = "run_limits"
-# The activity only reads the worker's settings: short, and a few attempts are plenty.
+# A local activity (run_budgets.py): it only reads what the worker loaded at its start, so
+# it is short, and a few attempts are plenty.
 RUN_LIMITS_TIMEOUT = timedelta(seconds=10)
 RUN_LIMITS_ATTEMPTS = 5
+
+
+PUBLIC_KEY_HEX_LENGTH = 64
+
+
+class DecisionKey(Contract):
+    """One public key the decision service signs with, as the worker holds it: the run
+    checks decisions' signatures with these (`decision_keyring.py`)."""
+
+    key_id: Annotated[str, Field(pattern=KEY_ID_PATTERN)]
+    public_key: Annotated[str, Field(pattern=rf"^[0-9a-f]{{{PUBLIC_KEY_HEX_LENGTH}}}$")]
 
 
 class RunLimitsRequest(Contract):
@@ -43,6 +57,11 @@ class RunLimits(Contract):
     price: ModelPrice | None = None
     # The worker has a webhook to tell reviewers when a refund waits (issue 14).
     notify_reviewers: bool = False
+    # The decision service's public keys as the worker holds them, and how old a decision
+    # may be: the run checks a decision's signature itself (`decision_keyring.py`). Empty
+    # from a worker that sends none: every decision is then checked by an activity.
+    decision_keys: list[DecisionKey] = []
+    decision_max_age_seconds: float | None = None
 
 
 def clamp(request: RunRequest, limits: RunLimits, started_at: datetime) -> RunRequest:

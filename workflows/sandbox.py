@@ -16,7 +16,10 @@ from __future__ import annotations
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 # Modules whose code runs in workflows, passed through the sandbox (see above).
-PASSED_THROUGH = ("workflows",)
+# `cryptography`: the `decide` validator checks Ed25519 signatures (pure computation,
+# workflows/decision_keyring.py); its Rust core imports `cryptography.exceptions` when it
+# raises InvalidSignature, and the sandbox would refuse that import made mid-run.
+PASSED_THROUGH = ("workflows", "cryptography")
 
 
 def workflow_runner(*modules: str) -> SandboxedWorkflowRunner:

@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         ActionState,
         ApprovalMode,
         Decision,
+        DecisionEvent,
         EffectResult,
         PendingAction,
         PreparedArguments,
@@ -60,6 +61,8 @@ class ToolHooks:
     tool: str
     policy: ToolPolicy | None
     noun: str = field(init=False)
+    # The tool's effect writes no decision record: the gate writes them before it.
+    writes_trail: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         self.noun = f"call to {self.tool}"
@@ -147,7 +150,10 @@ class ToolHooks:
     async def release(self, action_hash: str) -> None:
         await release(action_hash)
 
-    async def execute(self, action: PendingAction, proofs: list[Decision]) -> Effect | None:
+    async def execute(
+        self, action: PendingAction, proofs: list[Decision], trail: list[DecisionEvent]
+    ) -> Effect | None:
+        # `trail` is empty: this effect writes no record (`writes_trail`).
         run_id = workflow.info().workflow_id
         command = ToolActionCommand(
             run_id=run_id,

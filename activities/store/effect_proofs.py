@@ -14,8 +14,9 @@ checks, in order, that
    action, an approval, of the action's tenant, signed before the action expired (the
    signature covers the action's hash, which no one knows before it is proposed);
    two proofs of one reviewer count once, and the approvers named are the proofs' own;
-4. each proof was accepted by its run (the run's `verify_decision` claimed its nonce)
-   and was spent on no other effect;
+4. each proof's nonce is this run's and this reviewer's (claimed by the run's
+   `verify_decision`, or claimed here when the run checked the signature itself,
+   `workflows/decision_keyring.py`), and was spent on no other effect;
 5. where the policy asks for the passkey step-up (an approval above its amount), each
    proof carries the reviewer's own passkey signature over it (`passkey_proofs.py`).
 
@@ -23,16 +24,22 @@ The reviewers themselves are read again after this (`approvers.py`): active, in 
 tenant, with the role, not the run's actor, and as many as the order's total needs.
 Only when the refund is written are the proofs spent on it (`spend_proofs`), in the
 same transaction: a refused command spends nothing, and a retried one finds its own
-spending. A refusal is written to the audit as a `refused` event that says why.
+spending. A refusal is written to the audit as a `refused` event that says why. A
+command that proves itself also writes the run's decision records it carries (the
+approvals that led to it) before the ledger decides (`effect_trail.py`): decision to
+effect is one activity.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from activities.store.decision_nonces import claim_for_run
+from activities.store.effect_trail import trail_problem
 from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck, passkey_problem
 from activities.store.schema import DecisionNonce
 from signoff.config.decision_signatures import VerificationKeys
@@ -84,6 +91,8 @@ def proof_refusal(
         problem = passkey_problem(
             session, command.action, command.proofs, command.run_id, passkeys, keys
         )
+    if problem is None:
+        problem = trail_problem(session, command.trail, command.run_id, keys)
     return None if problem is None else f"{problem} {NOTHING_DONE}"
 
 
@@ -191,8 +200,10 @@ def signature_problem(
 def spending_problem(
     session: Session, proofs: list[Decision], run_id: str, idempotency_key: str
 ) -> str | None:
-    """None when every proof was accepted by its run and is unspent, or spent on this
-    very effect (a retry); else why not."""
+    """None when every proof's nonce is this run's (claimed now if no one had claimed it:
+    the run checked its signature itself) and unspent, or spent on this very effect (a
+    retry); else why not. Called after the signatures are checked: only a nonce that a
+    front end signed for this run is ever claimed here."""
     nonces = [proof.nonce for proof in proofs]
     claims = {
         claim.nonce: claim
@@ -200,6 +211,15 @@ def spending_problem(
     }
     for proof in proofs:
         claim = claims.get(proof.nonce or "")
+        if claim is None and proof.nonce is not None:
+            claim_for_run(
+                session,
+                nonce=proof.nonce,
+                run_id=run_id,
+                reviewer_id=proof.reviewer_id,
+                at=datetime.now(UTC),
+            )
+            continue
         accepted_by = None if claim is None else (claim.run_id, claim.reviewer_id)
         if claim is None or accepted_by != (run_id, proof.reviewer_id):
             return f"The approval of '{proof.reviewer_id}' was never accepted by this run."

@@ -1,20 +1,25 @@
 """The audit writes a reviewer's decision only with its proof.
 
 Design note. `record_decision` writes into a tenant's hash chain, the record an auditor
-trusts. A record of an approval or a rejection says that a reviewer decided: it must
-carry the decision that reviewer's front end signed (`DecisionEvent.proof`), for this
-run, this action, this verdict and this tenant, and its run must have accepted it (its
-`verify_decision` claimed the nonce). Records the run makes itself (expired, voided,
-denied, refused, cancelled) name no reviewer's will and need no signature; the
-activity writes them only for its caller's own run (`activities/caller.py`).
+trusts; so does the refund's effect, which writes the approvals it carries in its own
+transaction (`effect_trail.py`). A record of an approval or a rejection says that a
+reviewer decided: it must carry the decision that reviewer's front end signed
+(`DecisionEvent.proof`), for this run, this action, this verdict and this tenant, and its
+nonce must be this run's: claimed by the run's `verify_decision`, or claimed here, in the
+write's transaction, when the run checked the signature itself. Records the run makes
+itself (expired, voided, denied, refused, cancelled) name no reviewer's will and need no
+signature; they are written only for the caller's own run (`activities/caller.py`).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Engine
+from datetime import UTC, datetime
 
-from activities.store.database import use_session
-from activities.store.schema import DecisionNonce
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from activities.store.database import write_transaction
+from activities.store.decision_nonces import claim_for_run
 from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import DecisionEvent
 
@@ -23,6 +28,12 @@ VERDICT_OF = {"approved": "approve", "rejected": "reject"}
 
 def record_refusal(engine: Engine, event: DecisionEvent, keys: VerificationKeys) -> str | None:
     """None when the event may be written; else why not."""
+    with write_transaction(engine) as session:
+        return record_refusal_in(session, event, keys)
+
+
+def record_refusal_in(session: Session, event: DecisionEvent, keys: VerificationKeys) -> str | None:
+    """`record_refusal` in the caller's write transaction (it may claim the nonce)."""
     record = event.record
     verdict = VERDICT_OF.get(record.kind)
     if verdict is None:
@@ -43,9 +54,13 @@ def record_refusal(engine: Engine, event: DecisionEvent, keys: VerificationKeys)
         return f"The record's decision cannot be checked. {key_problem}"
     if not keys.matches(proof.signed_document(event.run_id), proof.key_id, proof.signature):
         return "The record's decision was not signed by a signoff front end for this run."
-    with use_session(engine) as session:
-        claim = session.get(DecisionNonce, proof.nonce)
-        accepted = claim is not None and claim.run_id == event.run_id
+    accepted = claim_for_run(
+        session,
+        nonce=proof.nonce,
+        run_id=event.run_id,
+        reviewer_id=proof.reviewer_id,
+        at=datetime.now(UTC),
+    )
     if not accepted:
         return "The record's decision was never accepted by its run."
     return None

@@ -8,14 +8,16 @@ concurrent refund has either committed (and is seen) or not started. The steps:
 
 0. through the activity (`answer_refund` with a check), the command must prove itself: its
    action, its signed approvals, its caller (`effect_proofs.py`), or it is refused
-   with a `refused` audit event and nothing else is written;
+   with a `refused` audit event and nothing else is written; a command that proves
+   itself writes the run's decision records it carries (its approvals) here, so that
+   they commit with the refund (`effect_trail.py`);
 1. a ledger row with the same idempotency key: the same arguments get the stored
    result (a retried activity), other arguments are refused;
    a key that `signoff reconcile` settled as not refunded is refused;
 2. the state the approval was judged on must still be the state of the store
    (`state_hash`), or the approval is void (`state_changed`);
 3. every approver must still count, and enough of them (`approvers.py`), or the
-   approval is void (`approver_invalid`);
+   approval is void (`approver_invalid`, with a `refused` audit event that says why);
 4. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
 5. the ledger row is written with its `executed` audit event (`decisions.py`), the
    action's pending hold deleted, the approvals spent on this refund, and all of it
@@ -100,6 +102,11 @@ class LedgerAnswer:
 
     result: RefundResult
     replayed: bool = False
+
+    def with_trail_written(self, written: bool) -> LedgerAnswer:
+        """The answer saying whether the command's decision records are in the audit."""
+        result = self.result.model_copy(update={"trail_written": written})
+        return LedgerAnswer(result, self.replayed)
 
 
 def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
@@ -188,6 +195,8 @@ def _decide(
     by_rule = proven and command.action.rule_grant is not None  # checked in step 0
     not_counted = None if by_rule else why_approvals_do_not_count(session, command, state, needs)
     if not_counted is not None:
+        if proven:  # the caller is the run: the refusal is on its record, beside the approval
+            append_refused_effect(session, command, not_counted, command.run_id)
         return RefundResult(status="approver_invalid", message=not_counted, state=state)
     refusal = rule_violation(command, state)
     if refusal is not None:

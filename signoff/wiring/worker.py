@@ -124,7 +124,7 @@ def activity_parts(
             engine, keys, timedelta(seconds=settings.decision_max_age_seconds)
         ),
         decisions=DecisionActivities(engine, keys),
-        limits=RunLimitsActivity(settings),
+        limits=RunLimitsActivity(settings, keys),
         notifier=ReviewerNotifier(settings),
         mcp=McpTools(settings.mcp_timeout_seconds),
         rules=StandingRuleActivities(engine, keys),

@@ -19,7 +19,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from workflows.agent_run import AgentRun
     from workflows.contracts import WORKFLOW_NAME, RunOutcome, RunRequest, ToolResult
-    from workflows.run_budgets import RunEnded, held_to_worker_limits
+    from workflows.run_budgets import RunEnded, worker_terms
     from workflows.run_outcome import publish_start
     from workflows.tool_catalog import READ_TICKET
     from workflows.triage import READ_CALL_ID, TriageTicket
@@ -40,7 +40,8 @@ class _AgentRunCopy(AgentRun):
             # CHANGED when reads_limits is off: the worker's limits are no longer read,
             # as if the step had been deleted.
             if self.reads_limits:
-                request = self._request = await held_to_worker_limits(self._request)
+                request, self._keyring = await worker_terms(self._request)
+                self._request = request
                 self._gate.request = request
             remaining = (request.deadline - workflow.now()).total_seconds()
             if remaining <= 0:

@@ -91,8 +91,12 @@ async def test_an_activity_removed(files: list[HistoryFile]) -> None:
     for verdict in runs:
         assert not verdict.ok, f"{verdict.file.path.name} replayed without its limits read"
         assert_named(verdict)
-        # Where the history scheduled the worker's limits, the code starts its timer.
-        [event] = [e for e in verdict.file.history.events if e.event_id == verdict.event_id]
-        assert event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-        scheduled = event.activity_task_scheduled_event_attributes.activity_type.name
-        assert scheduled == RUN_LIMITS_ACTIVITY and "Timer" in str(verdict.message)
+        # The history holds the limits' local-activity marker, which the code no longer
+        # makes: the replayer names the local activity it cannot match.
+        assert "LocalActivity" in str(verdict.message)
+        [first] = [
+            e
+            for e in verdict.file.history.events
+            if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+        ][:1]
+        assert RUN_LIMITS_ACTIVITY.encode() in first.SerializeToString()

@@ -93,11 +93,15 @@ def another_key(store: Engine) -> RefundCommand:
     return command.model_copy(update={"idempotency_key": f"{RUN_ID}:refund:second-try"})
 
 
-def never_accepted(store: Engine) -> RefundCommand:
+def held_by_another_run(store: Engine) -> RefundCommand:
+    """A nonce another run holds. A nonce no one holds is claimed by the effect (the run
+    checked the signature itself); one another run holds only a forgery could carry."""
     action = proven_action(store, 2000)
     proof = signed_approval(store, action, "alice")
     with write_transaction(store) as session:
-        session.delete(session.get(DecisionNonce, proof.nonce))
+        claim = session.get(DecisionNonce, proof.nonce)
+        assert claim is not None
+        claim.run_id = "run-demo-other"
     return proven_command(action, [proof])
 
 
@@ -147,7 +151,7 @@ ATTACKS: dict[str, tuple[Any, str]] = {
     "a proof for another action": (for_another_action, "not an approval of this action"),
     "an action altered after approval": (altered_amount, "does not hash to its own hash"),
     "another idempotency key": (another_key, "does not match the action"),
-    "a proof its run never accepted": (never_accepted, "never accepted by this run"),
+    "a proof whose nonce another run holds": (held_by_another_run, "never accepted by this run"),
     "a proof spent on another effect": (spent_elsewhere, "already spent on another effect"),
     "approvers who did not sign": (approvers_not_the_signers, "not the ones who signed"),
     "an approval signed after expiry": (signed_after_expiry, "signed after the action expired"),

@@ -1,7 +1,7 @@
 """The audit writes a reviewer's decision only with its proof (record_proofs.py): the run
 itself, calling `record_decision`, cannot write 'approved by alice' without alice's
-signed decision for that action, accepted by the run; a record the run makes itself
-(an expiry) needs none."""
+signed decision for that action, whose nonce is the run's (claimed by the record when no
+one had); a record the run makes itself (an expiry) needs none."""
 
 from __future__ import annotations
 
@@ -54,6 +54,21 @@ async def test_a_signed_approval_is_recorded(store: Engine) -> None:
     assert [(row.kind, row.reviewer_id) for row in rows(store)] == [("approved", "alice")]
 
 
+async def test_an_approval_the_run_checked_itself_claims_its_nonce_when_recorded(
+    store: Engine,
+) -> None:
+    # The run checked the signature in its validator: no verify_decision claimed the
+    # nonce, so the record claims it for its run, in the write's transaction.
+    proof = signed_decision(store, RUN, HASH, "alice", "approve")
+    with write_transaction(store) as session:
+        session.delete(session.get(DecisionNonce, proof.nonce))
+    await recorded(store, event("approved", proof))
+    assert [(row.kind, row.reviewer_id) for row in rows(store)] == [("approved", "alice")]
+    with use_session(store) as session:
+        claim = session.get(DecisionNonce, proof.nonce)
+        assert claim is not None and (claim.run_id, claim.reviewer_id) == (RUN, "alice")
+
+
 async def test_a_record_the_run_makes_itself_needs_no_signature(store: Engine) -> None:
     await recorded(store, event("expired", None, reviewer=None))
     assert [row.kind for row in rows(store)] == ["expired"]
@@ -80,10 +95,14 @@ def for_another_run(store: Engine) -> DecisionEvent:
     return event("approved", signed_decision(store, "run-demo-other", HASH, "alice", "approve"))
 
 
-def never_accepted(store: Engine) -> DecisionEvent:
+def used_by_another_run(store: Engine) -> DecisionEvent:
+    """A nonce another run holds: only a forgery could carry it (a signature covers its
+    run), so the record is refused even though a run may claim a nonce when it writes."""
     proof = signed_decision(store, RUN, HASH, "alice", "approve")
     with write_transaction(store) as session:
-        session.delete(session.get(DecisionNonce, proof.nonce))
+        claim = session.get(DecisionNonce, proof.nonce)
+        assert claim is not None
+        claim.run_id = "run-demo-other"
     return event("approved", proof)
 
 
@@ -93,7 +112,7 @@ CASES = {
     "another reviewer's decision": (of_someone_else, "does not say what"),
     "a rejection written as an approval": (a_rejection_as_an_approval, "does not say what"),
     "a decision signed for another run": (for_another_run, "not signed by a signoff front end"),
-    "a decision its run never accepted": (never_accepted, "never accepted by its run"),
+    "a decision whose nonce another run holds": (used_by_another_run, "never accepted by its run"),
 }
 
 

@@ -57,6 +57,7 @@ from tests.workflow.fakes import (
     start,
     worker,
 )
+from tests.workflow.run_keys import keyed_limits
 from workflows.actions import Decision, DecisionResult, PendingAction, RejectCategory, Verdict
 from workflows.agent_run import AgentRun
 from workflows.contracts import ModelRequest, RunState, ToolResultBlock
@@ -135,13 +136,17 @@ def gate_worker(
     profiles: LoadedProfiles | None = None,
     effects: ToolEffects | None = None,
     payments: PaymentConnectors | None = None,
+    run_keys: VerificationKeys | None = TEST_KEYS,
     rules: StandingRuleActivities | None = None,
 ) -> Worker:
     """A worker of `workflows` on `task_queue`, with the real gateway and store
     activities, the signed decisions' verifier and the fake `model`; its effects judge
     tool calls by `profiles` (the built-in file when None), unless `effects` replaces
     them (a tenant's helpdesk connector); `payments` picks each tenant's payments
-    connector (the ledger for all when None)."""
+    connector (the ledger for all when None). Its runs get `run_keys` at their start,
+    as from `signoff worker` (None: no key, every decision goes to `verify_decision`)."""
+    if run_keys is not None:
+        run_limits = keyed_limits(run_limits, run_keys, decision_max_age)
     parts = store_parts(
         engine,
         model,

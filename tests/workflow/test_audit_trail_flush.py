@@ -18,6 +18,7 @@ from temporalio import activity
 from temporalio.testing import WorkflowEnvironment
 
 from activities.decisions import DecisionActivities
+from signoff.config.decision_signatures import DecisionSigner
 from tests.workflow.approvals import (
     TEST_KEYS,
     audit_caught_up,
@@ -66,10 +67,12 @@ async def test_records_that_arrive_during_a_write_are_written_and_the_run_waits(
         assert (await decide(handle, first)).status == "approval_recorded"
         await asyncio.wait_for(audit.writing.wait(), WAIT_SECONDS)
         # While alice's record is being written: her proof sent again is turned away
-        # (no record: it decides nothing new), a forged one is refused and recorded.
+        # (no record: it decides nothing new); one signed with a key the run does not
+        # know goes to `verify_decision`, is refused there and recorded.
         assert "already approved" in await refused(handle, first)
-        as_bob = first.model_copy(update={"reviewer_id": "bob"})
-        assert "no signoff front end signed" in await refused(handle, as_bob)
+        stranger = decision(seeded_engine, "bob", action.action_hash)
+        unknown = signed(stranger, handle.id, signer=DecisionSigner.generate())
+        assert "is unknown here" in await refused(handle, unknown)
         audit.release.set()
 
         # The run still answers (a spinning task would answer nothing) and still waits.

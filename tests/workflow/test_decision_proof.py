@@ -4,7 +4,10 @@ Each is refused and moves no money: an unsigned `decide` (what `temporal workflo
 execute` sends), a valid signature over another hash, a key that is not the
 deployment's, a stale proof, a replayed one, another tenant's reviewer, a disabled
 reviewer, the same reviewer twice under four eyes (also as `Alice`), and
-self-approval. A refused attempt that reached the run stays in its decision trail.
+self-approval. What the signature shows is refused by the run's validator and leaves no
+trace; a key the run does not know goes to `verify_decision`, whose refusal stays in the
+trail; what only the store knows (the reviewer's tenant, whether they exist or are
+active) is refused by the effect, on the audit record, and the run asks again.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from tests.workflow.approvals import (
     state_when,
 )
 from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
+from workflows.actions import PendingAction
 from workflows.agent_run import AgentRun
 from workflows.contracts import RunOutcome
 
@@ -83,7 +87,7 @@ async def test_an_unsigned_decision_is_refused_before_it_reaches_history(
     assert refunded(seeded_engine, "C-1042") == []
 
 
-async def test_forged_proofs_are_refused_and_stay_in_the_trail(
+async def test_forged_proofs_are_refused_and_an_unknown_key_stays_in_the_trail(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     async with gate_run(
@@ -94,6 +98,7 @@ async def test_forged_proofs_are_refused_and_stay_in_the_trail(
         now = await time_skipping_env.get_current_time()
         alice = decision(seeded_engine, "alice", action.action_hash)
 
+        # Refused by the validator, with the keys the run got at its start: no trace.
         # A valid signature, made for another action, pasted onto this one.
         other = signed(alice.model_copy(update={"action_hash": "ab" * 32}), handle.id, at=now)
         moved = other.model_copy(update={"action_hash": action.action_hash})
@@ -101,25 +106,21 @@ async def test_forged_proofs_are_refused_and_stay_in_the_trail(
         # Signed with a key that is not the deployment's, under the deployment's key id.
         foreign = signed_by_an_impostor(signed(alice, handle.id, at=now), handle.id)
         assert "no signoff front end signed" in await refused(handle, foreign)
-        # Signed with a key of its own: an id the verifier does not know.
-        unknown = signed(alice, handle.id, signer=DecisionSigner.generate(), at=now)
-        assert "is unknown here" in await refused(handle, unknown)
         # Signed for another run.
         elsewhere = signed(alice, "run-x", at=now)
         assert "no signoff front end signed" in await refused(handle, elsewhere)
         # Signed an hour before it reached the run.
         old = signed(alice, handle.id, at=now - timedelta(hours=1))
         assert "longer ago than the 300 s" in await refused(handle, old)
-        # Another tenant's reviewer, who claims this run's tenant: the store knows better.
-        carol = decision(seeded_engine, "carol", action.action_hash)
-        pretend = signed(carol.model_copy(update={"tenant_id": "demo"}), handle.id, at=now)
-        assert "another tenant" in await refused(handle, pretend)
-        # A name the store does not hold as such (`Alice` is not `alice`).
-        shouting = signed(alice.model_copy(update={"reviewer_id": "Alice"}), handle.id, at=now)
-        assert "no reviewer 'Alice'" in await refused(handle, shouting)
+        assert await accepted_updates(handle) == 0
 
-        state = await state_when(handle, lambda s: len(s.decisions) == 7, "seven refusals")
-        assert {record.kind for record in state.decisions} == {"refused"}
+        # Signed with a key of its own: an id the run does not know, so the worker's
+        # `verify_decision` judges it, and the refused attempt stays in the trail.
+        unknown = signed(alice, handle.id, signer=DecisionSigner.generate(), at=now)
+        assert "is unknown here" in await refused(handle, unknown)
+
+        state = await state_when(handle, lambda s: len(s.decisions) == 1, "one refusal")
+        assert [record.kind for record in state.decisions] == ["refused"]
         assert state.pending_actions == [action]  # nothing was decided
         outcome = await rejected_by_carlos(
             time_skipping_env, handle, seeded_engine, action.action_hash
@@ -127,11 +128,55 @@ async def test_forged_proofs_are_refused_and_stay_in_the_trail(
         assert outcome.status == "completed" and not outcome.effects_performed
     await replay(handle)
     assert refunded(seeded_engine, "C-1042") == []
-    # The refused attempts are in the store's audit too, with who was claimed and why.
+    # The refused attempt is in the store's audit too, with who was claimed and why.
     audit = audit_rows(seeded_engine, AuditQuery(tenant_id="demo", kind="refused"), batch=50)
     mine = [row for row in audit if row.run_id == handle.id]
-    assert len(mine) == 7
-    assert {row.reviewer_id for row in mine} == {"alice", "carol", "Alice"}
+    assert [(row.reviewer_id, "is unknown here" in row.reason) for row in mine] == [("alice", True)]
+
+
+async def test_what_only_the_store_knows_is_refused_at_the_effect_on_the_record(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    async with gate_run(time_skipping_env, refund_model(), seeded_engine) as handle:
+        (action,) = await pending_actions(handle)
+        # Another tenant's reviewer, signed as if of this run's tenant: the store knows
+        # better, in the refund's transaction; the approval is void and the run asks again.
+        carol = decision(seeded_engine, "carol", action.action_hash)
+        pretend = carol.model_copy(update={"tenant_id": "demo"})
+        assert (await decide(handle, pretend)).status == "approved"
+        second = await superseding(handle, action.action_hash)
+        assert "no longer belongs to tenant 'demo'" in second.note
+        # A name the store does not hold as such (`Alice` is not `alice`).
+        alice = decision(seeded_engine, "alice", second.action_hash)
+        shouting = alice.model_copy(update={"reviewer_id": "Alice"})
+        assert (await decide(handle, shouting)).status == "approved"
+        third = await superseding(handle, second.action_hash)
+        assert "reviewer 'Alice' no longer exists" in third.note
+        outcome = await rejected_by_carlos(
+            time_skipping_env, handle, seeded_engine, third.action_hash
+        )
+        assert outcome.status == "completed" and not outcome.effects_performed
+    await replay(handle)
+    assert refunded(seeded_engine, "C-1042") == []
+    # Each refusal is an audit row of the effect's transaction, beside the approval.
+    audit = audit_rows(seeded_engine, AuditQuery(tenant_id="demo"), batch=50)
+    mine = sorted((row for row in audit if row.run_id == handle.id), key=lambda row: row.seq)
+    refusals = [row.reason for row in mine if row.kind == "refused"]
+    assert len(refusals) == 2
+    assert "carol" in refusals[0] and "Alice" in refusals[1]
+    approvals = [row.reviewer_id for row in mine if row.kind == "approved"]
+    assert approvals == ["carol", "Alice"]
+
+
+async def superseding(handle: WorkflowHandle[Any, Any], voided: str) -> PendingAction:
+    """The action that waits in place of `voided`, once the effect voided it."""
+    state = await state_when(
+        handle,
+        lambda s: [a.supersedes for a in s.pending_actions] == [voided],
+        "waiting on the voided action's successor",
+    )
+    (action,) = state.pending_actions
+    return action
 
 
 async def test_a_replayed_proof_counts_once(
@@ -168,11 +213,14 @@ async def test_a_disabled_reviewer_and_the_runs_own_actor_cannot_decide(
         )
         with write_transaction(seeded_engine) as session:
             session.execute(update(Reviewer).where(Reviewer.id == "bob").values(active=False))
-        assert "bob' is disabled" in await refused(
-            handle, decision(seeded_engine, "bob", action.action_hash)
-        )
+        # Bob's front end signed before he was disabled: the refund's own check of the
+        # store refuses him, and the run asks again.
+        late = decision(seeded_engine, "bob", action.action_hash)
+        assert (await decide(handle, late)).status == "approved"
+        again = await superseding(handle, action.action_hash)
+        assert "reviewer 'bob' has been disabled" in again.note
         outcome = await rejected_by_carlos(
-            time_skipping_env, handle, seeded_engine, action.action_hash
+            time_skipping_env, handle, seeded_engine, again.action_hash
         )
         assert outcome.status == "completed" and not outcome.effects_performed
     assert refunded(seeded_engine, "C-1042") == []

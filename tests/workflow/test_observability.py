@@ -122,7 +122,7 @@ def test_the_run_is_one_trace_with_a_span_per_step(run: ObservedRun) -> None:
     for span, activity in [
         *((turn, "model_turn") for turn in turns),
         *((tool, "run_tool") for tool in tools),
-        (wait, "record_decision"),
+        (wait, "execute_refund"),  # the approval's row is written with the refund
         (refund, "execute_refund"),
     ]:
         # Each inside its activity's span, inside the run's trace, up to the start.
