@@ -98,10 +98,19 @@ class RefundActivities:
             connector = self._payments.for_tenant(request.tenant_id)
             if connector is None:
                 return await asyncio.to_thread(
-                    ledger.read_action_state, self._engine, request.tenant_id, request.ticket_id
+                    ledger.read_action_state,
+                    self._engine,
+                    request.tenant_id,
+                    request.ticket_id,
+                    self._approvals,
                 )
             return await asyncio.to_thread(
-                read_remote_state, self._engine, connector, request.tenant_id, request.ticket_id
+                read_remote_state,
+                self._engine,
+                connector,
+                request.tenant_id,
+                request.ticket_id,
+                self._approvals,
             )
         except StoreError as error:
             raise non_retryable(error) from None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
 
+from workflows.approval_policy import to_minor
 from workflows.mcp_tools import McpServer, split_offered_name
 from workflows.profile_contracts import ProfileSet
 from workflows.tool_policy import ToolPolicy
@@ -91,6 +92,18 @@ class Requirements:
     needed: tuple[Requirement, ...] = ()
     # Why the tool may not run at all on this worker; "" when it may.
     refusal: str = ""
+    # The lowest `four_eyes_above` of the agents that offer the tool (minor units), or
+    # None: above it, a `confirm` needs a second reviewer (`judged_threshold`).
+    four_eyes_above_minor: int | None = None
+
+
+def judged_threshold(tenant_threshold_minor: int, requirements: Requirements | None) -> int:
+    """The exposure above which a refund needs two reviewers: the tenant's threshold, or
+    the worker's profiles' `four_eyes_above` where it is lower. The state a refund is
+    proposed on carries it, and the effect reads the same again, so both sides judge on
+    one number and the state's hash binds it."""
+    cap = None if requirements is None else requirements.four_eyes_above_minor
+    return tenant_threshold_minor if cap is None else min(tenant_threshold_minor, cap)
 
 
 def tool_policies(profiles: ProfileSet, tool: str) -> list[tuple[str, ToolPolicy]]:
@@ -118,6 +131,7 @@ def declared_server(profiles: ProfileSet, server: str) -> McpServer | None:
 
 def effect_requirements(profiles: ProfileSet, tool: str) -> Requirements:
     needed: list[Requirement] = []
+    caps: list[int] = []
     offered_by = 0
     for name, policy in tool_policies(profiles, tool):
         offered_by += 1
@@ -126,6 +140,8 @@ def effect_requirements(profiles: ProfileSet, tool: str) -> Requirements:
         requirement = policy_requirement(policy)
         if requirement is not None:
             needed.append(requirement)
+        if policy.four_eyes_above is not None:
+            caps.append(to_minor(policy.four_eyes_above))
     if offered_by == 0:
         return Requirements(refusal=f"no agent of this worker's profiles offers {tool}")
-    return Requirements(needed=tuple(needed))
+    return Requirements(needed=tuple(needed), four_eyes_above_minor=min(caps, default=None))

@@ -36,7 +36,7 @@ from workflows.known_tools import profile_risk
 from workflows.mcp_tools import McpServer, McpServerName
 from workflows.policy import MAX_STEP_BUDGET
 from workflows.profile_values import Duration, Money, WholeNumber, problem
-from workflows.tool_catalog import ToolDefinition
+from workflows.tool_catalog import REFUND, ToolDefinition
 from workflows.tool_description_lint import description_problems
 from workflows.tool_policy import ToolPolicy as ToolPolicy  # re-exported: its old home
 
@@ -185,6 +185,14 @@ class AgentProfile(Contract):
             if policy.risk == "read" and profile_risk(tool) == "irreversible":
                 raise problem(
                     f"{name} is irreversible; its risk cannot be 'read'", key=f"{name}.risk"
+                )
+            if policy.four_eyes_above is not None and name != REFUND.name:
+                # The amount is the refund's cumulative exposure on its order, which only
+                # its policy hook measures (workflows/refund_hooks.py).
+                raise problem(
+                    f"only {REFUND.name} has an exposure to compare; use approval = "
+                    '"review" for two reviewers',
+                    key=f"{name}.four_eyes_above",
                 )
             arguments = list(tool.arguments.model_fields)
             for argument in policy.editable:

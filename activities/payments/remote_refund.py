@@ -32,24 +32,26 @@ from activities.store.schema import KEY_LENGTH
 from activities.store.tickets import get_order_for_ticket
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money, state_hash
+from workflows.effect_requirements import Requirements, judged_threshold
 
 
 def read_remote_state(
-    engine: Engine, connector: PaymentsConnector, tenant_id: str, ticket_id: str
+    engine: Engine,
+    connector: PaymentsConnector,
+    tenant_id: str,
+    ticket_id: str,
+    needs: Requirements | None = None,
 ) -> ActionState:
-    """The state a refund on the ticket's order is judged on, from the platform.
-    Raises UnknownTenant, NoPaymentLink, PaymentError."""
+    """The state a refund on the ticket's order is judged on, from the platform; `needs`
+    as for the ledger's (`judged_threshold`). Raises UnknownTenant, NoPaymentLink,
+    PaymentError."""
     with use_session(engine) as session:
         tenant = tenant_of(session, tenant_id)
         order = get_order_for_ticket(session, tenant_id, ticket_id)
+        threshold = judged_threshold(tenant.refund_review_threshold_minor, needs)
         if order is None:
-            return ActionState(
-                order_id=None,
-                currency=None,
-                review_threshold_minor=tenant.refund_review_threshold_minor,
-            )
+            return ActionState(order_id=None, currency=None, review_threshold_minor=threshold)
         payment_ref = payment_ref_of(session, tenant_id, order.id, connector.name)
-        threshold = tenant.refund_review_threshold_minor
     return state_of(order.id, connector.payment(payment_ref), threshold)
 
 

@@ -7,7 +7,8 @@ first. Only then does it read the idempotency key, the totals and the state hash
 concurrent refund has either committed (and is seen) or not started. The steps:
 
 0. through the activity (`answer_refund` with a check), the command must prove itself: its
-   action, its signed approvals, its caller (`effect_proofs.py`), or it is refused
+   action, its signed approvals, its caller (`effect_proofs.py`), and the worker's own
+   profiles must let the refund run at all (no agent denies it), or it is refused
    with a `refused` audit event and nothing else is written; a command that proves
    itself writes the run's decision records it carries (its approvals) here, so that
    they commit with the refund (`effect_trail.py`);
@@ -15,7 +16,8 @@ concurrent refund has either committed (and is seen) or not started. The steps:
    result (a retried activity), other arguments are refused;
    a key that `signoff reconcile` settled as not refunded is refused;
 2. the state the approval was judged on must still be the state of the store
-   (`state_hash`), or the approval is void (`state_changed`);
+   (`state_hash`; its review threshold is the tenant's, lowered by the worker's
+   profiles' `four_eyes_above`), or the approval is void (`state_changed`);
 3. every approver must still count, and enough of them (`approvers.py`), or the
    approval is void (`approver_invalid`, with a `refused` audit event that says why);
 4. the rule on totals: amount > 0, same currency, refunded + amount <= paid;
@@ -65,7 +67,7 @@ from activities.store.schema import (
 from activities.store.tickets import get_order_for_ticket, order_of_ticket
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money, state_hash
-from workflows.effect_requirements import Requirements
+from workflows.effect_requirements import Requirements, judged_threshold
 
 NOTHING_REFUNDED = "Nothing was refunded."
 # See the module note: the order row lock relies on it.
@@ -76,11 +78,16 @@ def new_refund_id() -> str:
     return "R-" + uuid.uuid4().hex[:10].upper()
 
 
-def read_action_state(source: Session | Engine, tenant_id: str, ticket_id: str) -> ActionState:
-    """The state a refund on this ticket's order is judged on. Raises UnknownTenant."""
+def read_action_state(
+    source: Session | Engine, tenant_id: str, ticket_id: str, needs: Requirements | None = None
+) -> ActionState:
+    """The state a refund on this ticket's order is judged on; `needs`: what the worker's
+    profiles demand of a refund (their `four_eyes_above` lowers the threshold). Raises
+    UnknownTenant."""
     with use_session(source) as session:
         tenant = tenant_of(session, tenant_id)
-        return _state(session, tenant, get_order_for_ticket(session, tenant_id, ticket_id))
+        order = get_order_for_ticket(session, tenant_id, ticket_id)
+        return _state(session, tenant, order, needs)
 
 
 def list_refunds(source: Session | Engine, tenant_id: str, order_id: str) -> list[Refund]:
@@ -148,8 +155,15 @@ def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -
             if refusal is not None:
                 append_refused_effect(session, command, refusal, check.caller_run_id)
                 return LedgerAnswer(refused(refusal))
+            if check.approvals is not None and check.approvals.refusal:
+                denied = (
+                    f"The refund tool may not run here: {check.approvals.refusal}. "
+                    f"{NOTHING_REFUNDED}"
+                )
+                append_refused_effect(session, command, denied, check.caller_run_id)
+                return LedgerAnswer(refused(denied))
             if command.action.rule_grant is not None:  # a standing rule: rule_grants.py
-                state = _state(session, tenant, order)
+                state = _state(session, tenant, order, check.approvals)
                 void = refund_grant_refusal(session, command, check, state, datetime.now(UTC))
                 if void is not None:
                     append_refused_effect(session, command, void, check.caller_run_id)
@@ -185,7 +199,7 @@ def _decide(
             f"Order {command.order_id} is not the order of ticket {command.ticket_id}; "
             f"a refund can only target the ticket's own order. {NOTHING_REFUNDED}"
         )
-    state = _state(session, tenant, order)
+    state = _state(session, tenant, order, needs)
     if state_hash(state) != command.expected_state_hash:
         return RefundResult(
             status="state_changed",
@@ -257,13 +271,12 @@ def locked_order_of_ticket(session: Session, tenant_id: str, ticket_id: str) -> 
     return session.scalars(statement).one_or_none()
 
 
-def _state(session: Session, tenant: Tenant, order: Order | None) -> ActionState:
+def _state(
+    session: Session, tenant: Tenant, order: Order | None, needs: Requirements | None
+) -> ActionState:
+    threshold = judged_threshold(tenant.refund_review_threshold_minor, needs)
     if order is None:
-        return ActionState(
-            order_id=None,
-            currency=None,
-            review_threshold_minor=tenant.refund_review_threshold_minor,
-        )
+        return ActionState(order_id=None, currency=None, review_threshold_minor=threshold)
     refunded = session.scalar(
         select(func.coalesce(func.sum(Refund.amount_minor), 0)).where(
             Refund.tenant_id == tenant.id, Refund.order_id == order.id
@@ -275,7 +288,7 @@ def _state(session: Session, tenant: Tenant, order: Order | None) -> ActionState
         paid_minor=order.amount_paid_minor,
         refunded_minor=int(refunded or 0),
         order_status=order.status,
-        review_threshold_minor=tenant.refund_review_threshold_minor,
+        review_threshold_minor=threshold,
     )
 
 

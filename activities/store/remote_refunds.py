@@ -45,7 +45,7 @@ from activities.store.refunds import (
 from activities.store.schema import ID_LENGTH, DecisionNonce, Refund, RefundSettlement, join_list
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money
-from workflows.effect_requirements import Requirements
+from workflows.effect_requirements import Requirements, judged_threshold
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,10 @@ def admit(
         tenant = tenant_of(session, command.tenant_id)
         order = locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
         refusal = proof_refusal(session, command, check.keys, check.caller_run_id, check.passkeys)
+        if refusal is None and check.approvals is not None and check.approvals.refusal:
+            refusal = (
+                f"The refund tool may not run here: {check.approvals.refusal}. {NOTHING_REFUNDED}"
+            )
         if refusal is not None:
             append_refused_effect(session, command, refusal, check.caller_run_id)
             return LedgerAnswer(refused(refusal))
@@ -82,7 +86,9 @@ def admit(
                 )
             )
         payment_ref = payment_ref_of(session, command.tenant_id, order.id, provider)
-        return Admitted(payment_ref, tenant.refund_review_threshold_minor)
+        return Admitted(
+            payment_ref, judged_threshold(tenant.refund_review_threshold_minor, check.approvals)
+        )
 
 
 def claim(

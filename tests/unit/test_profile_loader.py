@@ -127,6 +127,18 @@ def test_unknown_key(tmp_path: Path) -> None:
     )
 
 
+def test_four_eyes_above_only_where_an_exposure_is_measured(tmp_path: Path) -> None:
+    reply = GOOD.replace('"get_order", "refund"]', '"get_order", "refund", "send_reply"]') + (
+        '\n[agents.support.tool_policy.send_reply]\nrisk = "irreversible"\n'
+        'approval = "confirm"\nfour_eyes_above = "10.00"\napprover_roles = ["refund_approver"]\n'
+    )
+    path = write(tmp_path, reply)
+    assert message(path) == (
+        f"{path}: agents.support.tool_policy.send_reply.four_eyes_above: only refund has an "
+        'exposure to compare; use approval = "review" for two reviewers'
+    )
+
+
 def test_policy_for_a_tool_not_offered(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace('"get_order", "refund"]', '"get_order"]'))
     text = message(path)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 
 from sqlalchemy import Engine
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import list_refunds
+from signoff.config.profiles import BUILTIN_PROFILES, load_profile_file
 from tests.workflow.approvals import (
     decide,
     decision,
@@ -128,6 +130,33 @@ async def test_reject_needs_a_reason_and_tells_the_model_not_to_retry(
     )
     assert (record.order_id, record.amount, record.currency) == ("C-1042", "89.90", "EUR")
     assert action.requested_at <= record.at < action.expires_at
+
+
+async def test_a_profiles_four_eyes_above_lowers_the_tenants_threshold(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, tmp_path: Path
+) -> None:
+    # The built-in profile with `four_eyes_above = "50.00"`: 89.90 is under the demo
+    # tenant's 200.00, above the profile's 50.00, so it needs two reviewers.
+    text = BUILTIN_PROFILES.read_text(encoding="utf-8")
+    assert 'four_eyes_above = "200.00"' in text
+    path = tmp_path / "lower.toml"
+    path.write_text(text.replace('four_eyes_above = "200.00"', 'four_eyes_above = "50.00"'))
+    model = FakeModel().enqueue(tool_reply(refund_call()), text_reply("Refunded."))
+    async with gate_run(
+        time_skipping_env, model, seeded_engine, profiles=load_profile_file(path)
+    ) as handle:
+        (action,) = await pending_actions(handle)
+        first = await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+        assert refunded(seeded_engine, "C-1042") == []  # one approval is not enough
+        second = await decide(handle, decision(seeded_engine, "bob", action.action_hash))
+        await handle.result()
+
+    assert (action.mode, action.required_approvals) == ("review", 2)
+    assert action.state.review_threshold_minor == 5000
+    assert first.message == "Amounts above 50.00 need a second reviewer; your approval is recorded."
+    assert second.status == "approved"
+    (row,) = list_refunds(seeded_engine, "demo", "C-1042")
+    assert (row.amount, row.approver_list) == (Decimal("89.90"), ["alice", "bob"])
 
 
 async def test_four_eyes_above_the_threshold(
