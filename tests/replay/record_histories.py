@@ -319,8 +319,10 @@ async def record(names: list[str]) -> None:
     from tests.conftest import venv_binary
     from tests.replay import more_scenarios as more  # it imports this module's helpers
     from tests.replay import policy_scenarios as policies  # N of M, escalation
+    from tests.replay import tool_scenarios as tools  # a team's own Python tool
 
-    SCENARIOS.update(policies.SCENARIOS), WORKERS.update(policies.WORKERS)
+    for extra in (policies, tools):
+        SCENARIOS.update(extra.SCENARIOS), WORKERS.update(extra.WORKERS)
 
     unknown = [name for name in names if name not in SCENARIOS and name not in more.SCENARIOS]
     if unknown:

@@ -51,6 +51,8 @@ SCENARIO_FILES = {
     # Approval policies (docs/approvals-policies.md).
     "three approvers, one of them from finance": "agent_run_three_approvers",
     "escalated on expiry, then expired": "agent_run_escalated",
+    # A team's own irreversible Python tool (docs/configuration/add-a-tool.md).
+    "a Python tool of the team's, approved": "agent_run_python_tool_approved",
     # Standing rules (docs/standing-rules.md).
     "approved by an administrator's standing rule": "agent_run_standing_rule",
 }
