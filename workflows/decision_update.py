@@ -81,6 +81,10 @@ async def verified(
     (module note). Any other is checked by the `verify_decision` activity. `refused` is
     told the refusal's event text once the gate has recorded it."""
     if decision.verdict == "approve" and keyring.knows(decision):
+        # The validator checked it against the gate moments ago; checked again for a
+        # replay, where validators do not run: a decision that matches nothing here
+        # (a history under another run's id) is refused, and replay says where.
+        gate.validate(decision)
         return decision
     update = workflow.current_update_info()
     action = gate.pending.get(decision.original_hash or decision.action_hash)

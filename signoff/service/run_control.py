@@ -22,6 +22,7 @@ from signoff.service.run_reading import RunNotFound
 from signoff.service.run_watch import RunChange, history_batches, watch_run
 from signoff.service.runs import start_run
 from signoff.service.triage_start import triage_trace
+from workflows.agent_run import AgentRun
 from workflows.contracts import RunEvent, RunOutcome, RunRequest, RunState
 from workflows.triage import TriageTicket
 from workflows.triage_contracts import TriageOutcome, TriageRequest
@@ -52,7 +53,7 @@ async def follow(
 ) -> RunOutcome:
     """Wait for the run's outcome; meanwhile hand each new progress event to `on_event`
     once (when given), from the run's `state` query."""
-    handle = runs.get_workflow_handle(run_id)
+    handle = runs.get_workflow_handle_for(AgentRun.run, run_id)
     result = asyncio.create_task(handle.result())
     shown = 0
     while True:

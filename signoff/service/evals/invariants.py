@@ -39,7 +39,7 @@ def outcome(facts: Facts) -> Check:
 def only_tools(facts: Facts) -> Check:
     history = facts.trajectory.history
     ran = {call.name for call in history.tool_calls}
-    if history.state_reads or history.holds or history.refund_commands:
+    if history.state_reads or history.holds or history.local_holds or history.refund_commands:
         ran.add(REFUND_TOOL)
     allowed = set(facts.scenario.expect.tools)
     asked = Counter(record.name for record in facts.trajectory.state.tool_calls)

@@ -18,7 +18,12 @@ def approvals(facts: Facts) -> Check:
     """Every refund was held for a decision first, with as many distinct approvers as
     the policy demands."""
     tenant = facts.run_tenant
+    # Held for a decision: an action the run's gate held waits, or was decided on, in
+    # its decision trail (holds are local activities, whose markers keep no input).
+    state = facts.trajectory.state
     requested = {hold.action_hash for hold in facts.trajectory.history.holds}
+    requested |= {record.action_hash for record in state.decisions}
+    requested |= {action.action_hash for action in state.pending_actions}
     before: Counter[str] = Counter()
     problems, seen = [], []
     for line in facts.trajectory.ledger:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
 from activities.store.eval_fixtures import AuditLine, LedgerLine, audit_of, ledger_of
@@ -35,6 +36,8 @@ from workflows.contracts import (
     ToolCallInput,
 )
 
+# The marker Temporal's core SDK records for each local activity.
+LOCAL_ACTIVITY_MARKER = "core_local_activity"
 # The activity inputs the invariants read, by activity name.
 INPUT_TYPES: dict[str, type[Any]] = {
     MODEL_TURN_ACTIVITY: ModelRequest,
@@ -54,6 +57,10 @@ class History:
     refund_commands: list[RefundCommand] = field(default_factory=list)
     state_reads: list[ActionStateRequest] = field(default_factory=list)
     holds: list[PendingRefundHold] = field(default_factory=list)
+    # Holds run as local activities (workflows/gate_store.py): their markers keep no
+    # input, so only their number is known; which actions were held, the run's decision
+    # trail says (money_invariants.py).
+    local_holds: int = 0
     # The attempt on which each refund command's activity last started (1: no retry).
     refund_attempts: list[int] = field(default_factory=list)
 
@@ -85,6 +92,10 @@ async def read_history(client: Client, run_id: str) -> History:
     refunds: set[int] = set()  # event ids of scheduled refund commands
     handle = client.get_workflow_handle(run_id)
     async for event in handle.fetch_history_events():
+        if event.HasField("marker_recorded_event_attributes"):
+            if await _local_activity_type(client, event) == HOLD_PENDING_REFUND_ACTIVITY:
+                history.local_holds += 1
+            continue
         if event.HasField("activity_task_started_event_attributes"):
             started = event.activity_task_started_event_attributes
             if started.scheduled_event_id in refunds:
@@ -101,6 +112,16 @@ async def read_history(client: Client, run_id: str) -> History:
         if isinstance(value, RefundCommand):
             refunds.add(event.event_id)
     return history
+
+
+async def _local_activity_type(client: Client, event: HistoryEvent) -> str | None:
+    """The activity type a local activity's marker names (its `data` detail)."""
+    marker = event.marker_recorded_event_attributes
+    if marker.marker_name != LOCAL_ACTIVITY_MARKER or "data" not in marker.details:
+        return None
+    [data] = await client.data_converter.decode(marker.details["data"].payloads, [dict])
+    activity_type = data.get("activity_type") if isinstance(data, dict) else None
+    return activity_type if isinstance(activity_type, str) else None
 
 
 async def read_trajectory(
