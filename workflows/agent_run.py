@@ -175,7 +175,7 @@ class AgentRun:
     @workflow.update
     async def decide(self, decision: Decision) -> DecisionResult:
         """A reviewer's decision on one pending action, named by its hash."""
-        decision = await verified(decision, self._request, self._gate, self._keyring, self._refused)
+        decision = await verified(decision, self._request, self._gate, self._refused)
         result = self._gate.decide(decision)
         self._books.event("approval", decision_event(decision, result))
         return result

@@ -5,18 +5,19 @@ when an update arrives, never on replay, so a rule added there leaves recorded h
 valid. It checks the signature itself against the keys the run got at its start
 (`decision_keyring.py`): a forged, altered or stale decision never reaches the history.
 
-Design note: one round trip from decision to effect. An approval whose key the run knows
-needs no activity here: the store's checks (the reviewer exists, is active, of the
-tenant, holds the role, did not ask for the run; the nonce counts once) are done by the
-effect, in the transaction that writes the approval's audit row and the refund
-(`activities/store/effect_proofs.py`, `approvers.py`). An approver the effect no longer
-counts voids the approval (an audit row says why) and the action waits again, as for a
-changed order. A rejection, and a decision signed with a key the run does not know (a
-key rotated in after it started), still go through the `verify_decision` activity (see
-`decision_check.py`) before they count: no effect follows a rejection to check it, and
-an unknown key is the worker's to judge. A refused attempt is kept in the decision trail
-and the caller is told why; such a decision carries the roles the store holds, not the
-ones the payload claimed.
+Design note: a decision the store refuses is refused at once. Every decision that
+passes the validator goes through the `verify_decision` activity (`decision_check.py`)
+before it counts: the reviewer exists, is active, belongs to the run's tenant, holds
+the role and did not ask for the run, and the nonce counts once. An approval that went
+straight to its effect (the store's checks done there) would have been accepted by the
+run and then voided at the effect: a reviewer of another tenant, or a disabled one,
+would see "approved", and each such approval would raise a new action, which a sender
+that approves every new action turns into a loop (the red-team evals showed both). The
+effect still checks everything again in the refund's transaction, and writes the
+approvals' audit rows with the refund (`activities/store/effect_trail.py`): from the
+decision to the ledger is two round trips, the update's check and the effect. A refused
+attempt is kept in the decision trail and the caller is told why; the verified decision
+carries the roles the store holds, not the ones the payload claimed.
 
 This is workflow code: no I/O; the activities do it.
 """
@@ -72,20 +73,11 @@ async def verified(
     decision: Decision,
     request: RunRequest,
     gate: ApprovalGate,
-    keyring: RunKeyring,
     refused: Callable[[str], None],
 ) -> Decision:
-    """The decision as the run may count it, or a refusal recorded in the trail.
-
-    An approval the validator checked goes on as it is: its effect checks the store
-    (module note). Any other is checked by the `verify_decision` activity. `refused` is
-    told the refusal's event text once the gate has recorded it."""
-    if decision.verdict == "approve" and keyring.knows(decision):
-        # The validator checked it against the gate moments ago; checked again for a
-        # replay, where validators do not run: a decision that matches nothing here
-        # (a history under another run's id) is refused, and replay says where.
-        gate.validate(decision)
-        return decision
+    """The decision as the store vouches for it, or a refusal recorded in the trail
+    (module note). `refused` is told the refusal's event text once the gate has
+    recorded it."""
     update = workflow.current_update_info()
     action = gate.pending.get(decision.original_hash or decision.action_hash)
     proof = await verify(

@@ -102,16 +102,10 @@ async def test_a_reviewer_stripped_of_the_role_after_signing_in_approves_nothing
         # Her session was opened while she held the role; the decision still claims it.
         signed_in = decision(seeded_engine, "alice", first.action_hash)
         change_reviewer(seeded_engine, "alice", roles="")
-        # The refund reads her roles from the store, in its transaction: it refunds
-        # nothing, and the run asks again.
-        assert (await decide(handle, signed_in)).status == "approved"
-        state = await state_when(
-            handle,
-            lambda s: [a.supersedes for a in s.pending_actions] == [first.action_hash],
-            "waiting again",
-        )
-        (second,) = state.pending_actions
-        assert "no longer holds the refund_approver role" in second.note
+        # The store holds her roles now: her approval is refused before it counts.
+        assert "does not have the refund_approver role" in await refused(handle, signed_in)
+        (second,) = await pending_actions(handle)
+        assert (second.action_hash, second.approvals) == (first.action_hash, [])
         await decide(handle, decision(seeded_engine, "bob", second.action_hash))
         outcome = await handle.result()
     await replay(handle)
@@ -122,7 +116,6 @@ async def test_a_reviewer_stripped_of_the_role_after_signing_in_approves_nothing
     assert json.loads(result.content)["approved_by"] == ["bob"]
     assert isinstance(outcome, RunOutcome)
     assert [(d.kind, d.reviewer_id) for d in outcome.decisions] == [
-        ("approved", "alice"),
-        ("voided", None),
+        ("refused", "alice"),
         ("approved", "bob"),
     ]

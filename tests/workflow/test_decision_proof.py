@@ -134,38 +134,35 @@ async def test_forged_proofs_are_refused_and_an_unknown_key_stays_in_the_trail(
     assert [(row.reviewer_id, "is unknown here" in row.reason) for row in mine] == [("alice", True)]
 
 
-async def test_what_only_the_store_knows_is_refused_at_the_effect_on_the_record(
+async def test_what_only_the_store_knows_is_refused_at_once_on_the_record(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     async with gate_run(time_skipping_env, refund_model(), seeded_engine) as handle:
         (action,) = await pending_actions(handle)
-        # Another tenant's reviewer, signed as if of this run's tenant: the store knows
-        # better, in the refund's transaction; the approval is void and the run asks again.
+        # Another tenant's reviewer, signed as if of this run's tenant: the signature is
+        # good, the store knows better, and the decision is refused before it counts.
         carol = decision(seeded_engine, "carol", action.action_hash)
         pretend = carol.model_copy(update={"tenant_id": "demo"})
-        assert (await decide(handle, pretend)).status == "approved"
-        second = await superseding(handle, action.action_hash)
-        assert "no longer belongs to tenant 'demo'" in second.note
+        assert "belongs to another tenant" in await refused(handle, pretend)
         # A name the store does not hold as such (`Alice` is not `alice`).
-        alice = decision(seeded_engine, "alice", second.action_hash)
+        alice = decision(seeded_engine, "alice", action.action_hash)
         shouting = alice.model_copy(update={"reviewer_id": "Alice"})
-        assert (await decide(handle, shouting)).status == "approved"
-        third = await superseding(handle, second.action_hash)
-        assert "reviewer 'Alice' no longer exists" in third.note
+        assert "There is no reviewer 'Alice'" in await refused(handle, shouting)
+        # Nothing was voided: the same action still waits, with no approval.
+        (still,) = await pending_actions(handle)
+        assert (still.action_hash, still.approvals) == (action.action_hash, [])
         outcome = await rejected_by_carlos(
-            time_skipping_env, handle, seeded_engine, third.action_hash
+            time_skipping_env, handle, seeded_engine, action.action_hash
         )
         assert outcome.status == "completed" and not outcome.effects_performed
     await replay(handle)
     assert refunded(seeded_engine, "C-1042") == []
-    # Each refusal is an audit row of the effect's transaction, beside the approval.
+    # Each refusal is an audit row, with who was claimed and why; no approval is.
     audit = audit_rows(seeded_engine, AuditQuery(tenant_id="demo"), batch=50)
     mine = sorted((row for row in audit if row.run_id == handle.id), key=lambda row: row.seq)
-    refusals = [row.reason for row in mine if row.kind == "refused"]
-    assert len(refusals) == 2
-    assert "carol" in refusals[0] and "Alice" in refusals[1]
-    approvals = [row.reviewer_id for row in mine if row.kind == "approved"]
-    assert approvals == ["carol", "Alice"]
+    refusals = [(row.reviewer_id, row.reason) for row in mine if row.kind == "refused"]
+    assert [reviewer for reviewer, _ in refusals] == ["carol", "Alice"]
+    assert [row for row in mine if row.kind == "approved"] == []
 
 
 async def superseding(handle: WorkflowHandle[Any, Any], voided: str) -> PendingAction:
@@ -213,14 +210,11 @@ async def test_a_disabled_reviewer_and_the_runs_own_actor_cannot_decide(
         )
         with write_transaction(seeded_engine) as session:
             session.execute(update(Reviewer).where(Reviewer.id == "bob").values(active=False))
-        # Bob's front end signed before he was disabled: the refund's own check of the
-        # store refuses him, and the run asks again.
+        # Bob's front end signed before he was disabled: the store refuses him at once.
         late = decision(seeded_engine, "bob", action.action_hash)
-        assert (await decide(handle, late)).status == "approved"
-        again = await superseding(handle, action.action_hash)
-        assert "reviewer 'bob' has been disabled" in again.note
+        assert "Reviewer 'bob' is disabled" in await refused(handle, late)
         outcome = await rejected_by_carlos(
-            time_skipping_env, handle, seeded_engine, again.action_hash
+            time_skipping_env, handle, seeded_engine, action.action_hash
         )
         assert outcome.status == "completed" and not outcome.effects_performed
     assert refunded(seeded_engine, "C-1042") == []

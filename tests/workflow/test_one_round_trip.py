@@ -1,9 +1,10 @@
-"""A decision reaches its effect in one round trip, and every trust check still holds.
+"""A decision reaches its effect in two round trips, and every trust check still holds.
 
 The run checks a decision's signature itself, in the `decide` validator, with the keys
-it got from its `run_limits` local activity; an approval then goes straight to the
-refund, whose one transaction claims the nonce, re-reads the reviewers, writes the
-approval's audit row and the refund (workflows/decision_update.py).
+it got from its `run_limits` local activity, so a forged one costs no activity; the
+store's checks (`verify_decision`) refuse what only the store knows at once; then the
+refund's one transaction re-reads the reviewers, writes the approval's audit row and
+the refund (workflows/decision_update.py). No `record_decision` in between.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def run_audit(engine: Engine, run_id: str) -> list[tuple[str, str | None, str]]:
     return [(row.kind, row.reviewer_id, row.reason) for row in mine]
 
 
-async def test_an_approved_refund_reaches_its_effect_in_one_activity_with_its_approval(
+async def test_an_approved_refund_reaches_its_effect_after_one_check_with_its_approval(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     async with gate_run(time_skipping_env, refund_model("89.90"), seeded_engine) as handle:
@@ -89,22 +90,24 @@ async def test_an_approved_refund_reaches_its_effect_in_one_activity_with_its_ap
         outcome = await asyncio.wait_for(handle.result(), UPDATE_SECONDS)
     assert isinstance(outcome, RunOutcome) and outcome.effects_performed
     history = await handle.fetch_history()
-    # No verify_decision, no record_decision: the approval's checks and its audit row
-    # are the refund's; the limits and the exposure hold are local activities. (The
-    # standing rules' lookup is the one activity between the state read and the wait.)
+    # The store's check of the decision, then the refund; no record_decision: the
+    # approval's audit row is the refund's; the limits and the exposure hold are local
+    # activities. (The standing rules' lookup is the one activity between the state
+    # read and the wait.)
     assert scheduled(history) == [
         MODEL_TURN_ACTIVITY,
         READ_ACTION_STATE_ACTIVITY,
         MATCH_STANDING_RULE_ACTIVITY,
+        VERIFY_DECISION_ACTIVITY,
         EXECUTE_REFUND_ACTIVITY,
         MODEL_TURN_ACTIVITY,
     ]
     assert local_activities(history) == 2  # run_limits, hold_pending_refund
-    for name in (VERIFY_DECISION_ACTIVITY, RECORD_DECISION_ACTIVITY, RUN_LIMITS_ACTIVITY):
+    for name in (RECORD_DECISION_ACTIVITY, RUN_LIMITS_ACTIVITY):
         assert name not in scheduled(history)
     assert HOLD_PENDING_REFUND_ACTIVITY not in scheduled(history)
-    # The refund's transaction wrote the approval's row before its own, and claimed the
-    # nonce for this run and spent it on this refund.
+    # The refund's transaction wrote the approval's row before its own, and spent on
+    # this refund the nonce the check claimed for this run.
     kinds = [(kind, reviewer) for kind, reviewer, _ in run_audit(seeded_engine, handle.id)]
     assert kinds == [("approved", "alice"), ("executed", None)]
     with write_transaction(seeded_engine) as session:
