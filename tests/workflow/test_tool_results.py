@@ -10,6 +10,7 @@ import re
 
 import pytest
 from sqlalchemy import Engine
+from temporalio.api.enums.v1 import EventType
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
@@ -18,13 +19,23 @@ from activities.tool_gateway import ToolGateway
 from tests.workflow.fakes import (
     FakeModel,
     FakeTools,
+    new_task_queue,
+    run_request,
     run_to_end,
+    start,
     text_reply,
     tool_reply,
     tool_uses,
+    worker,
 )
 from workflows import policy
-from workflows.contracts import ModelRequest, ToolCallInput, ToolResult, ToolResultBlock
+from workflows.contracts import (
+    RUN_TOOL_ACTIVITY,
+    ModelRequest,
+    ToolCallInput,
+    ToolResult,
+    ToolResultBlock,
+)
 from workflows.tool_catalog import BUILTIN_AGENT_TOOLS
 
 SECRET = "postgres://signoff:hunter2@db.internal/shop"
@@ -208,3 +219,30 @@ async def test_long_tool_result_is_cut_and_says_so(
     assert len(result.content) <= policy.MAX_TOOL_RESULT_CHARS
     assert "[cut:" in result.content
     assert not result.is_error
+
+
+async def test_two_reads_of_one_turn_are_scheduled_together_before_either_answers(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    """Independent reads run at the same time: the run schedules both tool calls in one
+    workflow task, so neither waits for the other's answer."""
+    call = tool_reply(("read_ticket", {}), ("get_order", {}))
+    model = FakeModel().enqueue(call, text_reply("Your order has shipped."))
+    tools = FakeTools({"read_ticket": '{"ticket": 1}', "get_order": '{"order": 2}'})
+    task_queue = new_task_queue()
+    request = run_request(await time_skipping_env.get_current_time())
+    async with worker(time_skipping_env.client, task_queue, model, tools):
+        handle = await start(time_skipping_env.client, request, task_queue)
+        await handle.result()
+    events = (await handle.fetch_history()).events
+    scheduled = [
+        index
+        for index, event in enumerate(events)
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        and event.activity_task_scheduled_event_attributes.activity_type.name == RUN_TOOL_ACTIVITY
+    ]
+    assert len(scheduled) == 2
+    between = [event.event_type for event in events[scheduled[0] : scheduled[1]]]
+    # Nothing between the two schedules: no answer, no other workflow task.
+    assert EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED not in between
+    assert EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED not in between
