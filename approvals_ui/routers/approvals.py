@@ -237,6 +237,7 @@ async def decide(
                 verdict,
                 passkey_answer(passkey_issued_at, passkey_nonce, passkey_assertion),
             ),
+            store=engine,
         )
     except (PasskeyRequired, PasskeyRefused) as step_up_refused:
         return await _detail(

@@ -147,7 +147,14 @@ async def race(bench: Bench, handle: Handle) -> list[Any]:
     async def one(reviewer: Any) -> Any:
         try:
             return await decide(
-                bench.client, bench.signer, handle.id, reviewer, digest, "approve", "race"
+                bench.client,
+                bench.signer,
+                handle.id,
+                reviewer,
+                digest,
+                "approve",
+                "race",
+                store=bench.engine,
             )
         except DecisionNotAccepted as refused:
             return refused

@@ -106,7 +106,16 @@ async def pending_hash(handle: Handle, within: float = PENDING_SECONDS) -> str:
 
 async def approve(bench: Bench, handle: Handle, reviewer: Decider = ALICE) -> DecisionResult:
     digest = await pending_hash(handle)
-    return await decide(bench.client, bench.signer, handle.id, reviewer, digest, "approve", "chaos")
+    return await decide(
+        bench.client,
+        bench.signer,
+        handle.id,
+        reviewer,
+        digest,
+        "approve",
+        "chaos",
+        store=bench.engine,
+    )
 
 
 async def approve_all(bench: Bench, handles: list[Handle]) -> None:
