@@ -26,6 +26,10 @@ trip through the server, the effect. What must hold for that:
   fails the update, saying nothing was decided (`STORE_DID_NOT_ANSWER`); the reviewer
   decides again, with a new nonce.
 - Replay. The marker holds the answer: replay reads it back and never runs the check.
+- Trust. The activity takes no call but a local one from the run's own workflow task
+  (`activities/caller.py`), so its claim of the nonce says that this run's validator and
+  check accepted the decision while the action waited, unexpired: the effect counts no
+  proof without it (`activities/store/effect_proofs.py`).
 
 This is workflow code: no I/O; the activity does it.
 """
