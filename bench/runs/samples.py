@@ -83,6 +83,8 @@ class Sides:
     # The bench signs as the decision service does: it runs on the dev stack's home.
     signer: DecisionSigner
     queues: dict[Kind, str]
+    # The store the decision service writes its audit of refused decisions to.
+    store: Engine
 
 
 def waits_after(events: list[HistoryEvent], state_read: str) -> bool | None:
@@ -156,7 +158,14 @@ async def approve(sides: Sides, kind: Kind, handle: WorkflowHandle[Any, Any], di
     """The reviewer's approval; what the run answered."""
     if kind == "signoff":
         result = await decide(
-            sides.client, sides.signer, handle.id, REVIEWER, digest, "approve", "bench"
+            sides.client,
+            sides.signer,
+            handle.id,
+            REVIEWER,
+            digest,
+            "approve",
+            "bench",
+            store=sides.store,
         )
         return result.status
     if kind == "raw":
