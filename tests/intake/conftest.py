@@ -27,6 +27,7 @@ from activities.store.database import use_session
 from activities.store.schema import IntakeDelivery, Ticket
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from signoff.service.handles import Runs
 from tests.clock import clock_now
 
 DEMO_GENERIC = "demo-generic-signing-secret-0123456789abcdef"
@@ -100,8 +101,8 @@ async def intake(
 ) -> AsyncIterator[Intake]:
     client = time_skipping_env.client
 
-    async def connect(_: Settings) -> Client:
-        return client
+    async def connect(_: Settings) -> Runs:
+        return Runs(client)
 
     app = create_app(settings, temporal_connect=connect)
     transport = httpx.ASGITransport(app=app)

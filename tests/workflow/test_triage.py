@@ -16,6 +16,7 @@ from activities.model_turn import build_model_turns
 from activities.run_limits import limits_from_settings
 from activities.store import add_ticket
 from signoff.config.settings import Settings
+from signoff.service.handles import Runs
 from signoff.service.runs import request_of_run
 from signoff.wiring.worker_activities import worker_activities
 from tests.triage_requests import AGENT_MODEL
@@ -127,7 +128,7 @@ async def test_a_triage_started_run_gets_the_budgets_and_price_of_signoff_run(
         agent = env.client.get_workflow_handle_for(AgentRun.run, outcome.agent_run_id)
         # No key on this worker: the agent fails on its first model turn, which is fine.
         await agent.result()
-    agent_request = await request_of_run(env.client, outcome.agent_run_id)
+    agent_request = await request_of_run(Runs(env.client), outcome.agent_run_id)
 
     assert agent_request is not None
     assert agent_request.cost_budget_usd == settings.cost_budget_usd is not None
