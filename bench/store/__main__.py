@@ -230,7 +230,7 @@ async def no_temporal(_: Settings) -> Any:
 def route_timings(home: Path, engine: Engine, rounds: int) -> dict[str, tuple[float, float]]:
     """The first page as a reviewer gets it: the whole route, through FastAPI's
     TestClient (session, store reads, ticket excerpts, JSON or the Jinja2 page)."""
-    app = create_app(Settings(home=home), temporal_connect=no_temporal, engine=engine)
+    app = create_app(Settings(home=home), temporal_connect=no_temporal, engine=Store(engine))
     with TestClient(app) as client:
         token = client.get("/signin").text.split('name="csrf_token" value="')[1].split('"')[0]
         client.post(
