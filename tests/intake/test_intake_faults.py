@@ -14,6 +14,7 @@ from temporalio.testing import WorkflowEnvironment
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.service.handles import Runs
+from signoff.service.store import close_store
 from tests.intake.conftest import DEMO_GENERIC, URL, Intake, generic_body, generic_headers
 
 
@@ -56,4 +57,4 @@ async def test_temporal_away_stores_the_ticket_and_the_retry_starts_its_triage(
         handle = time_skipping_env.client.get_workflow_handle(run_id)
         assert (await handle.describe()).workflow_type == "TriageTicket"
         await handle.terminate("test over")
-    app.state.engine.dispose()
+    close_store(app.state.engine)
