@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from activities.store import Credential, UnknownReviewer
-from activities.store.schema import ApiToken, Reviewer
+from activities.store.account_schema import ApiToken
+from activities.store.schema import Reviewer
 from signoff.service.accounts import (
     change_roles,
     get_reviewer,
