@@ -41,7 +41,8 @@ async def triage_status(
 ) -> int:
     """Print the triage `description` names; the exit code."""
     triage_id = description.run_id
-    outcome = None
+    outcome: TriageOutcome | None = None
+    status: str
     if description.completed:
         try:
             outcome = await completed_result(temporal, description, TriageOutcome)
