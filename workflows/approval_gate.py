@@ -13,12 +13,10 @@ counts) a new pending action (new hash) is raised, saying why. Every outcome of 
 is one tool result: an error result says the effect did not happen and must not be
 retried.
 
-What differs between tools is the tool's hooks (`gate_hooks.py`): the refund's order
-state, exposure four eyes and ledger (`refund_hooks.py`), or the profile's policy and
-the tool's own function for any other tool (`tool_gate.py`). The pending action is
-built in `gate_actions.py`; what each outcome records, in `gate_results.py`.
-
-This is workflow code: no I/O, and time only through `workflow.now()` and timers.
+Tools differ by their hooks (`gate_hooks.py`): the refund's order state, exposure four
+eyes and ledger (`refund_hooks.py`), or the profile's policy and the tool's own function
+(`tool_gate.py`). Pending actions: `gate_actions.py`; outcomes: `gate_results.py`. This is
+workflow code: no I/O, and time only through `workflow.now()` and timers.
 """
 
 from __future__ import annotations
@@ -293,8 +291,7 @@ class ApprovalGate(GateResults):
                 return await self._carried_out(action, hooks, None, effect)
             action = await hooks.hold(action)
             turn.waiting()
-            # The approvals recorded while it waited travel on: the effect and the result
-            # name the reviewers.
+            # The approvals recorded while it waited travel on, naming the reviewers.
             try:
                 action, resolution = await self._await_decision(action, hooks)
             except asyncio.CancelledError:

@@ -33,6 +33,7 @@ from typing import Literal
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from activities.store.connector_schema import ToolEffect
 from activities.store.database import use_session, write_transaction
 from activities.store.decisions import (
     EXECUTED,
@@ -51,7 +52,7 @@ from activities.store.effect_proofs import (
 )
 from activities.store.passkey_proofs import passkey_problem
 from activities.store.rule_grants import rule_approvers, spend_use, tool_grant_refusal
-from activities.store.schema import Reviewer, ToolEffect
+from activities.store.schema import Reviewer
 from workflows.actions import ToolActionCommand
 from workflows.approval_policy import effect_key, same_person
 from workflows.effect_requirements import Requirements, Signer, unmet

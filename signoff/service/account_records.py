@@ -17,7 +17,8 @@ from activities.store import (
     set_active,
     tokens_of,
 )
-from activities.store.schema import ApiToken, Reviewer
+from activities.store.account_schema import ApiToken
+from activities.store.schema import Reviewer
 from signoff.service.store import Store
 
 

@@ -23,8 +23,9 @@ from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import make_engine, seed_demo
+from activities.store.connector_schema import IntakeDelivery
 from activities.store.database import use_session
-from activities.store.schema import IntakeDelivery, Ticket
+from activities.store.schema import Ticket
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from tests.clock import clock_now
