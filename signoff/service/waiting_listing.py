@@ -16,7 +16,6 @@ request seen, soonest expiry first (`p1`) or largest amount first (`a1`).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
 from activities.store.waiting_pages import WaitingQuery, waiting_page
 from signoff.service.handles import Store, engine_of
@@ -24,17 +23,10 @@ from signoff.service.inbox_order import InboxSort, ModeFilter, amount_after, amo
 from signoff.service.paging import Page
 from signoff.service.pending_cursor import cursor_position, pending_cursor
 from signoff.service.pending_item import PendingItem
+from signoff.service.pending_page import PendingPage
 from workflows.actions import PendingAction
 
-
-@dataclass(frozen=True)
-class PendingPage:
-    page: Page[PendingItem]
-    waiting_all: int  # pending actions of the tenant, whatever the mode filter
-    waiting_runs: int  # runs those actions belong to
-    # Waiting runs whose actions could not be read: always 0 from the read model (a run
-    # without a row is mended by the reconciliation); kept so the faces' shape holds.
-    unread_runs: int = 0
+__all__ = ["PendingPage", "pending_page_of", "read_pending_page"]
 
 
 def read_pending_page(
