@@ -40,6 +40,7 @@ from bench.common.stopping import stop_cleanly_on_sigterm
 from bench.scale.fill import Filling, fill_to
 from bench.scale.waiting_runs import REVIEWER, TENANT
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from signoff.service.store import open_store
 from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import signoff_dev_stack
@@ -103,7 +104,7 @@ def main() -> None:
         tickets = add_refund_cases(settings.resolved_database_url, TENANT, waiting)
         filling = Filling(settings, engine, tickets, IN_FLIGHT, None, launcher)
         asyncio.run(fill_to(filling, waiting, lambda text: print(text, flush=True)))  # noqa: T201
-        items = read_pending_page(engine, TENANT, rounds + 1).page.items
+        items = read_pending_page(Store(engine), TENANT, rounds + 1).page.items
         seed_copies(engine, items[0], args.seeded)
         engine.dispose()
         run_id = items[0].run_id

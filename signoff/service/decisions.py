@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from pydantic import ValidationError
-from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
+from temporalio.client import WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError
 
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.service.decision_limits import INVALID_HASH
+from signoff.service.handles import Runs
 from signoff.service.passkey_step_up import NO_STEP_UP, StepUp
 from signoff.service.pending import DECIDE_RPC_TIMEOUT, DecisionNotAccepted, send_decision
 from workflows.action_edits import edited_action
@@ -181,7 +182,7 @@ def signed_decision(
 
 
 async def decide(
-    client: Client,
+    runs: Runs,
     signer: DecisionSigner,
     run_id: str,
     decider: Decider,
@@ -198,7 +199,7 @@ async def decide(
         signer, run_id, decider, action_hash, verdict, reason, choice=choice, step_up=step_up
     )
     try:
-        return await send_decision(client, run_id, decision, rpc_timeout)
+        return await send_decision(runs, run_id, decision, rpc_timeout)
     except WorkflowUpdateRPCTimeoutOrCancelledError:
         # The update reached Temporal, and the run may yet take it: not "nothing".
         raise DecisionUnavailable(UNCONFIRMED) from None

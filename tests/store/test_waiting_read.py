@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import Engine, text
 
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from signoff.service.paging import InvalidCursor
 from signoff.service.pending_quick import quick_pending_page
 from signoff.service.waiting_listing import read_pending_page
@@ -28,7 +29,7 @@ def test_every_page_is_the_stores_own(waiting: Engine, tenant: str | None, limit
     after, pages = None, 0
     while True:
         quick = quick_pending_page(settings, tenant, limit, after)
-        assert quick == read_pending_page(waiting, tenant, limit, after)
+        assert quick == read_pending_page(Store(waiting), tenant, limit, after)
         pages += 1
         if quick.page.next is None:
             break

@@ -20,6 +20,7 @@ from signoff.service.decisions import (
     DecisionUnavailable,
     decide,
 )
+from signoff.service.handles import Runs
 from tests.workflow.approvals import TEST_SIGNER
 from tests.workflow.fakes import new_task_queue, run_request, start
 
@@ -37,7 +38,7 @@ async def test_a_decision_no_worker_confirms_is_unconfirmed_not_lost(
     try:
         with pytest.raises(DecisionUnavailable) as raised:
             await decide(
-                env.client,
+                Runs(env.client),
                 TEST_SIGNER,
                 handle.id,
                 ALICE,
