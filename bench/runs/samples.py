@@ -32,6 +32,7 @@ from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.settings import Settings
 from signoff.config.telemetry import run_trace
 from signoff.service.decisions import Decider, decide, signed_decision
+from signoff.service.handles import Runs, Store
 from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
 from workflows.actions import READ_ACTION_STATE_ACTIVITY, DecisionResult
@@ -134,7 +135,7 @@ async def start(sides: Sides, kind: Kind, ticket_id: str) -> WorkflowHandle[Any,
         request_id=uuid.uuid4().hex[:12],
     )
     if kind == "signoff":
-        handle, _ = await start_run(sides.client, request, sides.queues[kind])
+        handle, _ = await start_run(Runs(sides.client), request, sides.queues[kind])
         return handle
     # Traced as signoff's runs are (the same TracingInterceptor on every worker): their
     # activities carry the same trace header.
@@ -158,14 +159,14 @@ async def approve(sides: Sides, kind: Kind, handle: WorkflowHandle[Any, Any], di
     """The reviewer's approval; what the run answered."""
     if kind == "signoff":
         result = await decide(
-            sides.client,
+            Runs(sides.client),
             sides.signer,
             handle.id,
             REVIEWER,
             digest,
             "approve",
             "bench",
-            store=sides.store,
+            store=Store(sides.store),
         )
         return result.status
     if kind == "raw":

@@ -19,8 +19,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from activities.store import StoreError
 from activities.store.sent_refusals import append_sent_refusal
+from signoff.service.handles import Store, engine_of
 from signoff.service.pending import DecisionNotAccepted
-from signoff.service.store import Store
 from workflows.actions import Decision
 from workflows.refusal_kinds import UNRECORDED
 
@@ -37,7 +37,7 @@ async def record_sent_refusal(
     try:
         await asyncio.to_thread(
             append_sent_refusal,
-            store,
+            engine_of(store),
             tenant_id=decision.tenant_id,
             run_id=run_id,
             reviewer_id=decision.reviewer_id,

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from pydantic import ValidationError
-from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
+from temporalio.client import WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError
 
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.service.decision_limits import INVALID_HASH
 from signoff.service.decision_refusals import record_sent_refusal
+from signoff.service.handles import Runs
 from signoff.service.passkey_step_up import NO_STEP_UP, StepUp
 from signoff.service.pending import DECIDE_RPC_TIMEOUT, DecisionNotAccepted, send_decision
 from signoff.service.store import Store
@@ -184,7 +185,7 @@ def signed_decision(
 
 
 async def decide(
-    client: Client,
+    runs: Runs,
     signer: DecisionSigner,
     run_id: str,
     decider: Decider,
@@ -204,7 +205,7 @@ async def decide(
         signer, run_id, decider, action_hash, verdict, reason, choice=choice, step_up=step_up
     )
     try:
-        return await send_decision(client, run_id, decision, rpc_timeout)
+        return await send_decision(runs, run_id, decision, rpc_timeout)
     except DecisionNotAccepted as refused:
         await record_sent_refusal(store, run_id, decision, refused)
         raise

@@ -31,6 +31,7 @@ from activities.store.schema import Order, Refund, Ticket
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
+from signoff.service.handles import Store
 from signoff.service.pending import try_state
 from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
@@ -168,7 +169,7 @@ def wait_until_pending(stack: DevStack, case: RefundCase) -> str:
         deadline = time.monotonic() + PENDING_SECONDS
         try:
             while True:
-                listed = read_pending_page(engine, case.tenant_id, 500).page.items
+                listed = read_pending_page(Store(engine), case.tenant_id, 500).page.items
                 for item in listed:
                     if item.run_id == case.run_id:
                         handle = client.get_workflow_handle(case.run_id)

@@ -21,6 +21,7 @@ from signoff.service.decisions import (
     DecisionUnavailable,
     decide,
 )
+from signoff.service.handles import Runs, Store
 from tests.workflow.approvals import TEST_SIGNER
 from tests.workflow.fakes import new_task_queue, run_request, start
 
@@ -38,7 +39,7 @@ async def test_a_decision_no_worker_confirms_is_unconfirmed_not_lost(
     try:
         with pytest.raises(DecisionUnavailable) as raised:
             await decide(
-                env.client,
+                Runs(env.client),
                 TEST_SIGNER,
                 handle.id,
                 ALICE,
@@ -46,7 +47,7 @@ async def test_a_decision_no_worker_confirms_is_unconfirmed_not_lost(
                 "approve",
                 "",
                 rpc_timeout=timedelta(seconds=2),
-                store=seeded_engine,
+                store=Store(seeded_engine),
             )
     finally:
         await handle.terminate("test over")

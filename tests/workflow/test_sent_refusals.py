@@ -19,6 +19,7 @@ from temporalio.testing import WorkflowEnvironment
 from activities.store import Reviewer, write_transaction
 from activities.store.decision_queries import AuditQuery, audit_rows
 from signoff.service.decisions import Choice, Decider, DecisionNotAccepted, decide
+from signoff.service.handles import Runs, Store
 from tests.workflow.approvals import (
     TEST_SIGNER,
     UPDATE_SECONDS,
@@ -52,7 +53,16 @@ async def refused_by_service(
     env: WorkflowEnvironment, engine: Engine, run_id: str, decider: Decider, digest: str
 ) -> DecisionNotAccepted:
     with pytest.raises(DecisionNotAccepted) as caught:
-        await decide(env.client, TEST_SIGNER, run_id, decider, digest, "approve", "", store=engine)
+        await decide(
+            Runs(env.client),
+            TEST_SIGNER,
+            run_id,
+            decider,
+            digest,
+            "approve",
+            "",
+            store=Store(engine),
+        )
     return caught.value
 
 
@@ -84,7 +94,7 @@ async def test_a_refusal_the_run_keeps_no_trace_of_is_written_by_the_service_onc
         alices = signed(decision(seeded_engine, "alice", action.action_hash), handle.id)
         assert "signed" in await refused(handle, signed_by_an_impostor(alices, handle.id))
         await decide(
-            env.client,
+            Runs(env.client),
             TEST_SIGNER,
             handle.id,
             alice,
@@ -92,7 +102,7 @@ async def test_a_refusal_the_run_keeps_no_trace_of_is_written_by_the_service_onc
             "reject",
             "Not eligible.",
             choice=Choice(category="not_eligible"),
-            store=seeded_engine,
+            store=Store(seeded_engine),
         )
         await asyncio.wait_for(handle.result(), UPDATE_SECONDS)
         await audit_caught_up(handle, seeded_engine)
