@@ -68,6 +68,7 @@ async def decide_batch(
                 verdict,
                 None,  # a batch carries no passkey: such an approval is decided alone
             ),
+            store=state_of_app.engine,
         )
         return outcome_of_result(key, result)
 

@@ -69,6 +69,7 @@ async def decide_away(
             reason,
             choice=Choice(category=category, action=action),
             step_up=step_up_for(app.passkey_policy, app.settings, engine, action, verdict, None),
+            store=engine,
         )
     except (PasskeyRequired, PasskeyRefused) as step_up:
         return Outcome(False, step_up.message)

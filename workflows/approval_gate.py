@@ -32,12 +32,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.action_edits import edited_action
-    from workflows.actions import (
-        Decision,
-        DecisionRecord,
-        DecisionResult,
-        PendingAction,
-    )
+    from workflows.actions import Decision, DecisionRecord, DecisionResult, PendingAction
     from workflows.approval_policy import DecisionRefused, check_decision, expired_message
     from workflows.approval_requirements import is_complete, next_step_refusal, recorded_message
     from workflows.audit_trail import TrailRecorder
@@ -46,17 +41,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_expiry import Resolution, wait_or_escalate
     from workflows.gate_hooks import Effect, GateHooks
     from workflows.gate_results import GateResult, GateResults, trail_record
+    from workflows.refusal_kinds import DECISION_REFUSED, NOT_PENDING, UNKNOWN_ACTION
     from workflows.reviewer_notices import ReviewerNotices
     from workflows.standing_rules import rule_approval
     from workflows.write_order import NoOrder, WriteTurn
-
-
-def _ignore(text: str) -> None:
-    pass
-
-
-def _within_budget() -> str | None:
-    return None
 
 
 @dataclass
@@ -65,9 +53,9 @@ class ApprovalGate(GateResults):
 
     request: RunRequest
     # Called with a line of progress whenever the set of pending actions changes.
-    notify: Callable[[str], None] = _ignore
+    notify: Callable[[str], None] = lambda text: None
     # Says why the run may no longer spend (a budget is used up), or None when it may.
-    over_budget: Callable[[], str | None] = _within_budget
+    over_budget: Callable[[], str | None] = lambda: None
     pending: dict[str, PendingAction] = field(default_factory=dict)
     resolutions: dict[str, Resolution] = field(default_factory=dict)
     voided: set[str] = field(default_factory=set)
@@ -98,7 +86,7 @@ class ApprovalGate(GateResults):
         digest = decision.original_hash or decision.action_hash
         action = self.pending.get(digest)
         if action is None or digest in self.resolutions:
-            raise ApplicationError(self._why_not_pending(digest), type="NotPending")
+            raise self._not_pending(digest)
         try:
             if decision.original_hash is not None or decision.edits is not None:
                 self._edited(action, decision)
@@ -118,7 +106,7 @@ class ApprovalGate(GateResults):
                 if why is not None:
                     raise DecisionRefused(why)
         except DecisionRefused as refused:
-            raise ApplicationError(str(refused), type="DecisionRefused") from None
+            raise ApplicationError(str(refused), type=DECISION_REFUSED) from None
 
     def _edited(self, original: PendingAction, decision: Decision) -> PendingAction:
         """The edited action the decision approves; DecisionRefused when it does not
@@ -242,6 +230,11 @@ class ApprovalGate(GateResults):
                 reason=why,
             )
         self.decisions.append(record)
+
+    def _not_pending(self, digest: str) -> ApplicationError:
+        known = digest in self.pending or digest in self.resolutions or digest in self.voided
+        kind = NOT_PENDING if known else UNKNOWN_ACTION
+        return ApplicationError(self._why_not_pending(digest), type=kind)
 
     def _why_not_pending(self, digest: str) -> str:
         if digest in self.voided:

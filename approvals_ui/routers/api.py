@@ -212,6 +212,7 @@ async def decide(
                 body.verdict,
                 None,  # this API takes no passkey: the reviewer UI's page does
             ),
+            store=request.app.state.engine,
         )
     except InvalidDecision as invalid:
         # What was wrong with the decision itself (a missing category, an edit its

@@ -242,6 +242,7 @@ async def decide(
                 verdict,
                 passkey_answer(passkey_issued_at, passkey_nonce, passkey_assertion),
             ),
+            store=engine,
         )
     except (PasskeyRequired, PasskeyRefused) as step_up_refused:
         return await refused_page(step_up_refused.message, status.HTTP_403_FORBIDDEN)

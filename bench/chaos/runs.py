@@ -29,7 +29,7 @@ from activities.store.refunds import list_refunds
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.settings import Settings
 from signoff.service.decisions import Decider, decide
-from signoff.service.handles import Runs
+from signoff.service.handles import Runs, Store
 from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
 from workflows.actions import DecisionResult
@@ -108,7 +108,14 @@ async def pending_hash(handle: Handle, within: float = PENDING_SECONDS) -> str:
 async def approve(bench: Bench, handle: Handle, reviewer: Decider = ALICE) -> DecisionResult:
     digest = await pending_hash(handle)
     return await decide(
-        Runs(bench.client), bench.signer, handle.id, reviewer, digest, "approve", "chaos"
+        Runs(bench.client),
+        bench.signer,
+        handle.id,
+        reviewer,
+        digest,
+        "approve",
+        "chaos",
+        store=Store(bench.engine),
     )
 
 

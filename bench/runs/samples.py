@@ -32,7 +32,7 @@ from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.settings import Settings
 from signoff.config.telemetry import run_trace
 from signoff.service.decisions import Decider, decide, signed_decision
-from signoff.service.handles import Runs
+from signoff.service.handles import Runs, Store
 from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
 from workflows.actions import READ_ACTION_STATE_ACTIVITY, DecisionResult
@@ -84,6 +84,8 @@ class Sides:
     # The bench signs as the decision service does: it runs on the dev stack's home.
     signer: DecisionSigner
     queues: dict[Kind, str]
+    # The store the decision service writes its audit of refused decisions to.
+    store: Engine
 
 
 def waits_after(events: list[HistoryEvent], state_read: str) -> bool | None:
@@ -157,7 +159,14 @@ async def approve(sides: Sides, kind: Kind, handle: WorkflowHandle[Any, Any], di
     """The reviewer's approval; what the run answered."""
     if kind == "signoff":
         result = await decide(
-            Runs(sides.client), sides.signer, handle.id, REVIEWER, digest, "approve", "bench"
+            Runs(sides.client),
+            sides.signer,
+            handle.id,
+            REVIEWER,
+            digest,
+            "approve",
+            "bench",
+            store=Store(sides.store),
         )
         return result.status
     if kind == "raw":

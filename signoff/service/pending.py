@@ -39,10 +39,12 @@ from workflows.contracts import (
 class DecisionNotAccepted(Exception):
     """The workflow refused the decision; the message is for the reviewer, as written."""
 
-    def __init__(self, message: str, *, run_ended: bool = False) -> None:
+    def __init__(self, message: str, *, run_ended: bool = False, kind: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.run_ended = run_ended
+        # The refusal's kind as the run named it (`workflows/refusal_kinds.py`).
+        self.kind = kind
 
 
 def waiting_query(tenant_id: str | None) -> str:
@@ -94,8 +96,9 @@ async def send_decision(
         return await handle.execute_update(AgentRun.decide, decision, rpc_timeout=rpc_timeout)
     except WorkflowUpdateFailedError as error:
         cause = error.cause
-        message = cause.message if isinstance(cause, ApplicationError) else str(cause)
-        raise DecisionNotAccepted(message) from None
+        if isinstance(cause, ApplicationError):
+            raise DecisionNotAccepted(cause.message, kind=cause.type) from None
+        raise DecisionNotAccepted(str(cause)) from None
     except RPCError as error:
         if error.status == RPCStatusCode.NOT_FOUND:
             state = await try_state(handle)
