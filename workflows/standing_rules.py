@@ -6,7 +6,10 @@ activity, whether an active rule of the run's tenant covers it
 (activities/store/rule_grants.py). A separate activity rather than a field of the
 hold's answer: the refund's hold and any other tool's hold are different activities
 (and their answers are being reshaped), and the match needs the action as the hold
-judged it. The answer is a proposal, never the proof:
+judged it. A local activity: a short read that needs no round trip through the server
+(its result is a marker in the history); it holds the workflow task, so every attempt
+and backoff end well inside the task's 10 s, and a read retried changes nothing. The
+answer is a proposal, never the proof:
 
 - a covered action is approved by the rule: the trail records `rule_approved`
   naming the rule and its creator, the action carries the grant (the rule's id and
@@ -24,14 +27,16 @@ judged it. The answer is a proposal, never the proof:
 A store that does not answer the match is not an error of the run: the action waits
 for a reviewer, as it would without rules.
 
-This is workflow code: the activity by name, explicit timeouts, bounded retries.
+This is workflow code: the local activity by name, explicit timeouts, bounded retries.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Protocol
 
 from temporalio import workflow
+from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
@@ -41,13 +46,21 @@ with workflow.unsafe.imports_passed_through():
     from workflows.contracts import RunRequest
     from workflows.gate_expiry import Resolution
     from workflows.gate_results import trail_record
-    from workflows.gate_store import STORE_CALL_TIMEOUT, STORE_RETRIES
+    from workflows.local_calls import local_call
     from workflows.rule_contracts import (
         MATCH_STANDING_RULE_ACTIVITY,
         RuleMatch,
         RuleMatchRequest,
         needs_more_than_one,
     )
+
+# One attempt is a few indexed reads; every attempt with its backoffs stays well inside
+# the workflow task's 10 s (see the module note).
+MATCH_TIMEOUT = timedelta(seconds=2)
+MATCH_SCHEDULE_TO_CLOSE = timedelta(seconds=5)
+MATCH_RETRIES = RetryPolicy(
+    initial_interval=timedelta(milliseconds=200), backoff_coefficient=2, maximum_attempts=3
+)
 
 
 class RuleGate(Protocol):
@@ -98,7 +111,7 @@ async def rule_approval(gate: RuleGate, action: PendingAction) -> PendingAction 
 
 async def _match(request: RunRequest, action: PendingAction) -> RuleMatch:
     try:
-        match: RuleMatch = await workflow.execute_activity(
+        match: RuleMatch = await local_call(
             MATCH_STANDING_RULE_ACTIVITY,
             RuleMatchRequest(
                 run_id=workflow.info().workflow_id,
@@ -107,8 +120,9 @@ async def _match(request: RunRequest, action: PendingAction) -> RuleMatch:
                 action=action,
             ),
             result_type=RuleMatch,
-            start_to_close_timeout=STORE_CALL_TIMEOUT,
-            retry_policy=STORE_RETRIES,
+            timeout=MATCH_TIMEOUT,
+            schedule_to_close=MATCH_SCHEDULE_TO_CLOSE,
+            retry_policy=MATCH_RETRIES,
         )
     except ActivityError as error:
         reraise_cancellation(error)

@@ -134,19 +134,18 @@ async def test_an_approved_refund_reaches_its_effect_in_one_round_trip_with_its_
     history = await handle.fetch_history()
     # Nothing between the wait and the refund goes through the server: the store's
     # check of the decision is a local activity, and no record_decision (the approval's
-    # audit row is the refund's); the limits and the exposure hold are local activities
-    # too. (The standing rules' lookup is the one activity between the state read and
-    # the wait.)
+    # audit row is the refund's); the limits, the exposure hold and the standing rules'
+    # lookup are local activities too.
     assert scheduled(history) == [
         MODEL_TURN_ACTIVITY,
         READ_ACTION_STATE_ACTIVITY,
-        MATCH_STANDING_RULE_ACTIVITY,
         EXECUTE_REFUND_ACTIVITY,
         MODEL_TURN_ACTIVITY,
     ]
     assert local_activity_names(history) == [
         RUN_LIMITS_ACTIVITY,
         HOLD_PENDING_REFUND_ACTIVITY,
+        MATCH_STANDING_RULE_ACTIVITY,
         VERIFY_DECISION_ACTIVITY,
     ]
     # One workflow-task completion carries the update's acceptance, the check's marker,
