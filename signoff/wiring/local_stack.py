@@ -1,13 +1,12 @@
 """Starting `signoff dev` as a user does, for the tests that need the whole stack.
 
 The launcher runs on free ports and a private home; it is stopped with Ctrl-C (SIGINT)
-and given time to stop cleanly, then killed if it did not.
+and given time to stop cleanly, then killed with what it started if it did not.
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +14,8 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+
+from signoff.wiring.process_tree import stop_tree
 
 SIGNOFF = str(Path(sys.executable).parent / "signoff")
 READY_SECONDS = 90
@@ -75,12 +76,8 @@ def running_signoff_dev(
                 raise PortTaken(log_path.read_text())
             yield launcher
         finally:
-            launcher.send_signal(signal.SIGINT)
-            try:
-                launcher.wait(timeout=STOP_SECONDS)
-            finally:
-                if launcher.poll() is None:
-                    launcher.kill()
+            # On any way out (a failed test, a timeout, Ctrl-C): nothing is left running.
+            stop_tree(launcher, STOP_SECONDS)
 
 
 @contextmanager
