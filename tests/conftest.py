@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import sys
 from collections.abc import AsyncIterator, Generator, Iterator
@@ -17,6 +18,7 @@ from temporalio.testing import WorkflowEnvironment
 from activities.store import make_engine, seed_demo
 from signoff.config.data_converter import data_converter
 from signoff.wiring.search_attributes import ensure_search_attributes
+from tests.dev_stack import DevStack, started_dev_stack
 
 
 def venv_binary(name: str) -> str:
@@ -120,6 +122,19 @@ async def time_skipping_env(
     return await shared_time_skipping.current(request.module.__name__)
 
 
+# One `signoff dev` per test process, for every module that can use its settings (see
+# tests/dev_stack.py); started by the first test that asks for it, stopped (and checked
+# to stop cleanly) when the session ends. A stack takes 15 to 30 s to start on a loaded
+# machine: once per process instead of once per module or package.
+@pytest.fixture(scope="session")
+def shared_dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
+    home = tmp_path_factory.mktemp("signoff-shared-home")
+    with started_dev_stack(
+        home, task_queue=f"shared-{os.getpid()}", SIGNOFF_UI_INBOX_REFRESH_SECONDS="1"
+    ) as stack:
+        yield stack
+
+
 # The tiers (docs/development/tests.md): a test carries the mark of what it starts, so that
 # `make test-fast` can leave it out. These fixtures start it for every test that uses
 # them, directly or through another fixture; a test that starts a dev server, a
@@ -127,6 +142,7 @@ async def time_skipping_env(
 # the store tests (tests/store/conftest.py) on its `pytest.param`.
 TIER_OF_FIXTURE = {
     "dev_stack": "devserver",
+    "shared_dev_stack": "devserver",
     "browser": "browser",
     "postgres_url": "postgres",
     "postgres_repeatable_read_url": "postgres",
