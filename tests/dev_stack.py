@@ -43,10 +43,15 @@ class DevStack:
 
 
 @contextmanager
-def started_dev_stack(home: Path, task_queue: str, **extra: str) -> Iterator[DevStack]:
+def started_dev_stack(
+    home: Path, task_queue: str, ready_seconds: float, **extra: str
+) -> Iterator[DevStack]:
     """A private stack, ready, its UI answering; it must stop cleanly on Ctrl-C after."""
     log = home / "dev.log"
-    with signoff_dev_stack(home, task_queue=task_queue, **extra) as (env, launcher):
+    with signoff_dev_stack(home, task_queue, ready_seconds=ready_seconds, **extra) as (
+        env,
+        launcher,
+    ):
         ui_url = f"http://127.0.0.1:{env['SIGNOFF_UI_PORT']}"
         assert f"Reviewer UI on {ui_url}/" in log.read_text()
         yield DevStack(env=env, home=home, ui_url=ui_url)
