@@ -32,3 +32,18 @@ def only_its_own(run_id: str) -> None:
             type="NotItsRun",
             non_retryable=True,
         )
+
+
+def only_in_its_worker(run_id: str) -> None:
+    """Refuse a call that did not come from a run's own workflow task: a local activity
+    runs only in the worker that runs the workflow, so only signoff's own workflow code
+    (whose `decide` validator ran first) can schedule it. A workflow of someone else's can
+    schedule an activity by name on the task queue, never a local one in our worker."""
+    only_its_own(run_id)
+    if not activity.info().is_local:
+        activity.logger.warning("refused: workflow %s called a local step remotely", run_id)
+        raise ApplicationError(
+            "This step runs only inside a run's own workflow task, as a local activity.",
+            type="NotItsRun",
+            non_retryable=True,
+        )

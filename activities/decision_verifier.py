@@ -1,9 +1,10 @@
 """The `verify_decision` activity: is this decision what an authenticated reviewer signed?
 
-A run asks it for a rejection, and for a decision signed with a key the run did not get
-at its start (a key rotated in later); an approval the run can check itself goes
-straight to its effect, which does the store's checks below in its own transaction
-(`workflows/decision_keyring.py`, `activities/store/effect_proofs.py`).
+A run's `decide` update runs it, as a local activity, for every decision its validator
+let in (`workflows/decision_check.py`); it refuses any other caller, and a call that did
+not come as a local activity of the run's own workflow task: its claim of the nonce is
+what tells the effect that the run accepted the decision, while the action waited and
+before it expired (`activities/store/effect_proofs.py`).
 
 It holds the decision service's public keys (it can check a signature, never make one)
 and reads the store. In order: the signature covers this run and every field of the
@@ -21,7 +22,7 @@ from datetime import timedelta
 from sqlalchemy import Engine
 from temporalio import activity
 
-from activities.caller import only_its_own
+from activities.caller import only_in_its_worker
 from activities.store.decision_nonces import claim_nonce
 from activities.store.reviewers import get_reviewer
 from signoff.config.decision_signatures import VerificationKeys
@@ -41,8 +42,9 @@ class DecisionVerifier:
 
     @activity.defn(name=VERIFY_DECISION_ACTIVITY)
     async def verify_decision(self, check: DecisionCheck) -> DecisionProof:
-        # Only the run itself may have its decisions verified: the nonce is claimed for it.
-        only_its_own(check.run_id)
+        # Only the run itself, from its own workflow task (after its validator): the nonce
+        # is claimed for it, and the effect counts only decisions claimed here.
+        only_in_its_worker(check.run_id)
         proof = await asyncio.to_thread(self.verify, check)
         if not proof.accepted:
             activity.logger.warning(

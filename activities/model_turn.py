@@ -18,7 +18,6 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import observe
-from activities.models.anthropic_adapter import AnthropicModel
 from activities.models.base import ModelAdapter
 from activities.models.scripted import ScriptedModel
 from signoff.config.settings import Settings
@@ -133,9 +132,7 @@ def build_model_turns(settings: Settings, scripts_dir: Path | None = None) -> Mo
     if key is not None:
         # The key is read here, in the worker; it never travels in an activity input.
         anthropic_factory = partial(
-            AnthropicModel,
-            api_key=key.get_secret_value(),
-            timeout_seconds=settings.anthropic_timeout_seconds,
+            anthropic_model, key.get_secret_value(), settings.anthropic_timeout_seconds
         )
     scripts = scripts_dir or settings.scripts_dir or SCRIPTS_DIR
     return ModelTurns(
@@ -144,6 +141,15 @@ def build_model_turns(settings: Settings, scripts_dir: Path | None = None) -> Mo
         openai_factory=partial(openai_model, settings),
         price_of=settings.price_of,
     )
+
+
+def anthropic_model(api_key: str, timeout_seconds: float) -> ModelAdapter:
+    """The Anthropic adapter; the `anthropic` SDK (about 50 MiB of a worker's memory)
+    loads here, on the first turn that names the provider, never in a worker whose runs
+    use another model."""
+    from activities.models.anthropic_adapter import AnthropicModel
+
+    return AnthropicModel(api_key=api_key, timeout_seconds=timeout_seconds)
 
 
 def openai_model(settings: Settings) -> ModelAdapter:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import httpx
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -108,6 +107,10 @@ class ReviewerNotifier:
     async def notify_reviewers(self, notice: Notice) -> NoticeSent:
         if self._url is None:  # the webhook was removed since the run started
             return NoticeSent(status="skipped", detail="no webhook configured")
+        # Here: httpx loads rich and pygments for its own CLI, which a worker without a
+        # webhook should not hold in memory.
+        import httpx
+
         headers = {IDEMPOTENCY_HEADER: notice.idempotency_key()}
         try:
             async with httpx.AsyncClient(timeout=self._timeout) as client:

@@ -27,7 +27,6 @@ from temporalio.exceptions import ApplicationError
 
 from activities.caller import caller_run_id, only_its_own
 from activities.connectors.replies import HelpdeskReplies
-from activities.mcp.call import McpServerUnavailable, call_tool
 from activities.refunds import non_retryable
 from activities.rule_callers import rule_caller_problem
 from activities.store import tool_effects as store
@@ -160,6 +159,10 @@ class ToolEffects:
             return None
 
         async def call(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+            # The MCP SDK (about 30 MiB, with its HTTP server stack) loads only in a
+            # worker whose profiles declare a server, at its first call.
+            from activities.mcp.call import McpServerUnavailable, call_tool
+
             request = McpToolCall(
                 run_id=context.run_id,
                 tool_use_id=context.tool_use_id,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fastapi import HTTPException, Request
 
-from approvals_ui.lookups import no_role_message, pending_by_hash, run_to_decide
+from approvals_ui.lookups import decider_of, no_role_message, pending_by_hash, run_to_decide
 from signoff.service.batch_decisions import (
     NOT_IN_TENANT,
     BatchKey,
@@ -21,7 +21,7 @@ from signoff.service.batch_decisions import (
     failed,
     outcome_of_result,
 )
-from signoff.service.decisions import Choice, Decider
+from signoff.service.decisions import Choice
 from signoff.service.decisions import decide as decide_action
 from signoff.service.passkey_step_up import step_up_for
 from signoff.service.reviewer_access import SignedInReviewer
@@ -39,7 +39,7 @@ async def decide_batch(
     """One outcome per key, in order; the batch was checked before (checked_keys,
     checked_choice)."""
     state_of_app = request.app.state
-    decider = Decider(reviewer.id, reviewer.tenant_id, reviewer.roles)
+    decider = decider_of(reviewer)
 
     async def one(key: BatchKey) -> BatchOutcome:
         try:
@@ -68,6 +68,7 @@ async def decide_batch(
                 verdict,
                 None,  # a batch carries no passkey: such an approval is decided alone
             ),
+            store=state_of_app.engine,
         )
         return outcome_of_result(key, result)
 

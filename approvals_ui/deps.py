@@ -102,19 +102,19 @@ class TemporalProvider:
     def __init__(self, settings: Settings, connect: TemporalConnect) -> None:
         self._settings = settings
         self._connect = connect
-        self._client: Runs | None = None
+        self._runs: Runs | None = None
         self._lock = asyncio.Lock()
 
     async def get(self) -> Runs:
-        if self._client is not None:
-            return self._client
+        if self._runs is not None:
+            return self._runs
         async with self._lock:
-            if self._client is None:
+            if self._runs is None:
                 try:
-                    self._client = await self._connect(self._settings)
+                    self._runs = await self._connect(self._settings)
                 except Exception:  # connect raises plain RuntimeErrors on network failures
                     raise TemporalUnavailable() from None
-            return self._client
+            return self._runs
 
 
 def get_settings(request: Request) -> Settings:

@@ -14,7 +14,7 @@ from fastapi import HTTPException, Request, status
 
 from approvals_ui.deps import TemporalUnavailable, get_temporal, not_found
 from approvals_ui.words import N_
-from signoff.service.decisions import DecisionUnavailable
+from signoff.service.decisions import Decider, DecisionUnavailable
 from signoff.service.paging import Page
 from signoff.service.payment_orders import (
     PaymentConnectors,
@@ -134,6 +134,12 @@ async def inbox_page(
     page = listed.page
     rows = await asyncio.to_thread(_excerpts, engine, page.items)
     return Page(total=page.total, items=rows, next=page.next, first=page.first), listed
+
+
+def decider_of(reviewer: SignedInReviewer) -> Decider:
+    """The signed-in reviewer as a decision names them: identity, tenant and roles as the
+    store holds them now, never as a form says."""
+    return Decider(reviewer.id, reviewer.tenant_id, reviewer.roles)
 
 
 def pending_by_hash(state: RunState, action_hash: str) -> PendingAction | None:

@@ -42,9 +42,9 @@ from approvals_ui.tracing import trace_requests
 from signoff.config.decision_keys import ensure_key_ring
 from signoff.config.payload_codec import payload_codec
 from signoff.config.settings import Settings
-from signoff.config.temporal_client import connect
 from signoff.service.metrics import refresh_in_background, watch_store
 from signoff.service.passkey_step_up import passkey_policy
+from signoff.service.run_connection import connect
 from signoff.service.store import Store, close_store, open_store
 
 STATIC_DIR = Path(__file__).parent / "static"

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 from fastapi import HTTPException, Request
 
-from approvals_ui.lookups import no_role_message, pending_by_hash, run_to_decide
+from approvals_ui.lookups import decider_of, no_role_message, pending_by_hash, run_to_decide
 from signoff.service.decisions import (
     Choice,
-    Decider,
     DecisionNotAccepted,
     DecisionUnavailable,
     InvalidDecision,
@@ -64,12 +63,13 @@ async def decide_away(
             client,
             app.decision_signer,
             run_id,
-            Decider(reviewer.id, reviewer.tenant_id, reviewer.roles),
+            decider_of(reviewer),
             action_hash,
             verdict,
             reason,
             choice=Choice(category=category, action=action),
             step_up=step_up_for(app.passkey_policy, app.settings, engine, action, verdict, None),
+            store=engine,
         )
     except (PasskeyRequired, PasskeyRefused) as step_up:
         return Outcome(False, step_up.message)

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from activities.store.passwords import hash_password
 from activities.store.schema import Reviewer
 from signoff.config.decision_signatures import DecisionSigner
+from signoff.service.handles import Store
 from signoff.service.standing_rules import RuleView, add_rule, rule_request
 from tests.clock import clock_now
 
@@ -43,7 +44,7 @@ def make_rule(
     }
     terms.update(asked)
     request = rule_request(**terms, now=moment, longest_lifetime=LONGEST)
-    return add_rule(engine, signer, admin, request, moment)
+    return add_rule(Store(engine), signer, admin, request, moment)
 
 
 def add_admin(engine: Engine, tenant_id: str, name: str) -> None:

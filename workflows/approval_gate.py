@@ -13,12 +13,10 @@ counts) a new pending action (new hash) is raised, saying why. Every outcome of 
 is one tool result: an error result says the effect did not happen and must not be
 retried.
 
-What differs between tools is the tool's hooks (`gate_hooks.py`): the refund's order
-state, exposure four eyes and ledger (`refund_hooks.py`), or the profile's policy and
-the tool's own function for any other tool (`tool_gate.py`). The pending action is
-built in `gate_actions.py`; what each outcome records, in `gate_results.py`.
-
-This is workflow code: no I/O, and time only through `workflow.now()` and timers.
+Tools differ by their hooks (`gate_hooks.py`): the refund's order state, exposure four
+eyes and ledger (`refund_hooks.py`), or the profile's policy and the tool's own function
+(`tool_gate.py`). Pending actions: `gate_actions.py`; outcomes: `gate_results.py`. This is
+workflow code: no I/O, and time only through `workflow.now()` and timers.
 """
 
 from __future__ import annotations
@@ -34,12 +32,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.action_edits import edited_action
-    from workflows.actions import (
-        Decision,
-        DecisionRecord,
-        DecisionResult,
-        PendingAction,
-    )
+    from workflows.actions import Decision, DecisionRecord, DecisionResult, PendingAction
     from workflows.approval_policy import DecisionRefused, check_decision, expired_message
     from workflows.approval_requirements import is_complete, next_step_refusal, recorded_message
     from workflows.audit_trail import TrailRecorder
@@ -48,17 +41,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_expiry import Resolution, wait_or_escalate
     from workflows.gate_hooks import Effect, GateHooks
     from workflows.gate_results import GateResult, GateResults, trail_record
+    from workflows.refusal_kinds import DECISION_REFUSED, NOT_PENDING, UNKNOWN_ACTION
     from workflows.reviewer_notices import ReviewerNotices
     from workflows.standing_rules import rule_approval
     from workflows.write_order import NoOrder, WriteTurn
-
-
-def _ignore(text: str) -> None:
-    pass
-
-
-def _within_budget() -> str | None:
-    return None
 
 
 @dataclass
@@ -67,9 +53,9 @@ class ApprovalGate(GateResults):
 
     request: RunRequest
     # Called with a line of progress whenever the set of pending actions changes.
-    notify: Callable[[str], None] = _ignore
+    notify: Callable[[str], None] = lambda text: None
     # Says why the run may no longer spend (a budget is used up), or None when it may.
-    over_budget: Callable[[], str | None] = _within_budget
+    over_budget: Callable[[], str | None] = lambda: None
     pending: dict[str, PendingAction] = field(default_factory=dict)
     resolutions: dict[str, Resolution] = field(default_factory=dict)
     voided: set[str] = field(default_factory=set)
@@ -100,7 +86,7 @@ class ApprovalGate(GateResults):
         digest = decision.original_hash or decision.action_hash
         action = self.pending.get(digest)
         if action is None or digest in self.resolutions:
-            raise ApplicationError(self._why_not_pending(digest), type="NotPending")
+            raise self._not_pending(digest)
         try:
             if decision.original_hash is not None or decision.edits is not None:
                 self._edited(action, decision)
@@ -120,7 +106,7 @@ class ApprovalGate(GateResults):
                 if why is not None:
                     raise DecisionRefused(why)
         except DecisionRefused as refused:
-            raise ApplicationError(str(refused), type="DecisionRefused") from None
+            raise ApplicationError(str(refused), type=DECISION_REFUSED) from None
 
     def _edited(self, original: PendingAction, decision: Decision) -> PendingAction:
         """The edited action the decision approves; DecisionRefused when it does not
@@ -245,6 +231,11 @@ class ApprovalGate(GateResults):
             )
         self.decisions.append(record)
 
+    def _not_pending(self, digest: str) -> ApplicationError:
+        known = digest in self.pending or digest in self.resolutions or digest in self.voided
+        kind = NOT_PENDING if known else UNKNOWN_ACTION
+        return ApplicationError(self._why_not_pending(digest), type=kind)
+
     def _why_not_pending(self, digest: str) -> str:
         if digest in self.voided:
             return "This request changed since you opened it; review the new version."
@@ -293,8 +284,7 @@ class ApprovalGate(GateResults):
                 return await self._carried_out(action, hooks, None, effect)
             action = await hooks.hold(action)
             turn.waiting()
-            # The approvals recorded while it waited travel on: the effect and the result
-            # name the reviewers.
+            # The approvals recorded while it waited travel on, naming the reviewers.
             try:
                 action, resolution = await self._await_decision(action, hooks)
             except asyncio.CancelledError:

@@ -27,13 +27,17 @@ async def local_call(
     result_type: type[Any],
     timeout: timedelta,
     retry_policy: RetryPolicy,
+    schedule_to_close: timedelta | None = None,
 ) -> Any:
+    """`timeout` bounds one attempt; `schedule_to_close`, when given, all of them with
+    their backoffs (a call that holds the workflow task must end well inside it)."""
     try:
         return await workflow.execute_local_activity(
             activity,
             argument,
             result_type=result_type,
             start_to_close_timeout=timeout,
+            schedule_to_close_timeout=schedule_to_close,
             retry_policy=retry_policy,
         )
     except ActivityError:

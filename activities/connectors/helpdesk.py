@@ -15,11 +15,13 @@ the same delivery, and the helpdesk must answer it without posting the reply twi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-import httpx
-
 from signoff.config.helpdesks import HelpdeskConnector, WebhookConnector, ZendeskConnector
+
+if TYPE_CHECKING:  # httpx loads rich and pygments for its own CLI: only when a reply goes
+    import httpx
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 RETRYABLE_STATUSES = frozenset({408, 429})
@@ -66,6 +68,8 @@ async def deliver(
     connector: HelpdeskConnector, reply: OutgoingReply, timeout_seconds: float
 ) -> None:
     """Send the reply once under its key; raises HelpdeskUnavailable or HelpdeskRefused."""
+    import httpx  # here: a worker of tenants without a helpdesk never loads it
+
     timeout = connector.timeout_seconds or timeout_seconds
     try:
         async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
@@ -107,5 +111,7 @@ def _request(
 def _auth(connector: HelpdeskConnector) -> httpx.Auth | None:
     """Zendesk's API token authentication: `EMAIL/token` and the token, as Basic."""
     if isinstance(connector, ZendeskConnector):
+        import httpx
+
         return httpx.BasicAuth(f"{connector.email}/token", connector.api_token.get_secret_value())
     return None

@@ -8,6 +8,10 @@ The call activity runs read tools only. Anyone may call an activity, so an
 irreversible MCP tool runs only through the gate's effect, which verifies its proofs
 itself and then calls `activities.mcp.call.call_tool` (as the tool gateway refuses an
 irreversible built-in or Python tool).
+
+The `mcp` SDK (about 30 MiB of a worker's memory, with the HTTP server stack it brings)
+is imported by the first activity that reaches a server, never by a worker whose
+profiles declare none: both activities import the connector when they run.
 """
 
 from __future__ import annotations
@@ -15,8 +19,6 @@ from __future__ import annotations
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.mcp.call import McpServerUnavailable, call_tool
-from activities.mcp.resolve import resolve_servers
 from workflows.contracts import ToolResult
 from workflows.mcp_tools import (
     RESOLVE_MCP_TOOLS_ACTIVITY,
@@ -34,6 +36,8 @@ class McpTools:
 
     @activity.defn(name=RESOLVE_MCP_TOOLS_ACTIVITY)
     async def resolve(self, request: McpResolveInput) -> McpResolution:
+        from activities.mcp.resolve import resolve_servers
+
         return await resolve_servers(request.servers, self._timeout)
 
     @activity.defn(name=RUN_MCP_TOOL_ACTIVITY)
@@ -49,6 +53,8 @@ class McpTools:
                 ),
                 is_error=True,
             )
+        from activities.mcp.call import McpServerUnavailable, call_tool
+
         try:
             return await call_tool(request, self._timeout)
         except McpServerUnavailable as error:

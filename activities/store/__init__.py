@@ -13,9 +13,12 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-# Loaded with the package, whatever else is not: the Slack and e-mail link tables and the
-# standing rules share `Base` with schema.py, and `Base.metadata` must hold every table
-# whichever module of the store a process imports first (create_all, the runtime grants).
+# Loaded with the package, whatever else is not: the tables declared beside schema.py
+# (reviewers' ways in, tools and connectors, standing rules, Slack and e-mail links) share
+# its `Base`, and `Base.metadata` must hold every table whichever module of the store a
+# process imports first (create_all, the runtime grants).
+from activities.store import account_schema as _account_schema  # noqa: F401
+from activities.store import connector_schema as _connector_schema  # noqa: F401
 from activities.store import rule_schema as _rule_schema  # noqa: F401
 from activities.store import slack_schema as _slack_schema  # noqa: F401
 

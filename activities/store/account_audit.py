@@ -37,6 +37,14 @@ def append_account_event(
     refused: bool = False,
 ) -> DecisionRow:
     kind = ACCOUNT_REFUSED if refused else ACCOUNT_CHANGE
+    return append_admin_event(session, tenant_id, kind, who, what, now)
+
+
+def append_admin_event(
+    session: Session, tenant_id: str, kind: str, who: str | None, what: str, now: datetime
+) -> DecisionRow:
+    """An administrator's act (an account's change, a standing rule's), which belongs to
+    no run, as the module note says."""
     return append_event(
         session,
         NewEvent(

@@ -19,8 +19,9 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, select, update
 from sqlalchemy.orm import Session
 
+from activities.store.account_schema import ApiToken
 from activities.store.database import use_session
-from activities.store.schema import ApiToken, Reviewer
+from activities.store.schema import Reviewer
 
 API_TOKEN_PREFIX = "so_"  # says what it is when found in a log or a secret scanner
 API_TOKEN_BYTES = 32

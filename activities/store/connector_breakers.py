@@ -24,8 +24,8 @@ from activities.connectors.breaker import (
     after_failure,
     after_success,
 )
+from activities.store.connector_schema import ConnectorBreaker
 from activities.store.database import use_session, write_transaction
-from activities.store.schema import ConnectorBreaker
 
 # A first failure of one connector in two workers at once: both insert, one loses and
 # tries again, then finds the row.

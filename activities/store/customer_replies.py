@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Engine, select
 
+from activities.store.connector_schema import CustomerReply
 from activities.store.database import use_session, write_transaction
-from activities.store.schema import CustomerReply
 
 
 def send_reply(engine: Engine, tenant_id: str, ticket_id: str, text: str, key: str) -> str:

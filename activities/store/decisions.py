@@ -157,20 +157,51 @@ def append_decision(engine: Engine, event: DecisionEvent) -> DecisionRow:
 
 def append_executed(session: Session, command: RefundCommand, refund_id: str) -> DecisionRow:
     """The executed refund's event, in the caller's (the refund's) transaction."""
+    return append_executed_effect(
+        session,
+        tenant_id=command.tenant_id,
+        run_id=command.run_id,
+        ticket_id=command.ticket_id,
+        action_hash=command.action_hash,
+        effect_key=command.idempotency_key,
+        reason="approved by " + ", ".join(command.approvers),
+        order_id=command.order_id,
+        amount_minor=command.amount_minor,
+        currency=command.currency,
+        refund_id=refund_id,
+    )
+
+
+def append_executed_effect(
+    session: Session,
+    *,
+    tenant_id: str,
+    run_id: str,
+    ticket_id: str,
+    action_hash: str,
+    effect_key: str,
+    reason: str,
+    order_id: str | None = None,
+    amount_minor: int | None = None,
+    currency: str | None = None,
+    refund_id: str | None = None,
+) -> DecisionRow:
+    """Any effect's `executed` event (the refund's above, any other tool's in
+    tool_effects.py), keyed by its idempotency key, in the effect's transaction."""
     return append_event(
         session,
         NewEvent(
-            event_key=event_key(EXECUTED, command.idempotency_key),
-            tenant_id=command.tenant_id,
+            event_key=event_key(EXECUTED, effect_key),
+            tenant_id=tenant_id,
             kind=EXECUTED,
-            run_id=command.run_id,
-            ticket_id=command.ticket_id,
-            action_hash=command.action_hash,
+            run_id=run_id,
+            ticket_id=ticket_id,
+            action_hash=action_hash,
             decided_at=datetime.now(UTC),
-            reason="approved by " + ", ".join(command.approvers),
-            order_id=command.order_id,
-            amount_minor=command.amount_minor,
-            currency=command.currency,
+            reason=reason,
+            order_id=order_id,
+            amount_minor=amount_minor,
+            currency=currency,
             refund_id=refund_id,
         ),
     )

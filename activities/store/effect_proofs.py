@@ -14,9 +14,13 @@ checks, in order, that
    action, an approval, of the action's tenant, signed before the action expired (the
    signature covers the action's hash, which no one knows before it is proposed);
    two proofs of one reviewer count once, and the approvers named are the proofs' own;
-4. each proof's nonce is this run's and this reviewer's (claimed by the run's
-   `verify_decision`, or claimed here when the run checked the signature itself,
-   `workflows/decision_keyring.py`), and was spent on no other effect;
+4. each proof's nonce was claimed for this run and this reviewer by the run's own
+   `decide` update (`verify_decision`, which runs only as a local activity of the run's
+   workflow task, after the validator found the action pending and unexpired), and was
+   spent on no other effect. This is what binds a proof to the action's expiry: the
+   command's `expires_at` is not covered by the action's hash (an escalation moves it
+   under the same hash), so a caller could move it; the run's acceptance cannot be
+   forged from outside the run's own worker;
 5. where the policy asks for the passkey step-up (an approval above its amount), each
    proof carries the reviewer's own passkey signature over it (`passkey_proofs.py`).
 
@@ -33,12 +37,11 @@ effect is one activity.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from activities.store.decision_nonces import claim_for_run
+from activities.store.decision_nonces import accepted_by_run
 from activities.store.effect_trail import trail_problem
 from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck, passkey_problem
 from activities.store.schema import DecisionNonce
@@ -200,28 +203,20 @@ def signature_problem(
 def spending_problem(
     session: Session, proofs: list[Decision], run_id: str, idempotency_key: str
 ) -> str | None:
-    """None when every proof's nonce is this run's (claimed now if no one had claimed it:
-    the run checked its signature itself) and unspent, or spent on this very effect (a
-    retry); else why not. Called after the signatures are checked: only a nonce that a
-    front end signed for this run is ever claimed here."""
+    """None when every proof's nonce was claimed for this run and reviewer by the run's
+    own `decide` update (`accepted_by_run`) and is unspent, or spent on this very effect
+    (a retry); else why not."""
     nonces = [proof.nonce for proof in proofs]
     claims = {
         claim.nonce: claim
         for claim in session.scalars(select(DecisionNonce).where(DecisionNonce.nonce.in_(nonces)))
     }
     for proof in proofs:
+        accepted = proof.nonce is not None and accepted_by_run(
+            session, nonce=proof.nonce, run_id=run_id, reviewer_id=proof.reviewer_id
+        )
         claim = claims.get(proof.nonce or "")
-        if claim is None and proof.nonce is not None:
-            claim_for_run(
-                session,
-                nonce=proof.nonce,
-                run_id=run_id,
-                reviewer_id=proof.reviewer_id,
-                at=datetime.now(UTC),
-            )
-            continue
-        accepted_by = None if claim is None else (claim.run_id, claim.reviewer_id)
-        if claim is None or accepted_by != (run_id, proof.reviewer_id):
+        if not accepted or claim is None:
             return f"The approval of '{proof.reviewer_id}' was never accepted by this run."
         if claim.effect_key not in (None, idempotency_key):
             return f"The approval of '{proof.reviewer_id}' was already spent on another effect."

@@ -14,9 +14,10 @@ from datetime import datetime
 from sqlalchemy import Engine, Select, select
 from sqlalchemy.exc import IntegrityError
 
+from activities.store.connector_schema import IntakeDelivery
 from activities.store.database import use_session, write_transaction
 from activities.store.errors import StoreError, UnknownTenant
-from activities.store.schema import IntakeDelivery, Ticket
+from activities.store.schema import Ticket
 from activities.store.tickets import get_order, new_ticket_id, tenant_exists
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from activities.store.schema import Passkey
+from activities.store.account_schema import Passkey
 from signoff.config.decision_signatures import VerificationKeys
 from signoff.config.passkey_challenge import decision_challenge
 from signoff.config.passkey_policy import NO_PASSKEY_POLICY, PasskeyPolicy

@@ -16,9 +16,10 @@ from datetime import datetime
 from sqlalchemy import Engine, select
 
 from activities.store.account_audit import append_account_event
+from activities.store.account_schema import Passkey
 from activities.store.database import use_session, write_transaction
 from activities.store.errors import StoreError
-from activities.store.schema import Passkey, Reviewer
+from activities.store.schema import Reviewer
 
 
 @dataclass(frozen=True)

@@ -5,21 +5,19 @@ trusts; so does the refund's effect, which writes the approvals it carries in it
 transaction (`effect_trail.py`). A record of an approval or a rejection says that a
 reviewer decided: it must carry the decision that reviewer's front end signed
 (`DecisionEvent.proof`), for this run, this action, this verdict and this tenant, and its
-nonce must be this run's: claimed by the run's `verify_decision`, or claimed here, in the
-write's transaction, when the run checked the signature itself. Records the run makes
+nonce must have been claimed for this run by the run's own `decide` update
+(`verify_decision`, a local activity of the run's workflow task). Records the run makes
 itself (expired, voided, denied, refused, cancelled) name no reviewer's will and need no
 signature; they are written only for the caller's own run (`activities/caller.py`).
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from activities.store.database import write_transaction
-from activities.store.decision_nonces import claim_for_run
+from activities.store.decision_nonces import accepted_by_run
 from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import DecisionEvent
 
@@ -33,7 +31,7 @@ def record_refusal(engine: Engine, event: DecisionEvent, keys: VerificationKeys)
 
 
 def record_refusal_in(session: Session, event: DecisionEvent, keys: VerificationKeys) -> str | None:
-    """`record_refusal` in the caller's write transaction (it may claim the nonce)."""
+    """`record_refusal` in the caller's write transaction."""
     record = event.record
     verdict = VERDICT_OF.get(record.kind)
     if verdict is None:
@@ -54,12 +52,8 @@ def record_refusal_in(session: Session, event: DecisionEvent, keys: Verification
         return f"The record's decision cannot be checked. {key_problem}"
     if not keys.matches(proof.signed_document(event.run_id), proof.key_id, proof.signature):
         return "The record's decision was not signed by a signoff front end for this run."
-    accepted = claim_for_run(
-        session,
-        nonce=proof.nonce,
-        run_id=event.run_id,
-        reviewer_id=proof.reviewer_id,
-        at=datetime.now(UTC),
+    accepted = accepted_by_run(
+        session, nonce=proof.nonce, run_id=event.run_id, reviewer_id=proof.reviewer_id
     )
     if not accepted:
         return "The record's decision was never accepted by its run."

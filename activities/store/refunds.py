@@ -57,6 +57,7 @@ from activities.store.errors import UnknownTenant
 from activities.store.pending_refunds import release_in
 from activities.store.rule_grants import refund_grant_refusal, spend_use
 from activities.store.schema import (
+    ID_LENGTH,
     KEY_LENGTH,
     Order,
     Refund,
@@ -76,6 +77,30 @@ REFUND_ISOLATION_LEVEL = "READ COMMITTED"
 
 def new_refund_id() -> str:
     return "R-" + uuid.uuid4().hex[:10].upper()
+
+
+def refund_denied(why: str) -> str:
+    """The refusal of a refund the worker's profiles do not let run (no agent may)."""
+    return f"The refund tool may not run here: {why}. {NOTHING_REFUNDED}"
+
+
+def refund_row(command: RefundCommand, refund_id: str, created_at: datetime) -> Refund:
+    """The ledger's row of the command's refund, made here or on a payment platform
+    (its id then the platform's), under our key."""
+    return Refund(
+        id=refund_id[:ID_LENGTH],
+        tenant_id=command.tenant_id,
+        order_id=command.order_id,
+        amount_minor=command.amount_minor,
+        currency=command.currency,
+        idempotency_key=command.idempotency_key,
+        run_id=command.run_id,
+        action_hash=command.action_hash,
+        approvers=join_list(command.approvers),
+        # RefundCommand carries no reason yet; the action hash points at it.
+        reason=command.reason,
+        created_at=created_at.astimezone(UTC),
+    )
 
 
 def read_action_state(
@@ -156,10 +181,7 @@ def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -
                 append_refused_effect(session, command, refusal, check.caller_run_id)
                 return LedgerAnswer(refused(refusal))
             if check.approvals is not None and check.approvals.refusal:
-                denied = (
-                    f"The refund tool may not run here: {check.approvals.refusal}. "
-                    f"{NOTHING_REFUNDED}"
-                )
+                denied = refund_denied(check.approvals.refusal)
                 append_refused_effect(session, command, denied, check.caller_run_id)
                 return LedgerAnswer(refused(denied))
             if command.action.rule_grant is not None:  # a standing rule: rule_grants.py
@@ -215,20 +237,8 @@ def _decide(
     refusal = rule_violation(command, state)
     if refusal is not None:
         return refused(refusal)
-    refund = Refund(
-        id=new_refund_id(),
-        tenant_id=command.tenant_id,
-        order_id=order.id,
-        amount_minor=command.amount_minor,
-        currency=command.currency,
-        idempotency_key=command.idempotency_key,
-        run_id=command.run_id,
-        action_hash=command.action_hash,
-        approvers=join_list(command.approvers),
-        # RefundCommand carries no reason yet; the action hash points at it.
-        reason=command.reason,
-        created_at=datetime.now(UTC),
-    )
+    # The command names the ticket's own order (checked above).
+    refund = refund_row(command, new_refund_id(), datetime.now(UTC))
     session.add(refund)
     if proven:
         # Each approval authorizes this refund alone.

@@ -21,7 +21,7 @@ reconcile`) finds the refund by key on the platform before anything else, and re
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -38,11 +38,13 @@ from activities.store.refunds import (
     LedgerAnswer,
     locked_order_of_ticket,
     refund_by_key,
+    refund_denied,
+    refund_row,
     refused,
     replay_answer,
     tenant_of,
 )
-from activities.store.schema import ID_LENGTH, DecisionNonce, Refund, RefundSettlement, join_list
+from activities.store.schema import DecisionNonce, RefundSettlement
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money
 from workflows.effect_requirements import Requirements, judged_threshold
@@ -66,9 +68,7 @@ def admit(
         order = locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
         refusal = proof_refusal(session, command, check.keys, check.caller_run_id, check.passkeys)
         if refusal is None and check.approvals is not None and check.approvals.refusal:
-            refusal = (
-                f"The refund tool may not run here: {check.approvals.refusal}. {NOTHING_REFUNDED}"
-            )
+            refusal = refund_denied(check.approvals.refusal)
         if refusal is not None:
             append_refused_effect(session, command, refusal, check.caller_run_id)
             return LedgerAnswer(refused(refusal))
@@ -125,7 +125,7 @@ def record(
             return replay_answer(stored, command)
         spend_proofs(session, command.proofs, command.idempotency_key)
         release_in(session, command.run_id, command.action_hash)
-        session.add(mirror_row(command, refund_id, created_at))
+        session.add(refund_row(command, refund_id, created_at))
         session.flush()
         append_executed(session, command, refund_id)
     return LedgerAnswer(
@@ -144,23 +144,6 @@ def record_refusal(engine: Engine, command: RefundCommand, why: str, caller_run_
     """The platform refused after the claim: on the record, with its words."""
     with write_transaction(engine) as session:
         append_refused_effect(session, command, why, caller_run_id)
-
-
-def mirror_row(command: RefundCommand, refund_id: str, created_at: datetime) -> Refund:
-    """The `refunds` row of a platform's refund: the platform's id, our key."""
-    return Refund(
-        id=refund_id[:ID_LENGTH],
-        tenant_id=command.tenant_id,
-        order_id=command.order_id,
-        amount_minor=command.amount_minor,
-        currency=command.currency,
-        idempotency_key=command.idempotency_key,
-        run_id=command.run_id,
-        action_hash=command.action_hash,
-        approvers=join_list(command.approvers),
-        reason=command.reason,
-        created_at=created_at.astimezone(UTC),
-    )
 
 
 def key_spent(engine: Engine, idempotency_key: str) -> bool:

@@ -13,10 +13,11 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from activities.store.account_admin import Changed, administered
+from activities.store.account_schema import ReviewerLanguage
 from activities.store.credentials import Credential
 from activities.store.database import use_session, write_transaction
 from activities.store.reviewers import require_reviewer
-from activities.store.schema import Reviewer, ReviewerLanguage
+from activities.store.schema import Reviewer
 
 
 def language_of(source: Engine, reviewer_id: str) -> str | None:

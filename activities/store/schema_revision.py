@@ -4,7 +4,8 @@ Nearly every start finds the store already migrated; Alembic costs a command tha
 reads the store (`signoff pending`) half a second to import, so the common case reads
 `alembic_version` with SQLAlchemy alone and `schema_migrations.py` (Alembic) is loaded
 only when the revisions differ. HEAD_REVISION is the newest file in
-`migrations/versions/`; tests/store/test_migrations.py holds it to Alembic's own head.
+`migrations/versions/`, set in `activities/schema_head.py` (readable without SQLAlchemy);
+tests/store/test_migrations.py holds it to Alembic's own head.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import SQLAlchemyError
 
-HEAD_REVISION = "0008_rules"
+from activities.schema_head import HEAD_REVISION
+
+__all__ = ["HEAD_REVISION", "at_head"]
 
 
 def at_head(engine: Engine) -> bool:

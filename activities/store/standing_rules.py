@@ -22,8 +22,8 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from activities.store.account_admin import ADMIN_ROLE
+from activities.store.account_audit import append_admin_event
 from activities.store.database import use_session, write_transaction
-from activities.store.decisions import NewEvent, append_event, event_key
 from activities.store.errors import StoreError
 from activities.store.rule_schema import StandingRule
 from activities.store.schema import Reviewer, Tenant
@@ -236,17 +236,4 @@ def _append(
 ) -> None:
     if session.get(Tenant, tenant_id) is None:
         return  # no such tenant: no audit to write to (the refusal says so)
-    append_event(
-        session,
-        NewEvent(
-            event_key=event_key(kind, uuid.uuid4().hex),  # every change is its own event
-            tenant_id=tenant_id,
-            kind=kind,
-            run_id="",
-            ticket_id="",
-            action_hash="",
-            decided_at=now,
-            reviewer_id=who,
-            reason=what,
-        ),
-    )
+    append_admin_event(session, tenant_id, kind, who, what, now)

@@ -11,12 +11,13 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from activities.store.account_admin import Changed, administered
+from activities.store.account_schema import ApiToken
 from activities.store.api_tokens import moment, new_token, revoke_all_of
 from activities.store.credentials import Credential
 from activities.store.database import use_session
 from activities.store.errors import StoreError
 from activities.store.reviewers import require_reviewer
-from activities.store.schema import ApiToken, Reviewer
+from activities.store.schema import Reviewer
 
 
 class UnknownToken(StoreError):

@@ -33,13 +33,11 @@ from typing import Literal
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from activities.store.connector_schema import ToolEffect
 from activities.store.database import use_session, write_transaction
 from activities.store.decisions import (
-    EXECUTED,
-    NewEvent,
-    append_event,
+    append_executed_effect,
     append_refused,
-    event_key,
 )
 from activities.store.effect_proofs import (
     ProofCheck,
@@ -51,7 +49,7 @@ from activities.store.effect_proofs import (
 )
 from activities.store.passkey_proofs import passkey_problem
 from activities.store.rule_grants import rule_approvers, spend_use, tool_grant_refusal
-from activities.store.schema import Reviewer, ToolEffect
+from activities.store.schema import Reviewer
 from workflows.actions import ToolActionCommand
 from workflows.approval_policy import effect_key, same_person
 from workflows.effect_requirements import Requirements, Signer, unmet
@@ -144,21 +142,17 @@ def finish_effect(engine: Engine, command: ToolActionCommand, output: str) -> No
         stored.output = output
         stored.finished_at = datetime.now(UTC)
         approvers = signers(command.proofs) or rule_approvers(command.action)
-        append_event(
+        append_executed_effect(
             session,
-            NewEvent(
-                event_key=event_key(EXECUTED, command.idempotency_key),
-                tenant_id=command.tenant_id,
-                kind=EXECUTED,
-                run_id=command.run_id,
-                ticket_id=command.ticket_id,
-                action_hash=command.action.action_hash,
-                decided_at=datetime.now(UTC),
-                reason=(
-                    f"{command.action.tool} carried out, approved by {', '.join(approvers)}"
-                    if approvers
-                    else f"{command.action.tool} carried out without approval (policy auto)"
-                ),
+            tenant_id=command.tenant_id,
+            run_id=command.run_id,
+            ticket_id=command.ticket_id,
+            action_hash=command.action.action_hash,
+            effect_key=command.idempotency_key,
+            reason=(
+                f"{command.action.tool} carried out, approved by {', '.join(approvers)}"
+                if approvers
+                else f"{command.action.tool} carried out without approval (policy auto)"
             ),
         )
 

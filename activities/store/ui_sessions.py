@@ -17,8 +17,9 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, delete, select
 from sqlalchemy.orm import Session
 
+from activities.store.account_schema import UiSession
 from activities.store.database import use_session, write_transaction
-from activities.store.schema import Reviewer, UiSession
+from activities.store.schema import Reviewer
 
 SESSION_ID_BYTES = 32
 

@@ -34,6 +34,7 @@ from approvals_ui.deps import (
     authenticated_by_bearer,
 )
 from approvals_ui.lookups import (
+    decider_of,
     inbox_page,
     no_role_message,
     pending_by_hash,
@@ -45,7 +46,7 @@ from approvals_ui.security import api_csrf_protect
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
 from signoff.config.settings import MAX_PAGE_SIZE
-from signoff.service.decisions import Choice, Decider, DecisionNotAccepted, InvalidDecision
+from signoff.service.decisions import Choice, DecisionNotAccepted, InvalidDecision
 from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.service.passkey_step_up import PasskeyRequired, step_up_for
@@ -198,7 +199,7 @@ async def decide(
             client,
             request.app.state.decision_signer,
             run_id,
-            Decider(reviewer.id, reviewer.tenant_id, reviewer.roles),
+            decider_of(reviewer),
             body.action_hash,
             body.verdict,
             body.reason,
@@ -211,6 +212,7 @@ async def decide(
                 body.verdict,
                 None,  # this API takes no passkey: the reviewer UI's page does
             ),
+            store=request.app.state.engine,
         )
     except InvalidDecision as invalid:
         # What was wrong with the decision itself (a missing category, an edit its

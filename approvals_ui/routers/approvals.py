@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
+from functools import partial
 from typing import Annotated
 
-from fastapi import APIRouter, Form, HTTPException, Query, Request, status
+from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request, status
 from fastapi.responses import RedirectResponse, Response
 
 from approvals_ui.decision_words import (
@@ -25,6 +27,7 @@ from approvals_ui.deps import (
 )
 from approvals_ui.inbox_view import ChoiceQuery, InboxView, arranged_rows, inbox_view
 from approvals_ui.lookups import (
+    decider_of,
     pending_by_hash,
     run_context,
     run_for_reviewer,
@@ -37,7 +40,6 @@ from approvals_ui.words import N_, shown
 from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.decisions import (
     Choice,
-    Decider,
     DecisionNotAccepted,
     InvalidDecision,
     InvalidHash,
@@ -65,18 +67,32 @@ AfterQuery = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH)]
 SelectedQuery = Annotated[list[str] | None, Query(max_length=MAX_PAGE_SIZE)]
 
 
+@dataclass(frozen=True)
+class InboxListing:
+    """Which page of the inbox, in which view: what every inbox request's query says."""
+
+    after: str | None
+    view: InboxView
+
+
+def inbox_listing(
+    after: AfterQuery = None, sort: ChoiceQuery = "", mode: ChoiceQuery = ""
+) -> InboxListing:
+    return InboxListing(after, inbox_view(sort, mode))
+
+
+ListingQuery = Annotated[InboxListing, Depends(inbox_listing)]
+
+
 @router.get("")
 async def inbox(
     request: Request,
     reviewer: CurrentReviewer,
     engine: EngineDep,
     settings: SettingsDep,
-    after: AfterQuery = None,
-    sort: ChoiceQuery = "",
-    mode: ChoiceQuery = "",
+    listing: ListingQuery,
 ) -> Response:
-    view = inbox_view(sort, mode)
-    return await _inbox(request, reviewer, engine, settings, after, view, "inbox.html", set())
+    return await _inbox(request, reviewer, engine, settings, listing, "inbox.html", set())
 
 
 @router.get("/rows")
@@ -85,17 +101,12 @@ async def inbox_fragment(
     reviewer: CurrentReviewer,
     engine: EngineDep,
     settings: SettingsDep,
-    after: AfterQuery = None,
-    sort: ChoiceQuery = "",
-    mode: ChoiceQuery = "",
+    listing: ListingQuery,
     selected: SelectedQuery = None,
 ) -> Response:
     """The list alone, polled by htmx so that it follows arrivals, expiries and decisions."""
-    view = inbox_view(sort, mode)
     ticked = set(selected or [])
-    return await _inbox(
-        request, reviewer, engine, settings, after, view, "_inbox_rows.html", ticked
-    )
+    return await _inbox(request, reviewer, engine, settings, listing, "_inbox_rows.html", ticked)
 
 
 async def _inbox(
@@ -103,15 +114,14 @@ async def _inbox(
     reviewer: CurrentReviewer,
     engine: EngineDep,
     settings: SettingsDep,
-    after: str | None,
-    view: InboxView,
+    listing: InboxListing,
     template: str,
     selected: set[str],
 ) -> Response:
     """The tenant's page, from the store's read model: the inbox lists without Temporal."""
     try:
         page, listed = await arranged_rows(
-            engine, reviewer.tenant_id, view, settings.page_size, after
+            engine, reviewer.tenant_id, listing.view, settings.page_size, listing.after
         )
     except InvalidCursor:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, UNKNOWN_PAGE) from None
@@ -126,9 +136,9 @@ async def _inbox(
             "waiting_runs": listed.waiting_runs,
             "unread_runs": listed.unread_runs,
             "first": page.first or 0,
-            "after": after,
+            "after": listing.after,
             "next": page.next,
-            "view": view,
+            "view": listing.view,
             "selected": selected,
         },
     )
@@ -204,23 +214,18 @@ async def decide(
     challenge (`passkey_challenge` below), with its draft's issued-at and nonce.
     """
     client, state = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
+    # The run's page again, saying why nothing was decided.
+    refused_page = partial(_detail, request, run_id, reviewer, client, engine)
     action = pending_by_hash(state, action_hash)
     if not reviewer.may_decide(action):
-        return await _detail(
-            request,
-            run_id,
-            reviewer,
-            client,
-            engine,
-            no_role_refusal(request_words(request), action),
-            status.HTTP_403_FORBIDDEN,
-        )
+        words = request_words(request)
+        return await refused_page(no_role_refusal(words, action), status.HTTP_403_FORBIDDEN)
     try:
         result = await decide_action(
             client,
             request.app.state.decision_signer,
             run_id,
-            Decider(reviewer.id, reviewer.tenant_id, reviewer.roles),
+            decider_of(reviewer),
             action_hash,
             verdict,
             reason,
@@ -237,35 +242,16 @@ async def decide(
                 verdict,
                 passkey_answer(passkey_issued_at, passkey_nonce, passkey_assertion),
             ),
+            store=engine,
         )
     except (PasskeyRequired, PasskeyRefused) as step_up_refused:
-        return await _detail(
-            request,
-            run_id,
-            reviewer,
-            client,
-            engine,
-            step_up_refused.message,
-            status.HTTP_403_FORBIDDEN,
-        )
+        return await refused_page(step_up_refused.message, status.HTTP_403_FORBIDDEN)
     except InvalidHash:
-        return await _detail(
-            request,
-            run_id,
-            reviewer,
-            client,
-            engine,
-            NO_VALID_HASH,
-            status.HTTP_400_BAD_REQUEST,
-        )
+        return await refused_page(NO_VALID_HASH, status.HTTP_400_BAD_REQUEST)
     except InvalidDecision as invalid:
-        return await _detail(
-            request, run_id, reviewer, client, engine, str(invalid), status.HTTP_400_BAD_REQUEST
-        )
+        return await refused_page(str(invalid), status.HTTP_400_BAD_REQUEST)
     except DecisionNotAccepted as refused:
-        return await _detail(
-            request, run_id, reviewer, client, engine, refused.message, status.HTTP_409_CONFLICT
-        )
+        return await refused_page(refused.message, status.HTTP_409_CONFLICT)
     words, language = request_words(request), request_language(request)
     session_of(request)["notice"] = result_notice(result, words, language)
     return RedirectResponse(f"/approvals/{run_id}", status.HTTP_303_SEE_OTHER)

@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse
 
 from approvals_ui.api_models import ApiModel
 from approvals_ui.deps import EngineDep, SettingsDep, TemporalProvider, TemporalUnavailable
+from approvals_ui.webhook_requests import limited_body, refusal
 from signoff.config.helpdesks import HelpdeskConfigError, load_intake_secrets
 from signoff.service.intake import MAX_BODY_BYTES, IntakeRefused, StoreError, receive_ticket
 
@@ -37,10 +38,6 @@ class IntakeAnswer(ApiModel):
 class IntakeError(ApiModel):
     detail: str
     reason: Literal["unsigned", "bad_signature", "stale", "malformed", "unavailable"]
-
-
-def _refusal(status_code: int, reason: str, detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail, "reason": reason}, status_code=status_code)
 
 
 @router.post(
@@ -61,25 +58,25 @@ def _refusal(status_code: int, reason: str, detail: str) -> JSONResponse:
     },
 )
 async def receive(request: Request, engine: EngineDep, settings: SettingsDep) -> JSONResponse:
-    body = await _body(request)
+    body = await limited_body(request, MAX_BODY_BYTES)
     if body is None:
-        return _refusal(422, "malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
+        return refusal(422, "malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
     try:
         secrets = await asyncio.to_thread(load_intake_secrets, settings.intake_secrets)
     except HelpdeskConfigError:
         log.warning("intake: SIGNOFF_INTAKE_SECRETS names a file that cannot be used")
-        return _refusal(503, "unavailable", "The intake is not configured here; try later.")
+        return refusal(503, "unavailable", "The intake is not configured here; try later.")
     provider: TemporalProvider = request.app.state.temporal
     try:
         accepted = await receive_ticket(
             engine, provider.get, settings, secrets, (request.headers, body), datetime.now(UTC)
         )
     except IntakeRefused as refused:
-        return _refusal(refused.status_code, refused.reason, refused.message)
+        return refusal(refused.status_code, refused.reason, refused.message)
     except StoreError as error:  # a tenant in the secrets file but not in the store
-        return _refusal(503, "unavailable", f"The ticket could not be stored: {error}")
+        return refusal(503, "unavailable", f"The ticket could not be stored: {error}")
     except TemporalUnavailable:  # the ticket is stored: the helpdesk's retry starts it
-        return _refusal(503, "unavailable", "Temporal cannot be reached; send it again later.")
+        return refusal(503, "unavailable", "Temporal cannot be reached; send it again later.")
     answer = IntakeAnswer(
         tenant_id=accepted.tenant_id,
         ticket_id=accepted.ticket_id,
@@ -88,15 +85,3 @@ async def receive(request: Request, engine: EngineDep, settings: SettingsDep) ->
     )
     code = status.HTTP_200_OK if accepted.replayed else status.HTTP_202_ACCEPTED
     return JSONResponse(answer.model_dump(), status_code=code)
-
-
-async def _body(request: Request) -> bytes | None:
-    """The body, read no further than the limit; None when it is longer."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)

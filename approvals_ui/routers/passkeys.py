@@ -15,13 +15,13 @@ from fastapi import APIRouter, Body, Form, Request, status
 from fastapi.responses import JSONResponse, Response
 
 from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep
-from approvals_ui.lookups import no_role_message, pending_by_hash, run_to_decide
+from approvals_ui.lookups import decider_of, no_role_message, pending_by_hash, run_to_decide
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import render, request_words
 from approvals_ui.words import N_
 from signoff.config.passkey_challenge import decision_challenge
 from signoff.config.passkeys import RelyingParty, base64url, from_base64url
-from signoff.service.decisions import Decider, InvalidDecision, draft_decision
+from signoff.service.decisions import InvalidDecision, draft_decision
 from signoff.service.passkeys import (
     PasskeyRegistrationFailed,
     authentication_options,
@@ -118,7 +118,7 @@ async def passkey_challenge(
         draft = draft_decision(
             request.app.state.decision_signer,
             run_id,
-            Decider(reviewer.id, reviewer.tenant_id, reviewer.roles),
+            decider_of(reviewer),
             action_hash,
             verdict,
             reason,

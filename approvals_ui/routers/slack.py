@@ -27,10 +27,10 @@ from fastapi.responses import JSONResponse, Response
 
 from approvals_ui.deps import EngineDep, SettingsDep
 from approvals_ui.remote_decisions import decide_away
+from approvals_ui.webhook_requests import limited_body, refusal
 from signoff.config.settings import Settings
 from signoff.config.slack_apps import SlackConfigError, load_slack_apps
-from signoff.service.accounts import get_reviewer
-from signoff.service.reviewer_access import SignedInReviewer
+from signoff.service.reviewer_access import named_account
 from signoff.service.slack_actions import (
     TakenPress,
     ephemeral,
@@ -50,10 +50,6 @@ MAX_BODY_BYTES = 256 * 1024
 RESPONSE_URL_TIMEOUT_SECONDS = 5.0
 
 
-def _refusal(status_code: int, reason: str, detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail, "reason": reason}, status_code=status_code)
-
-
 @router.post(
     "/actions",
     summary="Take a button press from Slack (block_actions), signed by a tenant's Slack app",
@@ -65,19 +61,19 @@ def _refusal(status_code: int, reason: str, detail: str) -> JSONResponse:
 async def slack_actions(
     request: Request, engine: EngineDep, settings: SettingsDep, background: BackgroundTasks
 ) -> Response:
-    body = await _body(request)
+    body = await limited_body(request, MAX_BODY_BYTES)
     if body is None:
-        return _refusal(400, "malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
+        return refusal(400, "malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
     try:
         apps = await asyncio.to_thread(load_slack_apps, settings.slack_apps)
     except SlackConfigError:
         log.warning("slack: SIGNOFF_SLACK_APPS names a file that cannot be used")
-        return _refusal(503, "unavailable", "Slack is not configured here; try later.")
+        return refusal(503, "unavailable", "Slack is not configured here; try later.")
     now = datetime.now(UTC)
     try:
         taken = await take_press(engine, apps, request.headers, body, now)
     except SlackRefused as refused:
-        return _refusal(refused.status_code, refused.reason, refused.message)
+        return refusal(refused.status_code, refused.reason, refused.message)
     if taken.press.kind == "open":  # a link button: Slack opened it; nothing to do
         return Response(status_code=status.HTTP_200_OK)
     answer = await _answer(request, engine, settings, taken, now)
@@ -99,12 +95,10 @@ async def _answer(
             f"yourself (it works once, within {settings.slack_link_minutes:g} minutes). "
             "Nothing was decided."
         )
-    found = await asyncio.to_thread(get_reviewer, engine, taken.reviewer_id)
+    found = await asyncio.to_thread(named_account, engine, taken.reviewer_id)
     if found is None or not found.active:
         return ephemeral("Your reviewer account is disabled: nothing was decided.")
-    reviewer = SignedInReviewer(
-        found.id, found.tenant_id, found.display_name, tuple(found.role_list)
-    )
+    reviewer = found.reviewer
     verdict: Verdict = "approve" if press.kind == "approve" else "reject"
     label = next((text for key, text in LABELS.items() if key == press.category), "")
     # The channel is on the record: the signed decision's reason says it came from Slack.
@@ -137,15 +131,3 @@ async def _post(url: str, answer: dict[str, Any]) -> None:
     except httpx.HTTPError as error:
         # The decision stands; only Slack's copy of the message is not updated.
         log.warning("slack: response_url unreachable: %s", type(error).__name__)
-
-
-async def _body(request: Request) -> bytes | None:
-    """The body, read no further than the limit; None when it is longer."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)

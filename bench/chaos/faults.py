@@ -28,6 +28,7 @@ from bench.chaos.runs import (
     start_runs,
 )
 from signoff.service.decisions import DecisionNotAccepted, decide
+from signoff.service.handles import Runs, Store
 from testkit.refund_cases import add_refund_cases
 from workflows import policy
 from workflows.agent_run import AgentRun
@@ -147,7 +148,14 @@ async def race(bench: Bench, handle: Handle) -> list[Any]:
     async def one(reviewer: Any) -> Any:
         try:
             return await decide(
-                bench.client, bench.signer, handle.id, reviewer, digest, "approve", "race"
+                Runs(bench.client),
+                bench.signer,
+                handle.id,
+                reviewer,
+                digest,
+                "approve",
+                "race",
+                store=Store(bench.engine),
             )
         except DecisionNotAccepted as refused:
             return refused

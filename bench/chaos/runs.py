@@ -29,6 +29,7 @@ from activities.store.refunds import list_refunds
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.settings import Settings
 from signoff.service.decisions import Decider, decide
+from signoff.service.handles import Runs, Store
 from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
 from workflows.actions import DecisionResult
@@ -80,7 +81,7 @@ async def start_runs(bench: Bench, tickets: list[str], model: ModelRef = SCRIPTE
             actor_id="chaos",
             request_id=uuid.uuid4().hex[:12],
         )
-        handle, _ = await start_run(bench.client, request, bench.settings.task_queue)
+        handle, _ = await start_run(Runs(bench.client), request, bench.settings.task_queue)
         return handle
 
     return list(await asyncio.gather(*(one(ticket) for ticket in tickets)))
@@ -106,7 +107,16 @@ async def pending_hash(handle: Handle, within: float = PENDING_SECONDS) -> str:
 
 async def approve(bench: Bench, handle: Handle, reviewer: Decider = ALICE) -> DecisionResult:
     digest = await pending_hash(handle)
-    return await decide(bench.client, bench.signer, handle.id, reviewer, digest, "approve", "chaos")
+    return await decide(
+        Runs(bench.client),
+        bench.signer,
+        handle.id,
+        reviewer,
+        digest,
+        "approve",
+        "chaos",
+        store=Store(bench.engine),
+    )
 
 
 async def approve_all(bench: Bench, handles: list[Handle]) -> None:

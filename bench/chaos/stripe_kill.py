@@ -29,6 +29,7 @@ from bench.chaos.runs import (
     retried_text,
     start_runs,
 )
+from signoff.service.handles import Store
 from signoff.service.payment_orders import link_payment
 from testkit.localstripe import TEST_KEY, running_localstripe
 from testkit.refund_cases import PAID_MINOR, add_refund_cases
@@ -53,7 +54,7 @@ async def stripe_kill(bench: Bench, env: dict[str, str], runs: int) -> Row:
         for ticket in tickets:
             intent, charge = server.paid_charge(PAID_MINOR)
             link_payment(
-                bench.engine,
+                Store(bench.engine),
                 payments,
                 tenant_id=TENANT,
                 order_id=ticket.removeprefix("T-"),

@@ -10,9 +10,14 @@ and the CPU time the process used (what its imports cost, however loaded the mac
 on stdin: its time includes the decision service's password check and the run's update.
 Filling runs goes at 2 to 3 runs a second on this machine (bench/results/SCALE.md), so
 `--waiting` sets how many; the listing's own cost at 10,000 is 5 to 15 ms (the same
-file), the rest of a command's time is its process start and imports.
+file), the rest of a command's time is its process start and imports. `--seeded N`
+adds N rows to the read model beside the live runs (copies of a waiting action,
+bench/cli/read_model.py): `pending` reads the read model alone, so 10,000 rows is its
+scale point in seconds instead of an hour. `--signoff PATH` times another install's
+`signoff` (an older commit's, for a before and after) on the same stack and store.
 
-    .venv/bin/python -m bench.cli [--rounds 40] [--waiting 10000]
+    .venv/bin/python -m bench.cli [--rounds 40] [--waiting 10000] [--seeded N]
+        [--signoff PATH]
 """
 
 from __future__ import annotations
@@ -30,10 +35,12 @@ import time
 import uuid
 from pathlib import Path
 
+from bench.cli.read_model import seed_copies
 from bench.common.stopping import stop_cleanly_on_sigterm
 from bench.scale.fill import Filling, fill_to
 from bench.scale.waiting_runs import REVIEWER, TENANT
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from signoff.service.store import open_store
 from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import signoff_dev_stack
@@ -74,6 +81,10 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=40)  # p95 of 20 is nearly the max
     parser.add_argument("--waiting", type=int, default=10_000, help="runs waiting first")
+    parser.add_argument(
+        "--seeded", type=int, default=0, help="read-model rows added beside the live runs"
+    )
+    parser.add_argument("--signoff", default=SIGNOFF, help="the signoff executable to time")
     return parser.parse_args()
 
 
@@ -93,31 +104,33 @@ def main() -> None:
         tickets = add_refund_cases(settings.resolved_database_url, TENANT, waiting)
         filling = Filling(settings, engine, tickets, IN_FLIGHT, None, launcher)
         asyncio.run(fill_to(filling, waiting, lambda text: print(text, flush=True)))  # noqa: T201
-        items = read_pending_page(engine, TENANT, rounds + 1).page.items
+        items = read_pending_page(Store(engine), TENANT, rounds + 1).page.items
+        seed_copies(engine, items[0], args.seeded)
         engine.dispose()
         run_id = items[0].run_id
+        signoff = args.signoff
         approvals = [
-            [SIGNOFF, "approve", item.run_id, "--hash", item.action.action_hash]
+            [signoff, "approve", item.run_id, "--hash", item.action.action_hash]
             + ["--as", REVIEWER[0], "--password-stdin", "--json"]
             for item in items[1:]
         ]
         listed = json.loads(
             subprocess.run(
-                [SIGNOFF, "pending", "--json"], env=env, check=True, capture_output=True
+                [signoff, "pending", "--json"], env=env, check=True, capture_output=True
             ).stdout
         )
         results = {
             "python -c pass (the interpreter alone)": wall(
                 [[sys.executable, "-c", "pass"]] * rounds, env
             ),
-            "signoff --help": wall([[SIGNOFF, "--help"]] * rounds, env),
-            "signoff status RUN": wall([[SIGNOFF, "status", run_id]] * rounds, env),
-            "signoff pending": wall([[SIGNOFF, "pending"]] * rounds, env),
+            "signoff --help": wall([[signoff, "--help"]] * rounds, env),
+            "signoff status RUN": wall([[signoff, "status", run_id]] * rounds, env),
+            "signoff pending": wall([[signoff, "pending"]] * rounds, env),
             "signoff approve RUN --hash H": wall(approvals, env, stdin=REVIEWER[1] + "\n"),
         }
     print(  # noqa: T201
-        f"{rounds} rounds each, {os.cpu_count()} cores, {listed['waiting_runs']:,} runs "
-        f"waiting, load average {os.getloadavg()[0]:.1f}"
+        f"{rounds} rounds each, {os.cpu_count()} cores, {listed['total']:,} requests "
+        f"waiting ({waiting:,} live runs), load average {os.getloadavg()[0]:.1f}; {signoff}"
     )
     for label, (p50, p95, cpu) in results.items():
         target = TARGETS.get(label)

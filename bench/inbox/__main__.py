@@ -31,6 +31,7 @@ from approvals_ui import lookups
 from approvals_ui.main import create_app
 from approvals_ui.templating import templates
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from signoff.service.pending import PendingItem, time_left
 from workflows.actions import ActionState, PendingAction
 
@@ -100,7 +101,7 @@ def measure(
 
     template = templates.get_template("_inbox_rows.html")
     context = {
-        "rows": lookups._excerpts(engine, items),
+        "rows": lookups._excerpts(Store(engine), items),
         "total": size,
         "waiting_runs": size,
         "unread_runs": 0,
@@ -120,7 +121,7 @@ def main() -> None:
     engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
     seed_demo(engine)
     settings = Settings(home=home)
-    app = create_app(settings, temporal_connect=no_temporal, engine=engine)
+    app = create_app(settings, temporal_connect=no_temporal, engine=Store(engine))
     results: dict[str, dict[int, tuple[float, float]]] = {"route": {}, "template": {}}
     with TestClient(app) as client:
         token = client.get("/signin").text.split('name="csrf_token" value="')[1].split('"')[0]

@@ -97,7 +97,8 @@ async def measure(
     arguments: argparse.Namespace,
 ) -> dict[Kind, SideFigures]:
     kinds: tuple[Kind, ...] = tuple(queues)
-    sides = Sides(await connect(settings), settings, load_signer(settings), queues)
+    engine = make_engine(settings.resolved_database_url)
+    sides = Sides(await connect(settings), settings, load_signer(settings), queues, engine)
     figures = {kind: SideFigures() for kind in kinds}
     per_side = WARM_UP_RUNS + arguments.runs + arguments.latency_runs
     count = len(kinds) * per_side
@@ -124,7 +125,6 @@ async def measure(
                     side.event_types, side.event_bytes = size.types, size.kinds
                     if arguments.histories is not None:
                         keep_history(size.history, arguments.histories / f"{kind}.json")
-    engine = make_engine(settings.resolved_database_url)
     try:
         for number in range(arguments.latency_runs):
             for kind in turn_order(kinds, number):

@@ -3,9 +3,10 @@
 It does what signoff's scripted refund run does, with the same activities (the real
 ones, registered in its own worker) and the same payloads: the worker's limits, the
 model turns, the two read tools, the state read and the exposure hold, one `decide`
-Update whose handler verifies the signed decision, the audit record, the refund, and
-the answer. Its wait for the decision ends at the approval's expiry, as any approval
-that holds an expiring reservation must (one timer, cancelled by the decision). It
+Update whose handler verifies the signed decision (a local activity, as signoff's: the
+verifier takes no other call), the audit record, the refund, and the answer. Its wait
+for the decision ends at the approval's expiry, as any approval that holds an expiring
+reservation must (one timer, cancelled by the decision). It
 leaves out what signoff's engine adds around that: status upserts, budgets and books,
 the deadline, the decision trail's rules, the cancellation paths and the outcome
 record. Its hashes and payload shapes come from the same pure helpers, so the
@@ -218,7 +219,8 @@ class RawRefund:
     async def decide(self, decision: Decision) -> DecisionResult:
         assert self._request is not None
         update = workflow.current_update_info()
-        proof: DecisionProof = await call(
+        # A local activity, as signoff's own: `verify_decision` takes no other call.
+        proof: DecisionProof = await workflow.execute_local_activity(
             VERIFY_DECISION_ACTIVITY,
             DecisionCheck(
                 run_id=workflow.info().workflow_id,
@@ -228,7 +230,9 @@ class RawRefund:
                 decision=decision,
                 now=workflow.now(),
             ),
-            DecisionProof,
+            result_type=DecisionProof,
+            start_to_close_timeout=CALL_TIMEOUT,
+            retry_policy=RETRIES,
         )
         if not proof.accepted:
             raise ApplicationError(proof.message, type="DecisionRefused")

@@ -32,6 +32,7 @@ from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.settings import Settings
 from signoff.config.telemetry import run_trace
 from signoff.service.decisions import Decider, decide, signed_decision
+from signoff.service.handles import Runs, Store
 from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
 from workflows.actions import READ_ACTION_STATE_ACTIVITY, DecisionResult
@@ -83,6 +84,8 @@ class Sides:
     # The bench signs as the decision service does: it runs on the dev stack's home.
     signer: DecisionSigner
     queues: dict[Kind, str]
+    # The store the decision service writes its audit of refused decisions to.
+    store: Engine
 
 
 def waits_after(events: list[HistoryEvent], state_read: str) -> bool | None:
@@ -132,7 +135,7 @@ async def start(sides: Sides, kind: Kind, ticket_id: str) -> WorkflowHandle[Any,
         request_id=uuid.uuid4().hex[:12],
     )
     if kind == "signoff":
-        handle, _ = await start_run(sides.client, request, sides.queues[kind])
+        handle, _ = await start_run(Runs(sides.client), request, sides.queues[kind])
         return handle
     # Traced as signoff's runs are (the same TracingInterceptor on every worker): their
     # activities carry the same trace header.
@@ -156,7 +159,14 @@ async def approve(sides: Sides, kind: Kind, handle: WorkflowHandle[Any, Any], di
     """The reviewer's approval; what the run answered."""
     if kind == "signoff":
         result = await decide(
-            sides.client, sides.signer, handle.id, REVIEWER, digest, "approve", "bench"
+            Runs(sides.client),
+            sides.signer,
+            handle.id,
+            REVIEWER,
+            digest,
+            "approve",
+            "bench",
+            store=Store(sides.store),
         )
         return result.status
     if kind == "raw":

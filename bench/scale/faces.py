@@ -24,6 +24,7 @@ from sqlalchemy import Engine
 from approvals_ui.main import create_app
 from bench.scale.waiting_runs import TENANT, p50_p95, sign_in, timings
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from signoff.service.waiting_listing import read_pending_page
 
 SIGNOFF = str(Path(sys.executable).parent / "signoff")
@@ -43,10 +44,10 @@ class Walk:
 
 
 def walk(engine: Engine, page_size: int) -> Walk:
-    first = read_pending_page(engine, TENANT, page_size)
+    first = read_pending_page(Store(engine), TENANT, page_size)
     seen, after, pages, last_after = [], None, 0, None
     while True:
-        page = read_pending_page(engine, TENANT, page_size, after).page
+        page = read_pending_page(Store(engine), TENANT, page_size, after).page
         seen += [(item.action.expires_at, item.action.action_hash) for item in page.items]
         pages += 1
         if page.next is None:

@@ -28,6 +28,7 @@ from temporalio.service import RPCError
 from bench.scale.waiting_runs import TENANT, refund_request
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
+from signoff.service.handles import Runs, Store
 from signoff.service.runs import start_run
 from signoff.service.waiting_listing import read_pending_page
 
@@ -57,7 +58,7 @@ class Filling:
 
 def read_model_runs(engine: Engine) -> int:
     """Distinct runs of the tenant waiting in the read model (a page of one: its counts)."""
-    return read_pending_page(engine, TENANT, 1).waiting_runs
+    return read_pending_page(Store(engine), TENANT, 1).waiting_runs
 
 
 async def _start(filling: Filling, client: Client, count: int) -> None:
@@ -65,7 +66,7 @@ async def _start(filling: Filling, client: Client, count: int) -> None:
     await asyncio.gather(
         *(
             start_run(
-                client,
+                Runs(client),
                 refund_request(filling.settings, ticket, SCALE_TTL_MINUTES),
                 filling.settings.task_queue,
             )

@@ -59,6 +59,7 @@ from activities.store.waiting_actions import new_row
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.service.audit import AuditQuery, audit_page
+from signoff.service.handles import Store
 from signoff.service.waiting_listing import read_pending_page
 from workflows.actions import ActionState, PendingAction
 
@@ -159,7 +160,7 @@ def pending_cursors(engine: Engine) -> list[str]:
     after: str | None = None
     seen = 0
     while True:
-        listed = read_pending_page(engine, "demo", PAGE, after)
+        listed = read_pending_page(Store(engine), "demo", PAGE, after)
         assert listed.page.first == seen, (listed.page.first, seen)
         seen += len(listed.page.items)
         if listed.page.next is None:
@@ -173,7 +174,7 @@ def audit_befores(engine: Engine) -> list[int]:
     befores: list[int] = []
     before: int | None = None
     while True:
-        page = audit_page(engine, AuditQuery("demo"), before=before, limit=PAGE)
+        page = audit_page(Store(engine), AuditQuery("demo"), before=before, limit=PAGE)
         if page.next_before is None:
             return befores
         before = page.next_before
@@ -186,33 +187,38 @@ def measure(engine: Engine, rounds: int) -> dict[str, tuple[float, float]]:
     everything = AuditQuery("demo")
     return {
         "pending, first page (time left)": timings(
-            lambda: read_pending_page(engine, "demo", PAGE), rounds
+            lambda: read_pending_page(Store(engine), "demo", PAGE), rounds
         ),
         "pending, page 100": timings(
-            lambda: read_pending_page(engine, "demo", PAGE, cursors[min(98, len(cursors) - 1)]),
+            lambda: read_pending_page(
+                Store(engine), "demo", PAGE, cursors[min(98, len(cursors) - 1)]
+            ),
             rounds,
         ),
         "pending, last page": timings(
-            lambda: read_pending_page(engine, "demo", PAGE, cursors[-1]), rounds
+            lambda: read_pending_page(Store(engine), "demo", PAGE, cursors[-1]), rounds
         ),
         "pending, first page by amount": timings(
-            lambda: read_pending_page(engine, "demo", PAGE, sort="amount"), rounds
+            lambda: read_pending_page(Store(engine), "demo", PAGE, sort="amount"), rounds
         ),
         "pending, first page, four eyes only": timings(
-            lambda: read_pending_page(engine, "demo", PAGE, mode="review"), rounds
+            lambda: read_pending_page(Store(engine), "demo", PAGE, mode="review"), rounds
         ),
-        "audit, first page": timings(lambda: audit_page(engine, everything, limit=PAGE), rounds),
+        "audit, first page": timings(
+            lambda: audit_page(Store(engine), everything, limit=PAGE), rounds
+        ),
         "audit, page 1,000": timings(
             lambda: audit_page(
-                engine, everything, before=befores[min(998, len(befores) - 1)], limit=PAGE
+                Store(engine), everything, before=befores[min(998, len(befores) - 1)], limit=PAGE
             ),
             rounds,
         ),
         "audit, last page": timings(
-            lambda: audit_page(engine, everything, before=befores[-1], limit=PAGE), rounds
+            lambda: audit_page(Store(engine), everything, before=befores[-1], limit=PAGE), rounds
         ),
         "audit, first page of one reviewer": timings(
-            lambda: audit_page(engine, AuditQuery("demo", reviewer="bob"), limit=PAGE), rounds
+            lambda: audit_page(Store(engine), AuditQuery("demo", reviewer="bob"), limit=PAGE),
+            rounds,
         ),
     }
 
@@ -224,7 +230,7 @@ async def no_temporal(_: Settings) -> Any:
 def route_timings(home: Path, engine: Engine, rounds: int) -> dict[str, tuple[float, float]]:
     """The first page as a reviewer gets it: the whole route, through FastAPI's
     TestClient (session, store reads, ticket excerpts, JSON or the Jinja2 page)."""
-    app = create_app(Settings(home=home), temporal_connect=no_temporal, engine=engine)
+    app = create_app(Settings(home=home), temporal_connect=no_temporal, engine=Store(engine))
     with TestClient(app) as client:
         token = client.get("/signin").text.split('name="csrf_token" value="')[1].split('"')[0]
         client.post(

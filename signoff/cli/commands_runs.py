@@ -53,6 +53,7 @@ from workflows.contracts import (
     RunState,
     RunStatus,
 )
+from workflows.triage_contracts import TRIAGE_WORKFLOW_NAME
 
 # `status` must answer in 0.3 s (bench/cli/), and importing `temporalio.client`, the
 # workflow module or the tracing contrib costs more than that: what only `run`, `list`
@@ -223,6 +224,10 @@ async def _status(current: Settings, run_id: str, json_output: bool) -> int:
         description = await describe_run(temporal, run_id)
     except RunNotFound:
         fail(f"No run with id '{run_id}'. List runs with `signoff list`.")
+    if description.workflow_type == TRIAGE_WORKFLOW_NAME:  # `signoff triage`'s own
+        from signoff.cli.triage_status import triage_status
+
+        return await triage_status(temporal, description, json_output)
     state: RunState | None = None
     outcome: RunOutcome | None = None
     retries: list[Retry] = []

@@ -26,6 +26,7 @@ from signoff.cli.support import (
     settings,
     validation_message,
 )
+from signoff.cli.triage_status import triage_lines
 from signoff.config.settings import ModelChoiceError, Settings
 from signoff.service.triage_start import triage_request
 from workflows.triage_contracts import TriageOutcome, TriageRequest
@@ -82,22 +83,3 @@ async def _triage(current: Settings, request: TriageRequest) -> TriageOutcome:
         return await triage(runs, request, current.task_queue)
     except TriageDidNotFinish as error:
         fail(str(error))
-
-
-def triage_lines(outcome: TriageOutcome) -> list[str]:
-    lines = [f"triage:   {outcome.triage_id}", f"status:   {outcome.status}"]
-    if outcome.category:
-        lines.append(f"class:    {outcome.category} (urgency {outcome.urgency})")
-        lines.append(f"summary:  {outcome.summary}")
-    if outcome.answer:
-        lines.append(f"answer:   {outcome.answer}")
-    if outcome.agent_run_id:
-        lines.append(
-            f"agent:    {outcome.agent_run_id} started; follow it with "
-            f"`signoff status {outcome.agent_run_id}`"
-        )
-    if outcome.detail:
-        lines.append(f"detail:   {outcome.detail}")
-    model = outcome.model.label() + ("  (scripted)" if outcome.scripted else "")
-    lines.append(f"model:    {model}")
-    return lines

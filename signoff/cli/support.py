@@ -87,8 +87,8 @@ async def client_for(
 ) -> Runs:
     """The connection the service's run functions take, or a clean exit; `traced` as in
     `temporal_client.connect`."""
-    from signoff.config.temporal_client import connect
     from signoff.config.temporal_tls import TemporalSettingsError
+    from signoff.service.run_connection import connect
 
     try:
         return await connect(current, runtime, traced=traced)

@@ -9,6 +9,9 @@ signature (`registration_document`), so a key written into the store by hand pro
 nothing. The sign count is the decision service's check; the effect passes 0 (the
 signature is what it checks) because the decision's nonce, spent once, already makes
 each challenge single-use there.
+
+py_webauthn (about 10 MiB with its CBOR and ASN.1 parsers) is imported by the check
+itself: every worker builds a relying party, and most never see a passkey.
 """
 
 from __future__ import annotations
@@ -17,9 +20,6 @@ import base64
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-
-from webauthn import verify_authentication_response
-from webauthn.helpers.exceptions import WebAuthnException
 
 from signoff.config.settings import Settings
 from workflows.actions import PasskeyAssertion
@@ -79,6 +79,9 @@ def verify_assertion(
     """Whether `assertion` is the registered key's signature over `challenge`, made at this
     relying party with the user verified (PIN or biometric), and counted past
     `current_sign_count`."""
+    from webauthn import verify_authentication_response
+    from webauthn.helpers.exceptions import WebAuthnException
+
     credential = {
         "id": assertion.credential_id,
         "rawId": assertion.credential_id,

@@ -19,6 +19,7 @@ import importlib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,12 @@ def profiles_path(settings: Settings) -> Path:
 def load_profiles(settings: Settings) -> LoadedProfiles:
     """The profiles a worker loads: SIGNOFF_PROFILES, or the built-in file."""
     return load_profile_file(profiles_path(settings), builtin=settings.profiles is None)
+
+
+@cache
+def builtin_agent_name() -> str:
+    """The built-in file's default agent: the one a request without a profile runs."""
+    return load_profile_file(BUILTIN_PROFILES, builtin=True).profiles.default_agent
 
 
 def load_profile_file(

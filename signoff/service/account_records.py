@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from activities.store import (
-    Credential,
-    UnknownReviewer,
+from activities.store import Credential, UnknownReviewer
+from activities.store.account_schema import ApiToken
+from activities.store.schema import Reviewer
+from signoff.service.accounts import (
     change_roles,
     get_reviewer,
     issue_token,
@@ -17,7 +18,6 @@ from activities.store import (
     set_active,
     tokens_of,
 )
-from activities.store.schema import ApiToken, Reviewer
 from signoff.service.store import Store
 
 

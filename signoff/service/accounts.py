@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Engine
-
+import activities.store as store_layer
 from activities.store import (
     ADMIN_ROLE,
     Credential,
@@ -27,27 +26,14 @@ from activities.store import (
     UnknownReviewer,
     UnknownToken,
     WeakPassword,
-    add_reviewer,
-    change_roles,
-    check_token,
-    end_session,
-    get_reviewer,
-    issue_token,
     prove,
     reviewer_name_key,
-    revoke_token,
-    revoke_tokens,
-    session_reviewer,
-    set_active,
-    set_password,
-    start_session,
-    token_reviewer,
-    tokens_of,
     use_session,
     verify_password,
 )
 from activities.store.credentials import CredentialKind
 from signoff.config.settings import Settings
+from signoff.service.handles import Store, engine_of, on_store
 
 __all__ = [
     "ADMIN_ROLE",
@@ -81,12 +67,29 @@ __all__ = [
     "tokens_of",
 ]
 
+# The store layer's calls, each taking the face's Store (handles.py).
+add_reviewer = on_store(store_layer.add_reviewer)
+change_roles = on_store(store_layer.change_roles)
+check_token = on_store(store_layer.check_token)
+end_session = on_store(store_layer.end_session)
+get_reviewer = on_store(store_layer.get_reviewer)
+issue_token = on_store(store_layer.issue_token)
+revoke_token = on_store(store_layer.revoke_token)
+revoke_tokens = on_store(store_layer.revoke_tokens)
+session_reviewer = on_store(store_layer.session_reviewer)
+set_active = on_store(store_layer.set_active)
+set_password = on_store(store_layer.set_password)
+start_session = on_store(store_layer.start_session)
+token_reviewer = on_store(store_layer.token_reviewer)
+tokens_of = on_store(store_layer.tokens_of)
 
-def password_holder(engine: Engine, name: str, password: str) -> Reviewer | None:
+
+def password_holder(store: Store, name: str, password: str) -> Reviewer | None:
     """The reviewer named `name` if `password` is theirs; None for a wrong password, an
     unknown name or an account without a password alike. Active or not is the caller's
     to say, after the password proved who asks."""
-    reviewer = get_reviewer(engine, name)
+    engine = engine_of(store)
+    reviewer = store_layer.get_reviewer(engine, name)
     stored_hash = reviewer.password_hash if reviewer is not None else None
     # Verified even for an unknown name (against no hash): the same work either way.
     if not verify_password(password, stored_hash) or reviewer is None:
@@ -94,8 +97,9 @@ def password_holder(engine: Engine, name: str, password: str) -> Reviewer | None
     return reviewer
 
 
-def authenticated(engine: Engine, credential: Credential, now: datetime | None = None) -> Proof:
+def authenticated(store: Store, credential: Credential, now: datetime | None = None) -> Proof:
     """The active reviewer a password or an API token proves, or why it proves no one."""
+    engine = engine_of(store)
     with use_session(engine) as session:
         return prove(session, credential, now or datetime.now(UTC))
 

@@ -16,9 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from activities.store.chain_heads import HeadProblem, head_problems
+from activities.store import chain_heads
+from activities.store.chain_heads import HeadProblem
 from activities.store.decision_chain import ChainHead, ChainReport
 from signoff.config.decision_signatures import DecisionSigner, VerificationKeys
+from signoff.service.handles import on_store
 from signoff.service.head_signature import ALGORITHM, heads_signature_matches, sign_heads
 
 __all__ = [
@@ -30,6 +32,9 @@ __all__ = [
     "read_heads_file",
     "signed_heads",
 ]
+
+# The store layer's calls, each taking the face's Store (handles.py).
+head_problems = on_store(chain_heads.head_problems)
 PURPOSE = "signoff-audit-heads-v1"
 HEX_HASH = r"^[0-9a-f]{64}$"
 

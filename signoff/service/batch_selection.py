@@ -6,10 +6,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from sqlalchemy import Engine
-
 from activities.store.waiting_selection import waiting_selected
 from signoff.service.batch_decisions import BatchKey
+from signoff.service.handles import Store, engine_of
 from signoff.service.pending_item import PendingItem
 from workflows.actions import PendingAction
 
@@ -20,7 +19,8 @@ class Selection:
     gone: list[BatchKey]  # no longer waiting in the tenant (decided, expired, changed)
 
 
-def read_selection(engine: Engine, tenant_id: str, keys: list[BatchKey]) -> Selection:
+def read_selection(store: Store, tenant_id: str, keys: list[BatchKey]) -> Selection:
+    engine = engine_of(store)
     rows = waiting_selected(engine, tenant_id, [(key.run_id, key.action_hash) for key in keys])
     by_key = {
         BatchKey(row.run_id, row.action_hash): PendingItem(
@@ -34,6 +34,6 @@ def read_selection(engine: Engine, tenant_id: str, keys: list[BatchKey]) -> Sele
     )
 
 
-async def selection_of(engine: Engine, tenant_id: str, keys: list[BatchKey]) -> Selection:
+async def selection_of(store: Store, tenant_id: str, keys: list[BatchKey]) -> Selection:
     """read_selection off the event loop (the store is synchronous)."""
-    return await asyncio.to_thread(read_selection, engine, tenant_id, keys)
+    return await asyncio.to_thread(read_selection, store, tenant_id, keys)

@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine
-
 from activities.connectors.breaker import BreakerStateName, state_name
 from activities.connectors.helpdesk import connector_name
 from activities.payments.breaker_gate import payments_connector_name
@@ -16,6 +14,7 @@ from activities.store.connector_breakers import breaker_rows, reset_breaker, sta
 from signoff.config.helpdesks import HelpdeskConfigError, load_helpdesk_connectors
 from signoff.config.settings import Settings
 from signoff.config.stripe_keys import StripeKeyProblem, stripe_tenants
+from signoff.service.handles import Store, engine_of
 
 
 @dataclass(frozen=True)
@@ -56,8 +55,9 @@ def configured_connectors(settings: Settings) -> list[str]:
     return helpdesks + platforms
 
 
-def connector_statuses(engine: Engine, settings: Settings, now: datetime) -> list[ConnectorStatus]:
+def connector_statuses(store: Store, settings: Settings, now: datetime) -> list[ConnectorStatus]:
     """Every configured connector and every breaker in the store, by name."""
+    engine = engine_of(store)
     try:
         configured = set(configured_connectors(settings))
     except HelpdeskConfigError:
@@ -80,9 +80,10 @@ def connector_statuses(engine: Engine, settings: Settings, now: datetime) -> lis
     return statuses
 
 
-def reset_connector(engine: Engine, settings: Settings, name: str) -> bool:
+def reset_connector(store: Store, settings: Settings, name: str) -> bool:
     """Close the breaker now; False when it was closed already. UnknownConnector for a
     name neither configured nor in the store."""
+    engine = engine_of(store)
     if reset_breaker(engine, name):
         return True
     try:

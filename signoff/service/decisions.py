@@ -7,7 +7,8 @@ This module signs what that reviewer decided with the decision service's private
 update, and turns every answer into one of three typed outcomes: a `DecisionResult`,
 `DecisionNotAccepted` (the run's refusal, in its own words), or `DecisionUnavailable`
 (Temporal or the run's worker did not answer). Each face maps them the same way: 409
-or exit 1 with the refusal, 503 or exit 1 with UNAVAILABLE.
+or exit 1 with the refusal, 503 or exit 1 with UNAVAILABLE. A refusal the run kept no
+trace of is written to the audit here (`decision_refusals.py`).
 """
 
 from __future__ import annotations
@@ -17,13 +18,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from pydantic import ValidationError
-from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
+from temporalio.client import WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError
 
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.service.decision_limits import INVALID_HASH
+from signoff.service.decision_refusals import record_sent_refusal
+from signoff.service.handles import Runs
 from signoff.service.passkey_step_up import NO_STEP_UP, StepUp
 from signoff.service.pending import DECIDE_RPC_TIMEOUT, DecisionNotAccepted, send_decision
+from signoff.service.store import Store
 from workflows.action_edits import edited_action
 from workflows.actions import Decision, DecisionResult, PendingAction, RejectCategory, Verdict
 from workflows.approval_policy import DecisionRefused
@@ -181,7 +185,7 @@ def signed_decision(
 
 
 async def decide(
-    client: Client,
+    runs: Runs,
     signer: DecisionSigner,
     run_id: str,
     decider: Decider,
@@ -191,14 +195,20 @@ async def decide(
     rpc_timeout: timedelta = DECIDE_RPC_TIMEOUT,
     choice: Choice | None = None,
     step_up: StepUp = NO_STEP_UP,
+    *,
+    store: Store,
 ) -> DecisionResult:
     """Sign and send; raises InvalidDecision, PasskeyRequired, PasskeyRefused,
-    DecisionNotAccepted or DecisionUnavailable."""
+    DecisionNotAccepted or DecisionUnavailable. A refusal that leaves no trace in the
+    run is written to the audit of `store` (`decision_refusals.py`)."""
     decision = signed_decision(
         signer, run_id, decider, action_hash, verdict, reason, choice=choice, step_up=step_up
     )
     try:
-        return await send_decision(client, run_id, decision, rpc_timeout)
+        return await send_decision(runs, run_id, decision, rpc_timeout)
+    except DecisionNotAccepted as refused:
+        await record_sent_refusal(store, run_id, decision, refused)
+        raise
     except WorkflowUpdateRPCTimeoutOrCancelledError:
         # The update reached Temporal, and the run may yet take it: not "nothing".
         raise DecisionUnavailable(UNCONFIRMED) from None

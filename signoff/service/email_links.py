@@ -11,17 +11,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Engine
-
+from activities.store import email_links as link_rows
 from activities.store.email_links import (
     EmailLinkGrant,
     EmailLinkRefused,
     issue_email_link,
-    read_email_link,
-    spend_email_link,
 )
 from activities.store.reviewers import get_reviewer
 from signoff.config.settings import Settings
+from signoff.service.handles import Store, engine_of, on_store
 from workflows.actions import Verdict
 
 
@@ -30,7 +28,7 @@ class NoSuchReviewer(ValueError):
 
 
 def decision_link(
-    engine: Engine,
+    store: Store,
     settings: Settings,
     reviewer_name: str,
     run_id: str,
@@ -39,6 +37,7 @@ def decision_link(
     now: datetime | None = None,
 ) -> tuple[str, EmailLinkGrant]:
     """The URL to put in the reviewer's e-mail, and what it grants."""
+    engine = engine_of(store)
     reviewer = get_reviewer(engine, reviewer_name)
     if reviewer is None or not reviewer.active:
         raise NoSuchReviewer(f"No active reviewer is named {reviewer_name!r}.")
@@ -59,3 +58,7 @@ __all__ = [
     "read_email_link",
     "spend_email_link",
 ]
+
+# The store layer's calls, each taking the face's Store (handles.py).
+read_email_link = on_store(link_rows.read_email_link)
+spend_email_link = on_store(link_rows.spend_email_link)

@@ -26,6 +26,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowHistory
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.service.handles import Runs, client_of
 from signoff.service.history_files import STARTED_ATTRIBUTES
 from signoff.service.run_reading import RunNotFound
 from workflows.contract_base import tenant_id_problem
@@ -46,9 +47,10 @@ class ExportReport:
 
 
 async def history_document(
-    client: Client, run_id: str, tenant_id: str | None = None, execution: str | None = None
+    runs: Runs, run_id: str, tenant_id: str | None = None, execution: str | None = None
 ) -> dict[str, Any]:
     """The run's history as JSON; RunNotFound if there is none (for this tenant)."""
+    client = client_of(runs)
     handle = client.get_workflow_handle(run_id, run_id=execution)
     try:
         history = await handle.fetch_history()
@@ -109,7 +111,8 @@ def tenant_query(query: str, tenant_id: str | None) -> str:
     return f"({query}) AND {TENANT_ATTRIBUTE} = '{tenant_id}'"
 
 
-async def count_matching(client: Client, query: str) -> int:
+async def count_matching(runs: Runs, query: str) -> int:
+    client = client_of(runs)
     try:
         return (await client.count_workflows(query)).count
     except RPCError as error:
@@ -119,20 +122,21 @@ async def count_matching(client: Client, query: str) -> int:
 
 
 async def export_matching(
-    client: Client,
+    runs: Runs,
     query: str,
     folder: Path,
     tenant_id: str | None,
     progress: Callable[[Path], None],
 ) -> ExportReport:
     """Every run `query` matches, one file each in `folder` (made if missing)."""
+    client = client_of(runs)
     folder.mkdir(parents=True, exist_ok=True)
     report = ExportReport()
     taken: set[str] = set()
     try:
         async for execution in client.list_workflows(tenant_query(query, tenant_id)):
             try:
-                document = await history_document(client, execution.id, tenant_id, execution.run_id)
+                document = await history_document(runs, execution.id, tenant_id, execution.run_id)
             except RunNotFound:  # deleted since it was listed, or not the tenant's own
                 report.failed.append(f"{execution.id}: its history is gone or not the tenant's")
                 continue

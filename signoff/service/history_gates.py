@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
-from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.service.handles import Runs, client_of
 from signoff.service.history_export import QueryRejected, tenant_query
 
 # The marker the Python SDK (and every Temporal SDK) writes for a `patched` call.
@@ -66,11 +66,12 @@ def patch_ids(events: Sequence[HistoryEvent]) -> list[str]:
 
 
 async def open_run_gates(
-    client: Client,
+    runs: Runs,
     tenant_id: str | None = None,
     progress: Callable[[int], None] = lambda read: None,
 ) -> GateReport:
     """Every open run (of `tenant_id`, when given) and the patch ids its history holds."""
+    client = client_of(runs)
     report = GateReport()
     try:
         async for execution in client.list_workflows(tenant_query(OPEN_RUNS, tenant_id)):

@@ -19,9 +19,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine
-from temporalio.client import Client
-
 from activities.store.errors import StoreError
 from activities.store.intake_deliveries import (
     DeliveryKey,
@@ -32,6 +29,7 @@ from activities.store.intake_deliveries import (
 )
 from signoff.config.helpdesks import IntakeSecrets
 from signoff.config.settings import Settings
+from signoff.service.handles import Runs, Store, engine_of
 from signoff.service.intake_formats import MAX_BODY_BYTES, incoming_ticket
 from signoff.service.intake_signatures import IntakeRefused, verified_signer
 from signoff.service.triage_start import ensure_triage, triage_id, triage_request
@@ -54,8 +52,8 @@ def request_id_of(key: DeliveryKey) -> str:
 
 
 async def receive_ticket(
-    engine: Engine,
-    client: Callable[[], Awaitable[Client]],
+    store: Store,
+    runs: Callable[[], Awaitable[Runs]],
     settings: Settings,
     secrets: IntakeSecrets,
     delivery: tuple[Mapping[str, str], bytes],
@@ -64,6 +62,7 @@ async def receive_ticket(
     """The delivery's ticket and triage; IntakeRefused, StoreError, or the connect's
     own error when Temporal cannot be reached (the ticket is then stored, and a retry
     of the delivery starts its triage)."""
+    engine = engine_of(store)
     headers, body = delivery
     if len(body) > MAX_BODY_BYTES:
         raise IntakeRefused("malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
@@ -78,5 +77,5 @@ async def receive_ticket(
         run_id = triage_id(key.tenant_id, request_id)
         stored = await asyncio.to_thread(store_delivery, engine, key, new, run_id, now)
     request = triage_request(settings, key.tenant_id, stored.ticket_id, request_id)
-    run_id = await ensure_triage(await client(), settings, request)
+    run_id = await ensure_triage(await runs(), request, settings.task_queue)
     return IntakeAccepted(key.tenant_id, stored.ticket_id, run_id, stored.replayed)

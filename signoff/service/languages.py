@@ -8,10 +8,9 @@ browser's Accept-Language decides, then English.
 
 from __future__ import annotations
 
-from sqlalchemy import Engine
-
 from activities.store.credentials import Credential
 from activities.store.reviewer_languages import change_language, language_of, set_language
+from signoff.service.handles import Store, engine_of
 
 SOURCE_LANGUAGE = "en"
 LANGUAGES: dict[str, str] = {"en": "English", "fr": "Français"}  # each in its own words
@@ -33,23 +32,26 @@ def supported(language: str) -> str:
     return tag
 
 
-def preferred_language(engine: Engine, reviewer_id: str) -> str | None:
+def preferred_language(store: Store, reviewer_id: str) -> str | None:
     """The reviewer's chosen language, if it is still one the UI speaks."""
+    engine = engine_of(store)
     chosen = language_of(engine, reviewer_id)
     return chosen if chosen in LANGUAGES else None
 
 
-def choose_language(engine: Engine, name: str, language: str | None) -> str:
+def choose_language(store: Store, name: str, language: str | None) -> str:
     """Sets the reviewer's language (None: follow the browser); returns their id.
     Raises UnknownLanguage, or UnknownReviewer for a name the store does not know."""
+    engine = engine_of(store)
     return set_language(engine, name, None if language is None else supported(language))
 
 
 def administer_language(
-    engine: Engine, admin: Credential | None, name: str, language: str | None
+    store: Store, admin: Credential | None, name: str, language: str | None
 ) -> str:
     """An administrator sets a reviewer's language (None: follow the browser); returns
     their id. Raises UnknownLanguage, NotAdministrator or UnknownReviewer."""
+    engine = engine_of(store)
     tag = None if language is None else supported(language)
     return change_language(engine, admin, name, tag)
 

@@ -1,14 +1,16 @@
 """What an operator does with a declared MCP server: review its tools and their pin, and
 see what a run would be offered. Both ask the server itself, as a worker does.
+
+The connector (and with it the `mcp` SDK, about 30 MiB) is imported by the functions
+that reach a server: a worker's start imports this module for `startup_report`, and a
+worker whose profiles declare no server must not load the SDK.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from activities.mcp.failures import is_unreachable, leaves
 from activities.mcp.pin import AdvertisedTool, pin_of
-from activities.mcp.resolve import fetch_advertised, resolve_server
 from workflows.mcp_tools import McpServer, McpServerTools
 from workflows.profile_contracts import ProfileSet
 from workflows.tool_description_lint import description_problems
@@ -71,6 +73,9 @@ def declared_server(profiles: ProfileSet, name: str, agent: str | None = None) -
 
 async def review_pin(declared: DeclaredServer, timeout: float) -> PinReview:
     """The server's pin now and every tool it covers, each marked declared or not."""
+    from activities.mcp.failures import is_unreachable, leaves
+    from activities.mcp.resolve import fetch_advertised
+
     try:
         advertised = await fetch_advertised(declared.server, timeout)
     except Exception as error:
@@ -94,6 +99,8 @@ async def review_pin(declared: DeclaredServer, timeout: float) -> PinReview:
 
 async def offered_tools(declared: DeclaredServer, timeout: float) -> McpServerTools:
     """What a run of the agent would be offered from this server now, or why nothing."""
+    from activities.mcp.resolve import resolve_server
+
     return await resolve_server(declared.name, declared.server, timeout)
 
 
@@ -103,6 +110,8 @@ async def startup_report(profiles: ProfileSet, timeout: float) -> list[str]:
     lines = []
     for agent_name, agent in profiles.agents.items():
         for name, server in agent.mcp_servers.items():
+            from activities.mcp.resolve import resolve_server  # a server is declared
+
             decided = await resolve_server(name, server, timeout)
             what = (
                 f"offers {', '.join(offer.offered_name for offer in decided.offered) or 'nothing'}"

@@ -14,9 +14,9 @@ import hmac
 from typing import Literal
 
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, generate_latest
-from sqlalchemy import Engine
 
 from activities.metrics import StoreGauges, keep_fresh, register_store_gauges
+from signoff.service.handles import Store, engine_of
 
 SignInFailure = Literal["wrong_credentials", "rate_limited", "disabled", "bad_token"]
 
@@ -31,9 +31,10 @@ def signin_failed(reason: SignInFailure) -> None:
     SIGNIN_FAILURES.labels(reason).inc()
 
 
-def watch_store(engine: Engine) -> StoreGauges:
+def watch_store(store: Store) -> StoreGauges:
     """Pending refunds and the oldest one's age, read from this store: once now, then
     by `refresh_in_background`, never by a scrape."""
+    engine = engine_of(store)
     gauges = register_store_gauges(engine)
     gauges.refresh()
     return gauges

@@ -20,14 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine
-
 from activities.store.passkeys import count_use
 from signoff.config.passkey_challenge import decision_challenge
 from signoff.config.passkey_policy import PasskeyPolicy
 from signoff.config.passkeys import RelyingParty, verify_assertion
 from signoff.config.profiles import load_profiles
 from signoff.config.settings import Settings
+from signoff.service.handles import Store, engine_of
 from workflows.actions import Decision, PasskeyAssertion, PendingAction, Verdict
 from workflows.decision_proof import CLOCK_SKEW
 
@@ -72,7 +71,7 @@ class StepUp:
 
     required: bool = False
     answer: PasskeyAnswer | None = None
-    engine: Engine | None = None
+    store: Store | None = None
     relying_party: RelyingParty | None = None
     max_age: timedelta = timedelta(minutes=5)
 
@@ -82,7 +81,7 @@ class StepUp:
             if self.required:
                 raise PasskeyRequired()
             return draft
-        if self.engine is None or self.relying_party is None:
+        if self.store is None or self.relying_party is None:
             raise PasskeyRefused("This server cannot check passkeys. Nothing was decided.")
         issued_at = self.answer.issued_at
         if issued_at > now + CLOCK_SKEW or now - issued_at > self.max_age:
@@ -95,7 +94,9 @@ class StepUp:
             verified = verify_assertion(assertion, challenge, public_key, relying_party, sign_count)
             return verified.problem, verified.sign_count
 
-        problem = count_use(self.engine, draft.reviewer_id, assertion.credential_id, check)
+        problem = count_use(
+            engine_of(self.store), draft.reviewer_id, assertion.credential_id, check
+        )
         if problem is not None:
             raise PasskeyRefused(
                 f"The passkey does not prove this decision: {problem}. Nothing was decided."
@@ -115,7 +116,7 @@ def passkey_policy(settings: Settings) -> PasskeyPolicy:
 def step_up_for(
     policy: PasskeyPolicy,
     settings: Settings,
-    engine: Engine,
+    store: Store,
     action: PendingAction | None,
     verdict: Verdict,
     answer: PasskeyAnswer | None,
@@ -124,7 +125,7 @@ def step_up_for(
     return StepUp(
         required=action is not None and policy.needs_passkey(action, verdict),
         answer=answer,
-        engine=engine,
+        store=store,
         relying_party=RelyingParty.of(settings),
         max_age=timedelta(seconds=settings.decision_max_age_seconds),
     )

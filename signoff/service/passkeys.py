@@ -15,7 +15,6 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine
 from webauthn import (
     generate_authentication_options,
     generate_registration_options,
@@ -30,9 +29,11 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
-from activities.store.passkeys import NewPasskey, StoredPasskey, add_passkey, passkeys_of
+from activities.store import passkeys as passkey_rows
+from activities.store.passkeys import NewPasskey, StoredPasskey, add_passkey
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.passkeys import RelyingParty, base64url, from_base64url, registration_document
+from signoff.service.handles import Store, engine_of, on_store
 
 CHALLENGE_BYTES = 32
 RP_NAME = "signoff"
@@ -93,7 +94,7 @@ def authentication_options(
 
 
 def register(
-    engine: Engine,
+    store: Store,
     signer: DecisionSigner,
     relying_party: RelyingParty,
     reviewer_id: str,
@@ -102,6 +103,7 @@ def register(
     now: datetime | None = None,
 ) -> str:
     """Verify the browser's answer to `challenge` and store the passkey; its credential id."""
+    engine = engine_of(store)
     try:
         verified = verify_registration_response(
             credential=credential,
@@ -148,3 +150,6 @@ __all__ = [
     "register",
     "registration_options",
 ]
+
+# The store layer's calls, each taking the face's Store (handles.py).
+passkeys_of = on_store(passkey_rows.passkeys_of)

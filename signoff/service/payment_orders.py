@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import Engine
-
 from activities.payments.connector import PaymentError, PaymentFacts
 from activities.payments.registry import PaymentConnectors as PaymentConnectors
 from activities.store.payment_links import link_order, payment_link
@@ -21,6 +19,7 @@ from activities.store.refunds import list_refunds
 from activities.store.schema import minor_to_decimal
 from signoff.config.settings import Settings
 from signoff.config.stripe_keys import StripeKeyProblem
+from signoff.service.handles import Store, engine_of
 
 
 class PaymentLinkRefused(Exception):
@@ -54,7 +53,7 @@ def connectors(settings: Settings) -> PaymentConnectors:
 
 
 def link_payment(
-    engine: Engine,
+    store: Store,
     payments: PaymentConnectors,
     *,
     tenant_id: str,
@@ -63,6 +62,7 @@ def link_payment(
     customer_name: str,
 ) -> LinkedOrder:
     """Raises PaymentLinkRefused, or the store's StoreError (an unknown tenant)."""
+    engine = engine_of(store)
     try:
         connector = payments.for_tenant(tenant_id)
         if connector is None:
@@ -86,10 +86,11 @@ def link_payment(
 
 
 def prior_refunds(
-    engine: Engine, payments: PaymentConnectors, tenant_id: str, order_id: str
+    store: Store, payments: PaymentConnectors, tenant_id: str, order_id: str
 ) -> list[PriorRefund] | None:
     """The order's refunds on its platform, oldest first; None for a ledger order (its
     refunds are the ledger's). Raises PaymentLinkRefused when the platform cannot say."""
+    engine = engine_of(store)
     link = payment_link(engine, tenant_id, order_id)
     if link is None:
         return None
@@ -129,12 +130,13 @@ class RefundLine:
 
 
 def refund_lines(
-    engine: Engine, payments: PaymentConnectors, tenant_id: str, order_id: str
+    store: Store, payments: PaymentConnectors, tenant_id: str, order_id: str
 ) -> list[RefundLine]:
     """The order's refunds, oldest first: the platform's for an order paid there (read
     now), the ledger's otherwise. Raises PaymentLinkRefused when the platform cannot say."""
+    engine = engine_of(store)
     recorded = {row.id: row for row in list_refunds(engine, tenant_id, order_id)}
-    made = prior_refunds(engine, payments, tenant_id, order_id)
+    made = prior_refunds(store, payments, tenant_id, order_id)
     if made is None:
         return [
             RefundLine(

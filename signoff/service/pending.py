@@ -14,7 +14,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from temporalio.client import (
-    Client,
     WorkflowHandle,
     WorkflowUpdateFailedError,
 )
@@ -22,6 +21,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.service.decision_limits import DECIDE_RPC_TIMEOUT
+from signoff.service.handles import Runs, client_of
 from signoff.service.pending_item import PendingItem
 from signoff.service.run_reading import QUERY_TIMEOUT, RunNotFound
 from signoff.service.runs import TENANT_KEY
@@ -39,10 +39,12 @@ from workflows.contracts import (
 class DecisionNotAccepted(Exception):
     """The workflow refused the decision; the message is for the reviewer, as written."""
 
-    def __init__(self, message: str, *, run_ended: bool = False) -> None:
+    def __init__(self, message: str, *, run_ended: bool = False, kind: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.run_ended = run_ended
+        # The refusal's kind as the run named it (`workflows/refusal_kinds.py`).
+        self.kind = kind
 
 
 def waiting_query(tenant_id: str | None) -> str:
@@ -53,8 +55,9 @@ def waiting_query(tenant_id: str | None) -> str:
     return query
 
 
-async def run_state(client: Client, run_id: str) -> RunState:
+async def run_state(runs: Runs, run_id: str) -> RunState:
     """The run's state from the query; RunNotFound when there is no such run."""
+    client = client_of(runs)
     handle = client.get_workflow_handle_for(AgentRun.run, run_id)
     try:
         state: RunState = await handle.query(AgentRun.state, rpc_timeout=QUERY_TIMEOUT)
@@ -65,8 +68,9 @@ async def run_state(client: Client, run_id: str) -> RunState:
     return state
 
 
-async def run_tenant(client: Client, run_id: str) -> str | None:
+async def run_tenant(runs: Runs, run_id: str) -> str | None:
     """The run's tenant from visibility, without asking a worker; None when unknown."""
+    client = client_of(runs)
     try:
         description = await client.get_workflow_handle(run_id).describe()
     except RPCError as error:
@@ -80,19 +84,21 @@ async def run_tenant(client: Client, run_id: str) -> str | None:
 
 
 async def send_decision(
-    client: Client, run_id: str, decision: Decision, rpc_timeout: timedelta = DECIDE_RPC_TIMEOUT
+    runs: Runs, run_id: str, decision: Decision, rpc_timeout: timedelta = DECIDE_RPC_TIMEOUT
 ) -> DecisionResult:
     """Send the `decide` update; DecisionNotAccepted carries the validator's words.
 
     A reviewer waits for the answer: after `rpc_timeout` the SDK gives up with
     WorkflowUpdateRPCTimeoutOrCancelledError (the caller says what that means)."""
+    client = client_of(runs)
     handle = client.get_workflow_handle_for(AgentRun.run, run_id)
     try:
         return await handle.execute_update(AgentRun.decide, decision, rpc_timeout=rpc_timeout)
     except WorkflowUpdateFailedError as error:
         cause = error.cause
-        message = cause.message if isinstance(cause, ApplicationError) else str(cause)
-        raise DecisionNotAccepted(message) from None
+        if isinstance(cause, ApplicationError):
+            raise DecisionNotAccepted(cause.message, kind=cause.type) from None
+        raise DecisionNotAccepted(str(cause)) from None
     except RPCError as error:
         if error.status == RPCStatusCode.NOT_FOUND:
             state = await try_state(handle)

@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.payments.connector import PaymentError
@@ -26,6 +25,7 @@ from activities.store.errors import StoreError
 from activities.store.settlements import SettledRefund, settle_refund
 from signoff.config.settings import Settings
 from signoff.config.stripe_keys import StripeKeyProblem
+from signoff.service.handles import Runs, Store, client_of, engine_of
 from signoff.service.pending import try_state
 from signoff.service.runs import request_of_run
 from workflows.agent_run import AgentRun
@@ -89,8 +89,9 @@ def payment_connectors(settings: Settings) -> PaymentConnectors:
         raise ReconcileRefused(str(problem)) from None
 
 
-async def unknown_effects_of(client: Client, run_id: str) -> tuple[str, list[UnknownEffect]]:
+async def unknown_effects_of(runs: Runs, run_id: str) -> tuple[str, list[UnknownEffect]]:
     """The run's tenant and the actions its outcome (or live state) lists as unknown."""
+    client = client_of(runs)
     handle = client.get_workflow_handle_for(AgentRun.run, run_id)
     try:
         description = await handle.describe()
@@ -100,7 +101,7 @@ async def unknown_effects_of(client: Client, run_id: str) -> tuple[str, list[Unk
                 f"No run with id '{run_id}'. List runs with `signoff list`."
             ) from None
         raise
-    request = await request_of_run(client, run_id)
+    request = await request_of_run(runs, run_id)
     if request is None:
         raise ReconcileRefused(f"'{run_id}' is not an agent run; there is nothing to reconcile.")
     if description.status == WorkflowExecutionStatus.COMPLETED:
@@ -121,7 +122,7 @@ async def unknown_effects_of(client: Client, run_id: str) -> tuple[str, list[Unk
 
 
 def settle(
-    engine: Engine,
+    store: Store,
     run_id: str,
     tenant_id: str,
     effects: list[UnknownEffect],
@@ -130,6 +131,7 @@ def settle(
     """Each unknown action, looked up by its key (in the ledger, or on the tenant's payment
     platform), and the answer recorded. Raises ReconcileRefused when the platform cannot
     be asked: what was settled before stays settled, the rest waits for another run."""
+    engine = engine_of(store)
     try:
         connector = (payments or PaymentConnectors.ledger_only()).for_tenant(tenant_id)
     except PaymentError as error:

@@ -14,16 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from activities.store import (
-    ADMIN_ROLE,
-    Credential,
-    Reviewer,
+from activities.store import ADMIN_ROLE, Credential, Reviewer
+from signoff.service.accounts import (
+    authenticated,
     check_token,
     get_reviewer,
+    password_holder,
     session_reviewer,
     start_session,
 )
-from signoff.service.accounts import authenticated, password_holder
 from signoff.service.store import Store
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 from workflows.approval_requirements import may_move_forward

@@ -1,33 +1,40 @@
 """Following, cancelling and triaging runs, for every face: a face names a run by its id
 and gets plain data back (an outcome, a state), never a Temporal handle.
 
-`Runs` is what a face holds between two calls: the connection the wiring or the
-CLI's `client_for` made. A face passes it on and never calls it (the faces import no
-`temporalio.client`; tests/unit/test_face_imports.py and pyproject.toml's import
-contracts).
+`Runs` is what a face holds between two calls: the opaque connection the wiring or
+`run_connection.connect` made (handles.py). A face passes it on and cannot call it.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import TypeAlias
 
-from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError
-from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.service.handles import Runs, client_of
 from signoff.service.pending import run_state, try_state
 from signoff.service.run_reading import RunNotFound
 from signoff.service.run_watch import RunChange, history_batches, watch_run
 from signoff.service.runs import start_run
-from signoff.service.triage_start import triage_trace
+from signoff.service.triage_start import ensure_triage
 from workflows.agent_run import AgentRun
 from workflows.contracts import RunEvent, RunOutcome, RunRequest, RunState
 from workflows.triage import TriageTicket
 from workflows.triage_contracts import TriageOutcome, TriageRequest
 
-Runs: TypeAlias = Client
+__all__ = [
+    "POLL_SECONDS",
+    "RunAlreadyEnded",
+    "Runs",
+    "TriageDidNotFinish",
+    "cancel",
+    "changes_of",
+    "follow",
+    "start",
+    "triage",
+]
 
 # How often a follower asks the run for its new events while it waits for the outcome.
 POLL_SECONDS = 0.5
@@ -53,7 +60,7 @@ async def follow(
 ) -> RunOutcome:
     """Wait for the run's outcome; meanwhile hand each new progress event to `on_event`
     once (when given), from the run's `state` query."""
-    handle = runs.get_workflow_handle_for(AgentRun.run, run_id)
+    handle = client_of(runs).get_workflow_handle_for(AgentRun.run, run_id)
     result = asyncio.create_task(handle.result())
     shown = 0
     while True:
@@ -72,7 +79,7 @@ async def follow(
 async def cancel(runs: Runs, run_id: str) -> None:
     """Ask the run to cancel (the step in flight too). Raises RunNotFound or
     RunAlreadyEnded."""
-    handle = runs.get_workflow_handle(run_id)
+    handle = client_of(runs).get_workflow_handle(run_id)
     try:
         description = await handle.describe()
     except RPCError as error:
@@ -87,14 +94,8 @@ async def cancel(runs: Runs, run_id: str) -> None:
 async def triage(runs: Runs, request: TriageRequest, task_queue: str) -> TriageOutcome:
     """Run the triage of this request to its outcome (the one started before, for the
     same request id). Raises TriageDidNotFinish."""
-    triage_id = f"triage-{request.tenant_id}-{request.request_id}"
-    try:
-        with triage_trace(request):  # one trace per triage and its agent run
-            handle = await runs.start_workflow(
-                TriageTicket.run, request, id=triage_id, task_queue=task_queue
-            )
-    except WorkflowAlreadyStartedError:
-        handle = runs.get_workflow_handle_for(TriageTicket.run, triage_id)
+    triage_id = await ensure_triage(runs, request, task_queue)
+    handle = client_of(runs).get_workflow_handle_for(TriageTicket.run, triage_id)
     try:
         return await handle.result()
     except WorkflowFailureError as error:
@@ -112,5 +113,6 @@ def changes_of(runs: Runs, run_id: str, seen: int = 0) -> AsyncIterator[RunChang
         except (RunNotFound, RPCError):  # no worker answers now: the next change tries again
             return None
 
-    batches = history_batches(runs.workflow_service, runs.namespace, run_id)
+    client = client_of(runs)
+    batches = history_batches(client.workflow_service, client.namespace, run_id)
     return watch_run(batches, read_state, seen)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.service.handles import Runs, client_of
 from signoff.service.paging import InvalidCursor, Page, decode_cursor, encode_cursor
 from signoff.service.runs import STATUS_KEY, TENANT_KEY
 
@@ -26,10 +26,9 @@ def page_token(after: str | None) -> bytes | None:
     return decode_cursor(CURSOR_KIND, after) if after else None
 
 
-async def runs_page(
-    client: Client, query: str, limit: int, after: str | None
-) -> Page[dict[str, Any]]:
+async def runs_page(runs: Runs, query: str, limit: int, after: str | None) -> Page[dict[str, Any]]:
     """One page of the runs `query` matches, with the count of all of them."""
+    client = client_of(runs)
     token = page_token(after)
     listing = client.list_workflows(query=query, page_size=limit, next_page_token=token)
     try:

@@ -63,6 +63,11 @@ class RunDescription:
     raw: DescribeWorkflowExecutionResponse
 
     @property
+    def workflow_type(self) -> str:
+        """The workflow's name: `AgentRun`, or `TriageTicket` for a triage."""
+        return self.raw.workflow_execution_info.type.name
+
+    @property
     def running(self) -> bool:
         return self.status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
 
@@ -112,6 +117,13 @@ async def run_state(temporal: TemporalService, run_id: str) -> RunState | None:
 
 async def run_outcome(temporal: TemporalService, description: RunDescription) -> RunOutcome:
     """The outcome of a run `description` found completed."""
+    return await completed_result(temporal, description, RunOutcome)
+
+
+async def completed_result(
+    temporal: TemporalService, description: RunDescription, kind: type[M]
+) -> M:
+    """The result of a workflow `description` found completed, validated as `kind`."""
     history = await temporal.service.workflow_service.get_workflow_execution_history(
         GetWorkflowExecutionHistoryRequest(
             namespace=temporal.namespace,
@@ -123,7 +135,7 @@ async def run_outcome(temporal: TemporalService, description: RunDescription) ->
     )
     [closed] = history.history.events
     completed = closed.workflow_execution_completed_event_attributes
-    return decode_payload(await clear(temporal, completed.result.payloads), RunOutcome)
+    return decode_payload(await clear(temporal, completed.result.payloads), kind)
 
 
 class PayloadNotJson(ValueError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import WorkflowHandle
 from temporalio.common import (
     SearchAttributeKey,
     SearchAttributePair,
@@ -23,11 +23,9 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.config.telemetry import invoke_agent_span, run_trace
+from signoff.service.handles import Runs, client_of
 from workflows.agent_run import AgentRun
 from workflows.contracts import STATUS_ATTRIBUTE, TENANT_ATTRIBUTE, RunRequest, run_id_for
-
-# The agent a request without a profile runs: the built-in one (default_profiles.toml).
-BUILTIN_AGENT = "support"
 
 STATUS_KEY = SearchAttributeKey.for_keyword(STATUS_ATTRIBUTE)
 TENANT_KEY = SearchAttributeKey.for_keyword(TENANT_ATTRIBUTE)
@@ -37,8 +35,9 @@ class RunRequestRejected(ValueError):
     """A request that must not start: the message says what is wrong."""
 
 
-async def request_of_run(client: Client, run_id: str) -> RunRequest | None:
+async def request_of_run(runs: Runs, run_id: str) -> RunRequest | None:
     """The run's own request, from its start event; None if it is not a RunRequest."""
+    client = client_of(runs)
     handle = client.get_workflow_handle(run_id)
     async for event in handle.fetch_history_events():
         payloads = event.workflow_execution_started_event_attributes.input.payloads
@@ -52,16 +51,16 @@ async def request_of_run(client: Client, run_id: str) -> RunRequest | None:
     return None
 
 
-async def tenant_of_run(client: Client, run_id: str) -> str | None:
+async def tenant_of_run(runs: Runs, run_id: str) -> str | None:
     """The tenant in the run's own request, or None if unreadable."""
-    request = await request_of_run(client, run_id)
+    request = await request_of_run(runs, run_id)
     return request.tenant_id if request is not None else None
 
 
 async def _same_tenant(
-    client: Client, handle: WorkflowHandle[Any, Any], request: RunRequest
+    runs: Runs, handle: WorkflowHandle[Any, Any], request: RunRequest
 ) -> WorkflowHandle[Any, Any]:
-    tenant = await tenant_of_run(client, handle.id)
+    tenant = await tenant_of_run(runs, handle.id)
     if tenant != request.tenant_id:
         # Never hand one tenant another's run, not even its id's existence in detail.
         raise RunRequestRejected(
@@ -83,7 +82,7 @@ def check_startable(request: RunRequest, now: datetime | None = None) -> None:
 
 
 async def start_run(
-    client: Client, request: RunRequest, task_queue: str, now: datetime | None = None
+    runs: Runs, request: RunRequest, task_queue: str, now: datetime | None = None
 ) -> tuple[WorkflowHandle[Any, Any], bool]:
     """Start the run, or find the one this request already started. Returns (handle, new).
 
@@ -92,12 +91,13 @@ async def start_run(
     REJECT_DUPLICATE), and only then is the holder's tenant read. A new run costs one
     round trip, not a NOT_FOUND describe first.
     """
+    client = client_of(runs)
     run_id = run_id_for(request.tenant_id, request.request_id)
     try:
         check_startable(request, now)
     except RunRequestRejected:
         # A retried request whose deadline has passed since still names its one run.
-        existing = await _existing_run(client, request, run_id)
+        existing = await _existing_run(runs, request, run_id)
         if existing is None:
             raise
         return existing, False
@@ -106,7 +106,7 @@ async def start_run(
         with (
             run_trace(request.trace_id),
             invoke_agent_span(
-                request.profile.agent_name if request.profile else BUILTIN_AGENT,
+                _agent_name(request),
                 provider=request.model.provider,
                 model_id=request.model.model_id,
                 tenant_id=request.tenant_id,
@@ -130,18 +130,28 @@ async def start_run(
         return handle, True
     except WorkflowAlreadyStartedError:
         holder = client.get_workflow_handle_for(AgentRun.run, run_id)
-        return await _same_tenant(client, holder, request), False
+        return await _same_tenant(runs, holder, request), False
+
+
+def _agent_name(request: RunRequest) -> str:
+    if request.profile is not None:
+        return request.profile.agent_name
+    # A request without a profile runs the built-in file's default agent; its profiles
+    # are read only then (`signoff run` always names one).
+    from signoff.config.profiles import builtin_agent_name
+
+    return builtin_agent_name()
 
 
 async def _existing_run(
-    client: Client, request: RunRequest, run_id: str
+    runs: Runs, request: RunRequest, run_id: str
 ) -> WorkflowHandle[Any, Any] | None:
     """The run this request already started, if any (refused if another tenant's)."""
-    existing = client.get_workflow_handle_for(AgentRun.run, run_id)
+    existing = client_of(runs).get_workflow_handle_for(AgentRun.run, run_id)
     try:
         await existing.describe()
     except RPCError as error:
         if error.status != RPCStatusCode.NOT_FOUND:
             raise
         return None
-    return await _same_tenant(client, existing, request)
+    return await _same_tenant(runs, existing, request)

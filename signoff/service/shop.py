@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+import activities.store as store_layer
 from activities.store import (
     EmptyTicketText,
     SeedReport,
@@ -21,13 +22,8 @@ from activities.store import (
     TicketTextTooLong,
     UnknownOrder,
     UnknownTenant,
-    add_ticket,
-    seed_demo,
-    seed_store,
-    tenant_exists,
 )
-from activities.store import get_ticket as _get_ticket
-from activities.store import get_tickets as _get_tickets
+from signoff.service.handles import engine_of, on_store
 from signoff.service.store import Store
 
 __all__ = [
@@ -45,6 +41,12 @@ __all__ = [
     "seed_store",
     "tenant_exists",
 ]
+
+# The store layer's calls, each taking the face's Store (handles.py).
+add_ticket = on_store(store_layer.add_ticket)
+seed_demo = on_store(store_layer.seed_demo)
+seed_store = on_store(store_layer.seed_store)
+tenant_exists = on_store(store_layer.tenant_exists)
 
 
 @dataclass(frozen=True)
@@ -64,13 +66,11 @@ def _record(row: Ticket) -> TicketRecord:
 
 
 def get_ticket(store: Store, tenant_id: str, ticket_id: str) -> TicketRecord | None:
-    row = _get_ticket(store, tenant_id, ticket_id)
+    row = store_layer.get_ticket(engine_of(store), tenant_id, ticket_id)
     return _record(row) if row is not None else None
 
 
 def get_tickets(store: Store, tenant_id: str, ticket_ids: Iterable[str]) -> dict[str, TicketRecord]:
     """The tenant's tickets among `ticket_ids`, by id, in one query."""
-    return {
-        ticket_id: _record(row)
-        for ticket_id, row in _get_tickets(store, tenant_id, ticket_ids).items()
-    }
+    rows = store_layer.get_tickets(engine_of(store), tenant_id, ticket_ids)
+    return {ticket_id: _record(row) for ticket_id, row in rows.items()}

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine
-
 from activities.store.slack_links import (
     SlackUser,
     first_use_of_signature,
@@ -28,6 +26,7 @@ from activities.store.slack_links import (
     linked_reviewer,
 )
 from signoff.config.slack_apps import SlackApp
+from signoff.service.handles import Store, engine_of
 from signoff.service.slack_payloads import SlackPress, parse_press
 from signoff.service.slack_signatures import WINDOW, SlackRefused, verified_request
 
@@ -44,13 +43,14 @@ class TakenPress:
 
 
 async def take_press(
-    engine: Engine,
+    store: Store,
     apps: tuple[SlackApp, ...],
     headers: Mapping[str, str],
     body: bytes,
     now: datetime,
 ) -> TakenPress:
     """The checked press and who it acts as; SlackRefused, with its status, otherwise."""
+    engine = engine_of(store)
     signed = verified_request(headers, body, apps, now)
     press = parse_press(body)
     if press.team_id != signed.app.team_id:
@@ -78,7 +78,8 @@ async def take_press(
     return TakenPress(press, user, reviewer_id)
 
 
-async def link_code(engine: Engine, user: SlackUser, lifetime: timedelta, now: datetime) -> str:
+async def link_code(store: Store, user: SlackUser, lifetime: timedelta, now: datetime) -> str:
+    engine = engine_of(store)
     return await asyncio.to_thread(issue_link_code, engine, user, lifetime, now)
 
 

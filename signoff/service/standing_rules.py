@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
-from sqlalchemy import Engine
-
 from activities.store.rule_schema import StandingRule
 from activities.store.standing_rules import (
     NewRule,
@@ -32,6 +30,7 @@ from activities.store.standing_rules import (
     rule_state,
 )
 from signoff.config.decision_signatures import DecisionSigner
+from signoff.service.handles import Store, engine_of
 from signoff.tools import known_tools
 from workflows.approval_policy import money, to_minor
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -164,23 +163,26 @@ def rule_request(
 
 
 def add_rule(
-    engine: Engine, signer: DecisionSigner, admin_id: str, asked: NewRule, now: datetime
+    store: Store, signer: DecisionSigner, admin_id: str, asked: NewRule, now: datetime
 ) -> RuleView:
     """Make the rule as the administrator `admin_id`, signed with the decision key;
     raises RuleRefused (audited)."""
+    engine = engine_of(store)
     rule = create_rule(engine, admin_id, asked, signer.key_id, signer.sign, now)
     return RuleView.of(rule, now)
 
 
 def rules_of(
-    engine: Engine, tenant_id: str, everything: bool = False, now: datetime | None = None
+    store: Store, tenant_id: str, everything: bool = False, now: datetime | None = None
 ) -> list[RuleView]:
+    engine = engine_of(store)
     moment = now or datetime.now(UTC)
     return [RuleView.of(rule, moment) for rule in list_rules(engine, tenant_id, moment, everything)]
 
 
-def revoke(engine: Engine, admin_id: str, tenant_id: str, rule_id: str) -> RuleView:
+def revoke(store: Store, admin_id: str, tenant_id: str, rule_id: str) -> RuleView:
     """Revoke at once; raises RuleRefused (audited), UnknownRule, RuleAlreadyRevoked."""
+    engine = engine_of(store)
     now = datetime.now(UTC)
     return RuleView.of(revoke_rule(engine, admin_id, tenant_id, rule_id.strip(), now), now)
 

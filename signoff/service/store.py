@@ -11,9 +11,7 @@ store at another revision, and `migrate_store`, as the owner role, brings it the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypeAlias
 
-from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -21,6 +19,7 @@ from activities.store import StoreError, make_engine
 from activities.store.database import writer
 from activities.store.schema_revision import HEAD_REVISION
 from signoff.config.settings import Settings
+from signoff.service.handles import Store, engine_of
 
 __all__ = [
     "MigrationReport",
@@ -32,10 +31,6 @@ __all__ = [
     "open_store",
 ]
 
-# What a face holds between two service calls: it passes it on and never reads it (no
-# SQL in a face; the faces import no sqlalchemy, pyproject.toml's import contracts).
-Store: TypeAlias = Engine
-
 
 class StoreUnreachable(StoreError):
     """The store could not be opened or reached: its URL, its server or its file."""
@@ -45,17 +40,18 @@ def open_store(settings: Settings) -> Store:
     """The store `settings` name, ready to use; the caller closes it (`close_store`).
     Raises StoreError: a schema this process may not or cannot use, or StoreUnreachable."""
     try:
-        return make_engine(settings.resolved_database_url, migrate=settings.migrate_at_start)
+        engine = make_engine(settings.resolved_database_url, migrate=settings.migrate_at_start)
     except StoreError:
         raise
     except SQLAlchemyError:
         raise StoreUnreachable(
             f"Cannot open the store at {settings.shown_database_url}; check SIGNOFF_DATABASE_URL."
         ) from None
+    return Store(engine)
 
 
 def close_store(store: Store) -> None:
-    store.dispose()
+    engine_of(store).dispose()
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.service.handles import Runs, client_of
 from signoff.service.pending import RunNotFound
 from workflows.context import CLEARED_STUB
 from workflows.contracts import (
@@ -192,11 +193,12 @@ def steps_of(history: _History) -> list[TurnStep]:
     return steps
 
 
-async def read_trajectory(client: Client, run_id: str) -> list[TurnStep]:
+async def read_trajectory(runs: Runs, run_id: str) -> list[TurnStep]:
     """The run's model turns, oldest first; RunNotFound when there is no such run.
 
     The caller has checked that the reader may see this run (its tenant).
     """
+    client = client_of(runs)
     try:
         history = await _read_history(client, run_id)
     except RPCError as error:
@@ -206,10 +208,10 @@ async def read_trajectory(client: Client, run_id: str) -> list[TurnStep]:
     return steps_of(history)
 
 
-async def trajectory_or_none(client: Client, run_id: str) -> list[TurnStep] | None:
+async def trajectory_or_none(runs: Runs, run_id: str) -> list[TurnStep] | None:
     """The trajectory, or None when the history cannot be read now: the page it sits on
     is still worth showing without it."""
     try:
-        return await read_trajectory(client, run_id)
+        return await read_trajectory(runs, run_id)
     except (RunNotFound, RPCError):
         return None

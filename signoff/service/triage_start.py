@@ -14,13 +14,13 @@ import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from signoff.config.profiles import LoadedProfiles
 from signoff.config.settings import Settings, parse_model
 from signoff.config.telemetry import invoke_agent_span, run_trace
+from signoff.service.handles import Runs, client_of
 from signoff.service.run_requests import new_run_request
 from workflows.contracts import ModelRef
 from workflows.triage import TriageTicket
@@ -105,16 +105,17 @@ def triage_trace(request: TriageRequest) -> Iterator[None]:
         yield
 
 
-async def ensure_triage(client: Client, settings: Settings, request: TriageRequest) -> str:
-    """Start the triage unless its workflow id was ever used; its workflow id."""
+async def ensure_triage(runs: Runs, request: TriageRequest, task_queue: str) -> str:
+    """Start the triage unless its workflow id was ever used; its workflow id. The one
+    start of a triage: a helpdesk's delivery (intake.py) and `signoff triage` alike."""
     workflow_id = triage_id(request.tenant_id, request.request_id)
     try:
-        with triage_trace(request):
-            await client.start_workflow(
+        with triage_trace(request):  # one trace per triage and its agent run
+            await client_of(runs).start_workflow(
                 TriageTicket.run,
                 request,
                 id=workflow_id,
-                task_queue=settings.task_queue,
+                task_queue=task_queue,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             )
     except WorkflowAlreadyStartedError:

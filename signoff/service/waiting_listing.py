@@ -16,30 +16,21 @@ request seen, soonest expiry first (`p1`) or largest amount first (`a1`).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-
-from sqlalchemy import Engine
 
 from activities.store.waiting_pages import WaitingQuery, waiting_page
+from signoff.service.handles import Store, engine_of
 from signoff.service.inbox_order import InboxSort, ModeFilter, amount_after, amount_cursor
 from signoff.service.paging import Page
 from signoff.service.pending_cursor import cursor_position, pending_cursor
 from signoff.service.pending_item import PendingItem
+from signoff.service.pending_page import PendingPage
 from workflows.actions import PendingAction
 
-
-@dataclass(frozen=True)
-class PendingPage:
-    page: Page[PendingItem]
-    waiting_all: int  # pending actions of the tenant, whatever the mode filter
-    waiting_runs: int  # runs those actions belong to
-    # Waiting runs whose actions could not be read: always 0 from the read model (a run
-    # without a row is mended by the reconciliation); kept so the faces' shape holds.
-    unread_runs: int = 0
+__all__ = ["PendingPage", "pending_page_of", "read_pending_page"]
 
 
 def read_pending_page(
-    engine: Engine,
+    store: Store,
     tenant_id: str | None,
     limit: int,
     after: str | None = None,
@@ -48,6 +39,7 @@ def read_pending_page(
 ) -> PendingPage:
     """One page of the tenant's pending actions (every tenant's when None), in `sort`
     order. Raises InvalidCursor for an `after` this order did not give out."""
+    engine = engine_of(store)
     position = None
     if after:
         position = amount_after(after) if sort == "amount" else cursor_position(after)
@@ -75,7 +67,7 @@ def read_pending_page(
 
 
 async def pending_page_of(
-    engine: Engine,
+    store: Store,
     tenant_id: str | None,
     limit: int,
     after: str | None = None,
@@ -83,4 +75,4 @@ async def pending_page_of(
     mode: ModeFilter | None = None,
 ) -> PendingPage:
     """read_pending_page off the event loop (the store is synchronous)."""
-    return await asyncio.to_thread(read_pending_page, engine, tenant_id, limit, after, sort, mode)
+    return await asyncio.to_thread(read_pending_page, store, tenant_id, limit, after, sort, mode)

@@ -130,6 +130,7 @@ def worker_command() -> None:
     from signoff.config.helpdesks import HelpdeskConfigError, load_helpdesk_connectors
     from signoff.config.telemetry import worker_runtime
     from signoff.config.temporal_tls import TemporalSettingsError, connection_security
+    from signoff.service.handles import client_of
     from signoff.service.mcp_servers import startup_report
     from signoff.wiring.observability import start_observability
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
@@ -156,7 +157,8 @@ def worker_command() -> None:
     start_observability(current, "worker")
 
     async def serve() -> None:
-        client = await client_for(current, runtime=worker_runtime(current))
+        # The worker polls with the client itself: the wiring unwraps the face's handle.
+        client = client_of(await client_for(current, runtime=worker_runtime(current)))
         stop = asyncio.Event()
         stop_on_signals(stop, current.worker_shutdown_seconds)
         say(f"worker on task queue '{current.task_queue}' at {current.temporal_address}")

@@ -24,9 +24,10 @@ from activities.store import (
     seed_demo,
     write_transaction,
 )
+from activities.store.account_schema import ApiToken
 from activities.store.decisions import ACCOUNT_CHANGE, ACCOUNT_REFUSED
 from activities.store.passwords import verify_password
-from activities.store.schema import ApiToken, DecisionRow
+from activities.store.schema import DecisionRow
 from signoff.config.settings import get_settings
 from signoff.wiring.app import app
 from signoff.wiring.local_stack import free_port

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from activities.store import make_engine, seed_demo
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings, get_settings
+from signoff.service.handles import Store
 from signoff.service.standing_rules import rules_of
 from signoff.wiring.app import app
 from signoff.wiring.local_stack import free_port
@@ -77,9 +78,9 @@ def test_an_administrator_adds_lists_and_revokes_a_rule(
     assert made["id"] in out and "revoked" in out
 
     engine = make_engine(service[0].resolved_database_url)
-    assert [r.state for r in rules_of(engine, "demo", everything=True) if r.id == made["id"]] == [
-        "revoked"
-    ]
+    assert [
+        r.state for r in rules_of(Store(engine), "demo", everything=True) if r.id == made["id"]
+    ] == ["revoked"]
     engine.dispose()
 
 

@@ -76,3 +76,63 @@ def test_nothing_listening_is_a_transport_error() -> None:
     http = ServiceHttp(f"http://127.0.0.1:{free_port()}", {}, timeout=5)
     with pytest.raises(TransportError):
         http.get("/api/me")
+
+
+class Proxy(Echo):
+    """A forward proxy that answers itself: what it got, in absolute form; and a CONNECT
+    refused (403) after recording whom it was asked to reach, and with what."""
+
+    tunnels: list[tuple[str, str | None]] = []
+
+    def _answer(self) -> None:
+        self.path = f"proxied {self.path} {self.headers.get('Proxy-Authorization')}"
+        super()._answer()
+
+    do_GET = do_POST = _answer
+
+    def do_CONNECT(self) -> None:  # noqa: N802 (http.server's naming)
+        Proxy.tunnels.append((self.path, self.headers.get("Proxy-Authorization")))
+        self.send_response(403)
+        self.end_headers()
+
+
+@pytest.fixture
+def proxy_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    for name in ("http_proxy", "https_proxy", "no_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://ann:s%40fe@127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_http_service_is_reached_through_http_proxy(
+    base_url: str, proxy_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", proxy_url)
+    got = ServiceHttp(base_url, {}, timeout=5).get("/api/me").json()
+    # Basic ann:s@fe, the proxy URL's user and (unquoted) password.
+    assert got["path"] == f"proxied {base_url}/api/me Basic YW5uOnNAZmU="
+
+
+def test_no_proxy_reaches_the_service_directly(
+    base_url: str, proxy_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", proxy_url)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    assert ServiceHttp(base_url, {}, timeout=5).get("/api/me").json()["path"] == "/prefix/api/me"
+
+
+def test_an_https_service_is_tunnelled_through_https_proxy(
+    proxy_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", proxy_url)
+    Proxy.tunnels.clear()
+    with pytest.raises(TransportError):  # this proxy refuses every tunnel
+        ServiceHttp("https://signoff.example:8443", {}, timeout=5).get("/api/me")
+    assert Proxy.tunnels == [("signoff.example:8443", "Basic YW5uOnNAZmU=")]

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from activities.store import issue_token, make_engine, seed_demo
 from signoff.config.settings import get_settings
+from signoff.service.handles import Store
 from signoff.service.languages import preferred_language
 from signoff.wiring.app import app
 from tests.admin import ADMIN, admin_token
@@ -40,18 +41,18 @@ def signoff(*args: str) -> tuple[int, str, str]:
 def test_an_administrator_sets_shows_and_clears_a_language(store: Engine) -> None:
     code, out, _ = signoff("Alice", "FR", "--as", "admin", "--json")
     assert (code, json.loads(out)) == (0, {"reviewer": "alice", "language": "fr"})
-    assert preferred_language(store, "alice") == "fr"
+    assert preferred_language(Store(store), "alice") == "fr"
     code, out, _ = signoff("alice")
     assert code == 0 and "reviewer alice: language fr" in out
     code, out, _ = signoff("alice", "auto", "--as", "admin")
     assert code == 0 and "follows the browser" in out
-    assert preferred_language(store, "alice") is None
+    assert preferred_language(Store(store), "alice") is None
 
 
 def test_a_language_the_ui_does_not_speak_is_bad_input(store: Engine) -> None:
     code, _, err = signoff("alice", "de", "--as", "admin")
     assert code == 2 and "'de' is not a language of the reviewer UI: use one of en, fr" in err
-    assert preferred_language(store, "alice") is None
+    assert preferred_language(Store(store), "alice") is None
 
 
 def test_a_reviewer_who_is_not_an_administrator_is_refused(
@@ -61,7 +62,7 @@ def test_a_reviewer_who_is_not_an_administrator_is_refused(
     monkeypatch.setenv("SIGNOFF_TOKEN", token)
     code, _, err = signoff("alice", "fr", "--as", "bob")
     assert code == 2 and "'bob' is not an administrator" in err
-    assert preferred_language(store, "alice") is None
+    assert preferred_language(Store(store), "alice") is None
 
 
 def test_an_unknown_reviewer_is_bad_input(store: Engine) -> None:

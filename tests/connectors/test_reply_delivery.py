@@ -12,9 +12,9 @@ import json
 from sqlalchemy import Engine, select
 from temporalio.testing import WorkflowEnvironment
 
+from activities.store.connector_schema import ToolEffect
 from activities.store.customer_replies import replies_of
 from activities.store.database import use_session
-from activities.store.schema import ToolEffect
 from signoff.config.profiles import BUILTIN_PROFILES, load_profile_file
 from tests.connectors.helpdesk_server import helpdesk_server
 from tests.connectors.replies import (

@@ -24,8 +24,8 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.mcp.resolve import resolve_server
 from activities.store import make_engine, seed_demo
+from activities.store.connector_schema import ToolEffect
 from activities.store.database import use_session
-from activities.store.schema import ToolEffect
 from signoff.config.profiles import load_profile_file
 from signoff.service.run_requests import offered_specs
 from signoff.wiring.worker import build_worker

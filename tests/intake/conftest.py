@@ -23,10 +23,13 @@ from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import make_engine, seed_demo
+from activities.store.connector_schema import IntakeDelivery
 from activities.store.database import use_session
-from activities.store.schema import IntakeDelivery, Ticket
+from activities.store.schema import Ticket
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from signoff.service.handles import Runs, engine_of
+from signoff.service.store import close_store
 from tests.clock import clock_now
 
 DEMO_GENERIC = "demo-generic-signing-secret-0123456789abcdef"
@@ -100,13 +103,13 @@ async def intake(
 ) -> AsyncIterator[Intake]:
     client = time_skipping_env.client
 
-    async def connect(_: Settings) -> Client:
-        return client
+    async def connect(_: Settings) -> Runs:
+        return Runs(client)
 
     app = create_app(settings, temporal_connect=connect)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://intake.test") as http:
-        intake = Intake(http, client, app.state.engine, [])
+        intake = Intake(http, client, engine_of(app.state.engine), [])
         try:
             yield intake
         finally:
@@ -115,7 +118,7 @@ async def intake(
                     await client.get_workflow_handle(workflow_id).terminate("test over")
                 except RPCError:
                     pass  # ended already
-            app.state.engine.dispose()
+            close_store(app.state.engine)
 
 
 def generic_body(ticket_id: str = "4512", event_id: str = "evt-1", **ticket: Any) -> bytes:

@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from signoff.service.handles import Runs
+from signoff.service.store import close_store
 from tests.intake.conftest import DEMO_GENERIC, URL, Intake, generic_body, generic_headers
 
 
@@ -34,10 +35,10 @@ async def test_temporal_away_stores_the_ticket_and_the_retry_starts_its_triage(
 ) -> None:
     reachable = False
 
-    async def connect(_: Settings) -> Client:
+    async def connect(_: Settings) -> Runs:
         if not reachable:
             raise RuntimeError("connection refused")
-        return time_skipping_env.client
+        return Runs(time_skipping_env.client)
 
     app = create_app(settings, temporal_connect=connect)
     body = generic_body("4512", "evt-away")
@@ -56,4 +57,4 @@ async def test_temporal_away_stores_the_ticket_and_the_retry_starts_its_triage(
         handle = time_skipping_env.client.get_workflow_handle(run_id)
         assert (await handle.describe()).workflow_type == "TriageTicket"
         await handle.terminate("test over")
-    app.state.engine.dispose()
+    close_store(app.state.engine)

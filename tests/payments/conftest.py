@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 
 from activities.payments.registry import PaymentConnectors
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from signoff.service.payment_orders import link_payment
 from tests.payments.localstripe import TEST_KEY, LocalStripe, running_localstripe
 
@@ -63,7 +64,7 @@ def link_paid_order(
     """Pay `amount_minor` EUR in localstripe and link the demo order C-1042 to it."""
     intent, charge = server.paid_charge(amount_minor)
     link_payment(
-        engine,
+        Store(engine),
         payments,
         tenant_id="demo",
         order_id=ORDER,

@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 
 from activities.payments.registry import PaymentConnectors
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from signoff.service.payment_orders import PaymentLinkRefused, refund_lines
 from tests.payments.conftest import ORDER, link_paid_order, stripe_settings
 from tests.payments.localstripe import LocalStripe
@@ -22,7 +23,7 @@ def test_prior_refunds_are_stripe_s_with_dates_and_amounts(
     _, charge = link_paid_order(seeded_engine, payments, localstripe, 4999)
     made = localstripe.client().v1.refunds.create(params={"charge": charge, "amount": 700})
 
-    (line,) = refund_lines(seeded_engine, payments, "demo", ORDER)
+    (line,) = refund_lines(Store(seeded_engine), payments, "demo", ORDER)
 
     assert (line.id, line.amount_minor, str(line.amount), line.currency) == (
         made.id,
@@ -39,7 +40,9 @@ def test_a_process_without_the_key_says_so(
 ) -> None:
     link_paid_order(seeded_engine, payments, localstripe, 4999)
     with pytest.raises(PaymentLinkRefused, match="no stripe key for tenant 'demo'"):
-        refund_lines(seeded_engine, PaymentConnectors(Settings(home=tmp_path)), "demo", ORDER)
+        refund_lines(
+            Store(seeded_engine), PaymentConnectors(Settings(home=tmp_path)), "demo", ORDER
+        )
 
 
 def test_stripe_unreachable_is_said_not_hidden(
@@ -50,4 +53,4 @@ def test_stripe_unreachable_is_said_not_hidden(
     home.mkdir()
     unreachable = stripe_settings(home, localstripe, stripe_api_base="http://127.0.0.1:9")
     with pytest.raises(PaymentLinkRefused, match="did not answer"):
-        refund_lines(seeded_engine, PaymentConnectors(unreachable), "demo", ORDER)
+        refund_lines(Store(seeded_engine), PaymentConnectors(unreachable), "demo", ORDER)

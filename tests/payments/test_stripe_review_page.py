@@ -17,12 +17,12 @@ from contextlib import asynccontextmanager
 import httpx
 from pydantic import SecretStr
 from sqlalchemy import Engine
-from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from activities.payments.registry import PaymentConnectors
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from signoff.service.handles import Runs, Store
 from tests.payments.conftest import link_paid_order
 from tests.payments.localstripe import LocalStripe
 from tests.ui.test_expiry import sign_in
@@ -37,11 +37,13 @@ REFUND = ("refund", {"amount": "12.50", "reason": "The vase arrived broken."})
 async def reviewer_ui(
     env: WorkflowEnvironment, engine: Engine, settings: Settings
 ) -> AsyncIterator[httpx.AsyncClient]:
-    async def connect(_: Settings) -> Client:
-        return env.client
+    async def connect(_: Settings) -> Runs:
+        return Runs(env.client)
 
     app = create_app(
-        settings.model_copy(update={"ui_secret": SECRET}), temporal_connect=connect, engine=engine
+        settings.model_copy(update={"ui_secret": SECRET}),
+        temporal_connect=connect,
+        engine=Store(engine),
     )
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:

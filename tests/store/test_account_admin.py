@@ -31,9 +31,10 @@ from activities.store import (
     token_reviewer,
     write_transaction,
 )
+from activities.store.account_schema import ApiToken
 from activities.store.decision_chain import verify_chain
 from activities.store.decisions import ACCOUNT_CHANGE, ACCOUNT_REFUSED
-from activities.store.schema import ApiToken, Base, DecisionRow, Reviewer
+from activities.store.schema import Base, DecisionRow, Reviewer
 from tests.admin import ADMIN, ADMIN_NAME
 from tests.clock import clock_now
 from tests.store.conftest import BACKENDS

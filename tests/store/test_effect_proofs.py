@@ -26,9 +26,10 @@ from tests.store.proofs import (
     proven_command,
     signed_approval,
 )
-from tests.workflow.approvals import signed_by_an_impostor
+from tests.workflow.approvals import signed, signed_by_an_impostor
 from workflows.action_edits import edited_action
-from workflows.actions import PendingAction, RefundCommand, RefundResult
+from workflows.actions import Decision, PendingAction, RefundCommand, RefundResult
+from workflows.approval_policy import recomputed_hash
 
 
 async def executed(store: Engine, command: RefundCommand, caller: str = RUN_ID) -> RefundResult:
@@ -94,8 +95,7 @@ def another_key(store: Engine) -> RefundCommand:
 
 
 def held_by_another_run(store: Engine) -> RefundCommand:
-    """A nonce another run holds. A nonce no one holds is claimed by the effect (the run
-    checked the signature itself); one another run holds only a forgery could carry."""
+    """A nonce another run holds: only a forgery could carry one."""
     action = proven_action(store, 2000)
     proof = signed_approval(store, action, "alice")
     with write_transaction(store) as session:
@@ -121,6 +121,27 @@ def signed_after_expiry(store: Engine) -> RefundCommand:
     action = proven_action(store, 2000)
     late = action.expires_at + timedelta(hours=1)
     return proven_command(action, [signed_approval(store, action, "alice", issued_at=late)])
+
+
+def never_accepted_with_its_expiry_moved(store: Engine) -> RefundCommand:
+    """An approval signed after the action expired, which the run's validator refused
+    (no update of the run claimed its nonce), carried by a command whose action's expiry
+    was moved past it: the expiry is not in the action's hash, so the hash still holds
+    and the signature's time is inside the moved expiry. Only the run's acceptance,
+    which no caller can write, tells the effect that it never counted."""
+    action = proven_action(store, 2000)
+    late = action.expires_at + timedelta(hours=1)
+    unsigned = Decision(
+        action_hash=action.action_hash,
+        verdict="approve",
+        reviewer_id="alice",
+        reviewer_roles=["refund_approver"],
+        tenant_id="demo",
+    )
+    proof = signed(unsigned, RUN_ID, PROOF_SIGNER, late)  # its nonce claimed by no update
+    moved = action.model_copy(update={"expires_at": late + timedelta(days=1)})
+    assert recomputed_hash(moved, RUN_ID) == moved.action_hash  # not bound by the hash
+    return proven_command(moved, [proof])
 
 
 def approvers_not_the_signers(store: Engine) -> RefundCommand:
@@ -155,6 +176,10 @@ ATTACKS: dict[str, tuple[Any, str]] = {
     "a proof spent on another effect": (spent_elsewhere, "already spent on another effect"),
     "approvers who did not sign": (approvers_not_the_signers, "not the ones who signed"),
     "an approval signed after expiry": (signed_after_expiry, "signed after the action expired"),
+    "an approval the run never accepted, its expiry moved": (
+        never_accepted_with_its_expiry_moved,
+        "never accepted by this run",
+    ),
 }
 
 

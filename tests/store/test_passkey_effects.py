@@ -13,10 +13,11 @@ import pytest
 from sqlalchemy import Engine, select
 
 from activities.refunds import RefundActivities
+from activities.store.account_schema import Passkey
 from activities.store.database import use_session, write_transaction
 from activities.store.passkey_proofs import PasskeyCheck
 from activities.store.refunds import list_refunds
-from activities.store.schema import DecisionRow, Passkey
+from activities.store.schema import DecisionRow
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.passkey_challenge import decision_challenge
 from signoff.config.passkey_policy import PasskeyPolicy

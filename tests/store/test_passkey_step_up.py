@@ -13,6 +13,7 @@ from sqlalchemy import Engine
 from activities.store.passkeys import passkeys_of
 from signoff.config.passkey_challenge import decision_challenge
 from signoff.service.decisions import Decider, draft_decision, signed_decision
+from signoff.service.handles import Store
 from signoff.service.passkey_step_up import (
     NEEDS_PASSKEY,
     PasskeyAnswer,
@@ -36,7 +37,7 @@ def answered(authenticator: SoftAuthenticator, now: datetime) -> PasskeyAnswer:
 
 
 def stepped_up(store: Engine, answer: PasskeyAnswer | None) -> StepUp:
-    return StepUp(required=True, answer=answer, engine=store, relying_party=RELYING_PARTY)
+    return StepUp(required=True, answer=answer, store=Store(store), relying_party=RELYING_PARTY)
 
 
 def test_a_required_passkey_signs_the_decision_and_counts_the_use(store: Engine) -> None:

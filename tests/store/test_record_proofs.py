@@ -1,7 +1,7 @@
 """The audit writes a reviewer's decision only with its proof (record_proofs.py): the run
 itself, calling `record_decision`, cannot write 'approved by alice' without alice's
-signed decision for that action, whose nonce is the run's (claimed by the record when no
-one had); a record the run makes itself (an expiry) needs none."""
+signed decision for that action, whose nonce the run's own `decide` update claimed; a
+record the run makes itself (an expiry) needs none."""
 
 from __future__ import annotations
 
@@ -54,19 +54,21 @@ async def test_a_signed_approval_is_recorded(store: Engine) -> None:
     assert [(row.kind, row.reviewer_id) for row in rows(store)] == [("approved", "alice")]
 
 
-async def test_an_approval_the_run_checked_itself_claims_its_nonce_when_recorded(
+async def test_an_approval_no_update_of_the_run_accepted_is_not_written(
     store: Engine,
 ) -> None:
-    # The run checked the signature in its validator: no verify_decision claimed the
-    # nonce, so the record claims it for its run, in the write's transaction.
+    # Signed by a front end, but its nonce was claimed by no `decide` update of the run
+    # (the run's validator refused it, or it never reached the run): the record may not
+    # claim it for the run, and nothing is written.
     proof = signed_decision(store, RUN, HASH, "alice", "approve")
     with write_transaction(store) as session:
         session.delete(session.get(DecisionNonce, proof.nonce))
-    await recorded(store, event("approved", proof))
-    assert [(row.kind, row.reviewer_id) for row in rows(store)] == [("approved", "alice")]
+    with pytest.raises(ApplicationError) as refused:
+        await recorded(store, event("approved", proof))
+    assert refused.value.type == "UnprovenDecision" and "never accepted" in refused.value.message
+    assert rows(store) == []
     with use_session(store) as session:
-        claim = session.get(DecisionNonce, proof.nonce)
-        assert claim is not None and (claim.run_id, claim.reviewer_id) == (RUN, "alice")
+        assert session.get(DecisionNonce, proof.nonce) is None
 
 
 async def test_a_record_the_run_makes_itself_needs_no_signature(store: Engine) -> None:

@@ -19,6 +19,7 @@ from activities.store.refunds import answer_refund, list_refunds
 from activities.store.rule_grants import match_rules
 from activities.store.rule_schema import StandingRule, StandingRuleUse
 from activities.store.schema import Reviewer
+from signoff.service.handles import Store
 from signoff.service.standing_rules import (
     InvalidRule,
     RuleAlreadyRevoked,
@@ -75,8 +76,8 @@ def test_an_administrator_makes_a_signed_rule_and_the_audit_says_so(store: Engin
         5,
     )
     assert (rule.created_by, rule.state, rule.uses) == ("admin", "active", 0)
-    assert [r.id for r in rules_of(store, "demo")] == [rule.id]
-    assert rules_of(store, "globex") == []
+    assert [r.id for r in rules_of(Store(store), "demo")] == [rule.id]
+    assert rules_of(Store(store), "globex") == []
     assert kinds(store)[-1] == "rule_created"
 
 
@@ -86,7 +87,7 @@ def test_a_reviewer_who_is_no_administrator_is_refused_and_the_attempt_is_audite
     with pytest.raises(RuleRefused, match="'alice' is not an administrator"):
         make_rule(store, PROOF_SIGNER, admin="alice")
 
-    assert rules_of(store, "demo", everything=True) == []
+    assert rules_of(Store(store), "demo", everything=True) == []
     assert kinds(store)[-1] == "rule_refused"
 
 
@@ -97,26 +98,26 @@ def test_an_administrator_of_another_tenant_is_refused_in_the_rules_tenant(store
         make_rule(store, PROOF_SIGNER, admin="gadmin")  # a rule of demo
     made = make_rule(store, PROOF_SIGNER, admin="admin")
     with pytest.raises(UnknownRule):  # demo's rule is not found from globex
-        revoke(store, "gadmin", "globex", made.id)
+        revoke(Store(store), "gadmin", "globex", made.id)
     with pytest.raises(RuleRefused):
-        revoke(store, "gadmin", "demo", made.id)
+        revoke(Store(store), "gadmin", "demo", made.id)
 
-    assert [r.id for r in rules_of(store, "demo")] == [made.id]
+    assert [r.id for r in rules_of(Store(store), "demo")] == [made.id]
     assert kinds(store).count("rule_refused") == 2  # both attempts on demo, in demo's audit
 
 
 def test_revoke_is_immediate_and_only_once(store: Engine) -> None:
     rule = make_rule(store, PROOF_SIGNER)
     with pytest.raises(RuleRefused):
-        revoke(store, "alice", "demo", rule.id)
+        revoke(Store(store), "alice", "demo", rule.id)
 
-    revoked = revoke(store, "admin", "demo", rule.id)
+    revoked = revoke(Store(store), "admin", "demo", rule.id)
     with pytest.raises(RuleAlreadyRevoked):
-        revoke(store, "admin", "demo", rule.id)
+        revoke(Store(store), "admin", "demo", rule.id)
 
     assert (revoked.state, revoked.revoked_by) == ("revoked", "admin")
-    assert rules_of(store, "demo") == []
-    assert [r.state for r in rules_of(store, "demo", everything=True)] == ["revoked"]
+    assert rules_of(Store(store), "demo") == []
+    assert [r.state for r in rules_of(Store(store), "demo", everything=True)] == ["revoked"]
     assert kinds(store)[-1] == "rule_revoked"
 
 
@@ -216,7 +217,7 @@ def test_a_rule_row_edited_in_the_database_no_longer_verifies(store: Engine) -> 
 def test_a_revoked_or_expired_rule_is_refused_at_the_effect(store: Engine) -> None:
     revoked = make_rule(store, PROOF_SIGNER)
     action = granted(store, 2000, revoked.id)
-    revoke(store, "admin", "demo", revoked.id)
+    revoke(Store(store), "admin", "demo", revoked.id)
     status, message = effect(store, action)
     assert status == "approver_invalid" and f"{revoked.id} was revoked by admin" in message
 

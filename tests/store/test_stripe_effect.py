@@ -21,6 +21,7 @@ from activities.payments.remote_refund import read_remote_state
 from activities.refunds import RefundActivities
 from activities.store.decision_queries import AuditQuery, audit_rows
 from activities.store.refunds import list_refunds
+from signoff.service.handles import Store
 from signoff.service.payment_orders import link_payment
 from tests.payments.conftest import stripe_settings
 from tests.payments.localstripe import LocalStripe, running_localstripe
@@ -59,7 +60,12 @@ def stripe_command(
     Stripe's state; and the charge's id."""
     intent, charge = server.paid_charge(4500)
     link_payment(
-        store, payments, tenant_id="demo", order_id=ORDER, payment_ref=intent, customer_name="L"
+        Store(store),
+        payments,
+        tenant_id="demo",
+        order_id=ORDER,
+        payment_ref=intent,
+        customer_name="L",
     )
     connector = payments.for_tenant("demo")
     assert connector is not None

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from sqlalchemy import Engine, select
 
+from activities.store.connector_schema import ToolEffect
 from activities.store.database import use_session
 from activities.store.effect_proofs import ProofCheck
 from activities.store.reviewer_accounts import set_active
-from activities.store.schema import DecisionRow, ToolEffect
+from activities.store.schema import DecisionRow
 from activities.store.tool_effects import claim_effect, fail_effect, finish_effect
 from signoff.config.profiles import load_profile_file
 from tests.admin import ADMIN

@@ -13,6 +13,7 @@ from sqlalchemy import Engine, delete
 from activities.store import write_transaction
 from activities.store.schema import WaitingAction
 from activities.store.waiting_actions import new_row
+from signoff.service.handles import Store
 from signoff.service.inbox_order import InboxSort
 from signoff.service.paging import InvalidCursor
 from signoff.service.waiting_listing import read_pending_page
@@ -62,7 +63,7 @@ def walk(store: Engine, sort: InboxSort, mode: str | None = None, limit: int = 5
     seen: list[str] = []
     after = None
     while True:
-        listed = read_pending_page(store, "demo", limit, after, sort, mode)  # type: ignore[arg-type]
+        listed = read_pending_page(Store(store), "demo", limit, after, sort, mode)  # type: ignore[arg-type]
         assert listed.page.first == len(seen)
         seen += [item.action.action_hash for item in listed.page.items]
         if listed.page.next is None:
@@ -87,30 +88,31 @@ def test_following_next_lists_every_request_once_in_order(waiting: Engine, sort:
 
 
 def test_counts_are_of_the_tenant_and_never_a_page(waiting: Engine) -> None:
-    listed = read_pending_page(waiting, "demo", 5, mode="review")
+    listed = read_pending_page(Store(waiting), "demo", 5, mode="review")
     assert listed.page.total == len(truth("time_left", "review"))
     assert (listed.waiting_all, listed.waiting_runs, listed.unread_runs) == (COUNT, 12, 0)
-    assert {item.tenant_id for item in read_pending_page(waiting, "demo", 100).page.items} == {
-        "demo"
-    }
-    assert read_pending_page(waiting, "globex", 100).page.total == 4
-    assert read_pending_page(waiting, None, 100).page.total == COUNT + 4  # the operator's view
+    assert {
+        item.tenant_id for item in read_pending_page(Store(waiting), "demo", 100).page.items
+    } == {"demo"}
+    assert read_pending_page(Store(waiting), "globex", 100).page.total == 4
+    operators_view = read_pending_page(Store(waiting), None, 100)
+    assert operators_view.page.total == COUNT + 4
 
 
 def test_a_request_decided_between_pages_makes_no_one_skip_or_repeat(waiting: Engine) -> None:
-    first = read_pending_page(waiting, "demo", 5)
+    first = read_pending_page(Store(waiting), "demo", 5)
     decided = first.page.items[-1]  # the cursor's own row goes
     with write_transaction(waiting) as session:
         session.execute(
             delete(WaitingAction).where(WaitingAction.action_hash == decided.action.action_hash)
         )
-    second = read_pending_page(waiting, "demo", 5, first.page.next)
+    second = read_pending_page(Store(waiting), "demo", 5, first.page.next)
     assert [item.action.action_hash for item in second.page.items] == truth("time_left")[5:10]
 
 
 def test_a_cursor_of_the_other_order_or_forged_is_refused(waiting: Engine) -> None:
-    by_time = read_pending_page(waiting, "demo", 5).page.next
-    by_amount = read_pending_page(waiting, "demo", 5, sort="amount").page.next
+    by_time = read_pending_page(Store(waiting), "demo", 5).page.next
+    by_amount = read_pending_page(Store(waiting), "demo", 5, sort="amount").page.next
     for sort, after in (("amount", by_time), ("time_left", by_amount), ("time_left", "p1.xx")):
         with pytest.raises(InvalidCursor):
-            read_pending_page(waiting, "demo", 5, after, sort)  # type: ignore[arg-type]
+            read_pending_page(Store(waiting), "demo", 5, after, sort)  # type: ignore[arg-type]

@@ -29,6 +29,7 @@ from activities.store.schema import Order, Refund, Ticket
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
+from signoff.service.handles import Store
 from signoff.service.pending import try_state
 from signoff.service.waiting_listing import read_pending_page
 from tests.dev_stack import DevStack as DevStack  # the tests here import it from this module
@@ -140,7 +141,7 @@ def wait_until_pending(stack: DevStack, case: RefundCase) -> str:
         deadline = time.monotonic() + PENDING_SECONDS
         try:
             while True:
-                listed = read_pending_page(engine, case.tenant_id, 500).page.items
+                listed = read_pending_page(Store(engine), case.tenant_id, 500).page.items
                 for item in listed:
                     if item.run_id == case.run_id:
                         handle = client.get_workflow_handle(case.run_id)

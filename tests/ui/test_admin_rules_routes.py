@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from activities.store import make_engine, seed_demo
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from signoff.service.standing_rules import rules_of
 from tests.rules import add_admin
 
@@ -60,7 +61,9 @@ def sign_in(client: TestClient, name: str) -> str:
 def stored(home: Path, tenant: str = "demo") -> list[str]:
     engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
     try:
-        return [f"{rule.id} {rule.state}" for rule in rules_of(engine, tenant, everything=True)]
+        return [
+            f"{rule.id} {rule.state}" for rule in rules_of(Store(engine), tenant, everything=True)
+        ]
     finally:
         engine.dispose()
 

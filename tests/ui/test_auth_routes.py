@@ -34,6 +34,7 @@ from activities.store import (
 from approvals_ui.main import create_app
 from approvals_ui.sessions import COOKIE_NAME, UnsafeSecret
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from tests.admin import ADMIN
 from tests.clock import clock_now
 
@@ -61,7 +62,7 @@ def store(home: Path) -> Iterator[Engine]:
 
 def make_app(home: Path, store: Engine, **settings: Any) -> FastAPI:
     return create_app(
-        Settings(home=home, **settings), temporal_connect=unreachable_connect, engine=store
+        Settings(home=home, **settings), temporal_connect=unreachable_connect, engine=Store(store)
     )
 
 

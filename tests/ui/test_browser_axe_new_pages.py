@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 
 from signoff.config.settings import Settings
 from signoff.service.email_links import decision_link
+from signoff.service.handles import Store
 from tests.ui.axe import axe_violations
 from tests.ui.browser import new_page, sign_in, watch_console
 from tests.ui.conftest import DevStack, RefundCase, wait_until_pending
@@ -56,7 +57,7 @@ def test_the_new_pages_pass_axe_on_desktop_and_phone(
     found: list[str] = []
 
     url, _ = decision_link(
-        store, app_settings, "alice", pending_case.run_id, action_hash, "approve"
+        Store(store), app_settings, "alice", pending_case.run_id, action_hash, "approve"
     )
     page.goto(f"{dev_stack.ui_url}/decide/{url.rsplit('/', 1)[1]}")
     expect(page.locator("#decide-confirm")).to_be_visible()
@@ -113,7 +114,9 @@ def test_the_french_pages_pass_axe_on_desktop_and_phone(
     expect(page.locator("html")).to_have_attribute("lang", "fr")
     found: list[str] = []
 
-    url, _ = decision_link(store, app_settings, "alice", pending_case.run_id, action_hash, "reject")
+    url, _ = decision_link(
+        Store(store), app_settings, "alice", pending_case.run_id, action_hash, "reject"
+    )
     page.goto(f"{dev_stack.ui_url}/decide/{url.rsplit('/', 1)[1]}")
     expect(page.locator("#decide-confirm")).to_have_text("Confirmer : refuser")
     found += violations(page, "fr e-mail link")

@@ -26,6 +26,7 @@ from approvals_ui.main import create_app
 from signoff.config.data_converter import data_converter_for
 from signoff.config.settings import Settings
 from signoff.service.accounts import issue_token
+from signoff.service.handles import Store
 from tests.admin import ADMIN
 
 KEYS = "k1:" + base64.b64encode(b"k" * 32).decode()
@@ -51,13 +52,15 @@ def settings_for(home: Path, **values: Any) -> Settings:
 
 @pytest.fixture
 def client(tmp_path: Path, store: Engine) -> Iterator[TestClient]:
-    app = create_app(settings_for(tmp_path), temporal_connect=unreachable_connect, engine=store)
+    app = create_app(
+        settings_for(tmp_path), temporal_connect=unreachable_connect, engine=Store(store)
+    )
     with TestClient(app, follow_redirects=False) as client:
         yield client
 
 
 def bearer(store: Engine, name: str) -> dict[str, str]:
-    _, _, token = issue_token(store, ADMIN, name, timedelta(days=1))
+    _, _, token = issue_token(Store(store), ADMIN, name, timedelta(days=1))
     return {"Authorization": f"Bearer {token}"}
 
 
@@ -157,7 +160,9 @@ async def test_bad_requests_say_what_was_wrong(
 
 
 def test_off_without_keys(tmp_path: Path, store: Engine) -> None:
-    app = create_app(Settings(home=tmp_path), temporal_connect=unreachable_connect, engine=store)
+    app = create_app(
+        Settings(home=tmp_path), temporal_connect=unreachable_connect, engine=Store(store)
+    )
     with TestClient(app) as client:
         answer = client.post(
             "/api/codec/decode", json={"payloads": []}, headers=bearer(store, "alice")

@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.service.email_links import decision_link
+from signoff.service.handles import Store
 from tests.clock import clock_now
 from tests.ui.conftest import DevStack, RefundCase, csrf_of, sign_in
 from tests.ui.conftest import wait_until_pending as wait_pending
@@ -35,7 +36,7 @@ def test_opening_decides_nothing_and_the_confirmation_decides_once(
 ) -> None:
     action_hash = wait_pending(dev_stack, pending_case)
     url, grant = decision_link(
-        store, app_settings, "bob", pending_case.run_id, action_hash, "approve"
+        Store(store), app_settings, "bob", pending_case.run_id, action_hash, "approve"
     )
     assert url.startswith(app_settings.ui_base_url) and grant.reviewer_id == "bob"
     token = sign_in(ui, "bob")
@@ -62,7 +63,7 @@ def test_an_expired_link_decides_nothing(
     action_hash = wait_pending(dev_stack, pending_case)
     long_ago = clock_now() - timedelta(minutes=app_settings.email_link_minutes, seconds=1)
     url, _ = decision_link(
-        store, app_settings, "bob", pending_case.run_id, action_hash, "approve", now=long_ago
+        Store(store), app_settings, "bob", pending_case.run_id, action_hash, "approve", now=long_ago
     )
     token = sign_in(ui, "bob")
     opened = ui.get(path_of(url))
@@ -80,7 +81,9 @@ def test_another_reviewers_link_is_refused_and_stays_theirs(
     dev_stack: DevStack,
 ) -> None:
     action_hash = wait_pending(dev_stack, pending_case)
-    url, _ = decision_link(store, app_settings, "bob", pending_case.run_id, action_hash, "reject")
+    url, _ = decision_link(
+        Store(store), app_settings, "bob", pending_case.run_id, action_hash, "reject"
+    )
     assert ui.get(path_of(url)).status_code == 303  # signed out: to the sign-in page first
     token = sign_in(ui, "alice")
     assert ui.get(path_of(url)).status_code == 403

@@ -22,12 +22,12 @@ import httpx
 import pytest
 from pydantic import SecretStr
 from sqlalchemy import Engine
-from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import list_refunds
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from signoff.service.handles import Runs, Store
 from tests.ui.conftest import CSRF_PATTERN
 from tests.workflow.approvals import (
     WAIT_SECONDS,
@@ -48,13 +48,13 @@ PAST_EXPIRY = timedelta(hours=25)
 async def reviewer_ui(
     isolated_env: WorkflowEnvironment, seeded_engine: Engine, tmp_path: Path
 ) -> AsyncIterator[httpx.AsyncClient]:
-    async def connect(_: Settings) -> Client:
-        return isolated_env.client
+    async def connect(_: Settings) -> Runs:
+        return Runs(isolated_env.client)
 
     settings = Settings(
         home=tmp_path, ui_secret=SecretStr("expiry-test-secret-of-at-least-32-bytes")
     )
-    app = create_app(settings, temporal_connect=connect, engine=seeded_engine)
+    app = create_app(settings, temporal_connect=connect, engine=Store(seeded_engine))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         yield client

@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from signoff.service.handles import Store
 from signoff.service.languages import choose_language, preferred_language
 from tests.ui.conftest import RefundCase, csrf_of, sign_in
 from tests.ui.untranslated import untranslated
@@ -74,21 +75,21 @@ def test_the_reviewers_choice_beats_the_browser_and_only_they_make_it(
     try:
         _choose_and_clear(ui, token, store)
     finally:  # the stack is shared: carol reads English again whatever happened here
-        choose_language(store, "carol", None)
+        choose_language(Store(store), "carol", None)
 
 
 def _choose_and_clear(ui: TestClient, token: str, store: Engine) -> None:
     # No CSRF token: refused, nothing chosen.
     refused = ui.post("/language", data={"language": "fr"})
-    assert refused.status_code == 403 and preferred_language(store, "carol") is None
+    assert refused.status_code == 403 and preferred_language(Store(store), "carol") is None
     # A language the UI does not speak: a clear 400, nothing chosen.
     unknown = ui.post("/language", data={"csrf_token": token, "language": "de"}, headers=ENGLISH)
     assert unknown.status_code == 400
     assert "Choose one of the languages listed" in unknown.text
-    assert preferred_language(store, "carol") is None
+    assert preferred_language(Store(store), "carol") is None
 
     chosen = ui.post("/language", data={"csrf_token": token, "language": "fr"}, headers=ENGLISH)
-    assert chosen.status_code == 303 and preferred_language(store, "carol") == "fr"
+    assert chosen.status_code == 303 and preferred_language(Store(store), "carol") == "fr"
     page = ui.get("/language", headers=ENGLISH).text
     assert html_lang(page) == "fr"
     assert "L’interface de relecture vous parle désormais en Français." in page
@@ -98,9 +99,9 @@ def _choose_and_clear(ui: TestClient, token: str, store: Engine) -> None:
     with TestClient(ui.app, follow_redirects=False) as other:
         sign_in(other, "dave")
         assert html_lang(other.get("/approvals", headers=ENGLISH).text) == "en"
-    assert preferred_language(store, "dave") is None
+    assert preferred_language(Store(store), "dave") is None
 
     back = ui.post("/language", data={"csrf_token": token, "language": "auto"}, headers=ENGLISH)
-    assert back.status_code == 303 and preferred_language(store, "carol") is None
+    assert back.status_code == 303 and preferred_language(Store(store), "carol") is None
     assert html_lang(ui.get("/approvals", headers=ENGLISH).text) == "en"
     assert html_lang(ui.get("/approvals", headers=FRENCH).text) == "fr"

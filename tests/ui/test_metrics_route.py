@@ -21,6 +21,7 @@ from activities.store import make_engine, seed_demo
 from activities.store.pending_refunds import hold_pending_refund
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from workflows.actions import PendingRefundHold
 
 WRONG_PASSWORD = "guess-password-9182"
@@ -49,7 +50,7 @@ def client(tmp_path: Path, store: Engine) -> Iterator[TestClient]:
         metrics_token=METRICS_TOKEN,
         metrics_refresh_seconds=NO_BACKGROUND_REFRESH,
     )
-    app = create_app(settings, temporal_connect=unreachable_connect, engine=store)
+    app = create_app(settings, temporal_connect=unreachable_connect, engine=Store(store))
     with TestClient(app, follow_redirects=False, client=("10.0.0.7", 50000)) as client:
         yield client
 
@@ -141,7 +142,9 @@ def test_a_scrape_without_the_token_is_refused(client: TestClient, tmp_path: Pat
 
 
 def test_no_token_configured_no_metrics(tmp_path: Path, store: Engine) -> None:
-    app = create_app(Settings(home=tmp_path), temporal_connect=unreachable_connect, engine=store)
+    app = create_app(
+        Settings(home=tmp_path), temporal_connect=unreachable_connect, engine=Store(store)
+    )
     with TestClient(app) as client:
         refused = client.get("/metrics", headers={"Authorization": "Bearer anything"})
     assert refused.status_code == 403 and "SIGNOFF_METRICS_TOKEN" in refused.text

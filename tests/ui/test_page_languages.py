@@ -28,6 +28,7 @@ from activities.store.slack_links import (
 from approvals_ui.link_words import SLACK_REFUSALS
 from signoff.config.settings import Settings
 from signoff.service.email_links import decision_link
+from signoff.service.handles import Store
 from tests.clock import clock_now
 from tests.ui.conftest import DevStack, RefundCase, sign_in, wait_until_pending
 from tests.ui.test_run_events_routes import messages
@@ -87,7 +88,7 @@ def test_the_pages_of_a_run_read_in_french_from_the_inbox_to_the_audit(
     action_hash = wait_until_pending(dev_stack, case)
     token = sign_in(ui, "alice")
     key = f"{case.run_id}/{action_hash}"
-    link, _ = decision_link(store, app_settings, "alice", case.run_id, action_hash, "reject")
+    link, _ = decision_link(Store(store), app_settings, "alice", case.run_id, action_hash, "reject")
     email_path = link[link.index("/decide/") :]
 
     french = waiting_pages(ui, token, case, key, FRENCH)

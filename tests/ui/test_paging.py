@@ -37,6 +37,7 @@ from activities.store.schema import Tenant
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
+from signoff.service.handles import Runs
 from signoff.service.pending import run_state, waiting_query
 from signoff.service.runs import start_run
 from signoff.wiring.local_stack import SIGNOFF
@@ -90,14 +91,16 @@ def request_for(
 async def start_and_wait(settings: Settings, requests: list[RunRequest]) -> list[tuple[str, str]]:
     """Starts every run at once; once all wait, the truth from each run's query."""
     client = await connect(settings)
-    await asyncio.gather(*(start_run(client, request, settings.task_queue) for request in requests))
+    await asyncio.gather(
+        *(start_run(Runs(client), request, settings.task_queue) for request in requests)
+    )
     tenant_id = requests[0].tenant_id
     deadline = time.monotonic() + WAIT_SECONDS
     while (await client.count_workflows(waiting_query(tenant_id))).count < len(requests):
         assert time.monotonic() < deadline, "the runs did not all come to wait for a decision"
         await asyncio.sleep(0.5)
     states = await asyncio.gather(
-        *(run_state(client, f"run-{tenant_id}-{request.request_id}") for request in requests)
+        *(run_state(Runs(client), f"run-{tenant_id}-{request.request_id}") for request in requests)
     )
     actions = [(action, state.run_id) for state in states for action in state.pending_actions]
     actions.sort(key=lambda pair: (pair[0].expires_at, pair[0].action_hash))

@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 from activities.store import write_transaction
 from activities.store.schema import Order, Ticket
 from signoff.config.temporal_client import connect
+from signoff.service.handles import Store
 from signoff.service.standing_rules import rules_of
 from tests.ui.conftest import DAMAGED_TEXT, DevStack, RefundCase, sign_in, start_run
 
@@ -81,7 +82,7 @@ def test_the_run_page_names_the_rule_that_approved_the_refund(
         },
     )
     assert made.status_code == 303, made.text
-    (rule,) = [r for r in rules_of(store, "demo") if r.customer == customer]
+    (rule,) = [r for r in rules_of(Store(store), "demo") if r.customer == customer]
     try:
         start_run(dev_stack, case)
         run_ended(dev_stack, case.run_id)
@@ -91,5 +92,5 @@ def test_the_run_page_names_the_rule_that_approved_the_refund(
 
     assert f"approved by standing rule {rule.id} (created by admin)" in page
     assert "rule_approved" in page
-    (spent,) = [r for r in rules_of(store, "demo", everything=True) if r.id == rule.id]
+    (spent,) = [r for r in rules_of(Store(store), "demo", everything=True) if r.id == rule.id]
     assert spent.uses == 1

@@ -24,6 +24,7 @@ from activities.store.schema import WaitingAction
 from activities.store.waiting_actions import new_row
 from activities.store.waiting_repair import ReconcileCounts
 from signoff.config.temporal_client import connect
+from signoff.service.handles import Runs
 from signoff.service.pending import run_state
 from signoff.service.waiting_reconcile import reconcile_closed, reconcile_waiting
 from signoff.wiring.worker import run_worker
@@ -76,7 +77,7 @@ def test_rows_are_mended_from_what_waiting_runs_say(
     async def mend() -> tuple[ReconcileCounts, list[PendingAction]]:
         client = await connect(settings)
         counts = await reconcile_waiting(client, store, GRACE)
-        return counts, (await run_state(client, pending_case.run_id)).pending_actions
+        return counts, (await run_state(Runs(client), pending_case.run_id)).pending_actions
 
     counts, truth = in_thread(mend())
 

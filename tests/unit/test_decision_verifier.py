@@ -1,12 +1,19 @@
-"""The verifier on a real store: a nonce counts once, and a retry is not a replay."""
+"""The verifier on a real store: a nonce counts once, a retry is not a replay, and only
+the run's own workflow task may claim one."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import Engine
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment
 
 from activities.decision_verifier import DecisionVerifier
+from activities.store.database import use_session
+from activities.store.schema import DecisionNonce
 from tests.workflow.approvals import TEST_KEYS, decision, signed
 from workflows.decision_check import DecisionCheck
 
@@ -54,3 +61,25 @@ def test_roles_come_from_the_store_not_the_payload(seeded_engine: Engine) -> Non
         )
     )
     assert not proof.accepted and "does not have the refund_approver role" in proof.message
+
+
+async def test_only_the_runs_own_workflow_task_may_have_a_decision_checked(
+    seeded_engine: Engine,
+) -> None:
+    """A workflow that calls `verify_decision` by name on the task queue, even under the
+    run's own id (a run that has closed frees it), is refused and claims nothing: the
+    claim is what the effect counts as the run's acceptance. As a local activity of the
+    run's own workflow task, it checks."""
+    verifier = DecisionVerifier(seeded_engine, TEST_KEYS, timedelta(minutes=5))
+    sent = check(datetime.now(UTC), "update-remote", seeded_engine)
+    remote = ActivityEnvironment()
+    remote.info = dataclasses.replace(remote.info, workflow_id=RUN, is_local=False)
+    local = ActivityEnvironment()
+    local.info = dataclasses.replace(local.info, workflow_id=RUN, is_local=True)
+
+    with pytest.raises(ApplicationError) as refused:
+        await remote.run(verifier.verify_decision, sent)
+    assert refused.value.type == "NotItsRun" and refused.value.non_retryable
+    with use_session(seeded_engine) as session:
+        assert session.get(DecisionNonce, sent.decision.nonce) is None
+    assert (await local.run(verifier.verify_decision, sent)).accepted

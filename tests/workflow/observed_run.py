@@ -32,6 +32,7 @@ from activities.metrics import refresh_store_gauges
 from signoff.config.logs import configure_logging
 from signoff.config.settings import Settings
 from signoff.config.telemetry import client_interceptors
+from signoff.service.handles import Runs
 from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
 from signoff.wiring.observability import serve_worker_metrics
@@ -122,7 +123,7 @@ async def observed_refund_run(
             settings, tenant_id="demo", ticket_id="T-1042", model=DEMO_MODEL, now=now
         )
         async with build_worker(client, settings, engine):
-            handle, _ = await start_run(client, request, settings.task_queue, now=now)
+            handle, _ = await start_run(Runs(client), request, settings.task_queue, now=now)
             [action] = await pending_actions(handle)
             waiting = scrape(settings.metrics_port)
             await decide(handle, decision(engine, "alice", action.action_hash))

@@ -20,6 +20,7 @@ from typer.testing import CliRunner, Result
 
 from activities.refunds import RefundActivities
 from signoff.config.settings import get_settings
+from signoff.service.handles import Runs, Store
 from signoff.service.reconcile import settle, unknown_effects_of
 from signoff.wiring.app import app
 from tests.workflow.approvals import (
@@ -103,7 +104,7 @@ async def test_a_ledger_that_never_answered_is_an_unknown_outcome(
         (action,) = await pending_actions(handle)
         await decide(handle, decision(seeded_engine, "alice", action.action_hash))
         outcome = await handle.result()
-        tenant, effects = await unknown_effects_of(env.client, handle.id)
+        tenant, effects = await unknown_effects_of(Runs(env.client), handle.id)
     await replay(handle)
 
     assert ledger.attempts > 1  # Temporal retried until its attempts ran out
@@ -123,7 +124,7 @@ async def test_a_ledger_that_never_answered_is_an_unknown_outcome(
 
     # Reconcile tells the truth from the ledger, whichever way it went.
     assert (tenant, effects) == ("demo", [unknown])
-    (settlement,) = settle(seeded_engine, handle.id, tenant, effects)
+    (settlement,) = settle(Store(seeded_engine), handle.id, tenant, effects)
     assert settlement.happened is commit_first
     assert refunded(seeded_engine, "C-1042") == ([Decimal("10.00")] if commit_first else [])
     if commit_first:

@@ -1,10 +1,12 @@
 """A `decide` in flight when its run ends still gets its answer: the run waits for every
 handler before it completes (patch `handlers-finish-first`).
 
-Here the reviewer's decision is still being verified (the `verify_decision` activity
-is held) when the run is cancelled. The run must not complete under the update: the
-reviewer gets the run's answer, then the run ends cancelled, and no
-UnfinishedUpdateHandlersWarning is raised (warnings are errors in this suite).
+Here the reviewer's decision is still being verified (the `verify_decision` local
+activity is held) when the run is cancelled. The check holds the workflow task, so the
+cancellation reaches the run only after it: the reviewer gets the run's answer, then the
+run ends cancelled, and no UnfinishedUpdateHandlersWarning is raised (warnings are
+errors in this suite). The approved refund is scheduled in the same workflow task, and
+the cancellation may end the run while it runs: its own server (`isolated_env`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import asyncio
 
 from sqlalchemy import Engine
 from temporalio import activity
-from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateStage
+from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
@@ -64,9 +66,9 @@ class HeldVerifier:
 
 
 async def test_a_decide_in_flight_answers_before_the_run_ends(
-    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+    isolated_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
-    env = time_skipping_env
+    env = isolated_env
     model = FakeModel().enqueue(
         tool_reply(("refund", {"amount": "89.90", "reason": "Broken vase."})),
         text_reply("Done."),
@@ -88,15 +90,15 @@ async def test_a_decide_in_flight_answers_before_the_run_ends(
         handle = await start(env.client, request, task_queue)
         (action,) = await pending_actions(handle)
         sent = with_proof(handle, decision(seeded_engine, "alice", action.action_hash))
-        update = await handle.start_update(
-            AgentRun.decide, sent, wait_for_stage=WorkflowUpdateStage.ACCEPTED
-        )
+        # Not accepted before the check answers: the acceptance leaves with the
+        # workflow task the check holds.
+        update = asyncio.create_task(handle.execute_update(AgentRun.decide, sent))
         await asyncio.wait_for(verifier.reached.wait(), WAIT_SECONDS)
         await handle.cancel()
         verifier.release.set()
         try:
             answer: DecisionResult | ApplicationError = await asyncio.wait_for(
-                update.result(), UPDATE_SECONDS
+                update, UPDATE_SECONDS
             )
         except WorkflowUpdateFailedError as refused:
             assert isinstance(refused.cause, ApplicationError), refused.cause

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import Engine
 from temporalio.testing import WorkflowEnvironment
 
 from signoff.service.decisions import (
@@ -20,6 +21,7 @@ from signoff.service.decisions import (
     DecisionUnavailable,
     decide,
 )
+from signoff.service.handles import Runs, Store
 from tests.workflow.approvals import TEST_SIGNER
 from tests.workflow.fakes import new_task_queue, run_request, start
 
@@ -29,7 +31,7 @@ ALICE = Decider(reviewer_id="alice", tenant_id="demo", roles=("refund_approver",
 # Slow: the update waits in real time for a worker that never answers.
 @pytest.mark.slow
 async def test_a_decision_no_worker_confirms_is_unconfirmed_not_lost(
-    time_skipping_env: WorkflowEnvironment,
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     env = time_skipping_env
     # Started on a task queue no worker polls: the update is sent and never answered.
@@ -37,7 +39,7 @@ async def test_a_decision_no_worker_confirms_is_unconfirmed_not_lost(
     try:
         with pytest.raises(DecisionUnavailable) as raised:
             await decide(
-                env.client,
+                Runs(env.client),
                 TEST_SIGNER,
                 handle.id,
                 ALICE,
@@ -45,6 +47,7 @@ async def test_a_decision_no_worker_confirms_is_unconfirmed_not_lost(
                 "approve",
                 "",
                 rpc_timeout=timedelta(seconds=2),
+                store=Store(seeded_engine),
             )
     finally:
         await handle.terminate("test over")

@@ -32,6 +32,7 @@ from activities.store import get_ticket, make_engine, seed_demo, use_session
 from signoff.config.data_converter import data_converter, data_converter_for
 from signoff.config.payload_keys import ENCRYPTED_ENCODING, KEY_ID_METADATA
 from signoff.config.settings import Settings, get_settings
+from signoff.service.handles import Runs
 from signoff.service.history_export import (
     RunNotFound,
     history_document,
@@ -80,7 +81,7 @@ async def history(
         settings, tenant_id="demo", ticket_id="T-1042", model=DEMO_MODEL, now=now
     )
     async with build_worker(client, settings, engine):
-        handle, _ = await start_run(client, request, settings.task_queue, now=now)
+        handle, _ = await start_run(Runs(client), request, settings.task_queue, now=now)
         [action] = await pending_actions(handle)
         await decide(handle, decision(engine, "alice", action.action_hash))
         outcome = await handle.result()
@@ -111,7 +112,7 @@ async def test_the_stored_history_holds_no_ticket_text(
     history: WorkflowHistory, engine: Engine, shared_time_skipping: SharedTimeSkippingServer
 ) -> None:
     env = await shared_time_skipping.current()
-    exported = history_json(await history_document(env.client, history.workflow_id))
+    exported = history_json(await history_document(Runs(env.client), history.workflow_id))
     words = ticket_words(engine)
     assert words  # the ticket has words to look for
     lowered = exported.lower()
@@ -166,7 +167,9 @@ async def test_signoff_replay_reads_an_exported_file_with_the_keys(
 ) -> None:
     env = await shared_time_skipping.current()
     exported = tmp_path / "run.json"
-    write_private(exported, history_json(await history_document(env.client, history.workflow_id)))
+    write_private(
+        exported, history_json(await history_document(Runs(env.client), history.workflow_id))
+    )
 
     async def replay(keys: str | None) -> int:
         if keys is None:
@@ -194,8 +197,8 @@ async def test_the_tenant_filter_reads_the_encrypted_request(
     config = env.client.config()
     config["data_converter"] = data_converter_for(settings_with(engine, KEY_1))
     with_keys = Client(**config)
-    found = await history_document(with_keys, history.workflow_id, tenant_id="demo")
+    found = await history_document(Runs(with_keys), history.workflow_id, tenant_id="demo")
     assert found["events"]
     # Without the keys the request cannot be read: not provably the tenant's, not found.
     with pytest.raises(RunNotFound):
-        await history_document(env.client, history.workflow_id, tenant_id="demo")
+        await history_document(Runs(env.client), history.workflow_id, tenant_id="demo")

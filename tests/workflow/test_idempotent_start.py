@@ -12,6 +12,7 @@ import pytest
 from pydantic import ValidationError
 from temporalio.testing import WorkflowEnvironment
 
+from signoff.service.handles import Runs
 from signoff.service.runs import RunRequestRejected, start_run
 from tests.workflow.fakes import (
     FakeModel,
@@ -35,9 +36,9 @@ async def test_second_start_while_running_returns_the_same_run(
     now = await env.get_current_time()
     request = run_request(now)
     async with worker(env.client, task_queue, model):
-        first, first_new = await start_run(env.client, request, task_queue, now=now)
+        first, first_new = await start_run(Runs(env.client), request, task_queue, now=now)
         await gate.reached.wait()
-        second, second_new = await start_run(env.client, request, task_queue, now=now)
+        second, second_new = await start_run(Runs(env.client), request, task_queue, now=now)
         gate.open()
         outcome = await second.result()
 
@@ -56,10 +57,10 @@ async def test_second_start_after_completion_returns_the_finished_run(
     now = await env.get_current_time()
     request = run_request(now)
     async with worker(env.client, task_queue, model):
-        first, _ = await start_run(env.client, request, task_queue, now=now)
+        first, _ = await start_run(Runs(env.client), request, task_queue, now=now)
         first_outcome = await first.result()
         # A retry of the same request, still before its deadline.
-        again, new = await start_run(env.client, request, task_queue, now=now)
+        again, new = await start_run(Runs(env.client), request, task_queue, now=now)
         again_outcome = await again.result()
 
     assert new is False
@@ -74,10 +75,12 @@ async def test_another_request_id_is_another_run(time_skipping_env: WorkflowEnvi
     task_queue = new_task_queue()
     async with worker(env.client, task_queue, model):
         now = await env.get_current_time()
-        first, first_new = await start_run(env.client, run_request(now), task_queue, now=now)
+        first, first_new = await start_run(Runs(env.client), run_request(now), task_queue, now=now)
         await first.result()
         now = await env.get_current_time()
-        second, second_new = await start_run(env.client, run_request(now), task_queue, now=now)
+        second, second_new = await start_run(
+            Runs(env.client), run_request(now), task_queue, now=now
+        )
         outcome = await second.result()
 
     assert (first_new, second_new) == (True, True)
@@ -105,7 +108,7 @@ async def test_a_run_id_held_by_another_tenant_is_never_returned(
             task_queue=task_queue,
         )
         with pytest.raises(RunRequestRejected, match="not tenant 'demo'"):
-            await start_run(env.client, demo_request, task_queue, now=now)
+            await start_run(Runs(env.client), demo_request, task_queue, now=now)
         await squatter.terminate("test over")
 
 

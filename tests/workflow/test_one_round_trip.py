@@ -1,15 +1,18 @@
-"""A decision reaches its effect in two round trips, and every trust check still holds.
+"""A decision reaches its effect in one round trip, and every trust check still holds.
 
 The run checks a decision's signature itself, in the `decide` validator, with the keys
 it got from its `run_limits` local activity, so a forged one costs no activity; the
-store's checks (`verify_decision`) refuse what only the store knows at once; then the
-refund's one transaction re-reads the reviewers, writes the approval's audit row and
-the refund (workflows/decision_update.py). No `record_decision` in between.
+store's checks (`verify_decision`, a local activity in the update) refuse what only the
+store knows at once; the update's answer and the refund's schedule leave in one
+workflow-task completion; then the refund's one transaction re-reads the reviewers,
+writes the approval's audit row and the refund (workflows/decision_update.py). No
+`record_decision` in between.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import timedelta
 
 from sqlalchemy import Engine, update
@@ -63,14 +66,53 @@ def scheduled(history: WorkflowHistory) -> list[str]:
     ]
 
 
-def local_activities(history: WorkflowHistory) -> int:
-    """How many local activities left their marker in the history."""
-    return sum(
-        1
-        for event in history.events
-        if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
-        and event.marker_recorded_event_attributes.marker_name == LOCAL_ACTIVITY_MARKER
+# What the completion that takes a decision carries, in order.
+DECISION_TO_EFFECT = [
+    "WORKFLOW_EXECUTION_UPDATE_ACCEPTED",
+    "MARKER_RECORDED",
+    "WORKFLOW_EXECUTION_UPDATE_COMPLETED",
+    "ACTIVITY_TASK_SCHEDULED " + EXECUTE_REFUND_ACTIVITY,
+]
+
+
+def local_activity_names(history: WorkflowHistory) -> list[str]:
+    """The activity type of each local activity's marker, in order."""
+    names = []
+    for event in history.events:
+        attributes = event.marker_recorded_event_attributes
+        if attributes.marker_name == LOCAL_ACTIVITY_MARKER:
+            names.append(json.loads(attributes.details["data"].payloads[0].data)["activity_type"])
+    return names
+
+
+def decision_to_effect_commands(history: WorkflowHistory) -> list[str]:
+    """The events from the workflow-task completion that accepted the update up to the
+    refund's schedule: one completion (one round trip) when no other task lies between."""
+    events = list(history.events)
+    accepted = next(
+        i
+        for i, event in enumerate(events)
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED
     )
+    refund = next(
+        i
+        for i, event in enumerate(events)
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        and event.activity_task_scheduled_event_attributes.activity_type.name
+        == EXECUTE_REFUND_ACTIVITY
+    )
+    completed = max(
+        i
+        for i, event in enumerate(events[:accepted])
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
+    )
+    names = []
+    for event in events[completed : refund + 1]:
+        name = EventType.Name(event.event_type).removeprefix("EVENT_TYPE_")
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            name += " " + event.activity_task_scheduled_event_attributes.activity_type.name
+        names.append(name)
+    return names
 
 
 def run_audit(engine: Engine, run_id: str) -> list[tuple[str, str | None, str]]:
@@ -80,7 +122,7 @@ def run_audit(engine: Engine, run_id: str) -> list[tuple[str, str | None, str]]:
     return [(row.kind, row.reviewer_id, row.reason) for row in mine]
 
 
-async def test_an_approved_refund_reaches_its_effect_after_one_check_with_its_approval(
+async def test_an_approved_refund_reaches_its_effect_in_one_round_trip_with_its_approval(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     async with gate_run(time_skipping_env, refund_model("89.90"), seeded_engine) as handle:
@@ -90,22 +132,31 @@ async def test_an_approved_refund_reaches_its_effect_after_one_check_with_its_ap
         outcome = await asyncio.wait_for(handle.result(), UPDATE_SECONDS)
     assert isinstance(outcome, RunOutcome) and outcome.effects_performed
     history = await handle.fetch_history()
-    # The store's check of the decision, then the refund; no record_decision: the
-    # approval's audit row is the refund's; the limits and the exposure hold are local
-    # activities. (The standing rules' lookup is the one activity between the state
-    # read and the wait.)
+    # Nothing between the wait and the refund goes through the server: the store's
+    # check of the decision is a local activity, and no record_decision (the approval's
+    # audit row is the refund's); the limits and the exposure hold are local activities
+    # too. (The standing rules' lookup is the one activity between the state read and
+    # the wait.)
     assert scheduled(history) == [
         MODEL_TURN_ACTIVITY,
         READ_ACTION_STATE_ACTIVITY,
         MATCH_STANDING_RULE_ACTIVITY,
-        VERIFY_DECISION_ACTIVITY,
         EXECUTE_REFUND_ACTIVITY,
         MODEL_TURN_ACTIVITY,
     ]
-    assert local_activities(history) == 2  # run_limits, hold_pending_refund
-    for name in (RECORD_DECISION_ACTIVITY, RUN_LIMITS_ACTIVITY):
-        assert name not in scheduled(history)
-    assert HOLD_PENDING_REFUND_ACTIVITY not in scheduled(history)
+    assert local_activity_names(history) == [
+        RUN_LIMITS_ACTIVITY,
+        HOLD_PENDING_REFUND_ACTIVITY,
+        VERIFY_DECISION_ACTIVITY,
+    ]
+    # One workflow-task completion carries the update's acceptance, the check's marker,
+    # the update's answer and the refund's schedule: one round trip to the effect.
+    # (Between them: the expiry's timer cancelled and the status upserted.)
+    commands = decision_to_effect_commands(history)
+    assert commands[0] == "WORKFLOW_TASK_COMPLETED"
+    assert [name for name in commands[1:] if name.startswith("WORKFLOW_TASK")] == []
+    assert [name for name in commands if name in DECISION_TO_EFFECT] == DECISION_TO_EFFECT
+    assert RECORD_DECISION_ACTIVITY not in scheduled(history)
     # The refund's transaction wrote the approval's row before its own, and spent on
     # this refund the nonce the check claimed for this run.
     kinds = [(kind, reviewer) for kind, reviewer, _ in run_audit(seeded_engine, handle.id)]

@@ -22,8 +22,9 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from activities.store.connector_schema import ToolEffect
 from activities.store.database import use_session
-from activities.store.schema import DecisionRow, ToolEffect, WaitingAction
+from activities.store.schema import DecisionRow, WaitingAction
 from signoff.config.profiles import LoadedProfiles, load_profile_file
 from signoff.service.run_requests import offered_specs
 from tests.tools import team_tools

@@ -19,6 +19,7 @@ from activities.store.customer_replies import replies_of
 from activities.store.decision_queries import AuditQuery, audit_rows
 from activities.store.rule_grants import match_rules
 from signoff.config.profiles import STRICT_PROFILES, load_profile_file
+from signoff.service.handles import Store
 from signoff.service.standing_rules import revoke, rules_of
 from tests.clock import clock_now
 from tests.rules import make_rule
@@ -75,7 +76,7 @@ async def test_a_covered_refund_is_approved_by_the_rule_and_spends_one_use(
     assert record.reason == f"approved by standing rule {rule.id} (created by admin)"
     (result,) = results_of_turn(model.history[1])
     assert json.loads(result.content)["status"] == "refunded"
-    (used,) = rules_of(seeded_engine, "demo")
+    (used,) = rules_of(Store(seeded_engine), "demo")
     assert used.uses == 1
     assert audit_kinds(seeded_engine, handle.id) == ["rule_approved", "rule_used", "executed"]
 
@@ -98,8 +99,8 @@ async def test_a_used_up_rule_approves_nothing_and_the_refund_waits_for_a_review
         ["alice"],
     ]
     assert [d.kind for d in outcome.decisions] == ["approved"]
-    assert rules_of(seeded_engine, "demo") == []  # used up: no longer active
-    (spent,) = rules_of(seeded_engine, "demo", everything=True)
+    assert rules_of(Store(seeded_engine), "demo") == []  # used up: no longer active
+    (spent,) = rules_of(Store(seeded_engine), "demo", everything=True)
     assert (spent.uses, spent.state) == (1, "used up")
 
 
@@ -107,7 +108,7 @@ async def test_a_revoked_rule_approves_nothing(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     rule = make_rule(seeded_engine, TEST_SIGNER, max_amount="50.00")
-    revoke(seeded_engine, "admin", "demo", rule.id)
+    revoke(Store(seeded_engine), "admin", "demo", rule.id)
     async with gate_run(
         time_skipping_env, refund("20.00"), seeded_engine, ticket_id=TICKET
     ) as handle:
@@ -144,7 +145,7 @@ async def test_a_shadow_rule_records_what_it_would_have_approved_and_a_reviewer_
     assert (approved.kind, approved.reviewer_id) == ("approved", "alice")
     (row,) = list_refunds(seeded_engine, "demo", "C-2210")
     assert row.approver_list == ["alice"]
-    (unused,) = rules_of(seeded_engine, "demo")
+    (unused,) = rules_of(Store(seeded_engine), "demo")
     assert unused.uses == 0
     assert audit_kinds(seeded_engine, handle.id) == ["rule_shadow", "approved", "executed"]
 
@@ -164,7 +165,7 @@ async def test_a_rule_never_stands_in_for_four_eyes(
 
     assert (action.mode, action.required_approvals) == ("review", 2)
     assert [d.reviewer_id for d in outcome.decisions] == ["alice", "bob"]
-    (unused,) = rules_of(seeded_engine, "demo")
+    (unused,) = rules_of(Store(seeded_engine), "demo")
     assert unused.uses == 0
 
 
@@ -181,7 +182,7 @@ class RevokedMeanwhile(StandingRuleActivities):
     async def match_standing_rule(self, request: RuleMatchRequest) -> RuleMatch:
         match = await super().match_standing_rule(request)
         if match.grant is not None:
-            revoke(self._engine_for_revoke, "admin", "demo", self._rule_id)
+            revoke(Store(self._engine_for_revoke), "admin", "demo", self._rule_id)
         return match
 
 
@@ -273,6 +274,6 @@ async def test_a_workflow_of_someone_elses_cannot_spend_a_rule(
     assert said[0].startswith("refund: approver_invalid: ")
     assert "is not one of signoff's runs" in said[0]
     assert list_refunds(seeded_engine, "demo", "C-2210") == []
-    (untouched,) = rules_of(seeded_engine, "demo")
+    (untouched,) = rules_of(Store(seeded_engine), "demo")
     assert untouched.uses == 0
     assert audit_kinds(seeded_engine, rogue_id) == ["refused"]

@@ -23,6 +23,7 @@ from temporalio.client import (
 )
 from temporalio.testing import WorkflowEnvironment
 
+from signoff.service.handles import Runs
 from signoff.service.runs import RunRequestRejected, start_run
 from tests.workflow.fakes import FakeModel, Gate, new_task_queue, run_request, worker
 
@@ -66,11 +67,11 @@ async def test_a_new_run_costs_one_start_and_no_describe(
     now = await env.get_current_time()
     request = run_request(now)
     async with worker(env.client, task_queue, FakeModel().enqueue(gate)):
-        handle, new = await start_run(client, request, task_queue, now=now)
+        handle, new = await start_run(Runs(client), request, task_queue, now=now)
         assert new is True
         assert calls == Counter(start=1)
         # The same request again: the start says "already started", and that is the run.
-        again, again_new = await start_run(client, request, task_queue, now=now)
+        again, again_new = await start_run(Runs(client), request, task_queue, now=now)
         assert (again.id, again_new) == (handle.id, False)
         assert calls["describe"] == 0
         await handle.terminate("test over")
@@ -84,9 +85,9 @@ async def test_a_retry_after_the_deadline_still_finds_its_run(
     now = await env.get_current_time()
     request = run_request(now)
     async with worker(env.client, task_queue, FakeModel().enqueue(Gate())):
-        handle, _ = await start_run(env.client, request, task_queue, now=now)
+        handle, _ = await start_run(Runs(env.client), request, task_queue, now=now)
         later = request.deadline + timedelta(minutes=1)
-        again, new = await start_run(env.client, request, task_queue, now=later)
+        again, new = await start_run(Runs(env.client), request, task_queue, now=later)
         assert (again.id, new) == (handle.id, False)
         await handle.terminate("test over")
 
@@ -99,5 +100,5 @@ async def test_a_new_request_past_its_deadline_is_refused(
     request = run_request(now)
     with pytest.raises(RunRequestRejected, match="already past"):
         await start_run(
-            env.client, request, new_task_queue(), now=request.deadline + timedelta(seconds=1)
+            Runs(env.client), request, new_task_queue(), now=request.deadline + timedelta(seconds=1)
         )

@@ -16,6 +16,8 @@ from activities.model_turn import build_model_turns
 from activities.run_limits import limits_from_settings
 from activities.store import add_ticket
 from signoff.config.settings import Settings
+from signoff.service import run_control
+from signoff.service.handles import Runs
 from signoff.service.runs import request_of_run
 from signoff.wiring.worker_activities import worker_activities
 from tests.triage_requests import AGENT_MODEL
@@ -127,7 +129,7 @@ async def test_a_triage_started_run_gets_the_budgets_and_price_of_signoff_run(
         agent = env.client.get_workflow_handle_for(AgentRun.run, outcome.agent_run_id)
         # No key on this worker: the agent fails on its first model turn, which is fine.
         await agent.result()
-    agent_request = await request_of_run(env.client, outcome.agent_run_id)
+    agent_request = await request_of_run(Runs(env.client), outcome.agent_run_id)
 
     assert agent_request is not None
     assert agent_request.cost_budget_usd == settings.cost_budget_usd is not None
@@ -205,3 +207,19 @@ async def test_a_wrong_classification_still_acts_only_on_the_tickets_own_order(
 
     assert outcome.answer is not None and "C-2210" in outcome.answer
     assert "C-1042" not in outcome.answer and "C-3107" not in outcome.answer
+
+
+async def test_the_same_triage_asked_twice_is_one_triage(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, scripted: Any
+) -> None:
+    # `signoff triage` starts a triage as a helpdesk's delivery does (ensure_triage): the
+    # same request again answers with the first triage's outcome and starts no other.
+    client = time_skipping_env.client
+    request = triage_request("T-4512")
+    queue = new_task_queue()
+    async with triage_worker(client, queue, seeded_engine, scripted):
+        first = await run_control.triage(Runs(client), request, queue)
+        first_run = (await client.get_workflow_handle(first.triage_id).describe()).run_id
+        again = await run_control.triage(Runs(client), request, queue)
+    assert first.status == "answered" and again == first
+    assert (await client.get_workflow_handle(first.triage_id).describe()).run_id == first_run

@@ -27,6 +27,7 @@ from signoff.service.decisions import (
 )
 from signoff.service.evals.scenario import CrossTenantApproval, Scenario, StaleApproval
 from signoff.service.evals.setup import Attempt
+from signoff.service.handles import Runs
 from signoff.service.pending import send_decision
 from workflows.actions import Decision, Verdict
 from workflows.agent_run import AgentRun
@@ -128,7 +129,7 @@ class Reviewers:
             decision = signed_decision(
                 self.signer, run_id, decider, action_hash, verdict, reason, choice=choice
             )
-            result = await send_decision(self.client, run_id, decision)
+            result = await send_decision(Runs(self.client), run_id, decision)
             accepted, answer = True, f"{result.status}: {result.message}"
         except (DecisionNotAccepted, InvalidDecision) as refused:
             accepted, answer = False, str(refused)
@@ -152,7 +153,7 @@ class Reviewers:
     async def replay(self, run_id: str, decision: Decision, reviewing: Reviewing) -> None:
         """The same signed decision again, nonce and all."""
         try:
-            await send_decision(self.client, run_id, decision)
+            await send_decision(Runs(self.client), run_id, decision)
             accepted, answer = True, "accepted"
         except DecisionNotAccepted as refused:
             accepted, answer = False, str(refused)

@@ -23,6 +23,7 @@ from signoff.service.evals.reviewers import Reviewers
 from signoff.service.evals.scenario import WORKER_FAULTS, LoadedScenario, ScenarioError
 from signoff.service.evals.setup import Attempt, fixture_tenants, write_fixture
 from signoff.service.evals.trajectory import Trajectory, read_trajectory
+from signoff.service.handles import Runs, Store
 from signoff.service.reconcile import settle
 from signoff.service.run_requests import DEFAULT_GOAL, new_run_request
 from signoff.service.runs import start_run
@@ -113,7 +114,7 @@ async def run_attempt(
             if scenario.fault.kind not in stack.fault_queues:
                 raise ScenarioError(f"fault {scenario.fault.kind}: this stack has no such worker")
             queue = stack.fault_queues[scenario.fault.kind]
-        handle, _ = await start_run(stack.client, request, queue)
+        handle, _ = await start_run(Runs(stack.client), request, queue)
         run_id = handle.id
         roles = {
             (tenant.id, reviewer.id): tuple(reviewer.roles)
@@ -147,7 +148,7 @@ async def reconcile(
 ) -> tuple[str, ...]:
     """What `signoff reconcile RUN` would say of the run's unknown actions."""
     effects = trajectory.outcome.effects_unknown
-    settled = await asyncio.to_thread(settle, stack.engine, run_id, tenant_id, effects)
+    settled = await asyncio.to_thread(settle, Store(stack.engine), run_id, tenant_id, effects)
     return tuple(settlement.line() for settlement in settled)
 
 
