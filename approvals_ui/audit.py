@@ -105,4 +105,4 @@ async def read_all(engine: Store, tenant_id: str, chosen: AuditFilter) -> AuditP
     """Every matching event, newest first (for the CSV)."""
     query = chosen.for_tenant(tenant_id)
     rows = await asyncio.to_thread(audit_rows, engine, query, batch=CSV_BATCH_ROWS)
-    return AuditPage(rows, len(rows), None)
+    return AuditPage(tuple(rows), len(rows), None)

@@ -15,7 +15,6 @@ from approvals_ui.api_models import ApiError, AuditEntry, AuditList
 from approvals_ui.audit import read_page
 from approvals_ui.deps import CurrentReviewer, EngineDep
 from approvals_ui.routers.audit import CursorDep, FilterDep
-from signoff.service.audit import hashed_fields
 
 API_PAGE_DEFAULT = 50
 API_PAGE_MAX = 200
@@ -64,7 +63,7 @@ async def audit(
                 refund_id=row.refund_id,
                 prev_hash=row.prev_hash,
                 row_hash=row.row_hash,
-                hashed_fields=hashed_fields(row),
+                hashed_fields=row.hashed_fields,
             )
             for row in page.rows
         ],

@@ -32,7 +32,6 @@ from approvals_ui.audit import (
 )
 from approvals_ui.deps import CurrentReviewer, EngineDep
 from approvals_ui.templating import render
-from signoff.service.audit import hashed_fields
 
 router = APIRouter(tags=["audit"])
 PAGE_SIZE = 50
@@ -124,7 +123,7 @@ async def audit_csv(reviewer: CurrentReviewer, chosen: FilterDep, engine: Engine
                 str(row.seq),
                 row.prev_hash,
                 row.row_hash,
-                hashed_fields(row),
+                row.hashed_fields,
             )
         )
     return Response(

@@ -7,6 +7,10 @@ this is the boundary the faces read it through.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
 from activities.store import audit_proofs, decision_chain, decision_queries
 from activities.store.audit_proofs import (
     NoKeysToCheck,
@@ -14,12 +18,14 @@ from activities.store.audit_proofs import (
     UnprovenDecision,
 )
 from activities.store.decision_chain import ChainReport, hashed_fields
-from activities.store.decision_queries import AuditPage, AuditQuery
+from activities.store.decision_queries import AuditQuery
 from activities.store.decisions import AUDIT_KINDS
-from signoff.service.handles import on_store
+from activities.store.schema import DecisionRow, minor_to_decimal
+from signoff.service.handles import Store, engine_of, on_store
 
 __all__ = [
     "AUDIT_KINDS",
+    "AuditEntry",
     "AuditPage",
     "AuditQuery",
     "ChainReport",
@@ -29,12 +35,90 @@ __all__ = [
     "unproven_decisions",
     "audit_page",
     "audit_rows",
-    "hashed_fields",
     "verify_chain",
 ]
 
 # The store layer's calls, each taking the face's Store (handles.py).
 unproven_decisions = on_store(audit_proofs.unproven_decisions)
-audit_page = on_store(decision_queries.audit_page)
-audit_rows = on_store(decision_queries.audit_rows)
 verify_chain = on_store(decision_chain.verify_chain)
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One event of the audit as a face reads it: the row's fields, and `hashed_fields`,
+    the exact text its hash covers after `prev_hash` and a newline (exports carry it, so
+    anyone can recompute the chain). Never the store's row."""
+
+    id: int
+    tenant_id: str
+    seq: int
+    event_key: str
+    kind: str
+    run_id: str
+    ticket_id: str
+    action_hash: str
+    reviewer_id: str | None
+    reason: str
+    order_id: str | None
+    amount_minor: int | None
+    currency: str | None
+    refund_id: str | None
+    decided_at: datetime
+    recorded_at: datetime
+    prev_hash: str
+    row_hash: str
+    proof: str | None
+    hashed_fields: str
+
+    @property
+    def amount(self) -> Decimal | None:
+        return None if self.amount_minor is None else minor_to_decimal(self.amount_minor)
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    rows: tuple[AuditEntry, ...]
+    total: int
+    # The cursor of the next (older) page, or None on the last page.
+    next_before: int | None
+
+
+def _entry(row: DecisionRow) -> AuditEntry:
+    return AuditEntry(
+        id=row.id,
+        tenant_id=row.tenant_id,
+        seq=row.seq,
+        event_key=row.event_key,
+        kind=row.kind,
+        run_id=row.run_id,
+        ticket_id=row.ticket_id,
+        action_hash=row.action_hash,
+        reviewer_id=row.reviewer_id,
+        reason=row.reason,
+        order_id=row.order_id,
+        amount_minor=row.amount_minor,
+        currency=row.currency,
+        refund_id=row.refund_id,
+        decided_at=row.decided_at,
+        recorded_at=row.recorded_at,
+        prev_hash=row.prev_hash,
+        row_hash=row.row_hash,
+        proof=row.proof,
+        hashed_fields=hashed_fields(row),
+    )
+
+
+def audit_page(
+    store: Store, query: AuditQuery, *, before: int | None = None, limit: int
+) -> AuditPage:
+    """One page of the tenant's audit, newest first (`before`: the previous page's
+    cursor)."""
+    page = decision_queries.audit_page(engine_of(store), query, before=before, limit=limit)
+    return AuditPage(tuple(_entry(row) for row in page.rows), page.total, page.next_before)
+
+
+def audit_rows(store: Store, query: AuditQuery, *, batch: int) -> list[AuditEntry]:
+    """Every matching event, newest first, read in batches of `batch` (for the CSV)."""
+    return [
+        _entry(row) for row in decision_queries.audit_rows(engine_of(store), query, batch=batch)
+    ]
