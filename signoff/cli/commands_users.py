@@ -20,7 +20,7 @@ from signoff.cli.credentials import AdminOption, credential_of
 from signoff.cli.store import in_store
 from signoff.cli.support import emit_json, fail, say, settings
 from signoff.cli.user_group import users
-from signoff.service.accounts import add_reviewer, set_password
+from signoff.service.account_records import add_account, set_account_password
 from workflows.contract_base import IDENTIFIER_PATTERN
 
 PasswordStdin = Annotated[
@@ -72,7 +72,7 @@ def add_command(
     credential = credential_of(settings(), admin)
     password = read_password(password_stdin)
     in_store(
-        lambda engine: add_reviewer(engine, credential, name, tenant, roles, password, display_name)
+        lambda store: add_account(store, credential, name, tenant, roles, password, display_name)
     )
     if json_output:
         emit_json({"reviewer": name, "tenant": tenant, "roles": roles})
@@ -89,5 +89,5 @@ def passwd_command(
     """Change a reviewer's password; their open sessions end, their API tokens are revoked."""
     credential = credential_of(settings(), admin)
     password = read_password(password_stdin)
-    in_store(lambda engine: set_password(engine, credential, name, password))
+    in_store(lambda store: set_account_password(store, credential, name, password))
     say(f"password of {name} changed; their open sessions are signed out, API tokens revoked")

@@ -11,11 +11,13 @@ from activities.store import Credential, UnknownReviewer
 from activities.store.account_schema import ApiToken
 from activities.store.schema import Reviewer
 from signoff.service.accounts import (
+    add_reviewer,
     change_roles,
     get_reviewer,
     issue_token,
     revoke_token,
     set_active,
+    set_password,
     tokens_of,
 )
 from signoff.service.store import Store
@@ -59,6 +61,26 @@ def existing_account(store: Store, name: str) -> AccountRecord:
     if row is None:
         raise UnknownReviewer(name)
     return _account(row)
+
+
+def add_account(
+    store: Store,
+    admin: Credential | None,
+    name: str,
+    tenant: str,
+    roles: list[str],
+    password: str | None,
+    display_name: str | None = None,
+) -> AccountRecord:
+    """`accounts.add_reviewer`: a reviewer who can sign in to the reviewer UI."""
+    return _account(add_reviewer(store, admin, name, tenant, roles, password, display_name))
+
+
+def set_account_password(
+    store: Store, admin: Credential | None, name: str, password: str
+) -> AccountRecord:
+    """`accounts.set_password`: their sessions end and their API tokens are revoked."""
+    return _account(set_password(store, admin, name, password))
 
 
 def set_account_active(
