@@ -38,7 +38,8 @@ from activities.store.errors import StoreNotMigrated
 from activities.store.refunds import execute_refund
 from activities.store.ui_sessions import end_session, start_session
 from signoff.config.settings import Settings, get_settings
-from signoff.service.store import RuntimeRoleOwnsStore, migrate_store, open_store
+from signoff.service.handles import engine_of
+from signoff.service.store import RuntimeRoleOwnsStore, close_store, migrate_store, open_store
 from signoff.wiring.app import app
 from tests.admin import ADMIN
 from tests.store.chain_rewrite import rewrite_and_rehash
@@ -88,10 +89,11 @@ def runtime(roles: str) -> Iterator[Engine]:
     settings = split_settings(*database_of(roles))
     report = migrate_store(settings)
     assert report.runtime_role == RUNTIME and report.grants["decisions"] == ("SELECT", "INSERT")
-    engine = open_store(settings)
+    store = open_store(settings)
+    engine = engine_of(store)
     seed_demo(engine)  # the runtime role writes the demo data
     yield engine
-    engine.dispose()
+    close_store(store)
 
 
 def test_the_runtime_role_works_the_store(runtime: Engine) -> None:
