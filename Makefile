@@ -12,7 +12,7 @@ UV := $(TOOLS)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: demo test test-fast test-calendar calendar-tier lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
+.PHONY: demo test test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -41,18 +41,10 @@ demo: $(STAMP)
 # its module- and package-scoped stacks start once there (docs/development/tests.md).
 XDIST := -n 2 --dist loadfile
 
-# Every test once: the calendar tier (tests/unit and tests/store, 400 days ahead) and
-# everything else at today's date, side by side; its output follows the other's. The
-# tiers burn CPU while the dev-server and browser tests mostly wait on their servers.
-CALENDAR_TIER := tests/unit tests/store
-
 test: $(STAMP)
 	scripts/ensure-system-packages.sh
-	@log=$$(mktemp); $(MAKE) --no-print-directory calendar-tier >$$log 2>&1 & calendar=$$!; \
-	$(BIN)/python -m pytest -q $(XDIST) --durations=30 $(CALENDAR_TIER:%=--ignore=%); rest=$$?; \
-	wait $$calendar; late=$$?; \
-	echo "--- the calendar tier (make test-calendar):"; cat $$log; rm -f $$log; \
-	test $$rest -eq 0 && test $$late -eq 0
+	$(BIN)/python -m pytest -q $(XDIST) --durations=30
+	$(MAKE) --no-print-directory test-calendar
 
 # Between edits (docs/development/tests.md): no dev server, browser, PostgreSQL or slow test.
 test-fast: $(STAMP)
@@ -62,10 +54,7 @@ test-fast: $(STAMP)
 # a test that holds a calendar date where the code reads the clock fails here first.
 test-calendar: $(STAMP)
 	scripts/ensure-system-packages.sh
-	$(MAKE) --no-print-directory calendar-tier
-
-calendar-tier:
-	faketime -f '+400d' $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(CALENDAR_TIER)
+	faketime -f '+400d' $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) tests/unit tests/store
 
 # Not in `make test`: timings, not assertions (see docs/benchmarks/index.md).
 bench: $(STAMP)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import shutil
 import sys
 from collections.abc import AsyncIterator, Generator, Iterator
@@ -18,7 +17,6 @@ from temporalio.testing import WorkflowEnvironment
 from activities.store import make_engine, seed_demo
 from signoff.config.data_converter import data_converter
 from signoff.wiring.search_attributes import ensure_search_attributes
-from tests.dev_stack import DevStack, started_dev_stack
 
 
 def venv_binary(name: str) -> str:
@@ -122,39 +120,6 @@ async def time_skipping_env(
     return await shared_time_skipping.current(request.module.__name__)
 
 
-SHARED_STACK_READY_SECONDS = 140  # twice, within the 300 s a test (and its set-up) may take
-SHARED_STACK_ATTEMPTS = 2
-
-
-# One `signoff dev` per test process, for every module that can use its settings (see
-# tests/dev_stack.py); started by the first test that asks for it, stopped (and checked
-# to stop cleanly) when the session ends. A stack takes 15 s to start on a quiet 2-core
-# machine and up to 90 s on a loaded one: once per process, not once per module or package.
-@pytest.fixture(scope="session")
-def shared_dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
-    # A failed start would fail every test of the process that shares it (pytest keeps a
-    # session fixture's error): it is given longer than a private stack (a loaded 2-core
-    # machine took 90 s), and a second try.
-    with contextlib.ExitStack() as running:
-        for attempt in range(1, SHARED_STACK_ATTEMPTS + 1):
-            home = tmp_path_factory.mktemp("signoff-shared-home")
-            try:
-                stack = running.enter_context(
-                    started_dev_stack(
-                        home,
-                        task_queue=f"shared-{os.getpid()}",
-                        ready_seconds=SHARED_STACK_READY_SECONDS,
-                        SIGNOFF_UI_INBOX_REFRESH_SECONDS="1",
-                    )
-                )
-            except AssertionError:  # did not get ready
-                if attempt == SHARED_STACK_ATTEMPTS:
-                    raise
-                continue
-            yield stack
-            return
-
-
 # The tiers (docs/development/tests.md): a test carries the mark of what it starts, so that
 # `make test-fast` can leave it out. These fixtures start it for every test that uses
 # them, directly or through another fixture; a test that starts a dev server, a
@@ -162,7 +127,6 @@ def shared_dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevSt
 # the store tests (tests/store/conftest.py) on its `pytest.param`.
 TIER_OF_FIXTURE = {
     "dev_stack": "devserver",
-    "shared_dev_stack": "devserver",
     "browser": "browser",
     "postgres_url": "postgres",
     "postgres_repeatable_read_url": "postgres",

@@ -1,12 +1,13 @@
 """Starting `signoff dev` as a user does, for the tests that need the whole stack.
 
 The launcher runs on free ports and a private home; it is stopped with Ctrl-C (SIGINT)
-and given time to stop cleanly, then killed with what it started if it did not.
+and given time to stop cleanly, then killed if it did not.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -14,8 +15,6 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-
-from signoff.wiring.process_tree import stop_tree
 
 SIGNOFF = str(Path(sys.executable).parent / "signoff")
 READY_SECONDS = 90
@@ -51,10 +50,7 @@ class PortTaken(Exception):
 
 @contextmanager
 def running_signoff_dev(
-    env: dict[str, str],
-    log_path: Path,
-    command: Sequence[str] = (),
-    ready_seconds: float = READY_SECONDS,
+    env: dict[str, str], log_path: Path, command: Sequence[str] = ()
 ) -> Iterator[subprocess.Popen[bytes]]:
     """`signoff dev` (or `command`, a launcher that runs it) until it says it is ready;
     Ctrl-C on the way out."""
@@ -64,7 +60,7 @@ def running_signoff_dev(
             list(command) or [SIGNOFF, "dev"], env=env, stdout=log, stderr=subprocess.STDOUT
         )
         try:
-            deadline = time.monotonic() + ready_seconds
+            deadline = time.monotonic() + READY_SECONDS
             while "Press Ctrl-C" not in log_path.read_text():
                 if launcher.poll() is not None:
                     server_log = temporal_log.read_text() if temporal_log.exists() else ""
@@ -79,17 +75,17 @@ def running_signoff_dev(
                 raise PortTaken(log_path.read_text())
             yield launcher
         finally:
-            # On any way out (a failed test, a timeout, Ctrl-C): nothing is left running.
-            stop_tree(launcher, STOP_SECONDS)
+            launcher.send_signal(signal.SIGINT)
+            try:
+                launcher.wait(timeout=STOP_SECONDS)
+            finally:
+                if launcher.poll() is None:
+                    launcher.kill()
 
 
 @contextmanager
 def signoff_dev_stack(
-    home: Path,
-    task_queue: str,
-    command: Sequence[str] = (),
-    ready_seconds: float = READY_SECONDS,
-    **extra: str,
+    home: Path, task_queue: str, command: Sequence[str] = (), **extra: str
 ) -> Iterator[tuple[dict[str, str], subprocess.Popen[bytes]]]:
     """A private `signoff dev` on free ports, ready. A port is picked free and bound a
     moment later by the stack; another process may take it meanwhile, so a start that
@@ -97,7 +93,7 @@ def signoff_dev_stack(
     for attempt in range(1, PORT_ATTEMPTS + 1):
         env = stack_env(home, task_queue, **extra)
         try:
-            with running_signoff_dev(env, home / "dev.log", command, ready_seconds) as launcher:
+            with running_signoff_dev(env, home / "dev.log", command) as launcher:
                 yield env, launcher
                 return
         except PortTaken:

@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from signoff.wiring.local_stack import SIGNOFF, STOP_SECONDS
-from signoff.wiring.process_tree import stop_tree
+from signoff.wiring.local_stack import SIGNOFF
 
 pytestmark = pytest.mark.devserver
 
@@ -32,23 +31,17 @@ RED_TEAM = REPO_ROOT / "evals" / "redteam"
 def report() -> dict[str, Any]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC")}
     env.pop("SIGNOFF_TEMPORAL_ADDRESS", None)  # its own private stack
-    # On any way out of this fixture, a timeout included, the command and the stack it
-    # started are stopped (a command killed alone left its stack running).
-    command = subprocess.Popen(
+    done = subprocess.run(
         [SIGNOFF, "eval", "evals/basics", "evals/redteam", "--json"],
         cwd=REPO_ROOT,
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
+        timeout=EVAL_SECONDS,
     )
-    try:
-        stdout, stderr = command.communicate(timeout=EVAL_SECONDS)
-    finally:
-        stop_tree(command, STOP_SECONDS)
-    assert command.returncode in (0, 1), stderr
-    document: dict[str, Any] = json.loads(stdout)
-    document["exit_code"] = command.returncode
+    assert done.returncode in (0, 1), done.stderr
+    document: dict[str, Any] = json.loads(done.stdout)
+    document["exit_code"] = done.returncode
     return document
 
 

@@ -1,8 +1,7 @@
 """Fixtures of the reviewer UI tests: a real `signoff dev` stack, and refund cases in it.
 
 One dev stack (Temporal dev server, worker, demo data, the UI on a free port) serves
-every test here, as a process started the way `make demo` starts it: the test process's
-shared stack (tests/dev_stack.py), which the end-to-end and CLI tests use too. Each test gets its
+every test here, as a process started the way `make demo` starts it. Each test gets its
 own order and ticket, so that refunds in one test never change what another judges.
 Route tests drive `create_app` through FastAPI's TestClient against the same Temporal
 server and store; browser tests drive the UI the launcher serves.
@@ -11,13 +10,16 @@ server and store; browser tests drive the UI the launcher serves.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -32,18 +34,44 @@ from signoff.config.temporal_client import connect
 from signoff.service.handles import Store
 from signoff.service.pending import try_state
 from signoff.service.waiting_listing import read_pending_page
-from tests.dev_stack import DevStack as DevStack  # the tests here import it from this module
+from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
 from tests.live_ui import served
 
 PENDING_SECONDS = 30
 CSRF_PATTERN = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
-# The process's shared stack (tests/conftest.py), started at the first test that needs
-# it and stopped at the end of the session: the UI, end-to-end and CLI tests share it.
+@dataclass(frozen=True)
+class DevStack:
+    env: dict[str, str]
+    home: Path
+    ui_url: str
+
+    def settings(self) -> Settings:
+        return Settings(
+            home=self.home,
+            temporal_address=self.env["SIGNOFF_TEMPORAL_ADDRESS"],
+            task_queue=self.env["SIGNOFF_TASK_QUEUE"],
+            ui_secret=None,
+        )
+
+    def signoff(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [SIGNOFF, *args], env=self.env, input=stdin, capture_output=True, text=True, timeout=120
+        )
+
+
+# Per package: the stack stops when the UI tests end, and its server, worker and UI do
+# not load the machine under the time-skipping tests that come after.
 @pytest.fixture(scope="package")
-def dev_stack(shared_dev_stack: DevStack) -> DevStack:
-    return shared_dev_stack
+def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
+    home = tmp_path_factory.mktemp("signoff-ui-home")
+    with signoff_dev_stack(
+        home, task_queue=f"ui-{os.getpid()}", SIGNOFF_UI_INBOX_REFRESH_SECONDS="1"
+    ) as (env, _):
+        ui_port = env["SIGNOFF_UI_PORT"]
+        assert f"Reviewer UI on http://127.0.0.1:{ui_port}/" in (home / "dev.log").read_text()
+        yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{ui_port}")
 
 
 @pytest.fixture(scope="package")
