@@ -4,8 +4,9 @@ the Temporal client to do so."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from workflows.actions import PendingAction
 from workflows.approval_policy import money
@@ -45,3 +46,26 @@ class PendingItem:
             "approved_by": approvers(action),
             "still_missing": missing(action),
         }
+
+
+class WaitingRow(Protocol):
+    """A read-model row as either reader gives it (the store's, or the driver's alone)."""
+
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def tenant_id(self) -> str: ...
+    @property
+    def ticket_id(self) -> str: ...
+    @property
+    def action(self) -> str: ...  # the PendingAction's JSON
+
+
+def pending_items(rows: Iterable[WaitingRow]) -> list[PendingItem]:
+    """The read model's rows as the items every face lists."""
+    return [
+        PendingItem(
+            row.run_id, row.tenant_id, row.ticket_id, PendingAction.model_validate_json(row.action)
+        )
+        for row in rows
+    ]

@@ -13,9 +13,8 @@ from activities.waiting_read import NotLean, read_waiting
 from signoff.config.settings import Settings
 from signoff.service.paging import Page
 from signoff.service.pending_cursor import cursor_position, pending_cursor
-from signoff.service.pending_item import PendingItem
+from signoff.service.pending_item import pending_items
 from signoff.service.pending_page import PendingPage
-from workflows.actions import PendingAction
 
 
 def quick_pending_page(
@@ -28,12 +27,7 @@ def quick_pending_page(
         found = read_waiting(settings.resolved_database_url, tenant_id, position, limit)
     except NotLean:
         return None
-    items = [
-        PendingItem(
-            row.run_id, row.tenant_id, row.ticket_id, PendingAction.model_validate_json(row.action)
-        )
-        for row in found.rows
-    ]
+    items = pending_items(found.rows)
     next_cursor = None
     if found.more and found.rows:
         last = found.rows[-1]

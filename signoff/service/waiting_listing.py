@@ -22,9 +22,8 @@ from signoff.service.handles import Store, engine_of
 from signoff.service.inbox_order import InboxSort, ModeFilter, amount_after, amount_cursor
 from signoff.service.paging import Page
 from signoff.service.pending_cursor import cursor_position, pending_cursor
-from signoff.service.pending_item import PendingItem
+from signoff.service.pending_item import pending_items
 from signoff.service.pending_page import PendingPage
-from workflows.actions import PendingAction
 
 __all__ = ["PendingPage", "pending_page_of", "read_pending_page"]
 
@@ -45,12 +44,7 @@ def read_pending_page(
         position = amount_after(after) if sort == "amount" else cursor_position(after)
     query = WaitingQuery(tenant_id=tenant_id, order=sort, mode=mode)
     found = waiting_page(engine, query, position, limit)
-    items = [
-        PendingItem(
-            row.run_id, row.tenant_id, row.ticket_id, PendingAction.model_validate_json(row.action)
-        )
-        for row in found.rows
-    ]
+    items = pending_items(found.rows)
     next_cursor = None
     if found.more and found.rows:
         last = found.rows[-1]
