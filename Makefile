@@ -11,6 +11,12 @@ UV := $(TOOLS)/bin/uv
 # uv uses the interpreter it is given, never one it would download.
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
+# Python keeps the bytecode of what it imports (in __pycache__, which git ignores). A
+# machine that sets PYTHONDONTWRITEBYTECODE (CI images often do) made every process
+# compile each module anew: a second of CPU for each `signoff` command and twice that
+# for each `signoff dev`, hundreds of times in `make test`. The install compiles the
+# dependencies once (--compile-bytecode); our own modules are kept on first import.
+export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: demo test test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
 
@@ -20,7 +26,7 @@ $(UV):
 
 # --locked: a uv.lock that no longer matches pyproject.toml stops the install (`make lock`).
 $(STAMP): pyproject.toml uv.lock | $(UV)
-	$(UV) sync --locked --extra dev --python $(PYTHON) --quiet
+	$(UV) sync --locked --compile-bytecode --extra dev --python $(PYTHON) --quiet
 	touch $(STAMP)
 
 # After a change to the dependencies in pyproject.toml; `make lock ARGS=--upgrade` moves
