@@ -43,13 +43,21 @@ bootstrap: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/signoff dev
 
-# Two test processes (pytest-xdist), one per core; a test module stays in one process, so
-# its module- and package-scoped stacks start once there (docs/development/tests.md).
-XDIST := -n 2 --dist loadfile
+# Test processes (pytest-xdist): a test module stays in one process (--dist loadfile), so
+# its module-scoped stacks start once there. Modules are handed out in the order they are
+# collected, not largest first: a package's modules then follow each other in each
+# process, and a package-scoped stack (tests/ui, tests/e2e) starts once per process
+# instead of each time the process comes back to the package (docs/development/tests.md).
+XDIST := -n 2 --dist loadfile --no-loadscope-reorder
+# Three processes on 2 cores for `make test`: its dev-server and browser tests wait on
+# timers, timeouts and pages much of the time, and the third process uses those waits.
+XDIST_FULL := -n 3 --dist loadfile --no-loadscope-reorder
 
+# The unit and store tests run once, in test-calendar (400 days ahead); `make test-fast`
+# runs them at today's date.
 test: $(STAMP)
 	scripts/ensure-system-packages.sh
-	$(BIN)/python -m pytest -q $(XDIST) --durations=30
+	$(BIN)/python -m pytest -q $(XDIST_FULL) --durations=30 --ignore=tests/unit --ignore=tests/store
 	$(MAKE) --no-print-directory test-calendar
 
 # Between edits (docs/development/tests.md): no dev server, browser, PostgreSQL or slow test.
