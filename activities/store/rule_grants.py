@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 
 from activities.store.database import use_session
 from activities.store.decisions import NewEvent, append_event, event_key
-from activities.store.effect_proofs import ProofCheck
+from activities.store.effect_proofs import ProofCheck, spend_proofs
 from activities.store.rule_schema import StandingRule, StandingRuleUse
 from activities.store.schema import Ticket
 from activities.store.standing_rules import admin_problem
@@ -134,6 +134,24 @@ def grant_refusal(
     if four_eyes is not None:
         return f"Standing rule {rule.id} cannot approve it: {four_eyes}."
     return None
+
+
+def spend_approvals(
+    session: Session, command: RefundCommand | ToolActionCommand, now: datetime
+) -> None:
+    """What authorized the command's effect, spent on it in the effect's transaction,
+    once its checks passed: each signed approval (`spend_proofs`), and the use of the
+    standing rule that stood in for them, if one did (`spend_use`)."""
+    spend_proofs(session, command.proofs, command.idempotency_key)
+    if command.action.rule_grant is not None:
+        spend_use(
+            session,
+            command.action,
+            run_id=command.run_id,
+            ticket_id=command.ticket_id,
+            effect_key=command.idempotency_key,
+            now=now,
+        )
 
 
 def spend_use(

@@ -44,11 +44,10 @@ from activities.store.effect_proofs import (
     caller_and_hash_problem,
     signature_problem,
     signers,
-    spend_proofs,
     spending_problem,
 )
 from activities.store.passkey_proofs import passkey_problem
-from activities.store.rule_grants import rule_approvers, spend_use, tool_grant_refusal
+from activities.store.rule_grants import rule_approvers, spend_approvals, tool_grant_refusal
 from activities.store.schema import Reviewer
 from workflows.actions import ToolActionCommand
 from workflows.approval_policy import effect_key, same_person
@@ -119,16 +118,7 @@ def claim_effect(
                 )
             )
             session.flush()
-        spend_proofs(session, command.proofs, command.idempotency_key)
-        if by_rule:
-            spend_use(
-                session,
-                command.action,
-                run_id=command.run_id,
-                ticket_id=command.ticket_id,
-                effect_key=command.idempotency_key,
-                now=datetime.now(UTC),
-            )
+        spend_approvals(session, command, datetime.now(UTC))
         return EffectClaim("go")
 
 
