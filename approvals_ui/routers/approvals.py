@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request, status
 from fastapi.responses import RedirectResponse, Response
 
+from approvals_ui.decision_fields import ActionHashForm, CategoryForm, ReasonForm, VerdictForm
 from approvals_ui.decision_words import (
     ORDER_STATUSES,
     REJECT_LABELS,
@@ -49,7 +50,7 @@ from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired, step_up_for
 from signoff.service.passkeys import passkeys_of
 from signoff.service.trajectory import trajectory_or_none
-from workflows.actions import REFUND_APPROVER_ROLE, PendingAction, Verdict
+from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
 
@@ -197,10 +198,10 @@ async def decide(
     run_id: str,
     reviewer: CurrentReviewer,
     engine: EngineDep,
-    action_hash: Annotated[str, Form(max_length=200)],
-    verdict: Annotated[Verdict, Form()],
-    reason: Annotated[str, Form(max_length=2000)] = "",
-    category: Annotated[str, Form(max_length=64)] = "",
+    action_hash: ActionHashForm,
+    verdict: VerdictForm,
+    reason: ReasonForm = "",
+    category: CategoryForm = "",
     edit: Annotated[str, Form(max_length=1)] = "",
     passkey_issued_at: Annotated[str, Form(max_length=64)] = "",
     passkey_nonce: Annotated[str, Form(max_length=64)] = "",
