@@ -90,7 +90,6 @@ async def decide(
         return _refused(request, reviewer, refused)
     outcome = await decide_away(
         request,
-        engine,
         reviewer,
         grant.run_id,
         grant.action_hash,
