@@ -11,9 +11,9 @@ from fastapi import Request
 
 from approvals_ui.lookups import decider_of
 from signoff.service.decisions import Choice, decide
-from signoff.service.handles import Runs
 from signoff.service.passkey_step_up import PasskeyAnswer, step_up_for
 from signoff.service.reviewer_access import SignedInReviewer
+from signoff.service.run_control import Runs
 from workflows.actions import DecisionResult, Verdict
 
 
