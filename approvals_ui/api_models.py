@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from approvals_ui.decision_fields import CATEGORY_CHARS, REASON_CHARS
 from signoff.service.batch_decisions import MAX_BATCH
 from workflows.actions import DecisionRecord, PendingAction, Verdict
 from workflows.approval_requirements import approvers, may_move_forward, missing
@@ -119,11 +120,13 @@ class DecisionBody(ApiModel):
     action_hash: str = Field(pattern=r"^[0-9a-f]{64}$")
     verdict: Verdict
     reason: str = Field(
-        default="", max_length=2000, description="Required to reject, and to approve with edits."
+        default="",
+        max_length=REASON_CHARS,
+        description="Required to reject, and to approve with edits.",
     )
     category: str | None = Field(
         default=None,
-        max_length=64,
+        max_length=CATEGORY_CHARS,
         description="Required to reject: wrong_amount, not_eligible, needs_more_information, "
         "suspected_fraud or other. The agent is told it.",
     )
@@ -152,10 +155,10 @@ class BatchDecisionBody(ApiModel):
         description=f"At most {MAX_BATCH}; each (run_id, action_hash) once.",
     )
     verdict: Verdict
-    reason: str = Field(default="", max_length=2000, description="Required to reject.")
+    reason: str = Field(default="", max_length=REASON_CHARS, description="Required to reject.")
     category: str | None = Field(
         default=None,
-        max_length=64,
+        max_length=CATEGORY_CHARS,
         description="Required to reject (as for one decision); the agent of each run is told it.",
     )
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from fastapi import HTTPException, Request
 
-from approvals_ui.lookups import decider_of, no_role_message, pending_by_hash, run_to_decide
+from approvals_ui.decision_sending import decide_as
+from approvals_ui.lookups import no_role_message, pending_by_hash, run_to_decide
 from signoff.service.batch_decisions import (
     NOT_IN_TENANT,
     BatchKey,
@@ -22,8 +23,6 @@ from signoff.service.batch_decisions import (
     outcome_of_result,
 )
 from signoff.service.decisions import Choice
-from signoff.service.decisions import decide as decide_action
-from signoff.service.passkey_step_up import step_up_for
 from signoff.service.reviewer_access import SignedInReviewer
 from workflows.actions import Verdict
 
@@ -39,7 +38,6 @@ async def decide_batch(
     """One outcome per key, in order; the batch was checked before (checked_keys,
     checked_choice)."""
     state_of_app = request.app.state
-    decider = decider_of(reviewer)
 
     async def one(key: BatchKey) -> BatchOutcome:
         try:
@@ -51,24 +49,16 @@ async def decide_batch(
             return failed(key, f"{no_role_message(action)} Nothing was decided.")
         if action is not None and state_of_app.passkey_policy.needs_passkey(action, verdict):
             return decide_alone(key)
-        result = await decide_action(
+        # A batch carries no passkey: an approval that needs one was decided alone (above).
+        result = await decide_as(
+            request,
             client,
-            state_of_app.decision_signer,
+            reviewer,
             key.run_id,
-            decider,
             key.action_hash,
             verdict,
             reason,
-            choice=Choice(category=category, action=action),
-            step_up=step_up_for(
-                state_of_app.passkey_policy,
-                state_of_app.settings,
-                state_of_app.engine,
-                action,
-                verdict,
-                None,  # a batch carries no passkey: such an approval is decided alone
-            ),
-            store=state_of_app.engine,
+            Choice(category=category, action=action),
         )
         return outcome_of_result(key, result)
 

@@ -14,17 +14,16 @@ from dataclasses import dataclass
 
 from fastapi import HTTPException, Request
 
-from approvals_ui.lookups import decider_of, no_role_message, pending_by_hash, run_to_decide
+from approvals_ui.decision_sending import decide_as
+from approvals_ui.lookups import no_role_message, pending_by_hash, run_to_decide
 from signoff.service.decisions import (
     Choice,
     DecisionNotAccepted,
     DecisionUnavailable,
     InvalidDecision,
-    decide,
 )
-from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired, step_up_for
+from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired
 from signoff.service.reviewer_access import SignedInReviewer
-from signoff.service.store import Store
 from workflows.actions import Verdict
 
 
@@ -40,7 +39,6 @@ class Outcome:
 
 async def decide_away(
     request: Request,
-    engine: Store,
     reviewer: SignedInReviewer,
     run_id: str,
     action_hash: str,
@@ -57,19 +55,16 @@ async def decide_away(
     action = pending_by_hash(state, action_hash)
     if not reviewer.may_decide(action):
         return Outcome(False, f"{no_role_message(action)} Nothing was decided.")
-    app = request.app.state
     try:
-        result = await decide(
+        result = await decide_as(
+            request,
             client,
-            app.decision_signer,
+            reviewer,
             run_id,
-            decider_of(reviewer),
             action_hash,
             verdict,
             reason,
-            choice=Choice(category=category, action=action),
-            step_up=step_up_for(app.passkey_policy, app.settings, engine, action, verdict, None),
-            store=engine,
+            Choice(category=category, action=action),
         )
     except (PasskeyRequired, PasskeyRefused) as step_up:
         return Outcome(False, step_up.message)

@@ -12,16 +12,20 @@ refund past the threshold on one signature. Where the worker's own profiles ask 
 a refund (N of M, one from a role, a chain: `workflows/effect_requirements.py`), the
 approvers who count must meet that too, whatever the command or its action says; the
 roles that count are then the ones those policies name. Too few count: nothing is refunded, and the
-workflow raises a new pending action with the returned sentence as its note.
+workflow raises a new pending action with the returned sentence as its note. Any other
+tool's effect reads its approvers again by the same rule (`approvers_read_again`), and
+its requirements alone judge their roles and number (activities/store/tool_effects.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sqlalchemy.orm import Session
 
 from activities.store.schema import Reviewer
-from workflows.actions import REFUND_APPROVER_ROLE, ActionState, RefundCommand
-from workflows.approval_policy import money
+from workflows.actions import REFUND_APPROVER_ROLE, ActionState, RefundCommand, ToolActionCommand
+from workflows.approval_policy import money, same_person
 from workflows.effect_requirements import Requirements, Signer, unmet
 
 
@@ -36,16 +40,7 @@ def why_approvals_do_not_count(
     own rule alone)."""
     needs = () if requirements is None else requirements.needed
     roles = tuple(dict.fromkeys(r for need in needs for r in need.roles)) or (REFUND_APPROVER_ROLE,)
-    problems: list[str] = []
-    counted: list[Signer] = []
-    issued = {proof.reviewer_id: proof.issued_at for proof in reversed(command.proofs)}
-    for reviewer_id in dict.fromkeys(command.approvers):  # each reviewer once, in order
-        reviewer = session.get(Reviewer, reviewer_id)
-        problem = _problem(reviewer, reviewer_id, command, roles)
-        if problem is None and reviewer is not None:
-            counted.append(Signer(reviewer_id, tuple(reviewer.role_list), issued.get(reviewer_id)))
-        elif problem is not None:
-            problems.append(problem)
+    counted, problems = approvers_read_again(session, command.approvers, command, roles)
     total = state.refunded_minor + command.amount_minor
     needed = 2 if total > state.review_threshold_minor else 1
     policy_problem = next(filter(None, (unmet(need, counted) for need in needs)), None)
@@ -65,8 +60,33 @@ def why_approvals_do_not_count(
     return f"{lead}. The approval is void; it must be given again. Nothing was refunded."
 
 
+def approvers_read_again(
+    session: Session,
+    reviewer_ids: Iterable[str],
+    command: RefundCommand | ToolActionCommand,
+    roles: tuple[str, ...] = (),
+) -> tuple[list[Signer], list[str]]:
+    """Every approver of the command read again, each once, in order: those who still
+    count (with when they signed), and why each other one does not. `roles`: one of
+    them is needed (none: the caller's requirements judge the roles)."""
+    issued = {proof.reviewer_id: proof.issued_at for proof in reversed(command.proofs)}
+    counted: list[Signer] = []
+    problems: list[str] = []
+    for reviewer_id in dict.fromkeys(reviewer_ids):
+        reviewer = session.get(Reviewer, reviewer_id)
+        problem = _problem(reviewer, reviewer_id, command, roles)
+        if problem is not None:
+            problems.append(problem)
+        elif reviewer is not None:
+            counted.append(Signer(reviewer_id, tuple(reviewer.role_list), issued.get(reviewer_id)))
+    return counted, problems
+
+
 def _problem(
-    reviewer: Reviewer | None, reviewer_id: str, command: RefundCommand, roles: tuple[str, ...]
+    reviewer: Reviewer | None,
+    reviewer_id: str,
+    command: RefundCommand | ToolActionCommand,
+    roles: tuple[str, ...],
 ) -> str | None:
     if reviewer is None:
         return f"reviewer '{reviewer_id}' no longer exists"
@@ -74,8 +94,9 @@ def _problem(
         return f"reviewer '{reviewer_id}' has been disabled"
     if reviewer.tenant_id != command.tenant_id:
         return f"reviewer '{reviewer_id}' no longer belongs to tenant '{command.tenant_id}'"
-    if not set(roles) & set(reviewer.role_list):
+    if roles and not set(roles) & set(reviewer.role_list):
         return f"reviewer '{reviewer_id}' no longer holds the {' or '.join(roles)} role"
-    if reviewer_id == command.actor_id:
+    # One person under any spelling (`Alice`, `alice`): the actor never approves their run.
+    if command.actor_id is not None and same_person(reviewer_id, command.actor_id):
         return f"reviewer '{reviewer_id}' asked for this run and cannot approve it"
     return None

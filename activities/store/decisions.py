@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import get_args
 
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
@@ -32,7 +33,7 @@ from activities.store.decision_chain import GENESIS, row_hash
 from activities.store.errors import StoreError, UnknownTenant
 from activities.store.schema import DecisionRow, Tenant, decimal_to_minor
 from activities.store.waiting_actions import FIRST_APPROVAL, follow_decision
-from workflows.actions import DecisionEvent, RefundCommand
+from workflows.actions import DecisionEvent, DecisionKind, RefundCommand
 from workflows.reject_reasons import labelled
 
 EXECUTED = "executed"
@@ -42,32 +43,21 @@ REFUSED_EFFECT = "refused-effect"
 # refused (no credential, a wrong one, not an administrator): account_audit.py.
 ACCOUNT_CHANGE = "account"
 ACCOUNT_REFUSED = "account_refused"
-# Every kind a row can have: the trail's kinds (approved is the approval that
-# authorizes), a first approval that still waits for another, the executed refund, and
-# the account events.
+# Every kind a row can have: the trail's kinds (DecisionKind, where approved is the
+# approval that authorizes), a first approval that still waits for another, the executed
+# refund, the account events, and the standing rules' own.
 AUDIT_KINDS: tuple[str, ...] = (
-    "approved",
-    "rejected",
-    "expired",
-    "voided",
-    "denied",
-    "cancelled",
-    "refused",
-    "edited",
-    # Expired unanswered and sent to another role; the action still waits.
-    "escalated",
+    *get_args(DecisionKind),
     FIRST_APPROVAL,
     EXECUTED,
     ACCOUNT_CHANGE,
     ACCOUNT_REFUSED,
     # Standing rules (activities/store/standing_rules.py, rule_grants.py): a rule made,
-    # revoked, or refused to its would-be maker; a run's record that a rule approved an
-    # action or would have (shadow); an effect that spent one of a rule's uses.
+    # revoked, or refused to its would-be maker; an effect that spent one of a rule's
+    # uses. (A run's record that a rule approved an action is a DecisionKind.)
     "rule_created",
     "rule_revoked",
     "rule_refused",
-    "rule_approved",
-    "rule_shadow",
     "rule_used",
 )
 # The fields that say which event a row is: the same key with other ones is a bug.

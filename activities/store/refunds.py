@@ -52,10 +52,10 @@ from sqlalchemy.orm import Session
 from activities.store.approvers import why_approvals_do_not_count
 from activities.store.database import use_session, write_transaction
 from activities.store.decisions import append_executed, append_refused_effect
-from activities.store.effect_proofs import ProofCheck, proof_refusal, spend_proofs
+from activities.store.effect_proofs import ProofCheck, proof_refusal
 from activities.store.errors import UnknownTenant
 from activities.store.pending_refunds import release_in
-from activities.store.rule_grants import refund_grant_refusal, spend_use
+from activities.store.rule_grants import refund_grant_refusal, spend_approvals
 from activities.store.schema import (
     ID_LENGTH,
     KEY_LENGTH,
@@ -241,17 +241,8 @@ def _decide(
     refund = refund_row(command, new_refund_id(), datetime.now(UTC))
     session.add(refund)
     if proven:
-        # Each approval authorizes this refund alone.
-        spend_proofs(session, command.proofs, command.idempotency_key)
-    if by_rule:
-        spend_use(
-            session,
-            command.action,
-            run_id=command.run_id,
-            ticket_id=command.ticket_id,
-            effect_key=command.idempotency_key,
-            now=datetime.now(UTC),
-        )
+        # Each approval, or the standing rule's use (`by_rule`), authorizes this refund alone.
+        spend_approvals(session, command, datetime.now(UTC))
     # From pending to refunded in one commit: the amount always counts once.
     release_in(session, command.run_id, command.action_hash)
     session.flush()  # the ledger row first: the audit row names it

@@ -17,7 +17,7 @@ locks the rule's row (so two effects cannot both spend its last use) and checks 
    own profiles' N of M, role or chain): a rule never stands in for more than one
    reviewer.
 
-Then `spend_use` writes the use (keyed by the effect), counts it on the rule and
+Then `spend_approvals` writes the use (keyed by the effect), counts it on the rule and
 appends a `rule_used` audit row naming the rule and its creator, in the effect's
 transaction: the effect and its use commit together or not at all. A refusal is the
 caller's `refused` audit row; the run then waits for a reviewer as usual.
@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 
 from activities.store.database import use_session
 from activities.store.decisions import NewEvent, append_event, event_key
-from activities.store.effect_proofs import ProofCheck
+from activities.store.effect_proofs import ProofCheck, spend_proofs
 from activities.store.rule_schema import StandingRule, StandingRuleUse
 from activities.store.schema import Ticket
 from activities.store.standing_rules import admin_problem
@@ -136,17 +136,21 @@ def grant_refusal(
     return None
 
 
-def spend_use(
-    session: Session,
-    action: PendingAction,
-    *,
-    run_id: str,
-    ticket_id: str,
-    effect_key: str,
-    now: datetime,
+def spend_approvals(
+    session: Session, command: RefundCommand | ToolActionCommand, now: datetime
 ) -> None:
+    """What authorized the command's effect, spent on it in the effect's transaction,
+    once its checks passed: each signed approval (`spend_proofs`), and the use of the
+    standing rule that stood in for them, if one did (`_spend_use`)."""
+    spend_proofs(session, command.proofs, command.idempotency_key)
+    if command.action.rule_grant is not None:
+        _spend_use(session, command, now)
+
+
+def _spend_use(session: Session, command: RefundCommand | ToolActionCommand, now: datetime) -> None:
     """The use of the action's rule by this effect, counted and audited, in the
     effect's transaction (after `grant_refusal` passed); a retry spends nothing."""
+    action, effect_key = command.action, command.idempotency_key
     grant = action.rule_grant
     assert grant is not None
     if session.get(StandingRuleUse, effect_key) is not None:
@@ -157,7 +161,7 @@ def spend_use(
         StandingRuleUse(
             effect_key=effect_key,
             rule_id=rule.id,
-            run_id=run_id,
+            run_id=command.run_id,
             action_hash=action.action_hash,
             used_at=now,
         )
@@ -171,8 +175,8 @@ def spend_use(
             event_key=event_key(RULE_USED, effect_key),
             tenant_id=rule.tenant_id,
             kind=RULE_USED,
-            run_id=run_id,
-            ticket_id=ticket_id,
+            run_id=command.run_id,
+            ticket_id=command.ticket_id,
             action_hash=action.action_hash,
             decided_at=now,
             reviewer_id=rule.created_by,

@@ -33,6 +33,7 @@ from typing import Literal
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from activities.store.approvers import approvers_read_again
 from activities.store.connector_schema import ToolEffect
 from activities.store.database import use_session, write_transaction
 from activities.store.decisions import (
@@ -44,15 +45,13 @@ from activities.store.effect_proofs import (
     caller_and_hash_problem,
     signature_problem,
     signers,
-    spend_proofs,
     spending_problem,
 )
 from activities.store.passkey_proofs import passkey_problem
-from activities.store.rule_grants import rule_approvers, spend_use, tool_grant_refusal
-from activities.store.schema import Reviewer
+from activities.store.rule_grants import rule_approvers, spend_approvals, tool_grant_refusal
 from workflows.actions import ToolActionCommand
-from workflows.approval_policy import effect_key, same_person
-from workflows.effect_requirements import Requirements, Signer, unmet
+from workflows.approval_policy import effect_key
+from workflows.effect_requirements import Requirements, unmet
 
 STARTED = "started"
 DONE = "done"
@@ -119,16 +118,7 @@ def claim_effect(
                 )
             )
             session.flush()
-        spend_proofs(session, command.proofs, command.idempotency_key)
-        if by_rule:
-            spend_use(
-                session,
-                command.action,
-                run_id=command.run_id,
-                ticket_id=command.ticket_id,
-                effect_key=command.idempotency_key,
-                now=datetime.now(UTC),
-            )
+        spend_approvals(session, command, datetime.now(UTC))
         return EffectClaim("go")
 
 
@@ -192,40 +182,16 @@ def _approvals_problem(
     session: Session, command: ToolActionCommand, requirements: Requirements
 ) -> str | None:
     """None when the approvers who still count meet every requirement; else why not."""
-    counted: list[Reviewer] = []
-    problems: list[str] = []
-    for reviewer_id in signers(command.proofs):
-        reviewer = session.get(Reviewer, reviewer_id)
-        problem = _reviewer_problem(reviewer, reviewer_id, command)
-        if problem is None and reviewer is not None:
-            counted.append(reviewer)
-        elif problem is not None:
-            problems.append(problem)
+    counted, problems = approvers_read_again(session, signers(command.proofs), command)
     if problems:
         return (
             "An approval no longer counts: " + "; ".join(problems) + ". The approval is void; "
             f"it must be given again. {NOTHING_DONE_HERE}"
         )
-    issued = {proof.reviewer_id: proof.issued_at for proof in reversed(command.proofs)}
-    signed = [Signer(r.id, tuple(r.role_list), issued.get(r.id)) for r in counted]
     for needed in requirements.needed:
-        problem = unmet(needed, signed)
+        problem = unmet(needed, counted)
         if problem is not None:
             return f"{command.action.tool} {problem}. {NOTHING_DONE_HERE}"
-    return None
-
-
-def _reviewer_problem(
-    reviewer: Reviewer | None, reviewer_id: str, command: ToolActionCommand
-) -> str | None:
-    if reviewer is None:
-        return f"reviewer '{reviewer_id}' no longer exists"
-    if not reviewer.active:
-        return f"reviewer '{reviewer_id}' has been disabled"
-    if reviewer.tenant_id != command.tenant_id:
-        return f"reviewer '{reviewer_id}' no longer belongs to tenant '{command.tenant_id}'"
-    if command.actor_id is not None and same_person(reviewer_id, command.actor_id):
-        return f"reviewer '{reviewer_id}' asked for this run and cannot approve it"
     return None
 
 

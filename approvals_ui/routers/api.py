@@ -25,6 +25,7 @@ from approvals_ui.api_models import (
     TicketView,
     progress_of,
 )
+from approvals_ui.decision_sending import decide_as
 from approvals_ui.deps import (
     CurrentReviewer,
     EngineDep,
@@ -34,7 +35,6 @@ from approvals_ui.deps import (
     authenticated_by_bearer,
 )
 from approvals_ui.lookups import (
-    decider_of,
     inbox_page,
     no_role_message,
     pending_by_hash,
@@ -47,9 +47,8 @@ from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
 from signoff.config.settings import MAX_PAGE_SIZE
 from signoff.service.decisions import Choice, DecisionNotAccepted, InvalidDecision
-from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
-from signoff.service.passkey_step_up import PasskeyRequired, step_up_for
+from signoff.service.passkey_step_up import PasskeyRequired
 from workflows.actions import DecisionResult
 from workflows.contracts import RunState
 
@@ -195,24 +194,16 @@ async def decide(
     if not reviewer.may_decide(action):
         raise HTTPException(status.HTTP_403_FORBIDDEN, no_role_message(action))
     try:
-        result = await decide_action(
+        # This API takes no passkey: the reviewer UI's page does.
+        result = await decide_as(
+            request,
             client,
-            request.app.state.decision_signer,
+            reviewer,
             run_id,
-            decider_of(reviewer),
             body.action_hash,
             body.verdict,
             body.reason,
-            choice=Choice(category=body.category, edits=body.edits, action=action),
-            step_up=step_up_for(
-                request.app.state.passkey_policy,
-                request.app.state.settings,
-                request.app.state.engine,
-                action,
-                body.verdict,
-                None,  # this API takes no passkey: the reviewer UI's page does
-            ),
-            store=request.app.state.engine,
+            Choice(category=body.category, edits=body.edits, action=action),
         )
     except InvalidDecision as invalid:
         # What was wrong with the decision itself (a missing category, an edit its

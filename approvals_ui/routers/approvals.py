@@ -10,6 +10,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request, status
 from fastapi.responses import RedirectResponse, Response
 
+from approvals_ui.decision_fields import ActionHashForm, CategoryForm, ReasonForm, VerdictForm
+from approvals_ui.decision_sending import decide_as
 from approvals_ui.decision_words import (
     ORDER_STATUSES,
     REJECT_LABELS,
@@ -27,7 +29,6 @@ from approvals_ui.deps import (
 )
 from approvals_ui.inbox_view import ChoiceQuery, InboxView, arranged_rows, inbox_view
 from approvals_ui.lookups import (
-    decider_of,
     pending_by_hash,
     run_context,
     run_for_reviewer,
@@ -44,12 +45,11 @@ from signoff.service.decisions import (
     InvalidDecision,
     InvalidHash,
 )
-from signoff.service.decisions import decide as decide_action
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
-from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired, step_up_for
+from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired
 from signoff.service.passkeys import passkeys_of
 from signoff.service.trajectory import trajectory_or_none
-from workflows.actions import REFUND_APPROVER_ROLE, PendingAction, Verdict
+from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
 
@@ -197,10 +197,10 @@ async def decide(
     run_id: str,
     reviewer: CurrentReviewer,
     engine: EngineDep,
-    action_hash: Annotated[str, Form(max_length=200)],
-    verdict: Annotated[Verdict, Form()],
-    reason: Annotated[str, Form(max_length=2000)] = "",
-    category: Annotated[str, Form(max_length=64)] = "",
+    action_hash: ActionHashForm,
+    verdict: VerdictForm,
+    reason: ReasonForm = "",
+    category: CategoryForm = "",
     edit: Annotated[str, Form(max_length=1)] = "",
     passkey_issued_at: Annotated[str, Form(max_length=64)] = "",
     passkey_nonce: Annotated[str, Form(max_length=64)] = "",
@@ -221,28 +221,20 @@ async def decide(
         words = request_words(request)
         return await refused_page(no_role_refusal(words, action), status.HTTP_403_FORBIDDEN)
     try:
-        result = await decide_action(
+        result = await decide_as(
+            request,
             client,
-            request.app.state.decision_signer,
+            reviewer,
             run_id,
-            decider_of(reviewer),
             action_hash,
             verdict,
             reason,
-            choice=Choice(
+            Choice(
                 category=category or None,
                 edits=await _edits(request, action) if edit else None,
                 action=action,
             ),
-            step_up=step_up_for(
-                request.app.state.passkey_policy,
-                request.app.state.settings,
-                engine,
-                action,
-                verdict,
-                passkey_answer(passkey_issued_at, passkey_nonce, passkey_assertion),
-            ),
-            store=engine,
+            passkey_answer(passkey_issued_at, passkey_nonce, passkey_assertion),
         )
     except (PasskeyRequired, PasskeyRefused) as step_up_refused:
         return await refused_page(step_up_refused.message, status.HTTP_403_FORBIDDEN)

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Form, Query, Request, status
 from fastapi.responses import Response
 
 from approvals_ui.batch import decide_batch
+from approvals_ui.decision_fields import CategoryForm, ReasonForm, VerdictForm
 from approvals_ui.decision_words import REJECT_LABELS, translated
 from approvals_ui.deps import CurrentReviewer, EngineDep
 from approvals_ui.link_words import decision_told
@@ -31,7 +32,6 @@ from signoff.service.batch_decisions import (
     summary_of,
 )
 from signoff.service.batch_selection import Selection, selection_of
-from workflows.actions import Verdict
 
 router = APIRouter(prefix="/approvals/batch", tags=["approvals"])
 
@@ -107,10 +107,10 @@ async def decide(
     request: Request,
     reviewer: CurrentReviewer,
     engine: EngineDep,
-    verdict: Annotated[Verdict, Form()],
+    verdict: VerdictForm,
     selected: SelectedForm = None,
-    reason: Annotated[str, Form(max_length=2000)] = "",
-    category: Annotated[str, Form(max_length=64)] = "",
+    reason: ReasonForm = "",
+    category: CategoryForm = "",
 ) -> Response:
     """One signed decision per selected request; the page lists each one's outcome."""
     try:

@@ -13,9 +13,10 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Path, Request, status
+from fastapi import APIRouter, Path, Request, status
 from fastapi.responses import Response
 
+from approvals_ui.decision_fields import CategoryForm, ReasonForm
 from approvals_ui.decision_words import REJECT_LABELS, translated
 from approvals_ui.deps import CurrentReviewer, EngineDep
 from approvals_ui.link_words import NEEDS_WHY, decision_told, email_refusal
@@ -72,8 +73,8 @@ async def decide(
     code: CodePath,
     reviewer: CurrentReviewer,
     engine: EngineDep,
-    reason: Annotated[str, Form(max_length=2000)] = "",
-    category: Annotated[str, Form(max_length=64)] = "",
+    reason: ReasonForm = "",
+    category: CategoryForm = "",
 ) -> Response:
     now = datetime.now(UTC)
     try:
@@ -89,7 +90,6 @@ async def decide(
         return _refused(request, reviewer, refused)
     outcome = await decide_away(
         request,
-        engine,
         reviewer,
         grant.run_id,
         grant.action_hash,

@@ -11,9 +11,10 @@ import asyncio
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Form, Request, status
+from fastapi import APIRouter, Body, Request, status
 from fastapi.responses import JSONResponse, Response
 
+from approvals_ui.decision_fields import ActionHashForm, ReasonForm, VerdictForm
 from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep
 from approvals_ui.lookups import decider_of, no_role_message, pending_by_hash, run_to_decide
 from approvals_ui.sessions import session_of
@@ -30,7 +31,6 @@ from signoff.service.passkeys import (
     register,
     registration_options,
 )
-from workflows.actions import Verdict
 
 router = APIRouter(tags=["passkeys"])
 
@@ -104,9 +104,9 @@ async def passkey_challenge(
     reviewer: CurrentReviewer,
     engine: EngineDep,
     settings: SettingsDep,
-    action_hash: Annotated[str, Form(max_length=200)],
-    verdict: Annotated[Verdict, Form()],
-    reason: Annotated[str, Form(max_length=2000)] = "",
+    action_hash: ActionHashForm,
+    verdict: VerdictForm,
+    reason: ReasonForm = "",
 ) -> Response:
     """The decision drafted as it will be signed, and the options that make the reviewer's
     passkey sign its hash; the page posts the answer with the draft's issued-at and nonce."""

@@ -104,7 +104,7 @@ async def _answer(
     # The channel is on the record: the signed decision's reason says it came from Slack.
     reason = f"Rejected from Slack: {label}." if verdict == "reject" else "Approved from Slack."
     outcome = await decide_away(
-        request, engine, reviewer, press.run_id, press.action_hash, verdict, reason, press.category
+        request, reviewer, press.run_id, press.action_hash, verdict, reason, press.category
     )
     if not outcome.decided:
         return ephemeral(outcome.message)

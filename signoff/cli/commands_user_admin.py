@@ -16,7 +16,7 @@ import typer
 from signoff.cli.credentials import AdminOption, credential_of
 from signoff.cli.store import in_store
 from signoff.cli.support import JsonOption, emit_json, fail, say, settings
-from signoff.cli.user_group import users
+from signoff.cli.user_group import ReviewerName, users
 from signoff.service.account_records import (
     AccountRecord,
     change_account_roles,
@@ -31,7 +31,6 @@ from signoff.service.languages import (
 )
 from workflows.contract_base import IDENTIFIER_PATTERN
 
-NameArgument = Annotated[str, typer.Argument(help="The reviewer's name (any case).")]
 RoleList = list[str] | None
 FOLLOW_BROWSER = "auto"
 
@@ -47,33 +46,42 @@ def account(reviewer: AccountRecord) -> dict[str, object]:
 
 @users.command("disable")
 def disable_command(
-    name: NameArgument, admin: AdminOption = None, json_output: JsonOption = False
+    name: ReviewerName, admin: AdminOption = None, json_output: JsonOption = False
 ) -> None:
     """Disable a reviewer: no sign-in, sessions end, API tokens are revoked."""
-    credential = credential_of(settings(), admin)
-    reviewer = in_store(lambda engine: set_account_active(engine, credential, name, False))
-    if json_output:
-        emit_json(account(reviewer))
-    else:
-        say(f"reviewer {reviewer.id} disabled; their sessions are signed out, API tokens revoked")
+    reviewer = _set_active(name, admin, False)
+    _show(
+        reviewer,
+        json_output,
+        f"reviewer {reviewer.id} disabled; their sessions are signed out, API tokens revoked",
+    )
 
 
 @users.command("enable")
 def enable_command(
-    name: NameArgument, admin: AdminOption = None, json_output: JsonOption = False
+    name: ReviewerName, admin: AdminOption = None, json_output: JsonOption = False
 ) -> None:
     """Enable a disabled reviewer again (ended sessions and revoked tokens stay ended)."""
+    reviewer = _set_active(name, admin, True)
+    _show(reviewer, json_output, f"reviewer {reviewer.id} enabled")
+
+
+def _set_active(name: str, admin: str | None, active: bool) -> AccountRecord:
     credential = credential_of(settings(), admin)
-    reviewer = in_store(lambda engine: set_account_active(engine, credential, name, True))
+    return in_store(lambda engine: set_account_active(engine, credential, name, active))
+
+
+def _show(reviewer: AccountRecord, json_output: bool, line: str) -> None:
+    """The account as JSON with --json; else the line that says what became of it."""
     if json_output:
         emit_json(account(reviewer))
     else:
-        say(f"reviewer {reviewer.id} enabled")
+        say(line)
 
 
 @users.command("roles")
 def roles_command(
-    name: NameArgument,
+    name: ReviewerName,
     add: Annotated[
         RoleList, typer.Option("--add", help="A role to grant, e.g. refund_approver; repeat.")
     ] = None,
@@ -93,15 +101,16 @@ def roles_command(
         )
     else:
         reviewer = in_store(lambda engine: existing_account(engine, name))
-    if json_output:
-        emit_json(account(reviewer))
-    else:
-        say(f"reviewer {reviewer.id}: roles {', '.join(reviewer.roles) or 'none'}")
+    _show(
+        reviewer,
+        json_output,
+        f"reviewer {reviewer.id}: roles {', '.join(reviewer.roles) or 'none'}",
+    )
 
 
 @users.command("language")
 def language_command(
-    name: NameArgument,
+    name: ReviewerName,
     language: Annotated[
         str | None,
         typer.Argument(help="en, fr, or auto (follow the browser). Without it: show it."),

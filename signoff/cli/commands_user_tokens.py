@@ -17,7 +17,7 @@ import typer
 from signoff.cli.credentials import AdminOption, credential_of
 from signoff.cli.store import in_store
 from signoff.cli.support import JsonOption, emit_json, fail, say, settings
-from signoff.cli.user_group import users
+from signoff.cli.user_group import ReviewerName, users
 from signoff.service.account_records import (
     account_tokens,
     issue_account_token,
@@ -91,7 +91,7 @@ def _revoke_one(credential: Credential | None, token_id: int, json_output: bool)
 
 @users.command("tokens")
 def tokens_command(
-    name: Annotated[str, typer.Argument(help="The reviewer's name (any case).")],
+    name: ReviewerName,
     json_output: JsonOption = False,
 ) -> None:
     """List a reviewer's API tokens: id, created, expires, revoked (never the token)."""

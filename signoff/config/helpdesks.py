@@ -18,7 +18,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter, ValidationError
 
-from signoff.config.secret_files import MIN_SECRET_BYTES, read_private_json
+from signoff.config.secret_files import (
+    MIN_SECRET_BYTES,
+    read_private_json,
+    rotation_list,
+    short_secret_bytes,
+)
 from workflows.contract_base import tenant_id_problem
 
 IntakeSource = Literal["generic", "zendesk"]
@@ -146,16 +151,16 @@ def _source_secrets(
             f"{path}: tenant '{tenant_id}': unknown source {source!r}; use "
             f"{' or '.join(INTAKE_SOURCES)}."
         )
-    listed = [secrets] if isinstance(secrets, str) else secrets
-    if not isinstance(listed, list) or not listed or not all(isinstance(s, str) for s in listed):
+    listed = rotation_list(secrets)
+    if listed is None:
         raise HelpdeskConfigError(
             f"{path}: tenant '{tenant_id}', source '{source}': give a secret, or a list "
             "of them (the current one first)."
         )
-    for secret in listed:
-        if len(secret.encode()) < MIN_SECRET_BYTES:
-            raise HelpdeskConfigError(
-                f"{path}: tenant '{tenant_id}', source '{source}': a secret of "
-                f"{len(secret.encode())} bytes; it needs at least {MIN_SECRET_BYTES}."
-            )
+    short = short_secret_bytes(listed)
+    if short is not None:
+        raise HelpdeskConfigError(
+            f"{path}: tenant '{tenant_id}', source '{source}': a secret of {short} bytes; "
+            f"it needs at least {MIN_SECRET_BYTES}."
+        )
     return [IntakeSecret(tenant_id, source, secret) for secret in listed]

@@ -77,6 +77,20 @@ def _read_private(path: Path) -> str:
     return value
 
 
+def rotation_list(secrets: object) -> list[str] | None:
+    """A file's secret, or its list of them (the current one first, the others still
+    accepted while a rotation is under way), as a list; None when it is neither."""
+    listed = [secrets] if isinstance(secrets, str) else secrets
+    if not isinstance(listed, list) or not listed or not all(isinstance(s, str) for s in listed):
+        return None
+    return listed
+
+
+def short_secret_bytes(secrets: list[str]) -> int | None:
+    """The size of the first secret shorter than MIN_SECRET_BYTES; None if none is."""
+    return next((len(s.encode()) for s in secrets if len(s.encode()) < MIN_SECRET_BYTES), None)
+
+
 def read_private_json(path: Path, variable: str, problem: type[Exception]) -> object:
     """The JSON of a private file (mode 0600) that setting `variable` names; whatever is
     wrong (missing, readable by others, unreadable, not JSON) is `problem`, in words."""

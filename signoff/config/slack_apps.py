@@ -18,7 +18,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from signoff.config.secret_files import MIN_SECRET_BYTES, read_private_json
+from signoff.config.secret_files import (
+    MIN_SECRET_BYTES,
+    read_private_json,
+    rotation_list,
+    short_secret_bytes,
+)
 from workflows.contract_base import tenant_id_problem
 
 # Slack's workspace ids: T followed by upper-case letters and digits.
@@ -73,16 +78,16 @@ def _app(path: Path, tenant_id: object, entry: object) -> SlackApp:
             f"{path}: tenant '{tenant_id}': team_id {team_id!r} is not a Slack workspace "
             "id (T followed by letters and digits; Slack shows it in the workspace URL)."
         )
-    listed = [secrets] if isinstance(secrets, str) else secrets
-    if not isinstance(listed, list) or not listed or not all(isinstance(s, str) for s in listed):
+    listed = rotation_list(secrets)
+    if listed is None:
         raise SlackConfigError(
             f"{path}: tenant '{tenant_id}': signing_secrets is a list of the app's signing "
             "secrets (Basic Information > App Credentials), the current one first."
         )
-    for secret in listed:
-        if len(secret.encode()) < MIN_SECRET_BYTES:
-            raise SlackConfigError(
-                f"{path}: tenant '{tenant_id}': a signing secret of {len(secret.encode())} "
-                f"bytes; Slack's have 32, and at least {MIN_SECRET_BYTES} are needed."
-            )
+    short = short_secret_bytes(listed)
+    if short is not None:
+        raise SlackConfigError(
+            f"{path}: tenant '{tenant_id}': a signing secret of {short} bytes; Slack's "
+            f"have 32, and at least {MIN_SECRET_BYTES} are needed."
+        )
     return SlackApp(tenant_id, team_id, tuple(listed))

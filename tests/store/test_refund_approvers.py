@@ -41,6 +41,8 @@ def command(
         ({}, "carol", None, "reviewer 'carol' no longer belongs to tenant 'demo'"),
         ({}, "dave", None, "reviewer 'dave' no longer holds the refund_approver role"),
         ({}, "alice", "alice", "reviewer 'alice' asked for this run and cannot approve it"),
+        # The actor under another spelling is the same person (person_key).
+        ({}, "alice", "ALICE", "reviewer 'alice' asked for this run and cannot approve it"),
     ],
 )
 def test_an_approver_who_no_longer_counts_voids_the_approval(
