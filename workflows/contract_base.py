@@ -8,6 +8,9 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+# The task queue a worker polls and a run is started on, by default (SIGNOFF_TASK_QUEUE).
+TASK_QUEUE = "signoff"
+
 IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 # A tenant id is an identifier without '-': run ids are `run-{tenant}-{request}`, and a
 # '-' in the tenant would let two tenants name the same run (`demo` + `x-1` and

@@ -14,13 +14,16 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from workflows.actions import DecisionRecord, PendingAction
+from workflows.contract_base import TASK_QUEUE as TASK_QUEUE  # re-exported: both sides name it
 from workflows.contract_base import Contract, Identifier, TenantId
+from workflows.model_contracts import ModelPrice as ModelPrice  # re-exported, as below
+from workflows.model_contracts import ModelRef as ModelRef
+from workflows.model_contracts import Usage as Usage
 from workflows.profile_contracts import RunProfile
 from workflows.tool_spec import ToolSpec as ToolSpec  # re-exported: the contracts name it
 from workflows.unknown_effects import UnknownEffect
 from workflows.wire_contract import WireContract
 
-TASK_QUEUE = "signoff"
 WORKFLOW_NAME = "AgentRun"
 MODEL_TURN_ACTIVITY = "model_turn"
 RUN_TOOL_ACTIVITY = "run_tool"
@@ -74,45 +77,6 @@ def run_id_for(tenant_id: str, request_id: str) -> str:
     Unambiguous because a tenant id holds no '-' (TenantId): two tenants never share one.
     """
     return f"run-{tenant_id}-{request_id}"
-
-
-class ModelRef(Contract):
-    """Which model answers: `scripted` (a script name), `anthropic` or `openai` (a model id).
-
-    `openai` is any server that speaks the Chat Completions API (Ollama, vLLM, llama.cpp,
-    OpenAI); its model ids may hold ':' (`qwen3:4b`).
-    """
-
-    provider: Literal["scripted", "anthropic", "openai"]
-    model_id: Annotated[str, Field(min_length=1, max_length=200)]
-
-    def label(self) -> str:
-        return f"{self.provider}:{self.model_id}"
-
-    @property
-    def scripted(self) -> bool:
-        return self.provider == "scripted"
-
-
-class ModelPrice(Contract):
-    """US dollars per million tokens, by kind of token; from the settings' price table."""
-
-    input: Decimal = Decimal(0)
-    output: Decimal = Decimal(0)
-    cache_write: Decimal = Decimal(0)
-    cache_read: Decimal = Decimal(0)
-
-    def cost(self, usage: Usage) -> Decimal:
-        per_token = (
-            self.input * usage.input_tokens
-            + self.output * usage.output_tokens
-            + self.cache_write * usage.cache_creation_input_tokens
-            + self.cache_read * usage.cache_read_input_tokens
-        )
-        return per_token / MILLION
-
-
-MILLION = Decimal(1_000_000)
 
 
 class RunRequest(Contract):
@@ -214,29 +178,6 @@ class Message(Contract):
 class ToolChoice(Contract):
     type: Literal["auto", "any", "tool", "none"] = "auto"
     name: str | None = None
-
-
-class Usage(WireContract):
-    # No cache tokens is the common case (a model or a turn without prompt caching).
-    WIRE_OMITS = ("cache_creation_input_tokens", "cache_read_input_tokens")
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_creation_input_tokens=self.cache_creation_input_tokens
-            + other.cache_creation_input_tokens,
-            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
-        )
 
 
 class TurnUsage(Contract):

@@ -40,7 +40,7 @@ from bench.common.stopping import stop_cleanly_on_sigterm
 from bench.scale.fill import Filling, fill_to
 from bench.scale.waiting_runs import REVIEWER, TENANT
 from signoff.config.settings import Settings
-from signoff.service.handles import Store
+from signoff.service.handles import Store, engine_of
 from signoff.service.store import open_store
 from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import signoff_dev_stack
@@ -100,7 +100,7 @@ def main() -> None:
             temporal_address=env["SIGNOFF_TEMPORAL_ADDRESS"],
             task_queue=env["SIGNOFF_TASK_QUEUE"],
         )
-        engine = open_store(settings)
+        engine = engine_of(open_store(settings))  # the bench reads and seeds the store itself
         tickets = add_refund_cases(settings.resolved_database_url, TENANT, waiting)
         filling = Filling(settings, engine, tickets, IN_FLIGHT, None, launcher)
         asyncio.run(fill_to(filling, waiting, lambda text: print(text, flush=True)))  # noqa: T201

@@ -41,6 +41,7 @@ from bench.scale.fill import Filling, StoppedFilling, fill_to, read_model_runs
 from bench.scale.probes import checkpoints
 from bench.scale.waiting_runs import TENANT
 from signoff.config.settings import Settings
+from signoff.service.handles import engine_of
 from signoff.service.store import open_store
 from signoff.wiring.local_stack import signoff_dev_stack
 from testkit.refund_cases import add_refund_cases
@@ -138,7 +139,7 @@ def main() -> None:
             ),
         )
         probe = ProbeClient(home, launcher.poll)
-        engine = open_store(settings)
+        engine = engine_of(open_store(settings))  # the bench reads and seeds the store itself
         already = read_model_runs(engine)
         at_start = probe.ask("snapshot")
         setup = [

@@ -44,6 +44,7 @@ from bench.scale.report import Checkpoint, write_scale
 from bench.scale.waiting_runs import TENANT
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
+from signoff.service.handles import engine_of
 from signoff.service.pending import waiting_query
 from signoff.service.store import open_store
 from signoff.wiring.local_stack import signoff_dev_stack
@@ -136,7 +137,7 @@ def main() -> None:
             f"page size {args.page_size}; {args.rounds} rounds a call "
             f"({args.cli_rounds} for the CLI, each a new process)",
         ]
-        engine = open_store(settings)
+        engine = engine_of(open_store(settings))  # the bench reads and seeds the store itself
         tickets = add_refund_cases(settings.resolved_database_url, TENANT, args.checkpoints[-1])
         filling = Filling(settings, engine, tickets, args.in_flight, args.stop_by, launcher)
         points: list[Checkpoint] = []

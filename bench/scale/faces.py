@@ -75,10 +75,10 @@ def service_timings(
     engine: Engine, page_size: int, last: str | None, rounds: int
 ) -> dict[str, tuple[float, float]]:
     async def first() -> object:
-        return await asyncio.to_thread(read_pending_page, engine, TENANT, page_size)
+        return await asyncio.to_thread(read_pending_page, Store(engine), TENANT, page_size)
 
     async def last_page() -> object:
-        return await asyncio.to_thread(read_pending_page, engine, TENANT, page_size, last)
+        return await asyncio.to_thread(read_pending_page, Store(engine), TENANT, page_size, last)
 
     return {
         "service, first page": asyncio.run(timings(first, rounds)),

@@ -17,12 +17,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from http import HTTPStatus
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from signoff.cli.batch_approvals import Batch, decide_several
-from signoff.cli.batch_service import Filter
 from signoff.cli.decision_service import (
     NotThatReviewer,
     ServiceCredential,
@@ -35,6 +33,9 @@ from signoff.config.settings import Settings
 from signoff.service.decision_limits import INVALID_HASH
 from workflows.actions import Verdict
 from workflows.reject_reasons import CATEGORIES, category_problem
+
+if TYPE_CHECKING:  # imported by the batches that use them: one decision needs neither
+    from signoff.cli.batch_service import Filter
 
 # What the service takes (approvals_ui DecisionBody); checked first, to say it here.
 ACTION_HASH_PATTERN = r"[0-9a-f]{64}"
@@ -225,6 +226,8 @@ class Wanted:
                 limit = None
             if limit is None or not limit.is_finite() or limit < 0:
                 fail(f"--max-amount takes an amount such as 20.00, not '{self.max_amount}'.")
+        from signoff.cli.batch_service import Filter
+
         return Filter(tool=self.tool, max_amount=limit)
 
 
@@ -237,6 +240,10 @@ def _decide_several(
     credential: Credential,
     as_json: bool,
 ) -> None:
+    # The batch's listing and plan (the policies' approver rules, the tool catalog)
+    # only for a batch: one decision, typed all day, loads none of it (bench/cli).
+    from signoff.cli.batch_approvals import Batch, decide_several
+
     chosen = wanted.filter()
     current = settings()
     proof = credential.read(reviewer_id, current)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from workflows.contracts import ModelPrice
+from workflows.model_contracts import ModelPrice
 
 # US dollars per million tokens (cache write: 5-minute cache, 1.25 times input; cache
 # read: 0.1 times input). claude-sonnet-4-5 stays priced for runs that still name it:

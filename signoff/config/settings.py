@@ -19,7 +19,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from signoff.config.model_prices import DEFAULT_PRICES
 from signoff.config.script_names import script_name_problem
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
-from workflows.contracts import TASK_QUEUE, ModelPrice, ModelRef
+from workflows.contract_base import TASK_QUEUE
+from workflows.model_contracts import ModelPrice, ModelRef
 from workflows.policy import MAX_STEP_BUDGET, POLICY_VERSION
 from workflows.profile_values import Money
 

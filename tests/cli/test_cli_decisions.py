@@ -13,8 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
+from fastapi import Request, Response
+from starlette.middleware.base import RequestResponseEndpoint
 from typer.testing import CliRunner
 
 from activities.store import issue_token, make_engine, revoke_token, seed_demo
@@ -31,8 +34,14 @@ from tests.live_ui import served
 HASH = "ab" * 32
 
 
+class Service(NamedTuple):
+    settings: Settings
+    url: str
+    requests: list[str]  # "METHOD /path" of every request it was sent, in order
+
+
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, str]]:
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     """The decision service's settings and URL: its own home, store and key ring."""
     settings = Settings(
         home=tmp_path_factory.mktemp("service"),
@@ -42,14 +51,20 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings
     engine = make_engine(settings.resolved_database_url)
     seed_demo(engine)
     engine.dispose()
-    with served(create_app(settings)) as url:
-        yield settings, url
+    requests: list[str] = []
+    decision_service = create_app(settings)
+
+    @decision_service.middleware("http")
+    async def record(request: Request, call_next: RequestResponseEndpoint) -> Response:
+        requests.append(f"{request.method} {request.url.path}")
+        return await call_next(request)
+
+    with served(decision_service) as url:
+        yield Service(settings, url, requests)
 
 
 @pytest.fixture
-def cli(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, service: tuple[Settings, str]
-) -> Iterator[CliRunner]:
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, service: Service) -> Iterator[CliRunner]:
     cli_home = tmp_path / "cli-host"
     cli_home.mkdir()
     monkeypatch.setenv("SIGNOFF_HOME", str(cli_home))
@@ -81,6 +96,28 @@ def test_the_right_password_goes_on_to_the_run(cli: CliRunner) -> None:
     assert UNAVAILABLE in stderr.replace("\n", " ")
 
 
+@pytest.mark.parametrize("password", ["demo-alice", "demo-bob"])
+def test_a_password_is_checked_once_with_the_decision_itself(
+    cli: CliRunner, service: Service, password: str
+) -> None:
+    # No `GET /api/me` first: the password names its reviewer, and each check of it is
+    # argon2's slow work on the service. Right or wrong, one request carries it.
+    service.requests.clear()
+    code, stderr = approve(cli, "alice", password)
+    assert code == (1 if password == "demo-alice" else 2), stderr
+    assert service.requests == ["POST /api/approvals/run-demo-x/decision"]
+
+
+def test_a_token_is_first_asked_whose_it_is(cli: CliRunner, service: Service) -> None:
+    engine = make_engine(service.settings.resolved_database_url)
+    _, _, token = issue_token(engine, ADMIN, "bob", timedelta(days=1))
+    engine.dispose()
+    service.requests.clear()
+    args = ["approve", "run-demo-x", "--hash", HASH, "--as", "alice", "--token-stdin"]
+    assert cli.invoke(app, args, input=token + "\n").exit_code == 2  # bob's: not sent
+    assert service.requests == ["GET /api/me"]
+
+
 def test_the_cli_host_holds_no_key_and_cannot_sign(cli: CliRunner, tmp_path: Path) -> None:
     code, _ = approve(cli, "alice", "demo-alice")  # went through the service
     assert code == 1
@@ -108,7 +145,7 @@ def test_a_malformed_hash_is_refused_before_anything_is_sent(cli: CliRunner) -> 
 
 
 def test_an_api_token_proves_only_its_own_reviewer(
-    cli: CliRunner, service: tuple[Settings, str], monkeypatch: pytest.MonkeyPatch
+    cli: CliRunner, service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     engine = make_engine(service[0].resolved_database_url)
     _, _, token = issue_token(engine, ADMIN, "bob", timedelta(days=1))
@@ -129,7 +166,7 @@ def test_an_api_token_proves_only_its_own_reviewer(
 
 
 def test_a_revoked_or_expired_token_decides_nothing_and_says_why(
-    cli: CliRunner, service: tuple[Settings, str]
+    cli: CliRunner, service: Service
 ) -> None:
     engine = make_engine(service[0].resolved_database_url)
     long_ago = clock_now() - timedelta(days=2)

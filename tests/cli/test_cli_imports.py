@@ -29,6 +29,12 @@ NOT_FOR_APPROVE = (
     "argon2",
     "rich",
     "workflows.agent_run",
+    # A run's contracts, the profiles' and the tools': its settings name the model's
+    # contracts alone (workflows/model_contracts.py), and one decision needs no batch.
+    "workflows.contracts",
+    "workflows.profile_contracts",
+    "workflows.tool_catalog",
+    "signoff.cli.batch_approvals",
     "urllib.request",  # read only when a proxy variable is set (service_http.proxy_for)
 )
 
