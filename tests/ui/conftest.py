@@ -50,11 +50,16 @@ class DevStack:
     ui_url: str
 
     def settings(self) -> Settings:
+        """The stack's settings, as its processes read them from its environment: where
+        it is, and the agent profiles its worker and CLI use (a run started from here
+        gets the stack's agent, as `signoff run` in that environment would)."""
+        profiles = self.env.get("SIGNOFF_PROFILES")
         return Settings(
             home=self.home,
             temporal_address=self.env["SIGNOFF_TEMPORAL_ADDRESS"],
             task_queue=self.env["SIGNOFF_TASK_QUEUE"],
             ui_secret=None,
+            **({"profiles": Path(profiles)} if profiles else {}),
         )
 
     def signoff(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
