@@ -147,7 +147,9 @@ def test_an_incremental_round_removes_the_rows_of_runs_closed_since_and_nothing_
     counts = in_thread(terminate_then_mend())
 
     assert row(store, terminated.run_id) is None
-    assert counts.removed == 1
+    # At least this run's row: another test's run on this shared stack may have closed
+    # in the same window, and its row goes too. What must stay is asserted below.
+    assert counts.removed >= 1
     assert row(store, waiting.run_id) is not None
     assert row(store, "run-demo-never-closed") is not None  # only a full round sees it
     with write_transaction(store) as session:
