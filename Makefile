@@ -53,32 +53,22 @@ XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 # timers, timeouts and pages much of the time, and the third process uses those waits.
 XDIST_FULL := -n 3 --dist loadfile --no-loadscope-reorder
 
-# The tiers that never start a Temporal server, 400 days ahead under Debian's faketime:
-# a test that holds a calendar date where the code reads the clock fails here first.
-CALENDAR := faketime -f '+400d' $(BIN)/python -m pytest -q -p no:cacheprovider tests/unit tests/store
-CALENDAR_LOG := test-artifacts/calendar.log
-
-# The unit and store tests run once, 400 days ahead (`make test-fast` runs them at
-# today's date), in one process beside the rest: the rest waits on timers, killed
-# workers and pages part of the time, and the calendar's process takes that CPU. Its
-# output follows the rest's; either failing fails `make test`.
+# The unit and store tests run once, in test-calendar (400 days ahead); `make test-fast`
+# runs them at today's date.
 test: $(STAMP)
 	scripts/ensure-system-packages.sh
-	mkdir -p test-artifacts
-	$(CALENDAR) > $(CALENDAR_LOG) 2>&1 & calendar=$$!; \
-	$(BIN)/python -m pytest -q $(XDIST_FULL) --durations=30 --ignore=tests/unit --ignore=tests/store; \
-	rest=$$?; wait $$calendar; calendar_status=$$?; \
-	echo "--- The unit and store tests, 400 days ahead (faketime):"; cat $(CALENDAR_LOG); \
-	test $$rest -eq 0 && test $$calendar_status -eq 0
+	$(BIN)/python -m pytest -q $(XDIST_FULL) --durations=30 --ignore=tests/unit --ignore=tests/store
+	$(MAKE) --no-print-directory test-calendar
 
 # Between edits (docs/development/tests.md): no dev server, browser, PostgreSQL or slow test.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q $(XDIST) -m "not devserver and not browser and not postgres and not slow"
 
-# The calendar's tiers alone, in two processes.
+# The tiers that never start a Temporal server, 400 days ahead under Debian's faketime:
+# a test that holds a calendar date where the code reads the clock fails here first.
 test-calendar: $(STAMP)
 	scripts/ensure-system-packages.sh
-	$(CALENDAR) $(XDIST)
+	faketime -f '+400d' $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) tests/unit tests/store
 
 # Not in `make test`: timings, not assertions (see docs/benchmarks/index.md).
 bench: $(STAMP)
