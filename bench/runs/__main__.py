@@ -140,7 +140,7 @@ async def measure(
 
 
 def start_profilers(workers: dict[Kind, subprocess.Popen[str]], folder: Path | None) -> list[Any]:
-    """py-spy on each worker (collapsed stacks, `--profile DIR`); needs `pip install py-spy`."""
+    """py-spy on each worker (collapsed stacks, `--profile DIR`); py-spy is among the dev extras."""
     if folder is None:
         return []
     folder.mkdir(parents=True, exist_ok=True)
