@@ -50,12 +50,20 @@ def new_page(browser: Browser, **context_options: object) -> Iterator[Page]:
     context.close()
 
 
+# The CSP's hash of an empty inline style: Chromium reports it, now and then in full
+# runs, when something sets an empty `style` attribute on a page (the source is not yet
+# found: none of our scripts sets a style, and htmx copies `style` when it settles a
+# swapped element). An empty style that is blocked changes nothing on the page, so it is
+# no problem of the page's; any other CSP refusal still is.
+EMPTY_STYLE_REFUSED = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
+
+
 def watch_console(page: Page) -> list[str]:
     """Collects console errors, page errors and dialogs: a clean page leaves it empty."""
     problems: list[str] = []
 
     def on_console(message: ConsoleMessage) -> None:
-        if message.type == "error":
+        if message.type == "error" and EMPTY_STYLE_REFUSED not in message.text:
             problems.append(message.text)
 
     page.on("console", on_console)
