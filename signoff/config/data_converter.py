@@ -9,8 +9,8 @@ It is `temporalio.contrib.pydantic`'s converter, except that:
 - the pydantic adapters that read payloads are kept for the whole process. The SDK's
   converter keeps them per converter, and a worker makes a converter for each workflow
   run: every run built the adapter of its request, its update and each activity's result
-  again (5 ms for a RunRequest against 0.1 ms to read one with a built adapter), a
-  sixth of a refund run's worker CPU in a py-spy profile of bench/runs. The types read
+  again (5 ms for a RunRequest against 0.1 ms to read one with a built adapter), 4 to
+  5 % of a refund run's worker CPU in a py-spy profile of bench/runs. The types read
   are our contracts (`workflows`, passed through the sandbox, so one class a process)
   and the SDK's.
 """

@@ -15,11 +15,12 @@ import re
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 from fastapi.testclient import TestClient
@@ -40,6 +41,7 @@ from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
 from tests.live_ui import served
 
 PENDING_SECONDS = 30
+Result = TypeVar("Result")
 CSRF_PATTERN = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
@@ -154,6 +156,13 @@ def change_order_meanwhile(store: Engine, case: RefundCase) -> None:
         )
 
 
+def in_thread(coroutine: Coroutine[Any, Any, Result]) -> Result:
+    """The coroutine run to its end on an event loop of its own, in a thread of its own:
+    apart from the loop the sync Playwright API keeps running in the test's thread."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
 def start_run(stack: DevStack, case: RefundCase) -> None:
     """The run `signoff run --ticket T --tenant X --request-id R` starts, through the same
     service calls, in this process: the UI tests judge the run, not the command that
@@ -171,8 +180,7 @@ def start_run(stack: DevStack, case: RefundCase) -> None:
         run_id, _ = await start(Runs(await connect(settings)), request, settings.task_queue)
         return run_id
 
-    with ThreadPoolExecutor(max_workers=1) as thread:
-        assert thread.submit(asyncio.run, started()).result() == case.run_id
+    assert in_thread(started()) == case.run_id
 
 
 def wait_until_pending(stack: DevStack, case: RefundCase) -> str:
@@ -202,8 +210,7 @@ def wait_until_pending(stack: DevStack, case: RefundCase) -> str:
         finally:
             engine.dispose()
 
-    with ThreadPoolExecutor(max_workers=1) as thread:
-        return thread.submit(asyncio.run, poll()).result()
+    return in_thread(poll())
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -24,7 +23,7 @@ from signoff.config.temporal_client import connect
 from signoff.service.pending import try_state
 from signoff.wiring.local_stack import SIGNOFF
 from tests.ui.browser import screenshot, sign_in, watch_console
-from tests.ui.conftest import DevStack, RefundCase, add_case, wait_until_pending
+from tests.ui.conftest import DevStack, RefundCase, add_case, in_thread, wait_until_pending
 
 pytestmark = [pytest.mark.devserver, pytest.mark.browser, pytest.mark.slow]
 # The shortest approval TTL a run request takes is a minute: 0.017 h is 61 s.
@@ -69,8 +68,7 @@ def wait_until_expired(stack: DevStack, case: RefundCase) -> None:
             assert time.monotonic() < deadline, f"{case.run_id} never expired"
             await asyncio.sleep(1)
 
-    with ThreadPoolExecutor(max_workers=1) as thread:
-        thread.submit(asyncio.run, poll()).result()
+    in_thread(poll())
 
 
 def test_a_batch_of_five_with_one_expired_in_the_middle(

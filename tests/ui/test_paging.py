@@ -22,7 +22,6 @@ import subprocess
 import time
 import uuid
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -43,7 +42,7 @@ from signoff.service.runs import start_run
 from signoff.wiring.local_stack import SIGNOFF
 from tests.admin import ADMIN
 from tests.ui.browser import new_page, screenshot, sign_in
-from tests.ui.conftest import DevStack, add_case
+from tests.ui.conftest import DevStack, add_case, in_thread
 from tests.ui.test_browser_access import (
     MIN_TARGET_PX,
     MIN_TEXT_PX,
@@ -124,8 +123,7 @@ def crowd(dev_stack: DevStack, store: Engine) -> Crowd:
         request_for(settings, tenant_id, case.run_id, case.ticket_id, ttl)
         for case, ttl in zip(cases, minutes, strict=True)
     ]
-    with ThreadPoolExecutor(max_workers=1) as thread:  # an event loop of its own
-        truth = thread.submit(asyncio.run, start_and_wait(settings, requests)).result()
+    truth = in_thread(start_and_wait(settings, requests))
     return Crowd(tenant_id, reviewer_id, {case.run_id for case in cases}, truth)
 
 

@@ -10,10 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
 
 import pytest
 from sqlalchemy import Engine, delete, select
@@ -28,19 +25,19 @@ from signoff.service.handles import Runs
 from signoff.service.pending import run_state
 from signoff.service.waiting_reconcile import reconcile_closed, reconcile_waiting
 from signoff.wiring.worker import run_worker
-from tests.ui.conftest import DevStack, RefundCase, add_case, start_run, wait_until_pending
+from tests.ui.conftest import (
+    DevStack,
+    RefundCase,
+    add_case,
+    in_thread,
+    start_run,
+    wait_until_pending,
+)
 from workflows.actions import PendingAction
 
 pytestmark = pytest.mark.devserver
 GRACE = timedelta(minutes=1)
 MEND_SECONDS = 30.0
-Result = TypeVar("Result")
-
-
-def in_thread(coroutine: Coroutine[Any, Any, Result]) -> Result:
-    """An event loop of its own, apart from the other UI tests' (as wait_until_pending)."""
-    with ThreadPoolExecutor(max_workers=1) as thread:
-        return thread.submit(asyncio.run, coroutine).result()
 
 
 def rows(store: Engine, run_id: str) -> list[WaitingAction]:
