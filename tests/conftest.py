@@ -89,13 +89,15 @@ class SharedTimeSkippingServer:
 
 
 @asynccontextmanager
-async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
+async def dev_server(http_port: int | None = None) -> AsyncIterator[WorkflowEnvironment]:
     """The Temporal dev server (real persistence, real timeouts), with our search
     attributes, until the end of the block: for tests that kill workers or wait out
-    activity timeouts, which the time-skipping server cannot show."""
+    activity timeouts, which the time-skipping server cannot show; its HTTP API on
+    `http_port` if given."""
     env = await WorkflowEnvironment.start_local(
         data_converter=data_converter,
         dev_server_existing_path=venv_binary("temporal"),
+        dev_server_extra_args=["--http-port", str(http_port)] if http_port else [],
     )
     try:
         await ensure_search_attributes(env.client, "default")

@@ -1,15 +1,15 @@
-"""`signoff run`, `status`, `list`, `cancel`: what ops type to start, watch and stop runs."""
+"""`signoff run`, `list`, `cancel`: what ops type to start and stop runs (`status` has
+its module, commands_status.py)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
 from typing import Annotated, get_args
 
 import typer
 from pydantic import ValidationError
 
-from signoff.cli.render import event_line, outcome_lines, state_lines
+from signoff.cli.render import event_line, outcome_lines
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
     AfterOption,
@@ -25,21 +25,13 @@ from signoff.cli.support import (
     fail,
     run_async,
     say,
-    service_for,
     settings,
     validation_message,
 )
 from signoff.config.settings import MAX_PAGE_SIZE, ModelChoiceError, Settings, parse_model
 from signoff.service.paging import CLI_INVALID_CURSOR, InvalidCursor
-from signoff.service.retries import Retry, retries_in
 from signoff.service.run_reading import (
-    PayloadNotJson,
-    RunDescription,
     RunNotFound,
-    StateQueryFailed,
-    describe_run,
-    run_outcome,
-    run_state,
 )
 from signoff.service.run_requests import DEFAULT_GOAL, agent_model, new_run_request
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -48,23 +40,17 @@ from workflows.contracts import (
     TENANT_ATTRIBUTE,
     WORKFLOW_NAME,
     RunEvent,
-    RunOutcome,
     RunRequest,
-    RunState,
     RunStatus,
 )
-from workflows.triage_contracts import TRIAGE_WORKFLOW_NAME
 
-# `status` must answer in 0.3 s (bench/cli/), and importing `temporalio.client`, the
-# workflow module or the tracing contrib costs more than that: what only `run`, `list`
-# and `cancel` use is imported in them (signoff/service/run_control.py), and `status`
-# reads through the bare service (signoff/service/run_reading.py).
-# tests/cli/test_status_imports.py keeps it so.
+# Importing `temporalio.client`, the workflow module or the tracing contrib costs more
+# than a command may take to start: what only `run`, `list` and `cancel` use is
+# imported in them (signoff/service/run_control.py).
 
 
 def register(app: typer.Typer) -> None:
     app.command("run")(run_command)
-    app.command("status")(status_command)
     app.command("list")(list_command)
     app.command("cancel")(cancel_command)
 
@@ -189,96 +175,6 @@ async def _run(current: Settings, request: RunRequest, wait: bool, json_output: 
 
 def _print_event(event: RunEvent) -> None:
     say(event_line(event))
-
-
-def status_command(
-    run_id: Annotated[str, typer.Argument(help="The run id printed by `signoff run`.")],
-    json_output: JsonOption = False,
-    follow: Annotated[
-        bool,
-        typer.Option(
-            "--follow",
-            help="Print the run's events as they happen, one a line, until it ends; exit "
-            "0 completed, 1 failed or cancelled, 130 on Ctrl-C (the run goes on).",
-        ),
-    ] = False,
-) -> None:
-    """Show a run: its status, progress and, once it ended, its outcome."""
-    if not follow:
-        raise typer.Exit(run_async(_status(settings(), run_id, json_output)))
-    # Imported here: plain `status` must answer fast (see above).
-    from signoff.cli.follow_run import EXIT_STOPPED_FOLLOWING, follow_status, stopped_message
-
-    current = settings()
-    try:
-        code = run_async(follow_status(current, run_id, json_output))
-    except KeyboardInterrupt:
-        say(stopped_message(run_id), err=True)
-        code = EXIT_STOPPED_FOLLOWING
-    raise typer.Exit(code)
-
-
-async def _status(current: Settings, run_id: str, json_output: bool) -> int:
-    temporal = await service_for(current)
-    try:
-        description = await describe_run(temporal, run_id)
-    except RunNotFound:
-        fail(f"No run with id '{run_id}'. List runs with `signoff list`.")
-    if description.workflow_type == TRIAGE_WORKFLOW_NAME:  # `signoff triage`'s own
-        from signoff.cli.triage_status import triage_status
-
-        return await triage_status(temporal, description, json_output)
-    state: RunState | None = None
-    outcome: RunOutcome | None = None
-    retries: list[Retry] = []
-    try:
-        if description.running:
-            try:
-                state = await run_state(temporal, run_id)
-            except StateQueryFailed as error:
-                fail(f"Run {run_id} failed its state query: {error}", EXIT_RUN_FAILED)
-            if state is None:
-                fail(
-                    f"Run {run_id} is running but no worker answered. Is `signoff worker` running?"
-                )
-            retries = retries_in(description.raw)
-        elif description.completed:
-            outcome = await run_outcome(temporal, description)
-    except PayloadNotJson as error:
-        fail(f"Cannot read run {run_id}: {error}")
-    status = _status_of(description, outcome, state, retries)
-    if json_output:
-        emit_json(
-            {
-                "run_id": run_id,
-                "status": status,
-                "retrying": [asdict(retry) for retry in retries],
-                "state": state.model_dump(mode="json") if state else None,
-                "outcome": outcome.model_dump(mode="json") if outcome else None,
-            }
-        )
-    elif outcome is not None:
-        say("\n".join(outcome_lines(outcome)))
-    elif state is not None:
-        say("\n".join(state_lines(state) + [f"retrying: {retry.line()}" for retry in retries]))
-    else:
-        say(f"run:      {run_id}\nstatus:   {status}")
-    return EXIT_RUN_FAILED if status in ("failed", "cancelled") else 0
-
-
-def _status_of(
-    description: RunDescription | None,
-    outcome: RunOutcome | None,
-    state: RunState | None,
-    retries: list[Retry],
-) -> str:
-    if outcome is not None:
-        return outcome.status
-    if state is not None:
-        # Temporal retries a step the workflow cannot see: a running run is then retrying.
-        return "retrying" if state.status == "running" and retries else state.status
-    # Terminated or timed out from outside the workflow: Temporal's own word.
-    return "cancelled" if description is not None and description.cancelled else "failed"
 
 
 def list_command(

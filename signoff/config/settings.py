@@ -24,6 +24,8 @@ from workflows.model_contracts import ModelPrice, ModelRef
 from workflows.policy import MAX_STEP_BUDGET, POLICY_VERSION
 from workflows.profile_values import Money
 
+DEV_ADDRESS = "127.0.0.1:7233"  # `signoff dev`'s Temporal server, by default
+DEV_HTTP_ADDRESS = "127.0.0.1:7243"  # and its HTTP API
 # The most items one page of a listing may hold (inbox, API, `signoff pending`, `list`).
 MAX_PAGE_SIZE = 1000
 
@@ -32,10 +34,14 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SIGNOFF_", extra="ignore")
 
     home: Path = Field(default=Path(".signoff"), description="Local state: databases, logs.")
-    temporal_address: str = "127.0.0.1:7233"
+    temporal_address: str = DEV_ADDRESS
     temporal_namespace: str = "default"
     task_queue: str = TASK_QUEUE
     temporal_ui_port: int = 8233
+    # The frontend's HTTP API (HOST:PORT): `signoff status` reads a run through it without
+    # loading the gRPC client, and `signoff dev` serves it there. Unset: 127.0.0.1:7243
+    # with the default gRPC address (`signoff dev`'s server), else none.
+    temporal_http_address: str | None = None
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default: a SQLite file under home."
     )
@@ -302,6 +308,12 @@ class Settings(BaseSettings):
         user = parts.netloc.rpartition("@")[0].partition(":")[0]
         host = parts.netloc.rpartition("@")[2]
         return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+    @property
+    def resolved_temporal_http_address(self) -> str | None:
+        if self.temporal_http_address:
+            return self.temporal_http_address
+        return DEV_HTTP_ADDRESS if self.temporal_address == DEV_ADDRESS else None
 
     @property
     def codec_origins(self) -> list[str]:

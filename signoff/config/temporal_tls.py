@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-from temporalio.service import TLSConfig
+from typing import TYPE_CHECKING
 
 from signoff.config.settings import Settings
+
+if TYPE_CHECKING:  # imported where a connection is made: `secured` needs no temporalio
+    from temporalio.service import TLSConfig
 
 PEM_MARKER = b"-----BEGIN "
 
@@ -33,7 +35,28 @@ class ConnectionSecurity:
     api_key: str | None
 
 
+def secured(settings: Settings) -> bool:
+    """Whether the settings ask for TLS: asked for, or a CA, a client certificate, a
+    server name or an API key given."""
+    return (
+        settings.temporal_tls
+        or settings.temporal_api_key is not None
+        or settings.temporal_api_key_file is not None
+        or settings.temporal_tls_server_name is not None
+        or any(
+            path is not None
+            for path in (
+                settings.temporal_tls_server_ca_file,
+                settings.temporal_tls_client_cert_file,
+                settings.temporal_tls_client_key_file,
+            )
+        )
+    )
+
+
 def connection_security(settings: Settings) -> ConnectionSecurity:
+    from temporalio.service import TLSConfig
+
     cert_file = settings.temporal_tls_client_cert_file
     key_file = settings.temporal_tls_client_key_file
     if (cert_file is None) != (key_file is None):
@@ -42,15 +65,7 @@ def connection_security(settings: Settings) -> ConnectionSecurity:
             "go together: set both for mutual TLS, or neither."
         )
     api_key = _api_key(settings)
-    wanted = (
-        settings.temporal_tls
-        or api_key is not None
-        or settings.temporal_tls_server_name is not None
-        or any(
-            path is not None for path in (settings.temporal_tls_server_ca_file, cert_file, key_file)
-        )
-    )
-    if not wanted:
+    if not secured(settings):
         return ConnectionSecurity(tls=False, api_key=None)
     tls = TLSConfig(
         server_root_ca_cert=_pem(

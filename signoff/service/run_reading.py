@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -35,22 +34,14 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.config.payload_keys import PayloadDecryptError
 from signoff.config.temporal_service import TemporalService
+from signoff.service.run_terms import JSON_PLAIN as JSON_PLAIN
+from signoff.service.run_terms import QUERY_TIMEOUT as QUERY_TIMEOUT
+from signoff.service.run_terms import STATE_QUERY as STATE_QUERY
+from signoff.service.run_terms import RunNotFound as RunNotFound
+from signoff.service.run_terms import StateQueryFailed as StateQueryFailed
 from workflows.contracts import RunOutcome, RunState
 
-STATE_QUERY = "state"  # AgentRun.state
-QUERY_TIMEOUT = timedelta(seconds=5)  # every `state` query
-
 M = TypeVar("M", bound=BaseModel)
-JSON_PLAIN = "json/plain"  # the encoding of the pydantic data converter's payloads
-
-
-class RunNotFound(LookupError):
-    """No run has this id (or none the asker may see: another tenant's is not found).
-    The one such error of the service: every reader raises it."""
-
-
-class StateQueryFailed(RuntimeError):
-    """A worker ran the `state` query and the run's code failed it; the message says how."""
 
 
 @dataclass(frozen=True)

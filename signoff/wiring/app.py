@@ -22,7 +22,10 @@ HISTORY = "signoff.cli.commands_history"
 # with its help line (held to the command's docstring by tests/cli/test_lazy_commands.py).
 COMMANDS = {
     "run": Lazy(RUNS, "Start an agent run on a ticket; with --wait, follow it to its outcome."),
-    "status": Lazy(RUNS, "Show a run: its status, progress and, once it ended, its outcome."),
+    "status": Lazy(
+        "signoff.cli.commands_status",
+        "Show a run: its status, progress and, once it ended, its outcome.",
+    ),
     "list": Lazy(RUNS, "List runs, newest first, through Temporal's visibility, a page at a time."),
     "cancel": Lazy(RUNS, "Cancel a run and the step in flight; its outcome becomes `cancelled`."),
     "pending": Lazy(

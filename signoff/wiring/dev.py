@@ -52,10 +52,10 @@ def temporal_binary() -> str:
     return found
 
 
-def split_address(address: str) -> tuple[str, int]:
+def split_address(address: str, name: str = "SIGNOFF_TEMPORAL_ADDRESS") -> tuple[str, int]:
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
-        fail(f"SIGNOFF_TEMPORAL_ADDRESS '{address}' is not HOST:PORT.")
+        fail(f"{name} '{address}' is not HOST:PORT.")
     return host, int(port)
 
 
@@ -83,6 +83,11 @@ def server_command(settings: Settings, host: str, port: int) -> list[str]:
     ]
     if settings.temporal_namespace != "default":
         command += ["--namespace", settings.temporal_namespace]
+    http = settings.resolved_temporal_http_address
+    if http is not None:  # for `signoff status` (signoff/service/run_http.py)
+        http_host, http_port = split_address(http, "SIGNOFF_TEMPORAL_HTTP_ADDRESS")
+        if http_host == host and not port_in_use(http_host, http_port):
+            command += ["--http-port", str(http_port)]
     return command
 
 

@@ -33,6 +33,7 @@ def stack_env(home: Path, task_queue: str, **extra: str) -> dict[str, str]:
     env.update(
         SIGNOFF_HOME=str(home),
         SIGNOFF_TEMPORAL_ADDRESS=f"127.0.0.1:{free_port()}",
+        SIGNOFF_TEMPORAL_HTTP_ADDRESS=f"127.0.0.1:{free_port()}",
         SIGNOFF_TEMPORAL_UI_PORT=str(free_port()),
         SIGNOFF_UI_PORT=str(free_port()),
         SIGNOFF_TASK_QUEUE=task_queue,

@@ -15,7 +15,7 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from activities.model_turn import ModelTurns
-from signoff.cli.commands_runs import _status_of
+from signoff.cli.commands_status import status_of
 from signoff.service.retries import Retry, retries_in
 from tests.anthropic.wire import CLAUDE, first_model_turn_span, model_turn_attempts, run_claude
 from tests.anthropic_server import TEST_API_KEY, FakeMessagesApi, error, message, text
@@ -143,6 +143,6 @@ async def test_a_step_in_retry_shows_the_run_as_retrying(
     assert retry.line().startswith(
         "model_turn, attempt 2; last failure: the Anthropic API rate limit was reached"
     )
-    assert _status_of(None, None, state, retries) == "retrying"
-    assert _status_of(None, None, state, []) == "running"
+    assert status_of(False, None, state, retries) == "retrying"
+    assert status_of(False, None, state, []) == "running"
     assert outcome.reason == "answered"

@@ -16,8 +16,9 @@ from tests.ui.conftest import DevStack, add_case, start_run, wait_until_pending
 
 pytestmark = pytest.mark.devserver
 # Counts the inbox's refreshed lists swapped in from now on.
-COUNT_REFRESHES = """() => { window.inboxRefreshes = 0; document.body.addEventListener(
-  "htmx:afterSwap", event => { if (event.detail.target.id === "inbox") window.inboxRefreshes++; }); }"""
+COUNT_REFRESHES = """() => { window.inboxRefreshes = 0;
+  document.body.addEventListener("htmx:afterSwap", event => {
+    if (event.detail.target.id === "inbox") window.inboxRefreshes++; }); }"""
 
 HOSTILE_TEXT = (
     "My parcel arrived damaged.\n"
