@@ -35,6 +35,7 @@ from temporalio.worker import Worker
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.mcp.activities import McpTools
+from activities.model_turn import ModelTurns
 from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
@@ -187,6 +188,8 @@ def store_parts(
     The limits and the reviewer notices read `settings` (the defaults when None), as
     `signoff worker` reads its own."""
     settings = settings or Settings()
+    if isinstance(model, ModelTurns):
+        model.read_catalogs_from(engine)  # as activity_parts does for `signoff worker`
     return ActivityParts(
         models=model,
         gateway=gateway or ToolGateway(engine, payments),
