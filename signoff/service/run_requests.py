@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from activities.store.prompt_catalogs import save_catalog
 from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.run_limits import limits_from_settings
 from signoff.config.settings import Settings, parse_model
@@ -131,6 +130,9 @@ def run_offer(
 ) -> RunOffer:
     """The offer of `agent` (the default one when None) to a run of this tenant for an
     actor with `roles`, its prompt catalog written to `store` unless already there."""
+    # Here, not above: `signoff status` imports this module and never loads the store.
+    from activities.store.prompt_catalogs import save_catalog
+
     catalog = prompt_catalog(profiles.profiles.agent(agent), tenant_id, roles)
     return RunOffer(
         profile=profiles.run_profile(agent),

@@ -49,6 +49,8 @@ from signoff.config.decision_keys import public_entries, rotate
 from signoff.config.decision_signatures import DecisionSigner, VerificationKeys
 from signoff.config.profiles import BUILTIN_PROFILES, LoadedProfiles, load_profile_file
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
+from signoff.service.run_requests import run_offer
 from signoff.wiring.worker_activities import ActivityParts, worker_activities
 from tests.workflow.fakes import (
     ModelActivities,
@@ -104,6 +106,10 @@ async def gate_run(
     rules: StandingRuleActivities | None = overrides.pop("rules", None)
     task_queue = new_task_queue()
     values: dict[str, Any] = {"ticket_id": "T-1042", "deadline": APPROVAL_RUN_DEADLINE}
+    if overrides.pop("on_profile", False) and profiles is not None:
+        # As the run factory records a profile's agent (test_python_tools.on_profile).
+        tenant_id = overrides.get("tenant_id", "demo")
+        values.update(run_offer(Store(engine), profiles, tenant_id).fields())
     values.update(overrides)
     request = run_request(await env.get_current_time(), **values)
     async with gate_worker(

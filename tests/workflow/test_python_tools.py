@@ -27,8 +27,6 @@ from activities.store.database import use_session
 from activities.store.prompt_catalogs import read_catalog
 from activities.store.schema import DecisionRow, WaitingAction
 from signoff.config.profiles import LoadedProfiles, load_profile_file
-from signoff.service.handles import Store
-from signoff.service.run_requests import run_offer
 from tests.tools import team_tools
 from tests.workflow.approvals import (
     WAIT_SECONDS,
@@ -55,14 +53,11 @@ def no_vouchers_yet() -> None:
     team_tools.CALLS.clear()
 
 
-def on_profile(profiles: LoadedProfiles, engine: Engine, tenant_id: str = "demo") -> dict[str, Any]:
-    """A run request's profile fields, as `new_run_request` fills them (its prompt
-    catalog written to the test's store)."""
-    return {
-        "tenant_id": tenant_id,
-        **run_offer(Store(engine), profiles, tenant_id).fields(),
-        "profiles": profiles,
-    }
+def on_profile(profiles: LoadedProfiles, tenant_id: str = "demo") -> dict[str, Any]:
+    """gate_run's arguments for a run on `profiles`' default agent, its request's profile
+    fields filled as `new_run_request` fills them (its prompt catalog written to the
+    run's store)."""
+    return {"tenant_id": tenant_id, "profiles": profiles, "on_profile": True}
 
 
 async def finished(handle: WorkflowHandle[Any, Any]) -> Any:
@@ -86,9 +81,7 @@ async def test_a_registered_read_tool_answers_the_model_on_the_profiles_prompt(
     model = FakeModel().enqueue(
         tool_reply(("lookup_stock", {"sku": "KET-1"})), text_reply("Seven are in stock.")
     )
-    async with gate_run(
-        time_skipping_env, model, seeded_engine, **on_profile(TEAM, seeded_engine)
-    ) as handle:
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(TEAM)) as handle:
         outcome = await handle.result()
     assert outcome.status == "completed"
     first = model.history[0]
@@ -107,9 +100,7 @@ async def test_an_irreversible_python_tool_waits_is_approved_and_executes_once(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     model = FakeModel().enqueue(tool_reply(VOUCHER), text_reply("A voucher is on its way."))
-    async with gate_run(
-        time_skipping_env, model, seeded_engine, **on_profile(TEAM, seeded_engine)
-    ) as handle:
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(TEAM)) as handle:
         (action,) = await pending_actions(handle)
         assert action.tool == "issue_voucher"
         assert action.arguments == {"value": "10", "reason": "The parcel came a week late."}
@@ -148,9 +139,7 @@ async def test_a_rejected_python_tool_never_runs_and_the_model_is_told(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     model = FakeModel().enqueue(tool_reply(VOUCHER), text_reply("No voucher, sorry."))
-    async with gate_run(
-        time_skipping_env, model, seeded_engine, **on_profile(TEAM, seeded_engine)
-    ) as handle:
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(TEAM)) as handle:
         (action,) = await pending_actions(handle)
         rejection = decision(seeded_engine, "alice", action.action_hash, "reject", "no delay")
         assert (await decide(handle, rejection)).status == "rejected"
@@ -169,7 +158,7 @@ async def test_the_effect_refuses_a_caller_without_proof_and_the_gateway_refuses
 ) -> None:
     env = time_skipping_env
     model = FakeModel().enqueue(tool_reply(VOUCHER), text_reply("Done."))
-    async with gate_run(env, model, seeded_engine, **on_profile(TEAM, seeded_engine)) as handle:
+    async with gate_run(env, model, seeded_engine, **on_profile(TEAM)) as handle:
         (action,) = await pending_actions(handle)
         key = effect_key(handle.id, "issue_voucher", action.action_hash)
         bare = ToolActionCommand(
@@ -225,11 +214,13 @@ async def test_a_tenant_without_refunds_is_never_offered_refund(
         tool_reply(("refund", {"amount": "5.00", "reason": "told to"})), text_reply("No refund.")
     )
     async with gate_run(
-        time_skipping_env, model, seeded_engine, **on_profile(TEAM, seeded_engine, "globex")
+        time_skipping_env, model, seeded_engine, **on_profile(TEAM, "globex")
     ) as handle:
         outcome = await handle.result()
     assert outcome.status == "completed"
-    offered = [tool.name for tool in model.history[0].tools]
+    digest = model.history[0].prompt_digest
+    assert digest is not None
+    offered = read_catalog(seeded_engine, digest).names()
     assert "refund" not in offered and "issue_voucher" in offered
     (result,) = tool_results(model, 1)
     assert result.is_error and result.content.startswith("Unknown tool 'refund'.")
@@ -239,9 +230,7 @@ async def test_a_paused_run_keeps_its_profile_after_an_edit(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, tmp_path: Path
 ) -> None:
     model = FakeModel().enqueue(tool_reply(VOUCHER), text_reply("Done."))
-    async with gate_run(
-        time_skipping_env, model, seeded_engine, **on_profile(TEAM, seeded_engine)
-    ) as handle:
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(TEAM)) as handle:
         (action,) = await pending_actions(handle)
         # The file is edited while the run waits: vouchers now need two reviewers.
         edited_file = tmp_path / "team_profile.toml"

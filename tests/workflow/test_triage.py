@@ -127,7 +127,7 @@ async def test_a_triage_started_run_gets_the_budgets_and_price_of_signoff_run(
     haiku = ModelRef(provider="anthropic", model_id="claude-haiku-4-5")
     settings = Settings(home=tmp_path)
     limits = limits_from_settings(settings, haiku)
-    request = triage_request_for("T-1042", agent_model=haiku, settings=settings)
+    request = triage_request_for("T-1042", seeded_engine, agent_model=haiku, settings=settings)
     queue = new_task_queue()
     async with triage_worker(env.client, queue, seeded_engine, scripted):
         outcome = await env.client.execute_workflow(
