@@ -55,6 +55,9 @@ def save_catalog(engine: Engine, catalog: PromptCatalog, now: datetime | None = 
     is never rewritten (a row that no longer matches its digest is refused when read)."""
     canonical = catalog.canonical()
     digest = catalog_digest(canonical)
+    with use_session(engine) as session:
+        if session.get(PromptCatalogRow, digest) is not None:
+            return digest  # the usual case: every run of an agent shares its catalog
     try:
         with write_transaction(engine) as session:
             if session.get(PromptCatalogRow, digest) is None:
