@@ -40,7 +40,7 @@ from tests.workflow.fakes import FakeModel, text_reply, tool_reply
 from tests.workflow.rogue import RogueEffect, RogueEffectPlan
 from workflows.actions import ToolActionCommand
 from workflows.approval_policy import effect_key
-from workflows.contracts import ToolCallInput, ToolResultBlock
+from workflows.contracts import ModelRequest, ToolCallInput, ToolResultBlock
 
 TEAM_PROFILE = Path(__file__).parents[1] / "tools" / "team_profile.toml"
 TEAM = load_profile_file(TEAM_PROFILE)
@@ -58,6 +58,14 @@ def on_profile(profiles: LoadedProfiles, tenant_id: str = "demo") -> dict[str, A
     fields filled as `new_run_request` fills them (its prompt catalog written to the
     run's store)."""
     return {"tenant_id": tenant_id, "profiles": profiles, "on_profile": True}
+
+
+def offered(request: ModelRequest, engine: Engine) -> list[str]:
+    """The tools a model turn offers, by name, as the model-turn activity sends them: its
+    prompt catalog's (read from the store), then the turn's own (an MCP server's)."""
+    digest = request.prompt_digest
+    catalog = () if digest is None else read_catalog(engine, digest).names()
+    return [*catalog, *(tool.name for tool in request.tools)]
 
 
 async def finished(handle: WorkflowHandle[Any, Any]) -> Any:
@@ -88,9 +96,9 @@ async def test_a_registered_read_tool_answers_the_model_on_the_profiles_prompt(
     # The turn names the run's prompt catalog; the model-turn activity reads it from the
     # store (the fake model stands in for that activity, and sees the name).
     assert first.system == "" and first.tools == [] and first.prompt_digest is not None
-    offered = read_catalog(seeded_engine, first.prompt_digest)
-    assert offered.system == TEAM.profiles.agent().system_prompt
-    assert list(offered.names()) == list(TEAM.profiles.agent().tools)
+    catalog = read_catalog(seeded_engine, first.prompt_digest)
+    assert catalog.system == TEAM.profiles.agent().system_prompt
+    assert offered(first, seeded_engine) == list(TEAM.profiles.agent().tools)
     (result,) = tool_results(model, 1)
     assert not result.is_error
     assert json.loads(result.content) == {"sku": "KET-1", "in_stock": 7, "tenant": "demo"}
@@ -218,10 +226,8 @@ async def test_a_tenant_without_refunds_is_never_offered_refund(
     ) as handle:
         outcome = await handle.result()
     assert outcome.status == "completed"
-    digest = model.history[0].prompt_digest
-    assert digest is not None
-    offered = read_catalog(seeded_engine, digest).names()
-    assert "refund" not in offered and "issue_voucher" in offered
+    names = offered(model.history[0], seeded_engine)
+    assert "refund" not in names and "issue_voucher" in names
     (result,) = tool_results(model, 1)
     assert result.is_error and result.content.startswith("Unknown tool 'refund'.")
 
