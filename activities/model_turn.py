@@ -14,12 +14,14 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import observe
 from activities.models.base import ModelAdapter
 from activities.models.scripted import ScriptedModel
+from activities.prompt_reader import PromptCatalogs
 from signoff.config.settings import Settings
 from workflows.contracts import (
     MODEL_TURN_ACTIVITY,
@@ -48,8 +50,10 @@ class ModelTurns:
         heartbeat_interval_seconds: float = HEARTBEAT_INTERVAL_SECONDS,
         openai_factory: Callable[[], ModelAdapter] | None = None,
         price_of: Callable[[ModelRef], ModelPrice | None] = _unpriced,
+        catalogs: PromptCatalogs | None = None,
     ) -> None:
         self._price_of = price_of  # the worker's prices, for the cost metric
+        self._catalogs = catalogs
         self._scripted = scripted
         self._anthropic_factory = anthropic_factory
         self._anthropic: ModelAdapter | None = None
@@ -57,8 +61,14 @@ class ModelTurns:
         self._openai: ModelAdapter | None = None
         self._heartbeat_interval_seconds = heartbeat_interval_seconds
 
+    def read_catalogs_from(self, engine: Engine) -> None:
+        """Read runs' prompt catalogs from `engine`'s store, unless given some already."""
+        if self._catalogs is None:
+            self._catalogs = PromptCatalogs(engine)
+
     @activity.defn(name=MODEL_TURN_ACTIVITY)
     async def model_turn(self, request: ModelRequest) -> ModelReply:
+        request = await self._with_catalog(request)
         with observe.model_turn_span(request) as span:
             try:
                 reply = await self._model_turn(request)
@@ -67,6 +77,19 @@ class ModelTurns:
                 raise
             observe.model_replied(span, request, reply, self._price_of(request.model))
             return reply
+
+    async def _with_catalog(self, request: ModelRequest) -> ModelRequest:
+        if request.prompt_digest is None:
+            return request
+        if self._catalogs is None:
+            # How this worker was built: a retry on it cannot read the store either.
+            raise ApplicationError(
+                "this worker reads no prompt catalogs (activity_parts gives it the store); "
+                "the run names one.",
+                type="CatalogMissing",
+                non_retryable=True,
+            )
+        return await self._catalogs.resolved(request)
 
     async def _model_turn(self, request: ModelRequest) -> ModelReply:
         adapter = self.adapter_for(request)

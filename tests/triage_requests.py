@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import uuid
 
+from sqlalchemy import Engine
+
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from signoff.service.triage_start import triage_request as service_triage_request
 from workflows.contracts import ModelRef
 from workflows.triage_contracts import TriageRequest
@@ -16,6 +19,7 @@ AGENT_MODEL = ModelRef(provider="scripted", model_id="demo")
 
 def triage_request(
     ticket_id: str,
+    engine: Engine,
     *,
     tenant_id: str = "demo",
     actor_id: str = "ops-1",
@@ -26,6 +30,7 @@ def triage_request(
 ) -> TriageRequest:
     request = service_triage_request(
         settings or Settings(policy_version="test"),
+        Store(engine),
         tenant_id,
         ticket_id,
         request_id or uuid.uuid4().hex,
@@ -35,10 +40,11 @@ def triage_request(
     return request.model_copy(update={"model": model})
 
 
-def recorded_triage(ticket_id: str, request_id: str) -> TriageRequest:
+def recorded_triage(ticket_id: str, request_id: str, engine: Engine) -> TriageRequest:
     """A triage of the recorded histories (tests/replay): the built-in profile's agent."""
     return triage_request(
         ticket_id,
+        engine,
         actor_id="ops",
         request_id=request_id,
         settings=Settings(policy_version="recorded", profiles=None),

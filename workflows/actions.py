@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from workflows.command_wire import TrailCommand
 from workflows.contract_base import Contract, Identifier
 from workflows.decision_proof import KEY_ID_PATTERN, SIGNATURE_PATTERN, signed_document
 from workflows.rule_grant import RuleGrant
@@ -274,7 +275,7 @@ class DecisionResult(Contract):
     message: str
 
 
-class RefundCommand(Contract):
+class RefundCommand(TrailCommand):
     """Executes one approved refund; the idempotency key comes from run and action.
 
     It carries its proof: the action the reviewers approved and their signed decisions.

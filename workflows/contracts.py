@@ -20,6 +20,7 @@ from workflows.model_contracts import ModelPrice as ModelPrice  # re-exported, a
 from workflows.model_contracts import ModelRef as ModelRef
 from workflows.model_contracts import Usage as Usage
 from workflows.profile_contracts import RunProfile
+from workflows.prompt_catalog import CatalogDigest
 from workflows.tool_spec import ToolSpec as ToolSpec  # re-exported: the contracts name it
 from workflows.unknown_effects import UnknownEffect
 from workflows.wire_contract import WireContract
@@ -108,9 +109,13 @@ class RunRequest(Contract):
     # keeps it until it ends, whatever the worker loads later. None: the code's built-in
     # agent (its prompt and catalog), as runs had before profiles.
     profile: RunProfile | None = None
-    # What the model is offered: the profile's tools for this tenant, with their
-    # descriptions and schemas as they were when the run started (service/run_requests.py).
-    tools: tuple[ToolSpec, ...] = ()
+    # The tools the run offers, by name: the profile's for this tenant and actor, as they
+    # were when the run started (service/run_requests.py). The list is the permission.
+    tools: tuple[str, ...] = ()
+    # What the model reads of them and of the agent (the system prompt, each tool's
+    # description and schema), stored once by the service and named by its SHA-256
+    # (workflows/prompt_catalog.py). Set exactly when `profile` is.
+    prompt_digest: CatalogDigest | None = None
 
     @model_validator(mode="after")
     def _thinking_fits(self) -> RunRequest:
@@ -119,6 +124,15 @@ class RunRequest(Contract):
             raise ValueError(
                 f"the thinking budget ({budget} tokens) must be below max_tokens "
                 f"({self.max_tokens}): raise SIGNOFF_MAX_TOKENS or lower the budget"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _prompt_with_profile(self) -> RunRequest:
+        if (self.profile is None) != (self.prompt_digest is None):
+            raise ValueError(
+                "a run on a profile names its prompt catalog (prompt_digest), and only such "
+                "a run does: build the request with service/run_requests.new_run_request"
             )
         return self
 
@@ -188,19 +202,25 @@ class TurnUsage(Contract):
     cost_usd: Decimal = Decimal(0)
 
 
-class ModelRequest(Contract):
+class ModelRequest(WireContract):
     """A neutral model call: what any adapter receives."""
 
+    WIRE_OMITS = ("system", "user_hash", "thinking_budget_tokens", "prompt_digest")
+
     model: ModelRef
-    system: str
+    system: str = ""
     messages: list[Message]
-    tools: list[ToolSpec]
+    # Offered after the catalog's tools, when there is one (an MCP server's, say).
+    tools: list[ToolSpec] = Field(default_factory=list)
     tool_choice: ToolChoice = Field(default_factory=ToolChoice)
     max_tokens: int
     # A hash of the actor, never a name: adapters may pass it on as end-user metadata.
     user_hash: str | None = None
     # Extended thinking budget (see RunRequest); adapters without thinking ignore it.
     thinking_budget_tokens: int | None = None
+    # The run's prompt catalog: the model-turn activity reads it from the store, checks
+    # its hash and puts its system prompt and tools in `system` and before `tools`.
+    prompt_digest: CatalogDigest | None = None
 
 
 class ModelReply(Contract):

@@ -31,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
         RunRequest,
     )
     from workflows.run_budgets import RunEnded
-    from workflows.run_tools import offered_specs, system_prompt
+    from workflows.run_tools import built_in_prompt
     from workflows.tool_spec import ToolSpec
 
 
@@ -46,11 +46,13 @@ async def ask_model(
 ) -> ModelReply:
     """The model's reply to the conversation, or RunEnded("model_error"); `more_tools`
     are offered after the run's own (its MCP servers' tools)."""
+    system, tools = built_in_prompt(request)
     model_request = ModelRequest(
         model=request.model,
-        system=system_prompt(request),
+        system=system,
         messages=list(messages),
-        tools=[*offered_specs(request), *more_tools],
+        tools=[*tools, *more_tools],
+        prompt_digest=request.prompt_digest,
         max_tokens=request.max_tokens,
         user_hash=actor_hash(request.tenant_id, request.actor_id),
         thinking_budget_tokens=request.thinking_budget_tokens,

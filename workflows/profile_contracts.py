@@ -101,10 +101,10 @@ class ToolNarrowing(Contract):
         ]
 
 
-class AgentProfile(Contract):
-    system_prompt: Annotated[str, Field(min_length=1)]
-    # Where the prompt was read from, relative to the profile file; None when inline.
-    system_prompt_file: str | None = None
+class AgentRules(Contract):
+    """What a run decides on of its agent: everything but the prompt. A run's request
+    carries this; the prompt goes to the store once (workflows/prompt_catalog.py)."""
+
     model: ProfileModel
     tools: tuple[str, ...]
     tool_policy: dict[str, ToolPolicy] = Field(default_factory=dict)
@@ -240,6 +240,19 @@ class AgentProfile(Contract):
         """The budget of a kind of task (`refund`); `default` for a kind without one."""
         return self.budgets.get(kind) or self.budgets[DEFAULT_BUDGET]
 
+    def rules(self) -> AgentRules:
+        """This agent without its prompt, as a run's request carries it."""
+        fields = set(AgentRules.model_fields)
+        return AgentRules.model_validate(self.model_dump(mode="json", include=fields))
+
+
+class AgentProfile(AgentRules):
+    """An agent as its profile file declares it: its rules and its prompt."""
+
+    system_prompt: Annotated[str, Field(min_length=1)]
+    # Where the prompt was read from, relative to the profile file; None when inline.
+    system_prompt_file: str | None = None
+
 
 class ProfileSet(Contract):
     """A profile file: its name, its agents, and the one a run gets when it names none."""
@@ -273,15 +286,25 @@ class ProfileSet(Contract):
 
 
 class RunProfile(Contract):
-    """What a run records of its profile: the file's name and content hash, the agent."""
+    """What a run records of its profile: the file's name and content hash, the agent's
+    rules (its prompt is in the run's prompt catalog, by digest)."""
 
     profile_name: Identifier
     content_hash: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
     agent_name: Identifier
-    agent: AgentProfile
+    agent: AgentRules
+
+    @field_validator("agent", mode="before")
+    @classmethod
+    def _rules_only(cls, agent: Any) -> Any:
+        """An agent with its prompt is kept as its rules: what the run carries is what
+        it holds in memory, never a prompt that would vanish on the wire."""
+        if isinstance(agent, AgentRules) and type(agent) is not AgentRules:
+            return agent.rules()
+        return agent
 
 
-def tools_for(agent: AgentProfile, tenant_id: str, roles: Iterable[str]) -> list[str]:
+def tools_for(agent: AgentRules, tenant_id: str, roles: Iterable[str]) -> list[str]:
     """The tools offered to a run of `agent` for this tenant and an actor with `roles`.
 
     Every narrowing that applies narrows (the tenant's, and each of the actor's roles'):

@@ -1,10 +1,12 @@
 """What a run offers its model, and how it treats each tool: from the profile it started on.
 
-A run records its profile in its request (`RunRequest.profile`, with the tool specs as
-they were at start in `RunRequest.tools`), so that a run that waits for days resumes
-on the profile that started it, and an edited profile changes new runs only. A request
-without a profile is a run of the code's built-in agent: the system prompt of
-`policy.py` and the whole built-in catalog, the refund gated as it always was.
+A run records its profile's rules in its request (`RunRequest.profile`, with the names
+of the tools it offers in `RunRequest.tools`, and the prompt catalog's digest: the
+system prompt and the tools' descriptions and schemas as they were at start, in the
+store), so that a run that waits for days resumes on the profile that started it, and
+an edited profile changes new runs only. A request without a profile is a run of the
+code's built-in agent: the system prompt of `policy.py` and the whole built-in catalog,
+carried in each model turn, the refund gated as it always was.
 
 The list offered is the permission: a call of a tool the run does not offer is refused
 before anything runs, whatever the model or a ticket says.
@@ -21,20 +23,19 @@ from workflows.tool_catalog import BUILTIN_AGENT_TOOLS, CATALOG, ToolDefinition
 from workflows.tool_spec import ToolSpec
 
 
-def system_prompt(request: RunRequest) -> str:
-    profile = request.profile
-    return policy.SYSTEM_PROMPT if profile is None else profile.agent.system_prompt
-
-
-def offered_specs(request: RunRequest) -> list[ToolSpec]:
-    """The tools the model is offered on every turn of this run."""
-    if request.profile is None:
-        return [tool.spec() for tool in BUILTIN_AGENT_TOOLS]
-    return list(request.tools)
+def built_in_prompt(request: RunRequest) -> tuple[str, list[ToolSpec]]:
+    """The system prompt and tools a run without a prompt catalog (no profile) carries
+    in each model turn; nothing for a run with one (the activity reads its catalog)."""
+    if request.prompt_digest is not None:
+        return "", []
+    return policy.SYSTEM_PROMPT, [tool.spec() for tool in BUILTIN_AGENT_TOOLS]
 
 
 def offered_names(request: RunRequest) -> list[str]:
-    return [spec.name for spec in offered_specs(request)]
+    """The tools the model is offered on every turn of this run, by name."""
+    if request.profile is None:
+        return [tool.name for tool in BUILTIN_AGENT_TOOLS]
+    return list(request.tools)
 
 
 def tool_policy(request: RunRequest, name: str) -> ToolPolicy | None:

@@ -13,9 +13,10 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from workflows.actions import ApprovalMode
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
-from workflows.contract_base import Contract, Identifier
+from workflows.contract_base import Identifier
 from workflows.known_tools import ProfileRisk
 from workflows.profile_values import Duration, Money, WholeNumber, problem
+from workflows.wire_contract import WireContract
 
 NEEDS_APPROVAL: tuple[ApprovalMode, ...] = ("confirm", "review")
 # Most approvers a `review` may ask for, and most escalations: past these a request
@@ -28,9 +29,22 @@ REVIEW_KEYS = ("approvals", "one_from", "chain")
 ESCALATION_KEYS = ("escalate_to", "escalation_ttl", "max_escalations", "keep_approvals")
 
 
-class ToolPolicy(Contract):
+class ToolPolicy(WireContract):
     """How the gate treats calls of one tool. `confirm` needs one reviewer, `review` two
     different ones, `deny` refuses every call, `auto` runs it without a reviewer."""
+
+    # Every run's request carries a policy per offered tool, most of these unset.
+    WIRE_OMITS = (
+        "four_eyes_above",
+        "passkey_above",
+        "approval_ttl",
+        "approvals",
+        "one_from",
+        "escalate_to",
+        "escalation_ttl",
+        "max_escalations",
+        "keep_approvals",
+    )
 
     risk: ProfileRisk = "irreversible"
     approval: ApprovalMode

@@ -55,6 +55,7 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "reviewer_languages": READ_WRITE,  # a reviewer's UI language, changed or cleared
     "standing_rules": READ_APPEND_EDIT,  # made, then its uses counted and revoked in place
     "standing_rule_uses": READ_APPEND,  # each effect a rule approved
+    "prompt_catalogs": READ_APPEND,  # written once by a run's starter, never changed
 }
 
 

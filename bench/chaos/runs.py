@@ -75,6 +75,7 @@ async def start_runs(bench: Bench, tickets: list[str], model: ModelRef = SCRIPTE
     async def one(ticket_id: str) -> Handle:
         request = new_run_request(
             bench.settings,
+            Store(bench.engine),
             tenant_id=TENANT,
             ticket_id=ticket_id,
             model=model,

@@ -128,6 +128,7 @@ async def pending_hash(kind: Kind, handle: WorkflowHandle[Any, Any]) -> str:
 async def start(sides: Sides, kind: Kind, ticket_id: str) -> WorkflowHandle[Any, Any]:
     request = new_run_request(
         sides.settings,
+        Store(sides.store),
         tenant_id=TENANT,
         ticket_id=ticket_id,
         model=ModelRef(provider="scripted", model_id="demo"),

@@ -67,7 +67,7 @@ async def _start(filling: Filling, client: Client, count: int) -> None:
         *(
             start_run(
                 Runs(client),
-                refund_request(filling.settings, ticket, SCALE_TTL_MINUTES),
+                refund_request(filling.settings, Store(filling.engine), ticket, SCALE_TTL_MINUTES),
                 filling.settings.task_queue,
             )
             for ticket in tickets

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from fastapi.testclient import TestClient
 
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
 from signoff.service.run_requests import new_run_request
 from workflows.contracts import ModelRef, RunRequest
 
@@ -27,11 +28,15 @@ REVIEWER = ("alice", "demo-alice")
 
 
 def refund_request(
-    settings: Settings, ticket_id: str, ttl_minutes: tuple[int, int] = TTL_MINUTES
+    settings: Settings,
+    store: Store,
+    ticket_id: str,
+    ttl_minutes: tuple[int, int] = TTL_MINUTES,
 ) -> RunRequest:
     """A scripted run on the ticket: it proposes the refund and waits for a decision."""
     return new_run_request(
         settings,
+        store,
         tenant_id=TENANT,
         ticket_id=ticket_id,
         model=ModelRef(provider="scripted", model_id="demo"),

@@ -1,5 +1,5 @@
-"""`signoff audit list`, `verify` and `heads`: the store's decision audit, read and
-checked from the command line, with no Temporal needed.
+"""`signoff audit list`, `verify`, `heads` and `prompt`: the store's decision audit, read
+and checked from the command line, with no Temporal needed.
 
 `verify` checks each reviewer decision's signature (`activities/store/audit_proofs.py`)
 and walks each tenant's hash chain (`activities/store/decision_chain.py`): exit 0
@@ -7,7 +7,8 @@ with a summary when every chain holds, exit 1 naming, per broken tenant, the fir
 that was altered, deleted before, or rewritten. `heads` exports each chain's head,
 signed with the decision key; `verify --expect-heads FILE` also fails (exit 1) naming
 the tenant and seq of each saved head the store no longer matches: a chain rewritten
-and rehashed by someone with write access, or rows removed up to a head.
+and rehashed by someone with write access, or rows removed up to a head. `prompt` shows
+what a run's model was offered: its prompt catalog, hashed again.
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ from signoff.config.decision_signatures import AuditKeys, DecisionSigner, Verifi
 from signoff.config.settings import Settings
 from signoff.service.audit import (
     AuditQuery,
+    CatalogMissing,
+    CatalogTampered,
     ChainReport,
     NoKeysToCheck,
     ProofReport,
     audit_page,
+    read_prompt_catalog,
     unproven_decisions,
     verify_chain,
 )
@@ -291,3 +295,29 @@ def _as_json(
             for link in report.broken
         ],
     }
+
+
+@audit.command("prompt")
+def prompt_command(
+    digest: Annotated[
+        str, typer.Argument(help="A run's prompt_digest (in its request, the first history event).")
+    ],
+    json_output: JsonOption = False,
+) -> None:
+    """Show what a run's model was offered: the system prompt and the tools of its prompt
+    catalog, from the store, checked against the digest (exit 1 when the row was changed)."""
+    with opened_store(settings()) as store:
+        try:
+            catalog = read_prompt_catalog(store, digest)
+        except CatalogTampered as error:
+            say(str(error), err=True)
+            raise typer.Exit(EXIT_RUN_FAILED) from None
+        except CatalogMissing as error:
+            fail(str(error))
+    if json_output:
+        emit_json({"digest": digest, **catalog.model_dump(mode="json")})
+        return
+    say(f"prompt catalog {digest}: the stored text hashes to it")
+    say("system prompt:")
+    say("\n".join(f"  {line}" for line in catalog.system.splitlines()))
+    say(f"tools offered ({len(catalog.tools)}): {', '.join(catalog.names()) or 'none'}")

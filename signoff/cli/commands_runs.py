@@ -81,6 +81,7 @@ def run_command(
     # Imported here: only `run` reads the profiles (and the tool modules they name) and
     # the store's accounts.
     from signoff.cli.credentials import run_actor
+    from signoff.cli.store import opened_store
     from signoff.config.profiles import ProfileError, load_profiles
 
     try:
@@ -109,19 +110,21 @@ def run_command(
                 "Add it to SIGNOFF_MODEL_PRICES.",
                 err=True,
             )
-        request = new_run_request(
-            current,
-            tenant_id=tenant,
-            ticket_id=ticket,
-            model=model_ref,
-            actor_id=actor_id,
-            actor_roles=actor_roles,
-            request_id=request_id,
-            goal=goal,
-            profiles=profiles,
-            agent=agent,
-            kind=kind,
-        )
+        with opened_store(current) as store:  # where the run's prompt catalog is written
+            request = new_run_request(
+                current,
+                store,
+                tenant_id=tenant,
+                ticket_id=ticket,
+                model=model_ref,
+                actor_id=actor_id,
+                actor_roles=actor_roles,
+                request_id=request_id,
+                goal=goal,
+                profiles=profiles,
+                agent=agent,
+                kind=kind,
+            )
     except ModelChoiceError as error:
         fail(str(error))
     except ValidationError as error:

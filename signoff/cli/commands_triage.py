@@ -47,19 +47,22 @@ def triage_command(
 ) -> None:
     """Classify a ticket (tracking, refund, other) and take the path written for it."""
     current = settings()
+    from signoff.cli.store import opened_store
     from signoff.config.profiles import ProfileError
 
     actor_id, actor_roles = run_actor(current, actor, password_stdin, tenant)
     try:
-        request = triage_request(
-            current,
-            tenant,
-            ticket,
-            request_id or uuid.uuid4().hex,
-            actor_id=actor_id,
-            model=model,
-            actor_roles=actor_roles,
-        )
+        with opened_store(current) as store:  # where its agent's prompt catalog is written
+            request = triage_request(
+                current,
+                store,
+                tenant,
+                ticket,
+                request_id or uuid.uuid4().hex,
+                actor_id=actor_id,
+                model=model,
+                actor_roles=actor_roles,
+            )
     except ProfileError as error:
         fail(f"The agent profiles cannot be used:\n{error}")
     except ModelChoiceError as error:

@@ -64,14 +64,15 @@ class LoadedProfiles:
     profiles: ProfileSet
 
     def run_profile(self, agent_name: str | None = None) -> RunProfile:
-        """What a run records: this file's name and hash, and its agent (the default one
-        when `agent_name` is None). KeyError for an agent the file does not declare."""
+        """What a run records: this file's name and hash, and its agent's rules (the
+        default agent when `agent_name` is None; its prompt goes to the run's prompt
+        catalog). KeyError for an agent the file does not declare."""
         name = agent_name or self.profiles.default_agent
         return RunProfile(
             profile_name=self.name,
             content_hash=self.content_hash,
             agent_name=name,
-            agent=self.profiles.agents[name],
+            agent=self.profiles.agents[name].rules(),
         )
 
 

@@ -20,6 +20,7 @@ from activities.store.audit_proofs import (
 from activities.store.decision_chain import ChainReport, hashed_fields
 from activities.store.decision_queries import AuditQuery
 from activities.store.decisions import AUDIT_KINDS
+from activities.store.prompt_catalogs import CatalogMissing, CatalogTampered, read_catalog
 from activities.store.schema import DecisionRow, minor_to_decimal
 from signoff.service.handles import Store, engine_of, on_store
 
@@ -28,6 +29,8 @@ __all__ = [
     "AuditEntry",
     "AuditPage",
     "AuditQuery",
+    "CatalogMissing",
+    "CatalogTampered",
     "ChainReport",
     "NoKeysToCheck",
     "ProofReport",
@@ -35,12 +38,15 @@ __all__ = [
     "unproven_decisions",
     "audit_page",
     "audit_rows",
+    "read_prompt_catalog",
     "verify_chain",
 ]
 
 # The store layer's calls, each taking the face's Store (handles.py).
 unproven_decisions = on_store(audit_proofs.unproven_decisions)
 verify_chain = on_store(decision_chain.verify_chain)
+# What a run's model was offered (workflows/prompt_catalog.py), its hash checked.
+read_prompt_catalog = on_store(read_catalog)
 
 
 @dataclass(frozen=True)

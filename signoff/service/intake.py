@@ -76,6 +76,8 @@ async def receive_ticket(
         new = NewTicket(ticket.customer_name, ticket.text, ticket.order_reference)
         run_id = triage_id(key.tenant_id, request_id)
         stored = await asyncio.to_thread(store_delivery, engine, key, new, run_id, now)
-    request = triage_request(settings, key.tenant_id, stored.ticket_id, request_id)
+    request = await asyncio.to_thread(
+        triage_request, settings, store, key.tenant_id, stored.ticket_id, request_id
+    )
     run_id = await ensure_triage(await runs(), request, settings.task_queue)
     return IntakeAccepted(key.tenant_id, stored.ticket_id, run_id, stored.replayed)

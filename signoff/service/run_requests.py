@@ -1,23 +1,39 @@
 """The one RunRequest factory: every run a person starts is built here, from settings.
 
-`signoff run` and the benchmarks call it; triage carries the same limits to the agent
-run it starts (`limits_from_settings`), and the worker holds every run to them whatever
-a request says (workflows/run_limits.py). A run's model and budgets are its agent's
-profile's, within what the settings allow.
+`signoff run`, triage (for the agent run it may start), the evals and the benchmarks
+call it; the worker holds every run to the settings' limits whatever a request says
+(workflows/run_limits.py). A run's model and budgets are its agent's profile's, within
+what the settings allow.
+
+The prompt side of what the run offers (the agent's system prompt, each offered tool's
+description and schema) is written to the store here, once per distinct catalog, and
+the request carries its digest (workflows/prompt_catalog.py): building the request and
+storing its catalog are one step, so no starter can start a run whose catalog the
+worker cannot find.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.run_limits import limits_from_settings
 from signoff.config.settings import Settings, parse_model
+from signoff.service.handles import Store, engine_of
 from signoff.tools import known_tools
 from workflows.contracts import ModelPrice, ModelRef, RunRequest
-from workflows.profile_contracts import DEFAULT_BUDGET, Budget, RunProfile, tools_for
+from workflows.profile_contracts import (
+    DEFAULT_BUDGET,
+    AgentProfile,
+    Budget,
+    RunProfile,
+    tools_for,
+)
+from workflows.prompt_catalog import PromptCatalog
 from workflows.run_limits import RunLimits
 from workflows.tool_spec import ToolSpec
 
@@ -26,6 +42,7 @@ DEFAULT_GOAL = "Answer the customer's support ticket."
 
 def new_run_request(
     settings: Settings,
+    store: Store,
     *,
     tenant_id: str,
     ticket_id: str,
@@ -42,7 +59,8 @@ def new_run_request(
     trace_id: str | None = None,
 ) -> RunRequest:
     """A run request with the settings' budgets, deadline, TTL and price, on an agent of
-    the profiles (SIGNOFF_PROFILES, or the built-in file, when `profiles` is None).
+    the profiles (SIGNOFF_PROFILES, or the built-in file, when `profiles` is None); its
+    prompt catalog written to `store` (the store the worker reads).
 
     `actor_id`: the reviewer who asked, already authenticated by the face (never text a
     person typed unchecked); None for the deployment's service identity.
@@ -58,9 +76,11 @@ def new_run_request(
     it does not name), never more than the settings allow (the worker holds every run
     to its own settings too).
     """
-    profile = (profiles or load_profiles(settings)).run_profile(agent)
-    model = model or agent_model(settings, profile)
-    limits = within_budget(limits_from_settings(settings, model), profile.agent.budget(kind))
+    offer = run_offer(
+        store, profiles or load_profiles(settings), tenant_id, agent=agent, roles=actor_roles
+    )
+    model = model or agent_model(settings, offer.profile)
+    limits = within_budget(limits_from_settings(settings, model), offer.profile.agent.budget(kind))
     return RunRequest(
         tenant_id=tenant_id,
         actor_id=actor_id or settings.service_actor,
@@ -82,8 +102,42 @@ def new_run_request(
         thinking_budget_tokens=(
             settings.anthropic_thinking_budget if model.provider == "anthropic" else None
         ),
-        profile=profile,
-        tools=offered_specs(profile, tenant_id, actor_roles),
+        **offer.fields(),
+    )
+
+
+@dataclass(frozen=True)
+class RunOffer:
+    """What a run request records of its agent: the profile's rules, the names of the
+    tools offered, and the digest of their prompt catalog, written to the store."""
+
+    profile: RunProfile
+    tools: tuple[str, ...]
+    prompt_digest: str
+
+    def fields(self) -> dict[str, Any]:
+        """As RunRequest's keyword arguments."""
+        return {"profile": self.profile, "tools": self.tools, "prompt_digest": self.prompt_digest}
+
+
+def run_offer(
+    store: Store,
+    profiles: LoadedProfiles,
+    tenant_id: str,
+    *,
+    agent: str | None = None,
+    roles: Iterable[str] = (),
+) -> RunOffer:
+    """The offer of `agent` (the default one when None) to a run of this tenant for an
+    actor with `roles`, its prompt catalog written to `store` unless already there."""
+    # Here, not above: `signoff status` imports this module and never loads the store.
+    from activities.store.prompt_catalogs import save_catalog
+
+    catalog = prompt_catalog(profiles.profiles.agent(agent), tenant_id, roles)
+    return RunOffer(
+        profile=profiles.run_profile(agent),
+        tools=catalog.names(),
+        prompt_digest=save_catalog(engine_of(store), catalog),
     )
 
 
@@ -110,9 +164,15 @@ def within_budget(limits: RunLimits, budget: Budget) -> RunLimits:
 
 
 def offered_specs(
-    profile: RunProfile, tenant_id: str, roles: Iterable[str] = ()
+    agent: AgentProfile, tenant_id: str, roles: Iterable[str] = ()
 ) -> tuple[ToolSpec, ...]:
     """The specs of the tools a run of this tenant is offered, as the tools are now: the
-    run keeps them, whatever is registered when it resumes."""
+    run keeps them (in its prompt catalog), whatever is registered when it resumes."""
     known = known_tools()
-    return tuple(known[name].spec() for name in tools_for(profile.agent, tenant_id, roles))
+    return tuple(known[name].spec() for name in tools_for(agent, tenant_id, roles))
+
+
+def prompt_catalog(agent: AgentProfile, tenant_id: str, roles: Iterable[str] = ()) -> PromptCatalog:
+    """What the model of a run of `agent` for this tenant and these roles reads: the
+    agent's system prompt and the offered tools' specs."""
+    return PromptCatalog(system=agent.system_prompt, tools=offered_specs(agent, tenant_id, roles))

@@ -28,8 +28,10 @@ from workflows.context import CLEARED_STUB
 from workflows.contracts import (
     MODEL_TURN_ACTIVITY,
     RUN_TOOL_ACTIVITY,
+    WORKFLOW_NAME,
     ModelReply,
     ModelRequest,
+    RunRequest,
     TextBlock,
     ToolResult,
     ToolResultBlock,
@@ -95,6 +97,9 @@ class _History:
     requests: list[tuple[datetime, ModelRequest]] = field(default_factory=list)
     replies: dict[int, ModelReply] = field(default_factory=dict)  # by request index
     tool_results: dict[str, ToolResult] = field(default_factory=dict)  # by tool_use_id
+    # The tools the run's request offers, by name: its model turns carry only the prompt
+    # catalog's digest for them (workflows/prompt_catalog.py).
+    offered: set[str] = field(default_factory=set)
 
 
 async def _decode(client: Client, payloads: Payloads, kind: type) -> object:
@@ -108,7 +113,13 @@ async def _read_history(client: Client, run_id: str) -> _History:
     tool_calls: set[int] = set()
     handle = client.get_workflow_handle(run_id)
     async for event in handle.fetch_history_events():
-        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+            started = event.workflow_execution_started_event_attributes
+            if started.workflow_type.name == WORKFLOW_NAME:
+                run = await _decode(client, started.input, RunRequest)
+                assert isinstance(run, RunRequest)
+                history.offered.update(run.tools)
+        elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
             scheduled = event.activity_task_scheduled_event_attributes
             if scheduled.activity_type.name == MODEL_TURN_ACTIVITY:
                 request = await _decode(client, scheduled.input, ModelRequest)
@@ -173,6 +184,7 @@ def steps_of(history: _History) -> list[TurnStep]:
     requests = [request for _, request in history.requests]
     delivered = _delivered_results(requests)
     known_tools = {tool.name for request in requests for tool in request.tools}
+    known_tools |= history.offered
     steps: list[TurnStep] = []
     for index, (asked_at, _) in enumerate(history.requests):
         reply = history.replies.get(index)

@@ -20,7 +20,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from signoff.config.profiles import LoadedProfiles
 from signoff.config.settings import Settings, parse_model
 from signoff.config.telemetry import invoke_agent_span, run_trace
-from signoff.service.handles import Runs, client_of
+from signoff.service.handles import Runs, Store, client_of
 from signoff.service.run_requests import new_run_request
 from workflows.contracts import ModelRef
 from workflows.triage import TriageTicket
@@ -38,6 +38,7 @@ def triage_id(tenant_id: str, request_id: str) -> str:
 
 def triage_request(
     settings: Settings,
+    store: Store,
     tenant_id: str,
     ticket_id: str,
     request_id: str,
@@ -51,7 +52,8 @@ def triage_request(
     its `actor_roles`; None for the deployment's service identity), on `model` (None:
     SIGNOFF_MODEL). A scripted model classifies with the triage script, unless a script
     was named. The agent run a refund ticket starts is the profiles' default agent
-    (`profiles`: SIGNOFF_PROFILES when None), with its `refund` budget.
+    (`profiles`: SIGNOFF_PROFILES when None), with its `refund` budget; its prompt
+    catalog is written to `store`.
 
     Raises ModelChoiceError for a model it cannot understand, ProfileError for profiles
     that cannot be used, and pydantic's ValidationError for input that is not valid."""
@@ -63,6 +65,7 @@ def triage_request(
     trace_id = uuid.uuid4().hex
     agent = new_run_request(
         settings,
+        store,
         tenant_id=tenant_id,
         ticket_id=ticket_id,
         model=agent_model,

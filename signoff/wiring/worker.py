@@ -89,6 +89,9 @@ def activity_parts(
     settings (bench/runs/workers.py builds its raw baseline's worker from the same);
     the keyword arguments are build_worker's."""
     models = models or build_model_turns(settings)
+    if isinstance(models, ModelTurns):
+        # Runs started on a profile name their prompt catalog; it is in this store.
+        models.read_catalogs_from(engine)
     # Per tenant: Stripe for those SIGNOFF_STRIPE_KEYS_FILE names, the ledger otherwise.
     payments = PaymentConnectors(settings)
     # Public keys only: a worker checks decisions and can never sign one.

@@ -27,7 +27,7 @@ AGENT_MODEL = ModelRef(provider="scripted", model_id="demo")
 async def triage(
     env: WorkflowEnvironment, engine: Engine, model_turns: ModelTurns, ticket_id: str
 ) -> tuple[TriageRequest, TriageOutcome, RecordingGateway, RunOutcome | None]:
-    request = triage_request(ticket_id, model=CLAUDE, agent_model=AGENT_MODEL)
+    request = triage_request(ticket_id, engine, model=CLAUDE, agent_model=AGENT_MODEL)
     gateway = RecordingGateway(engine)
     queue = new_task_queue()
     agent: RunOutcome | None = None

@@ -11,9 +11,12 @@ from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
 from activities.store import write_transaction
+from activities.store.prompt_catalogs import save_catalog
 from signoff.config.settings import get_settings
 from signoff.wiring.app import app
 from tests.store.chain_rewrite import rewrite_and_rehash
+from workflows.prompt_catalog import PromptCatalog
+from workflows.tool_catalog import BUILTIN_AGENT_TOOLS
 
 
 def test_verify_says_intact_then_names_the_edited_row(audited_store: Engine) -> None:
@@ -72,3 +75,30 @@ def test_verify_checks_each_decision_signature(
     assert "No decision public keys" in keyless.stderr and "--no-signatures" in keyless.stderr
     chains_only = cli.invoke(app, ["audit", "verify", "--no-signatures"])
     assert chains_only.exit_code == 0 and "audit intact" in chains_only.stdout
+
+
+def test_prompt_shows_what_a_runs_model_was_offered_and_refuses_a_changed_row(
+    audited_store: Engine,
+) -> None:
+    catalog = PromptCatalog(
+        system="You answer one ticket.\nNever promise a refund.",
+        tools=tuple(tool.spec() for tool in BUILTIN_AGENT_TOOLS),
+    )
+    digest = save_catalog(audited_store, catalog)
+    cli = CliRunner()
+    shown = cli.invoke(app, ["audit", "prompt", digest])
+    assert shown.exit_code == 0, shown.output
+    assert f"prompt catalog {digest}: the stored text hashes to it" in shown.stdout
+    assert "  Never promise a refund." in shown.stdout
+    assert "tools offered (3): read_ticket, get_order, refund" in shown.stdout
+    document = json.loads(cli.invoke(app, ["audit", "prompt", digest, "--json"]).stdout)
+    assert document["digest"] == digest and document["tools"][2]["name"] == "refund"
+
+    with write_transaction(audited_store) as session:
+        session.execute(
+            text("UPDATE prompt_catalogs SET content = replace(content, 'Never', 'Always')")
+        )
+    changed = cli.invoke(app, ["audit", "prompt", digest])
+    assert changed.exit_code == 1 and "changed after it was written" in changed.stderr
+    unknown = cli.invoke(app, ["audit", "prompt", "0" * 64])
+    assert unknown.exit_code == 2 and "No prompt catalog" in unknown.stderr

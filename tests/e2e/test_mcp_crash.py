@@ -27,7 +27,8 @@ from activities.store import make_engine, seed_demo
 from activities.store.connector_schema import ToolEffect
 from activities.store.database import use_session
 from signoff.config.profiles import load_profile_file
-from signoff.service.run_requests import offered_specs
+from signoff.service.handles import Store
+from signoff.service.run_requests import run_offer
 from signoff.wiring.worker import build_worker
 from testkit.mcp_server import calls, labels
 from tests.conftest import dev_server as started_dev_server
@@ -86,14 +87,12 @@ async def test_worker_killed_after_the_mcp_call_makes_one_effect(
                 stderr=subprocess.STDOUT,
             )
             try:
-                profile = profiles.run_profile()
                 request = run_request(
                     datetime.now(UTC),
                     ticket_id="T-1042",
                     model=LABEL_MODEL,
                     deadline=APPROVAL_RUN_DEADLINE,
-                    profile=profile,
-                    tools=offered_specs(profile, "demo"),
+                    **run_offer(Store(engine), profiles, "demo").fields(),
                 )
                 handle = await start(env.client, request, task_queue)
                 (action,) = await pending_actions(handle, within=READY_SECONDS)

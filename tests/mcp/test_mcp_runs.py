@@ -26,7 +26,7 @@ from testkit.mcp_server import calls, labels
 from tests.mcp.conftest import TIMEOUT_SECONDS, RunningServer, declared, mcp_server_process
 from tests.workflow.approvals import decide, decision, gate_run, pending_actions
 from tests.workflow.fakes import FakeModel, Gate, text_reply, tool_reply
-from tests.workflow.test_python_tools import on_profile, tool_results
+from tests.workflow.test_python_tools import offered, on_profile, tool_results
 from workflows.agent_run import AgentRun
 from workflows.sandbox import workflow_runner
 
@@ -86,8 +86,12 @@ async def test_a_read_then_an_approved_write_that_executes_once_and_replays(
         assert (await handle.result()).status == "completed"
         history = await handle.fetch_history()
 
-    offered = [tool.name for tool in model.history[0].tools]
-    assert offered == ["read_ticket", "get_order", LOOKUP[0], LABEL[0]]
+    assert offered(model.history[0], seeded_engine) == [
+        "read_ticket",
+        "get_order",
+        LOOKUP[0],
+        LABEL[0],
+    ]
     (read,) = tool_results(model, 1)
     assert not read.is_error
     assert json.loads(read.content)["provenance"].startswith(
@@ -135,7 +139,7 @@ async def test_a_server_whose_tools_changed_offers_none_and_the_trajectory_says_
             state = await handle.query(AgentRun.state)
         assert calls(changed.state) == []
     assert outcome.status == "completed"
-    assert [tool.name for tool in model.history[0].tools] == ["read_ticket", "get_order"]
+    assert offered(model.history[0], seeded_engine) == ["read_ticket", "get_order"]
     refused = [event.text for event in state.events if event.kind == "mcp"]
     assert len(refused) == 1 and refused[0].startswith("MCP server 'warranty' offers no tool")
     (result,) = tool_results(model, 1)

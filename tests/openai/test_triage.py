@@ -26,7 +26,7 @@ async def triage(
     env: WorkflowEnvironment, engine: Engine, model_turns: ModelTurns
 ) -> tuple[TriageRequest, TriageOutcome, RecordingGateway]:
     # The agent run is not reached by these tests: no refund class is given.
-    request = triage_request("T-4512", model=QWEN)
+    request = triage_request("T-4512", engine, model=QWEN)
     gateway = RecordingGateway(engine)
     queue = new_task_queue()
     async with Worker(

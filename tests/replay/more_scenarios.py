@@ -124,7 +124,7 @@ async def model_error(client: Client, queue: str, now: datetime, _: Engine) -> H
 async def triage_other(client: Client, queue: str, now: datetime, engine: Engine) -> Handle:
     """A ticket that is neither tracking nor a refund: handed to a person."""
     ticket_id = add_ticket(engine, "demo", None, OTHER_TICKET, "Kim Berg")
-    request = recorded_triage(ticket_id, f"other{int(now.timestamp())}")
+    request = recorded_triage(ticket_id, f"other{int(now.timestamp())}", engine)
     handle = await client.start_workflow(
         TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
     )

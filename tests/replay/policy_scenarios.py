@@ -50,17 +50,21 @@ def policy_worker(name: str) -> Any:
     return make
 
 
-async def start(client: Client, queue: str, now: datetime, name: str) -> WorkflowHandle[Any, Any]:
+async def start(
+    client: Client, queue: str, now: datetime, name: str, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     profiles = refund_policy(profile_dir(name), POLICIES[name])
-    request = agent_request("T-1042", now, DEMO, profiles)
+    request = agent_request("T-1042", now, DEMO, (profiles, engine))
     return await client.start_workflow(
         AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
     )
 
 
-async def three_approvers(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def three_approvers(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     """alice, then bob, then erin of finance: the refund happens once, on the third."""
-    handle = await start(client, queue, now, "agent_run_three_approvers")
+    handle = await start(client, queue, now, "agent_run_three_approvers", engine)
     digest = await wait_for_pending(handle)
     for reviewer in ("alice", "bob", "erin"):
         # The roles the reviewer's session claims (the signature does not cover them).
@@ -71,10 +75,12 @@ async def three_approvers(client: Client, queue: str, now: datetime) -> Workflow
     return handle
 
 
-async def escalated(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def escalated(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     """Nobody decides: after 2 h it escalates to support_lead for 4 h, then expires
     (awaiting the result lets the test server skip both)."""
-    handle = await start(client, queue, now, "agent_run_escalated")
+    handle = await start(client, queue, now, "agent_run_escalated", engine)
     await wait_for_pending(handle)
     await handle.result()
     return handle

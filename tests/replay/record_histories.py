@@ -38,7 +38,8 @@ from signoff.config.profiles import (
     load_profile_file,
 )
 from signoff.config.settings import Settings
-from signoff.service.run_requests import offered_specs
+from signoff.service.handles import Store
+from signoff.service.run_requests import run_offer
 from signoff.wiring.search_attributes import ensure_search_attributes
 from signoff.wiring.worker import build_worker
 from tests.triage_requests import recorded_triage
@@ -58,14 +59,16 @@ REPLY = ModelRef(provider="scripted", model_id="reply")
 
 
 def agent_request(
-    ticket_id: str, now: datetime, model: ModelRef = DEMO, profiles: LoadedProfiles | None = None
+    ticket_id: str,
+    now: datetime,
+    model: ModelRef = DEMO,
+    on: tuple[LoadedProfiles, Engine] | None = None,
 ) -> RunRequest:
-    """A run of the built-in agent (no profile), or of `profiles`' default agent as the
-    run factory records it."""
-    profile = None if profiles is None else profiles.run_profile()
+    """A run of the built-in agent (no profile), or of a profile file's default agent as
+    the run factory records it, its prompt catalog written to the recording's store."""
+    offer = {} if on is None else run_offer(Store(on[1]), on[0], "demo").fields()
     return RunRequest(
-        profile=profile,
-        tools=() if profile is None else offered_specs(profile, "demo"),
+        **offer,
         tenant_id="demo",
         actor_id="ops",
         request_id=uuid.uuid4().hex[:12],
@@ -115,9 +118,11 @@ def decision(
     return signed(unsigned, handle.id)
 
 
-async def reply_confirmed(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def reply_confirmed(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     """The strict profile: the reply to the customer waits, is confirmed, is sent once."""
-    request = agent_request("T-1042", now, REPLY, load_profile_file(STRICT_PROFILES))
+    request = agent_request("T-1042", now, REPLY, (load_profile_file(STRICT_PROFILES), engine))
     handle = await client.start_workflow(
         AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
     )
@@ -127,9 +132,11 @@ async def reply_confirmed(client: Client, queue: str, now: datetime) -> Workflow
     return handle
 
 
-async def reply_auto(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def reply_auto(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     """The built-in profile: the reply is sent at once, without a reviewer."""
-    request = agent_request("T-1042", now, REPLY, load_profile_file(BUILTIN_PROFILES))
+    request = agent_request("T-1042", now, REPLY, (load_profile_file(BUILTIN_PROFILES), engine))
     handle = await client.start_workflow(
         AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
     )
@@ -142,13 +149,17 @@ def strict_worker(client: Client, settings: Settings, engine: Engine) -> Worker:
     return build_worker(client, settings.model_copy(update={"profiles": STRICT_PROFILES}), engine)
 
 
-async def order_status(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def order_status(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     handle = await start_agent(client, queue, "T-4512", now)
     await handle.result()
     return handle
 
 
-async def refund_approved(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def refund_approved(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     handle = await start_agent(client, queue, "T-1042", now)
     digest = await wait_for_pending(handle)
     await handle.execute_update(AgentRun.decide, decision(handle, digest, "alice", "approve", "ok"))
@@ -156,7 +167,9 @@ async def refund_approved(client: Client, queue: str, now: datetime) -> Workflow
     return handle
 
 
-async def refund_rejected(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def refund_rejected(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     handle = await start_agent(client, queue, "T-1042", now)
     digest = await wait_for_pending(handle)
     await handle.execute_update(
@@ -166,10 +179,12 @@ async def refund_rejected(client: Client, queue: str, now: datetime) -> Workflow
     return handle
 
 
-async def refund_edited(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def refund_edited(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     """The built-in profile lets a reviewer lower the refund: alice approves 50.00 of the
     89.90 proposed, on the edited action's own hash, naming the original."""
-    request = agent_request("T-1042", now, DEMO, load_profile_file(BUILTIN_PROFILES))
+    request = agent_request("T-1042", now, DEMO, (load_profile_file(BUILTIN_PROFILES), engine))
     handle = await client.start_workflow(
         AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
     )
@@ -195,7 +210,9 @@ async def refund_edited(client: Client, queue: str, now: datetime) -> WorkflowHa
     return handle
 
 
-async def refund_fraud(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def refund_fraud(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     """A rejection as suspected fraud ends the run; the model is not asked again."""
     handle = await start_agent(client, queue, "T-1042", now)
     digest = await wait_for_pending(handle)
@@ -206,7 +223,9 @@ async def refund_fraud(client: Client, queue: str, now: datetime) -> WorkflowHan
     return handle
 
 
-async def four_eyes(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def four_eyes(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     handle = await start_agent(client, queue, "T-3107", now)
     digest = await wait_for_pending(handle)
     await handle.execute_update(AgentRun.decide, decision(handle, digest, "alice", "approve"))
@@ -215,7 +234,9 @@ async def four_eyes(client: Client, queue: str, now: datetime) -> WorkflowHandle
     return handle
 
 
-async def injection_rejected(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def injection_rejected(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     """T-2210's forged note obeyed: two refunds denied by policy, one asked and rejected."""
     handle = await start_agent(client, queue, "T-2210", now, INJECTION)
     digest = await wait_for_pending(handle)
@@ -226,8 +247,10 @@ async def injection_rejected(client: Client, queue: str, now: datetime) -> Workf
     return handle
 
 
-async def triage_tracking(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
-    request = recorded_triage("T-4512", uuid.uuid4().hex[:12])
+async def triage_tracking(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
+    request = recorded_triage("T-4512", uuid.uuid4().hex[:12], engine)
     handle = await client.start_workflow(
         TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
     )
@@ -235,10 +258,12 @@ async def triage_tracking(client: Client, queue: str, now: datetime) -> Workflow
     return handle
 
 
-async def triage_refund(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
+async def triage_refund(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
     """A refund ticket: triage starts the agent run the service built for it (the
     built-in profile's agent, its tools, the settings' limits)."""
-    request = recorded_triage("T-1042", uuid.uuid4().hex[:12])
+    request = recorded_triage("T-1042", uuid.uuid4().hex[:12], engine)
     handle = await client.start_workflow(
         TriageTicket.run, request, id=f"triage-{request.request_id}", task_queue=queue
     )
@@ -286,7 +311,7 @@ def worker_on_localstripe(client: Client, settings: Settings, engine: Engine) ->
     return build_worker(client, on_stripe, engine)
 
 
-Scenario = Callable[[Client, str, datetime], Awaitable[WorkflowHandle[Any, Any]]]
+Scenario = Callable[[Client, str, datetime, Engine], Awaitable[WorkflowHandle[Any, Any]]]
 SCENARIOS: dict[str, Scenario] = {
     "agent_run_order_status": order_status,
     "agent_run_refund_approved": refund_approved,
@@ -365,12 +390,8 @@ async def record_on(env: WorkflowEnvironment, names: list[str]) -> None:
                 # The server's clock: a time-skipping server may be hours ahead of ours.
                 now = (await env.get_current_time()).astimezone(UTC)
                 async with make_worker(env.client, settings, engine):
-                    if name in more.SCENARIOS:
-                        handle = await more.SCENARIOS[name](
-                            env.client, settings.task_queue, now, engine
-                        )
-                    else:
-                        handle = await SCENARIOS[name](env.client, settings.task_queue, now)
+                    scenario = more.SCENARIOS.get(name) or SCENARIOS[name]
+                    handle = await scenario(env.client, settings.task_queue, now, engine)
                 history = await handle.fetch_history()
                 # The workflow id is part of the file name: replay needs it (action
                 # hashes bind the run id), and the history JSON does not carry it.

@@ -39,8 +39,10 @@ def voucher_worker(client: Client, settings: Settings, engine: Engine) -> Worker
     )
 
 
-async def voucher_approved(client: Client, queue: str, now: datetime) -> WorkflowHandle[Any, Any]:
-    request = agent_request("T-1042", now, DEMO, TEAM)
+async def voucher_approved(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
+    request = agent_request("T-1042", now, DEMO, (TEAM, engine))
     handle = await client.start_workflow(
         AgentRun.run, request, id=run_id_for("demo", request.request_id), task_queue=queue
     )

@@ -169,12 +169,17 @@ def start_run(stack: DevStack, case: RefundCase) -> None:
     started it (tests/e2e and tests/cli run the command), and a CLI process per case cost
     about a second of CPU each, a hundred times a full run."""
     settings = stack.settings()
-    request = new_run_request(
-        settings,
-        tenant_id=case.tenant_id,
-        ticket_id=case.ticket_id,
-        request_id=case.run_id.removeprefix(f"run-{case.tenant_id}-"),
-    )
+    engine = make_engine(settings.resolved_database_url)
+    try:
+        request = new_run_request(
+            settings,
+            Store(engine),
+            tenant_id=case.tenant_id,
+            ticket_id=case.ticket_id,
+            request_id=case.run_id.removeprefix(f"run-{case.tenant_id}-"),
+        )
+    finally:
+        engine.dispose()
 
     async def started() -> str:
         run_id, _ = await start(Runs(await connect(settings)), request, settings.task_queue)

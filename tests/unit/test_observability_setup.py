@@ -259,14 +259,18 @@ def test_a_triage_start_is_an_invoke_agent_triage_span(
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+    from activities.store import make_engine
     from signoff.config import telemetry
+    from signoff.service.handles import Store
     from signoff.service.triage_start import triage_request, triage_trace
 
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     monkeypatch.setattr(telemetry, "tracer", lambda: provider.get_tracer("test"))
-    request = triage_request(Settings(home=tmp_path), "demo", "T-1042", "req-1")
+    engine = make_engine(f"sqlite:///{tmp_path / 'catalogs.db'}")
+    request = triage_request(Settings(home=tmp_path), Store(engine), "demo", "T-1042", "req-1")
+    engine.dispose()
     with triage_trace(request):
         pass
     [span] = exporter.get_finished_spans()

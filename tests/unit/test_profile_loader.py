@@ -74,7 +74,9 @@ def test_a_good_file_loads_with_its_prompt_file_read_in(tmp_path: Path) -> None:
     assert agent.budget("refund").steps == 4 and agent.budget("refund").tokens == 200000
     assert len(loaded.content_hash) == 64
     run = loaded.run_profile()
-    assert (run.profile_name, run.agent_name, run.agent) == ("shop", "support", agent)
+    # A run records the agent's rules; its prompt goes to the run's prompt catalog.
+    assert (run.profile_name, run.agent_name, run.agent) == ("shop", "support", agent.rules())
+    assert "system_prompt" not in run.model_dump()["agent"]
 
 
 def test_the_name_defaults_to_the_files_stem(tmp_path: Path) -> None:

@@ -114,3 +114,30 @@ def test_results_are_bounded_for_the_page() -> None:
     shown = pretty("x" * (MAX_TOOL_RESULT_CHARS * 3))
     assert len(shown) <= MAX_TOOL_RESULT_CHARS and "[cut:" in shown
     assert pretty('{"a":1}') == '{\n  "a": 1\n}'
+
+
+def test_a_run_on_a_prompt_catalog_knows_its_tools_from_its_request() -> None:
+    # Its model turns name the catalog and carry no tool spec; its request names the tools.
+    asked = reply(ToolUseBlock(id="t9", name="get_order", input={}))
+    failed = Message(
+        role="user",
+        content=[
+            ToolResultBlock(tool_use_id="t9", content="the tool did not answer", is_error=True)
+        ],
+    )
+    turns = [
+        request(OPENING),
+        request(OPENING, Message(role="assistant", content=list(asked.content)), failed),
+    ]
+    named = _History(
+        requests=[
+            (AT, turn.model_copy(update={"tools": [], "prompt_digest": "0" * 64})) for turn in turns
+        ],
+        replies={0: asked},
+    )
+    assert steps_of(named)[0].calls[0].provenance == REFUSED_PROVENANCE  # as if unknown
+
+    named.offered = {"read_ticket", "get_order", "refund"}
+    (call,) = steps_of(named)[0].calls
+
+    assert call.is_error and call.provenance == "the shop's order records"

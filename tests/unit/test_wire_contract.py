@@ -13,9 +13,11 @@ from pydantic import BaseModel
 
 import workflows.actions
 import workflows.contracts
+import workflows.tool_policy
 from signoff.config.data_converter import data_converter
 from tests.unit.test_action_hold import an_action
 from workflows.contracts import ModelRef, RunOutcome, RunState, ToolCallRecord, Usage
+from workflows.tool_policy import ToolPolicy
 from workflows.wire_contract import WireContract
 
 EMPTY = (None, "", 0, False, [])
@@ -24,7 +26,7 @@ EMPTY = (None, "", 0, False, [])
 def wire_contracts() -> list[type[WireContract]]:
     found = {
         value
-        for module in (workflows.actions, workflows.contracts)
+        for module in (workflows.actions, workflows.contracts, workflows.tool_policy)
         for value in vars(module).values()
         if isinstance(value, type) and issubclass(value, WireContract) and value is not WireContract
     }
@@ -110,3 +112,16 @@ def test_the_api_schema_still_names_every_field() -> None:
     assert "cache_read_input_tokens" in schema["$defs"]["Usage"]["properties"]
     assert "error" in schema["$defs"]["ToolCallRecord"]["properties"]
     assert "pending_minor" in schema["$defs"]["PendingAction"]["properties"]
+
+
+def test_a_tool_policy_reads_back_the_same_with_its_unset_keys_left_out() -> None:
+    read = ToolPolicy(risk="read", approval="auto")
+    refund = ToolPolicy(
+        approval="confirm", four_eyes_above=Decimal("200"), approver_roles=("refund_approver",)
+    )
+
+    sent = on_the_wire(read)
+
+    assert "approval_ttl" not in sent and "keep_approvals" not in sent
+    assert on_the_wire(refund)["approval_ttl"] == "1d"  # filled by default: sent
+    assert read_back(read) == read and read_back(refund) == refund

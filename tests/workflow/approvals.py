@@ -35,6 +35,7 @@ from temporalio.worker import Worker
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
 from activities.mcp.activities import McpTools
+from activities.model_turn import ModelTurns
 from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
@@ -48,6 +49,8 @@ from signoff.config.decision_keys import public_entries, rotate
 from signoff.config.decision_signatures import DecisionSigner, VerificationKeys
 from signoff.config.profiles import BUILTIN_PROFILES, LoadedProfiles, load_profile_file
 from signoff.config.settings import Settings
+from signoff.service.handles import Store
+from signoff.service.run_requests import run_offer
 from signoff.wiring.worker_activities import ActivityParts, worker_activities
 from tests.workflow.fakes import (
     ModelActivities,
@@ -103,6 +106,10 @@ async def gate_run(
     rules: StandingRuleActivities | None = overrides.pop("rules", None)
     task_queue = new_task_queue()
     values: dict[str, Any] = {"ticket_id": "T-1042", "deadline": APPROVAL_RUN_DEADLINE}
+    if overrides.pop("on_profile", False) and profiles is not None:
+        # As the run factory records a profile's agent (test_python_tools.on_profile).
+        tenant_id = overrides.get("tenant_id", "demo")
+        values.update(run_offer(Store(engine), profiles, tenant_id).fields())
     values.update(overrides)
     request = run_request(await env.get_current_time(), **values)
     async with gate_worker(
@@ -187,6 +194,8 @@ def store_parts(
     The limits and the reviewer notices read `settings` (the defaults when None), as
     `signoff worker` reads its own."""
     settings = settings or Settings()
+    if isinstance(model, ModelTurns):
+        model.read_catalogs_from(engine)  # as activity_parts does for `signoff worker`
     return ActivityParts(
         models=model,
         gateway=gateway or ToolGateway(engine, payments),

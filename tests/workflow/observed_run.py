@@ -32,7 +32,7 @@ from activities.metrics import refresh_store_gauges
 from signoff.config.logs import configure_logging
 from signoff.config.settings import Settings
 from signoff.config.telemetry import client_interceptors
-from signoff.service.handles import Runs
+from signoff.service.handles import Runs, Store
 from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
 from signoff.wiring.observability import serve_worker_metrics
@@ -120,7 +120,7 @@ async def observed_refund_run(
         # tests skip time): the deadline counts from the server's now.
         now = await env.get_current_time()
         request = new_run_request(
-            settings, tenant_id="demo", ticket_id="T-1042", model=DEMO_MODEL, now=now
+            settings, Store(engine), tenant_id="demo", ticket_id="T-1042", model=DEMO_MODEL, now=now
         )
         async with build_worker(client, settings, engine):
             handle, _ = await start_run(Runs(client), request, settings.task_queue, now=now)

@@ -32,7 +32,7 @@ from activities.store import get_ticket, make_engine, seed_demo, use_session
 from signoff.config.data_converter import data_converter, data_converter_for
 from signoff.config.payload_keys import ENCRYPTED_ENCODING, KEY_ID_METADATA
 from signoff.config.settings import Settings, get_settings
-from signoff.service.handles import Runs
+from signoff.service.handles import Runs, Store
 from signoff.service.history_export import (
     RunNotFound,
     history_document,
@@ -78,7 +78,7 @@ async def history(
     client = Client(**config)
     now = await env.get_current_time()
     request = new_run_request(
-        settings, tenant_id="demo", ticket_id="T-1042", model=DEMO_MODEL, now=now
+        settings, Store(engine), tenant_id="demo", ticket_id="T-1042", model=DEMO_MODEL, now=now
     )
     async with build_worker(client, settings, engine):
         handle, _ = await start_run(Runs(client), request, settings.task_queue, now=now)

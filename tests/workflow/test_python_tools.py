@@ -24,9 +24,9 @@ from temporalio.worker import Worker
 
 from activities.store.connector_schema import ToolEffect
 from activities.store.database import use_session
+from activities.store.prompt_catalogs import read_catalog
 from activities.store.schema import DecisionRow, WaitingAction
 from signoff.config.profiles import LoadedProfiles, load_profile_file
-from signoff.service.run_requests import offered_specs
 from tests.tools import team_tools
 from tests.workflow.approvals import (
     WAIT_SECONDS,
@@ -40,7 +40,7 @@ from tests.workflow.fakes import FakeModel, text_reply, tool_reply
 from tests.workflow.rogue import RogueEffect, RogueEffectPlan
 from workflows.actions import ToolActionCommand
 from workflows.approval_policy import effect_key
-from workflows.contracts import ToolCallInput, ToolResultBlock
+from workflows.contracts import ModelRequest, ToolCallInput, ToolResultBlock
 
 TEAM_PROFILE = Path(__file__).parents[1] / "tools" / "team_profile.toml"
 TEAM = load_profile_file(TEAM_PROFILE)
@@ -54,14 +54,18 @@ def no_vouchers_yet() -> None:
 
 
 def on_profile(profiles: LoadedProfiles, tenant_id: str = "demo") -> dict[str, Any]:
-    """A run request's profile fields, as `new_run_request` fills them."""
-    profile = profiles.run_profile()
-    return {
-        "tenant_id": tenant_id,
-        "profile": profile,
-        "tools": offered_specs(profile, tenant_id),
-        "profiles": profiles,
-    }
+    """gate_run's arguments for a run on `profiles`' default agent, its request's profile
+    fields filled as `new_run_request` fills them (its prompt catalog written to the
+    run's store)."""
+    return {"tenant_id": tenant_id, "profiles": profiles, "on_profile": True}
+
+
+def offered(request: ModelRequest, engine: Engine) -> list[str]:
+    """The tools a model turn offers, by name, as the model-turn activity sends them: its
+    prompt catalog's (read from the store), then the turn's own (an MCP server's)."""
+    digest = request.prompt_digest
+    catalog = () if digest is None else read_catalog(engine, digest).names()
+    return [*catalog, *(tool.name for tool in request.tools)]
 
 
 async def finished(handle: WorkflowHandle[Any, Any]) -> Any:
@@ -89,8 +93,12 @@ async def test_a_registered_read_tool_answers_the_model_on_the_profiles_prompt(
         outcome = await handle.result()
     assert outcome.status == "completed"
     first = model.history[0]
-    assert first.system == TEAM.profiles.agent().system_prompt
-    assert [tool.name for tool in first.tools] == list(TEAM.profiles.agent().tools)
+    # The turn names the run's prompt catalog; the model-turn activity reads it from the
+    # store (the fake model stands in for that activity, and sees the name).
+    assert first.system == "" and first.tools == [] and first.prompt_digest is not None
+    catalog = read_catalog(seeded_engine, first.prompt_digest)
+    assert catalog.system == TEAM.profiles.agent().system_prompt
+    assert offered(first, seeded_engine) == list(TEAM.profiles.agent().tools)
     (result,) = tool_results(model, 1)
     assert not result.is_error
     assert json.loads(result.content) == {"sku": "KET-1", "in_stock": 7, "tenant": "demo"}
@@ -218,8 +226,8 @@ async def test_a_tenant_without_refunds_is_never_offered_refund(
     ) as handle:
         outcome = await handle.result()
     assert outcome.status == "completed"
-    offered = [tool.name for tool in model.history[0].tools]
-    assert "refund" not in offered and "issue_voucher" in offered
+    names = offered(model.history[0], seeded_engine)
+    assert "refund" not in names and "issue_voucher" in names
     (result,) = tool_results(model, 1)
     assert result.is_error and result.content.startswith("Unknown tool 'refund'.")
 

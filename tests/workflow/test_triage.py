@@ -30,8 +30,8 @@ from workflows.triage import READ_CALL_ID, TriageTicket
 from workflows.triage_contracts import CLASSIFY_TOOL_NAME, TriageOutcome, TriageRequest
 
 
-def triage_request(ticket_id: str, tenant_id: str = "demo") -> TriageRequest:
-    return triage_request_for(ticket_id, tenant_id=tenant_id)
+def triage_request(ticket_id: str, engine: Engine, tenant_id: str = "demo") -> TriageRequest:
+    return triage_request_for(ticket_id, engine, tenant_id=tenant_id)
 
 
 def triage_worker(client: Client, queue: str, engine: Engine, model: Any) -> Worker:
@@ -63,7 +63,11 @@ async def test_tracking_is_answered_from_the_order_without_an_agent(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, scripted: Any, tmp_path: Path
 ) -> None:
     outcome = await triage(
-        time_skipping_env, seeded_engine, triage_request("T-4512"), scripted, tmp_path
+        time_skipping_env,
+        seeded_engine,
+        triage_request("T-4512", seeded_engine),
+        scripted,
+        tmp_path,
     )
 
     assert (outcome.status, outcome.category) == ("answered", "tracking")
@@ -76,7 +80,11 @@ async def test_tracking_without_an_order_says_so(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, scripted: Any, tmp_path: Path
 ) -> None:
     outcome = await triage(
-        time_skipping_env, seeded_engine, triage_request("T-9999"), scripted, tmp_path
+        time_skipping_env,
+        seeded_engine,
+        triage_request("T-9999", seeded_engine),
+        scripted,
+        tmp_path,
     )
 
     assert outcome.status == "answered"
@@ -88,7 +96,7 @@ async def test_refund_starts_an_agent_run_on_the_same_ticket(
 ) -> None:
     # A child workflow outliving its parent: its own server (see tests/conftest.py).
     env = isolated_env
-    request = triage_request("T-1042")
+    request = triage_request("T-1042", seeded_engine)
     queue = new_task_queue()
     async with triage_worker(env.client, queue, seeded_engine, scripted):
         outcome = await env.client.execute_workflow(
@@ -119,7 +127,7 @@ async def test_a_triage_started_run_gets_the_budgets_and_price_of_signoff_run(
     haiku = ModelRef(provider="anthropic", model_id="claude-haiku-4-5")
     settings = Settings(home=tmp_path)
     limits = limits_from_settings(settings, haiku)
-    request = triage_request_for("T-1042", agent_model=haiku, settings=settings)
+    request = triage_request_for("T-1042", seeded_engine, agent_model=haiku, settings=settings)
     queue = new_task_queue()
     async with triage_worker(env.client, queue, seeded_engine, scripted):
         outcome = await env.client.execute_workflow(
@@ -148,7 +156,7 @@ async def test_other_requests_go_to_a_person(
     ticket = add_ticket(seeded_engine, "demo", "4512", "Please change the invoice address.")
 
     outcome = await triage(
-        time_skipping_env, seeded_engine, triage_request(ticket), scripted, tmp_path
+        time_skipping_env, seeded_engine, triage_request(ticket, seeded_engine), scripted, tmp_path
     )
 
     assert (outcome.status, outcome.category) == ("handed_off", "other")
@@ -168,7 +176,9 @@ async def test_the_forced_tool_is_used_and_the_ticket_arrives_as_a_tool_result(
 ) -> None:
     model = FakeModel().enqueue(classification(category="tracking", urgency=1, summary="Where?"))
 
-    await triage(time_skipping_env, seeded_engine, triage_request("T-4512"), model, tmp_path)
+    await triage(
+        time_skipping_env, seeded_engine, triage_request("T-4512", seeded_engine), model, tmp_path
+    )
 
     (sent,) = model.history
     assert sent.tool_choice.type == "tool" and sent.tool_choice.name == CLASSIFY_TOOL_NAME
@@ -187,7 +197,7 @@ async def test_a_schema_invalid_classification_fails_cleanly(
     model = FakeModel().enqueue(classification(category="urgent-refund", urgency=9, summary=""))
 
     outcome = await triage(
-        time_skipping_env, seeded_engine, triage_request("T-4512"), model, tmp_path
+        time_skipping_env, seeded_engine, triage_request("T-4512", seeded_engine), model, tmp_path
     )
 
     assert outcome.status == "failed"
@@ -202,7 +212,7 @@ async def test_a_wrong_classification_still_acts_only_on_the_tickets_own_order(
     model = FakeModel().enqueue(classification(category="tracking", urgency=5, summary="x"))
 
     outcome = await triage(
-        time_skipping_env, seeded_engine, triage_request("T-2210"), model, tmp_path
+        time_skipping_env, seeded_engine, triage_request("T-2210", seeded_engine), model, tmp_path
     )
 
     assert outcome.answer is not None and "C-2210" in outcome.answer
@@ -215,7 +225,7 @@ async def test_the_same_triage_asked_twice_is_one_triage(
     # `signoff triage` starts a triage as a helpdesk's delivery does (ensure_triage): the
     # same request again answers with the first triage's outcome and starts no other.
     client = time_skipping_env.client
-    request = triage_request("T-4512")
+    request = triage_request("T-4512", seeded_engine)
     queue = new_task_queue()
     async with triage_worker(client, queue, seeded_engine, scripted):
         first = await run_control.triage(Runs(client), request, queue)

@@ -31,7 +31,7 @@ async def test_a_cancelled_triage_is_cancelled_not_failed(
 ) -> None:
     env = isolated_env
     model = FakeModel(env).enqueue(HANG)  # the classification never comes
-    request = triage_request("T-4512")
+    request = triage_request("T-4512", seeded_engine)
     queue = new_task_queue()
     async with triage_worker(env.client, queue, seeded_engine, model):
         handle = await env.client.start_workflow(

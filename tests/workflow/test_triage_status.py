@@ -24,7 +24,7 @@ async def test_status_shows_a_finished_triage(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     env = time_skipping_env
-    request = triage_request("T-4512")
+    request = triage_request("T-4512", seeded_engine)
     outcome = await triage(env, seeded_engine, request, scripted, tmp_path)
     triage_id = f"triage-{request.request_id}"
 

@@ -85,6 +85,7 @@ def run_request(stack: EvalStack, loaded: LoadedScenario, attempt: Attempt) -> R
     spec = loaded.scenario.run
     request = new_run_request(
         stack.settings,
+        Store(stack.engine),
         tenant_id=attempt.tenant(spec.tenant),
         ticket_id=spec.ticket,
         model=model_ref(spec.model),
@@ -108,7 +109,7 @@ async def run_attempt(
     run_id = None
     try:
         await write_fixture(stack.engine, tenants)
-        request = run_request(stack, loaded, attempt)
+        request = await asyncio.to_thread(run_request, stack, loaded, attempt)
         queue = stack.settings.task_queue
         if scenario.fault is not None and scenario.fault.kind in WORKER_FAULTS:
             if scenario.fault.kind not in stack.fault_queues:
