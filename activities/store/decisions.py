@@ -296,7 +296,9 @@ def append_event(session: Session, new: NewEvent) -> DecisionRow:
         **new.__dict__, seq=seq, recorded_at=datetime.now(UTC), prev_hash=prev, row_hash=""
     )
     row.row_hash = row_hash(prev, row)
-    values = {column.key: getattr(row, column.key) for column in DECISIONS.c if column.key != "id"}
+    # Unset columns (None) take their default, as the ORM's flush gave them.
+    values = {column.key: getattr(row, column.key) for column in DECISIONS.c}
+    values = {key: value for key, value in values.items() if value is not None}
     inserted = connection.execute(insert(DECISIONS).values(values)).inserted_primary_key
     assert inserted is not None  # a single-row INSERT always has one
     row.id = inserted[0]
