@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, Table, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -98,6 +98,30 @@ def write_transaction(engine: Engine, isolation_level: str | None = None) -> Ite
         bound = bound.execution_options(isolation_level=isolation_level)
     with Session(bound, expire_on_commit=False) as session, session.begin():
         yield session
+
+
+@contextmanager
+def write_connection(engine: Engine, isolation_level: str | None = None) -> Iterator[Connection]:
+    """`write_transaction` for Core statements: the same lock and isolation, no Session
+    (for the hot writes of a run, where the ORM's unit of work only cost time)."""
+    bound = writer(engine)
+    if isolation_level is not None and engine.dialect.name != "sqlite":
+        bound = bound.execution_options(isolation_level=isolation_level)
+    with bound.begin() as connection:
+        yield connection
+
+
+def connection_of(transaction: Session | Connection) -> Connection:
+    """The connection of a caller's transaction, for Core statements in it: a Session's
+    own (its transaction, its lock), or the connection itself."""
+    return transaction.connection() if isinstance(transaction, Session) else transaction
+
+
+def table_of(model: type[Any]) -> Table:
+    """The table of a mapped class, typed as one, for Core statements on it."""
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -5,18 +5,24 @@ run's `verify_decision` local activity run again after its commit: a timed-out a
 a worker that died before the marker) gets its claim back; any other update gets a
 refusal. The effect and the audit count a decision only when its nonce was claimed so
 (`accepted_by_run`): that claim is the store's proof that the run accepted it.
+
+The claim and its reading are Core statements on the transaction's connection: every
+`decide` update claims, and every effect reads the claims, so the ORM's loading was a
+cost paid on the decision's path for nothing (docs/benchmarks/runs.md).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from activities.store.database import write_transaction
+from activities.store.database import table_of, write_connection
 from activities.store.schema import DecisionNonce
+
+NONCES = table_of(DecisionNonce)
 
 
 def claim_nonce(
@@ -35,12 +41,14 @@ def claim_nonce(
 def _claim(
     engine: Engine, *, nonce: str, run_id: str, update_id: str, reviewer_id: str, at: datetime
 ) -> bool:
-    with write_transaction(engine) as session:
-        used = session.get(DecisionNonce, nonce)
+    with write_connection(engine) as connection:
+        used = connection.execute(
+            select(NONCES.c.run_id, NONCES.c.update_id).where(NONCES.c.nonce == nonce)
+        ).one_or_none()
         if used is not None:
-            return used.run_id == run_id and used.update_id == update_id
-        session.add(
-            DecisionNonce(
+            return (used.run_id, used.update_id) == (run_id, update_id)
+        connection.execute(
+            insert(NONCES).values(
                 nonce=nonce, run_id=run_id, update_id=update_id, reviewer_id=reviewer_id, used_at=at
             )
         )
@@ -53,5 +61,9 @@ def accepted_by_run(session: Session, *, nonce: str, run_id: str, reviewer_id: s
     runs only as a local activity of the run's workflow task, after its validator found
     the action pending and unexpired). Nothing is claimed here: a decision no update of
     the run accepted counts for nothing, whatever the command that carries it says."""
-    used = session.get(DecisionNonce, nonce)
+    used = (
+        session.connection()
+        .execute(select(NONCES.c.run_id, NONCES.c.reviewer_id).where(NONCES.c.nonce == nonce))
+        .one_or_none()
+    )
     return used is not None and (used.run_id, used.reviewer_id) == (run_id, reviewer_id)

@@ -24,11 +24,11 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import get_args
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from activities.store.database import write_transaction
+from activities.store.database import table_of, write_transaction
 from activities.store.decision_chain import GENESIS, row_hash
 from activities.store.errors import StoreError, UnknownTenant
 from activities.store.schema import DecisionRow, Tenant, decimal_to_minor
@@ -36,6 +36,8 @@ from activities.store.waiting_actions import FIRST_APPROVAL, follow_decision
 from workflows.actions import DecisionEvent, DecisionKind, RefundCommand
 from workflows.reject_reasons import labelled
 
+# The audit's table, for the Core statements of `append_event`.
+DECISIONS = table_of(DecisionRow)
 EXECUTED = "executed"
 # The event key's tag of an effect the ledger refused (`append_refused_effect`).
 REFUSED_EFFECT = "refused-effect"
@@ -261,23 +263,32 @@ def append_once(session: Session, new: NewEvent) -> DecisionRow:
 
 def append_event(session: Session, new: NewEvent) -> DecisionRow:
     """Append under the tenant's chain lock (see the module note). Raises UnknownTenant,
-    or AuditConflict when the key is taken by another event."""
-    locked = session.scalars(
+    or AuditConflict when the key is taken by another event.
+
+    Core statements on the session's connection, not ORM queries: every decision and
+    every effect appends here, and the ORM's loading and flush were most of the cost
+    (docs/benchmarks/runs.md). The row returned is built here, not loaded."""
+    session.flush()  # the caller's pending rows first, as the ORM's autoflush did
+    connection = session.connection()
+    locked = connection.execute(
         select(Tenant.id).where(Tenant.id == new.tenant_id).with_for_update(key_share=True)
     ).one_or_none()
     if locked is None:
         raise UnknownTenant(new.tenant_id)
-    stored = session.scalars(
-        select(DecisionRow).where(DecisionRow.event_key == new.event_key)
+    identity = [DECISIONS.c[name] for name in IDENTITY_FIELDS]
+    stored = connection.execute(
+        select(DECISIONS.c.id, *identity).where(DECISIONS.c.event_key == new.event_key)
     ).one_or_none()
     if stored is not None:
-        if any(getattr(stored, name) != getattr(new, name) for name in IDENTITY_FIELDS):
+        if any(stored._mapping[name] != getattr(new, name) for name in IDENTITY_FIELDS):
             raise AuditConflict(new.event_key)
-        return stored
-    head = session.execute(
-        select(DecisionRow.seq, DecisionRow.row_hash)
-        .where(DecisionRow.tenant_id == new.tenant_id)
-        .order_by(DecisionRow.seq.desc())
+        found = session.get(DecisionRow, stored.id)  # a retry: rare, and read whole
+        assert found is not None
+        return found
+    head = connection.execute(
+        select(DECISIONS.c.seq, DECISIONS.c.row_hash)
+        .where(DECISIONS.c.tenant_id == new.tenant_id)
+        .order_by(DECISIONS.c.seq.desc())
         .limit(1)
     ).one_or_none()
     seq, prev = (head[0] + 1, head[1]) if head is not None else (1, GENESIS)
@@ -285,6 +296,10 @@ def append_event(session: Session, new: NewEvent) -> DecisionRow:
         **new.__dict__, seq=seq, recorded_at=datetime.now(UTC), prev_hash=prev, row_hash=""
     )
     row.row_hash = row_hash(prev, row)
-    session.add(row)
-    session.flush()
+    # Unset columns (None) take their default, as the ORM's flush gave them.
+    values = {column.key: getattr(row, column.key) for column in DECISIONS.c}
+    values = {key: value for key, value in values.items() if value is not None}
+    inserted = connection.execute(insert(DECISIONS).values(values)).inserted_primary_key
+    assert inserted is not None  # a single-row INSERT always has one
+    row.id = inserted[0]
     return row

@@ -38,13 +38,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from activities.store.decision_nonces import accepted_by_run
+from activities.store.decision_nonces import NONCES, accepted_by_run
 from activities.store.effect_trail import trail_problem
 from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck, passkey_problem
-from activities.store.schema import DecisionNonce
 from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import Decision, PendingAction, RefundCommand
 from workflows.approval_policy import action_amount_minor, effect_key, recomputed_hash
@@ -101,11 +100,11 @@ def proof_refusal(
 
 def spend_proofs(session: Session, proofs: list[Decision], idempotency_key: str) -> None:
     """Spend every proof on this effect, in the effect's transaction."""
-    for proof in proofs:
-        claim = session.get(DecisionNonce, proof.nonce)
-        if claim is not None:
-            claim.effect_key = idempotency_key
-    session.flush()
+    nonces = [proof.nonce for proof in proofs if proof.nonce is not None]
+    if nonces:
+        session.connection().execute(
+            update(NONCES).where(NONCES.c.nonce.in_(nonces)).values(effect_key=idempotency_key)
+        )
 
 
 def caller_and_hash_problem(
@@ -207,17 +206,16 @@ def spending_problem(
     own `decide` update (`accepted_by_run`) and is unspent, or spent on this very effect
     (a retry); else why not."""
     nonces = [proof.nonce for proof in proofs]
-    claims = {
-        claim.nonce: claim
-        for claim in session.scalars(select(DecisionNonce).where(DecisionNonce.nonce.in_(nonces)))
-    }
+    found = session.connection().execute(
+        select(NONCES.c.nonce, NONCES.c.effect_key).where(NONCES.c.nonce.in_(nonces))
+    )
+    claims = {nonce: effect_key for nonce, effect_key in found}
     for proof in proofs:
         accepted = proof.nonce is not None and accepted_by_run(
             session, nonce=proof.nonce, run_id=run_id, reviewer_id=proof.reviewer_id
         )
-        claim = claims.get(proof.nonce or "")
-        if not accepted or claim is None:
+        if not accepted or (proof.nonce or "") not in claims:
             return f"The approval of '{proof.reviewer_id}' was never accepted by this run."
-        if claim.effect_key not in (None, idempotency_key):
+        if claims[proof.nonce or ""] not in (None, idempotency_key):
             return f"The approval of '{proof.reviewer_id}' was already spent on another effect."
     return None

@@ -19,7 +19,6 @@ from datetime import datetime
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from activities.store.database import use_session
 from activities.store.decisions import append_event, from_trail
 from activities.store.record_proofs import record_refusal_in
 from activities.store.schema import DecisionRow
@@ -52,8 +51,8 @@ def trail_recorded(engine: Engine, trail: list[DecisionEvent]) -> dict[str, date
     keys = [from_trail(event).event_key for event in trail]
     if not keys:
         return {}
-    with use_session(engine) as session:
-        rows = session.execute(
+    with engine.connect() as connection:  # Core: one read, no objects to load
+        rows = connection.execute(
             select(DecisionRow.event_key, DecisionRow.recorded_at).where(
                 DecisionRow.event_key.in_(keys)
             )

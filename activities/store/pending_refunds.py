@@ -23,15 +23,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, delete, func, select
+from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from activities.store.database import use_session, write_transaction
+from activities.store.database import connection_of, table_of, write_connection
 from activities.store.errors import UnknownOrder
 from activities.store.schema import Order, PendingRefund
 from activities.store.waiting_actions import put_waiting, remove_waiting
 from workflows.actions import PendingRefundHeld, PendingRefundHold, PendingRefundRelease
 from workflows.approval_policy import with_exposure
+
+ORDERS = table_of(Order)
+PENDING = table_of(PendingRefund)
 
 
 def hold_pending_refund(
@@ -40,30 +43,35 @@ def hold_pending_refund(
     """Count the action in its order's exposure; return what the other live rows add up
     to. Idempotent per action hash (a retried activity). Raises UnknownOrder."""
     now = now or datetime.now(UTC)
-    with write_transaction(engine) as session:
-        locked = session.scalars(
-            select(Order.id)
-            .where(Order.tenant_id == hold.tenant_id, Order.id == hold.order_id)
+    # Core statements in one write transaction: every waiting refund holds here once,
+    # and the ORM's loading and flush were most of the activity (docs/benchmarks/runs.md).
+    with write_connection(engine) as connection:
+        locked = connection.execute(
+            select(ORDERS.c.id)
+            .where(ORDERS.c.tenant_id == hold.tenant_id, ORDERS.c.id == hold.order_id)
             .with_for_update()
         ).one_or_none()
         if locked is None:
             raise UnknownOrder(hold.tenant_id, hold.order_id)
         if hold.supersedes is not None:
-            release_in(session, hold.run_id, hold.supersedes)
-            remove_waiting(session, hold.run_id, hold.supersedes)
-        session.execute(
-            delete(PendingRefund).where(
-                PendingRefund.tenant_id == hold.tenant_id,
-                PendingRefund.order_id == hold.order_id,
-                PendingRefund.expires_at <= now,
+            release_in(connection, hold.run_id, hold.supersedes)
+            remove_waiting(connection, hold.run_id, hold.supersedes)
+        connection.execute(
+            delete(PENDING).where(
+                PENDING.c.tenant_id == hold.tenant_id,
+                PENDING.c.order_id == hold.order_id,
+                PENDING.c.expires_at <= now,
             )
         )
-        existing = session.get(PendingRefund, hold.action_hash)
-        if existing is not None:  # held again: an escalation waits until its new expiry
-            existing.expires_at = hold.expires_at
+        this_action = PENDING.c.action_hash == hold.action_hash
+        if connection.execute(select(PENDING.c.action_hash).where(this_action)).first():
+            # Held again: an escalation waits until its new expiry.
+            connection.execute(
+                update(PENDING).where(this_action).values(expires_at=hold.expires_at)
+            )
         else:
-            session.add(
-                PendingRefund(
+            connection.execute(
+                insert(PENDING).values(
                     action_hash=hold.action_hash,
                     run_id=hold.run_id,
                     tenant_id=hold.tenant_id,
@@ -73,45 +81,44 @@ def hold_pending_refund(
                     created_at=now,
                 )
             )
-            session.flush()
         others = pending_minor(
-            session, hold.tenant_id, hold.order_id, now, excluding=hold.action_hash
+            connection, hold.tenant_id, hold.order_id, now, excluding=hold.action_hash
         )
         if hold.action is not None:  # the inbox's row, judged as the workflow will judge it
             judged = with_exposure(hold.action, hold.amount_minor, others)
-            put_waiting(session, hold.tenant_id, hold.run_id, hold.ticket_id or "", judged, now)
+            put_waiting(connection, hold.tenant_id, hold.run_id, hold.ticket_id or "", judged, now)
     return PendingRefundHeld(pending_minor=others)
 
 
 def release_pending_refund(engine: Engine, release: PendingRefundRelease) -> None:
     """Take the action out of its order's exposure; releasing twice is harmless."""
-    with write_transaction(engine) as session:
-        release_in(session, release.run_id, release.action_hash)
-        remove_waiting(session, release.run_id, release.action_hash)
+    with write_connection(engine) as connection:
+        release_in(connection, release.run_id, release.action_hash)
+        remove_waiting(connection, release.run_id, release.action_hash)
 
 
-def release_in(session: Session, run_id: str, action_hash: str) -> None:
-    session.execute(
-        delete(PendingRefund).where(
-            PendingRefund.action_hash == action_hash, PendingRefund.run_id == run_id
-        )
+def release_in(transaction: Session | Connection, run_id: str, action_hash: str) -> None:
+    connection_of(transaction).execute(
+        delete(PENDING).where(PENDING.c.action_hash == action_hash, PENDING.c.run_id == run_id)
     )
 
 
 def pending_minor(
-    source: Session | Engine,
+    source: Session | Connection | Engine,
     tenant_id: str,
     order_id: str,
     now: datetime,
     excluding: str | None = None,
 ) -> int:
     """What the live (unexpired) pending refunds of an order add up to, in minor units."""
-    query = select(func.coalesce(func.sum(PendingRefund.amount_minor), 0)).where(
-        PendingRefund.tenant_id == tenant_id,
-        PendingRefund.order_id == order_id,
-        PendingRefund.expires_at > now,
+    query = select(func.coalesce(func.sum(PENDING.c.amount_minor), 0)).where(
+        PENDING.c.tenant_id == tenant_id,
+        PENDING.c.order_id == order_id,
+        PENDING.c.expires_at > now,
     )
     if excluding is not None:
-        query = query.where(PendingRefund.action_hash != excluding)
-    with use_session(source) as session:
-        return int(session.scalar(query) or 0)
+        query = query.where(PENDING.c.action_hash != excluding)
+    if isinstance(source, Engine):
+        with source.connect() as connection:
+            return int(connection.scalar(query) or 0)
+    return int(connection_of(source).scalar(query) or 0)

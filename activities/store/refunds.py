@@ -45,12 +45,12 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from activities.store.approvers import why_approvals_do_not_count
-from activities.store.database import use_session, write_transaction
+from activities.store.database import table_of, use_session, write_transaction
 from activities.store.decisions import append_executed, append_refused_effect
 from activities.store.effect_proofs import ProofCheck, proof_refusal
 from activities.store.errors import UnknownTenant
@@ -71,6 +71,8 @@ from workflows.approval_policy import money, state_hash
 from workflows.effect_requirements import Requirements, judged_threshold
 
 NOTHING_REFUNDED = "Nothing was refunded."
+REFUNDS = table_of(Refund)
+SETTLEMENTS = table_of(RefundSettlement)
 # See the module note: the order row lock relies on it.
 REFUND_ISOLATION_LEVEL = "READ COMMITTED"
 
@@ -210,7 +212,10 @@ def _decide(
     needs: Requirements | None = None,
 ) -> RefundResult:
     """Refund in this transaction, or say why not: the key has no refund yet."""
-    if session.get(RefundSettlement, command.idempotency_key) is not None:
+    settled = select(SETTLEMENTS.c.idempotency_key).where(
+        SETTLEMENTS.c.idempotency_key == command.idempotency_key
+    )
+    if session.connection().execute(settled).first() is not None:
         # A person was told this refund did not happen (activities/store/settlements.py).
         return refused(
             "This refund was settled as not made by `signoff reconcile`; its key can no "
@@ -239,13 +244,13 @@ def _decide(
         return refused(refusal)
     # The command names the ticket's own order (checked above).
     refund = refund_row(command, new_refund_id(), datetime.now(UTC))
-    session.add(refund)
+    # A Core INSERT: the ORM's unit of work cost more than the row (docs/benchmarks/runs.md).
+    session.connection().execute(insert(REFUNDS).values(row_values(refund)))
     if proven:
         # Each approval, or the standing rule's use (`by_rule`), authorizes this refund alone.
         spend_approvals(session, command, datetime.now(UTC))
     # From pending to refunded in one commit: the amount always counts once.
     release_in(session, command.run_id, command.action_hash)
-    session.flush()  # the ledger row first: the audit row names it
     append_executed(session, command, refund.id)
     return RefundResult(
         status="refunded",
@@ -278,9 +283,9 @@ def _state(
     threshold = judged_threshold(tenant.refund_review_threshold_minor, needs)
     if order is None:
         return ActionState(order_id=None, currency=None, review_threshold_minor=threshold)
-    refunded = session.scalar(
-        select(func.coalesce(func.sum(Refund.amount_minor), 0)).where(
-            Refund.tenant_id == tenant.id, Refund.order_id == order.id
+    refunded = session.connection().scalar(
+        select(func.coalesce(func.sum(REFUNDS.c.amount_minor), 0)).where(
+            REFUNDS.c.tenant_id == tenant.id, REFUNDS.c.order_id == order.id
         )
     )
     return ActionState(
@@ -293,9 +298,25 @@ def _state(
     )
 
 
+def _key_used(session: Session, idempotency_key: str) -> bool:
+    """Whether a ledger row holds this key: one Core probe, as most commands find none."""
+    probe = select(REFUNDS.c.id).where(REFUNDS.c.idempotency_key == idempotency_key)
+    return session.connection().execute(probe).first() is not None
+
+
+def row_values(refund: Refund) -> dict[str, object]:
+    """A built ledger row's columns, for a Core INSERT (those left unset take their
+    column's default, as the ORM's flush gave them)."""
+    values = {column.key: getattr(refund, column.key) for column in REFUNDS.c}
+    return {key: value for key, value in values.items() if value is not None}
+
+
 def refund_by_key(source: Session | Engine, idempotency_key: str) -> Refund | None:
-    """The ledger row written under this idempotency key, if any: what reconcile reads."""
+    """The ledger row written under this idempotency key, if any: what reconcile reads.
+    A Core probe first: most refunds find no row, and loading none still cost the ORM."""
     with use_session(source) as session:
+        if not _key_used(session, idempotency_key):
+            return None
         return session.scalars(
             select(Refund).where(Refund.idempotency_key == idempotency_key)
         ).one_or_none()

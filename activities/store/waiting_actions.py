@@ -22,15 +22,17 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
-from sqlalchemy import Engine, delete
+from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from activities.store.database import write_transaction
+from activities.store.database import connection_of, table_of, write_transaction
 from activities.store.schema import WaitingAction
 from workflows.actions import ActionHold, DecisionEvent, PendingAction
 from workflows.approval_policy import to_minor
 
+WAITING = table_of(WaitingAction)
 # The audit's kind for an approval that still waits for another (decisions.py).
 FIRST_APPROVAL = "first_approval"
 # Audit kinds after which the action no longer waits.
@@ -46,28 +48,31 @@ WAIT_ENDED_KINDS = (
 )
 
 
+def waiting_values(
+    tenant_id: str, run_id: str, ticket_id: str, action: PendingAction, now: datetime
+) -> dict[str, Any]:
+    """The columns of the action's row."""
+    return {
+        "run_id": run_id,
+        "action_hash": action.action_hash,
+        "tenant_id": tenant_id,
+        "ticket_id": ticket_id,
+        "order_id": action.targets.get("order_id", ""),
+        "amount_minor": to_minor(Decimal(action.arguments.get("amount", "0"))),
+        "currency": action.arguments.get("currency", ""),
+        "created_at": now,
+        **action_values(action),
+    }
+
+
 def new_row(
     tenant_id: str, run_id: str, ticket_id: str, action: PendingAction, now: datetime
 ) -> WaitingAction:
-    return WaitingAction(
-        run_id=run_id,
-        action_hash=action.action_hash,
-        tenant_id=tenant_id,
-        ticket_id=ticket_id,
-        order_id=action.targets.get("order_id", ""),
-        amount_minor=to_minor(Decimal(action.arguments.get("amount", "0"))),
-        currency=action.arguments.get("currency", ""),
-        mode=action.mode,
-        approvals_required=action.required_approvals,
-        approvals_given=len(action.approvals),
-        expires_at=action.expires_at,
-        created_at=now,
-        action=action.model_dump_json(),
-    )
+    return WaitingAction(**waiting_values(tenant_id, run_id, ticket_id, action, now))
 
 
 def put_waiting(
-    session: Session,
+    transaction: Session | Connection,
     tenant_id: str,
     run_id: str,
     ticket_id: str,
@@ -76,13 +81,15 @@ def put_waiting(
 ) -> None:
     """The action's row. A retried hold judges again and overwrites it: the workflow
     goes on with the judgement of the attempt that answered, and no decision can have
-    reached the row before the hold answered."""
-    row = session.get(WaitingAction, (run_id, action.action_hash))
-    if row is None:
-        session.add(new_row(tenant_id, run_id, ticket_id, action, now))
-        session.flush()
+    reached the row before the hold answered. Core statements: every hold writes here."""
+    connection = connection_of(transaction)
+    key = (WAITING.c.run_id == run_id) & (WAITING.c.action_hash == action.action_hash)
+    if connection.execute(select(WAITING.c.run_id).where(key)).first() is None:
+        connection.execute(
+            insert(WAITING).values(waiting_values(tenant_id, run_id, ticket_id, action, now))
+        )
     else:
-        set_action(row, action)
+        connection.execute(update(WAITING).where(key).values(action_values(action)))
 
 
 def hold_waiting(engine: Engine, hold: ActionHold, now: datetime) -> None:
@@ -94,11 +101,9 @@ def hold_waiting(engine: Engine, hold: ActionHold, now: datetime) -> None:
         put_waiting(session, hold.tenant_id, hold.run_id, hold.ticket_id, hold.action, now)
 
 
-def remove_waiting(session: Session, run_id: str, action_hash: str) -> None:
-    session.execute(
-        delete(WaitingAction).where(
-            WaitingAction.run_id == run_id, WaitingAction.action_hash == action_hash
-        )
+def remove_waiting(transaction: Session | Connection, run_id: str, action_hash: str) -> None:
+    connection_of(transaction).execute(
+        delete(WAITING).where(WAITING.c.run_id == run_id, WAITING.c.action_hash == action_hash)
     )
 
 
@@ -121,9 +126,17 @@ def follow_decision(session: Session, event: DecisionEvent, kind: str) -> None:
 
 
 def set_action(row: WaitingAction, action: PendingAction) -> None:
-    row.action = action.model_dump_json()
-    # An escalated action waits longer, for another role (workflows/escalation.py).
-    row.expires_at = action.expires_at
-    row.approvals_given = len(action.approvals)
-    row.mode = action.mode
-    row.approvals_required = action.required_approvals
+    for name, value in action_values(action).items():
+        setattr(row, name, value)
+
+
+def action_values(action: PendingAction) -> dict[str, Any]:
+    """The columns that follow the action as it changes."""
+    return {
+        "action": action.model_dump_json(),
+        # An escalated action waits longer, for another role (workflows/escalation.py).
+        "expires_at": action.expires_at,
+        "approvals_given": len(action.approvals),
+        "mode": action.mode,
+        "approvals_required": action.required_approvals,
+    }
