@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 from activities.store.database import make_engine
 from activities.store.schema import Base
 from activities.store.seed import seed_demo
+from tests.conftest import fresh_demo_store
 from tests.postgres import PostgresUnavailable, postgres_cluster
 
 # PostgreSQL's parameter is marked: `make test-fast` runs the store on SQLite alone.
@@ -53,11 +54,12 @@ def postgres_repeatable_read_url(postgres_url: str) -> str:
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """A seeded store on each backend."""
     if request.param == "sqlite":
-        engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
+        template = request.getfixturevalue("demo_store_template")
+        engine = fresh_demo_store(template, tmp_path / "signoff.db")
     else:
         engine = make_engine(request.getfixturevalue("postgres_url"))
         Base.metadata.drop_all(engine)
         Base.metadata.create_all(engine)
-    seed_demo(engine)
+        seed_demo(engine)
     yield engine
     engine.dispose()

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import Engine
 
 from activities.store.database import make_engine
-from activities.store.seed import seed_demo
+from tests.conftest import fresh_demo_store
 
 
 @pytest.fixture
@@ -18,6 +18,7 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
 
 
 @pytest.fixture
-def seeded(engine: Engine) -> Engine:
-    seed_demo(engine)
-    return engine
+def seeded(demo_store_template: Path, tmp_path: Path) -> Iterator[Engine]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "seeded.db")
+    yield engine
+    engine.dispose()
