@@ -5,6 +5,9 @@ decision key) on its own task queue; a scenario with that fault starts its run t
 
 - `connector_down`: its store is a SQLite file whose folder was removed after the
   tables were made, so every tool and store call fails as with a database that is down.
+  The model still reads the runs' prompt catalogs from the stack's store: the shop's
+  connector is what is down, not the run's own store, and the agent must still be able
+  to tell the customer it could not look the order up.
 - `refund_timeout_after_commit`: the real refund activity runs and commits; then, on
   its first attempt, it holds its answer past the attempt's start-to-close timeout, so
   the attempt times out (the worker cancels it) as one whose worker lost its
@@ -30,6 +33,7 @@ from temporalio import activity
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.model_turn import build_model_turns
 from activities.refunds import RefundActivities
 from activities.store import make_engine
 from signoff.config.decision_keys import load_verification_keys
@@ -90,8 +94,10 @@ async def fault_workers(
         }
     )
     queues = {CONNECTOR_DOWN: down.task_queue}
+    models = build_model_turns(down)
+    models.read_catalogs_from(engine)
     async with AsyncExitStack() as workers:
-        await workers.enter_async_context(build_worker(client, down))
+        await workers.enter_async_context(build_worker(client, down, models=models))
         for kind, every_attempt in (
             (REFUND_TIMEOUT_AFTER_COMMIT, False),
             (REFUND_OUTCOME_UNKNOWN, True),
