@@ -50,20 +50,12 @@ def new_page(browser: Browser, **context_options: object) -> Iterator[Page]:
     context.close()
 
 
-# The CSP's hash of an empty inline style: Chromium reports it, now and then in full
-# runs, when something sets an empty `style` attribute on a page (the source is not yet
-# found: none of our scripts sets a style, and htmx copies `style` when it settles a
-# swapped element). An empty style that is blocked changes nothing on the page, so it is
-# no problem of the page's; any other CSP refusal still is.
-EMPTY_STYLE_REFUSED = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
-
-
 def watch_console(page: Page) -> list[str]:
     """Collects console errors, page errors and dialogs: a clean page leaves it empty."""
     problems: list[str] = []
 
     def on_console(message: ConsoleMessage) -> None:
-        if message.type == "error" and EMPTY_STYLE_REFUSED not in message.text:
+        if message.type == "error":
             problems.append(message.text)
 
     page.on("console", on_console)
@@ -85,10 +77,15 @@ def sign_in(page: Page, stack: DevStack, name: str) -> None:
 def screenshot(page: Page, name: str, *, docs: bool = False, top: str | None = None) -> None:
     """The page, whole, in test-artifacts/; with `docs`, its visible part in docs/images/
     too when SIGNOFF_DOCS_IMAGES=1 (what a docs page shows, taken from a test that
-    checked it), scrolled so that the element `top` (a selector) is at the top."""
+    checked it), scrolled so that the element `top` (a selector) is at the top.
+
+    The caret is left as it is: to hide it, Playwright sets a `style` on each text field
+    for the shot and empties it after; an inbox refresh that swaps in meanwhile copies
+    that style onto the new field (htmx settles `style`), and the page's CSP refuses it.
+    """
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True, caret="initial")
     if docs and os.environ.get("SIGNOFF_DOCS_IMAGES") == "1":
         if top is not None:
             page.locator(top).evaluate("element => element.scrollIntoView()")
-        page.screenshot(path=str(DOCS_IMAGES / name))
+        page.screenshot(path=str(DOCS_IMAGES / name), caret="initial")
