@@ -15,7 +15,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from signoff.cli.render import outcome_lines, state_lines
+from signoff.cli.render import outcome_lines, shown_status, state_lines
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
     JsonOption,
@@ -27,10 +27,8 @@ from signoff.cli.support import (
     settings,
 )
 from signoff.config.settings import Settings
-from signoff.service.retries import Retry
 from signoff.service.run_http import RunReading, read_over_http
 from signoff.service.run_terms import RunNotFound, StateQueryFailed
-from workflows.contracts import RunOutcome, RunState
 
 
 def register(app: typer.Typer) -> None:
@@ -111,7 +109,7 @@ def _show(run_id: str, reading: RunReading, json_output: bool) -> int:
     if reading.status == "RUNNING" and reading.state is None:
         fail(f"Run {run_id} is running but no worker answered. Is `signoff worker` running?")
     state, outcome, retries = reading.state, reading.outcome, reading.retries
-    status = status_of(reading.cancelled, outcome, state, retries)
+    status = shown_status(reading.cancelled, outcome, state, retries)
     if json_output:
         emit_json(
             {
@@ -129,18 +127,6 @@ def _show(run_id: str, reading: RunReading, json_output: bool) -> int:
     else:
         say(f"run:      {run_id}\nstatus:   {status}")
     return EXIT_RUN_FAILED if status in ("failed", "cancelled") else 0
-
-
-def status_of(
-    cancelled: bool, outcome: RunOutcome | None, state: RunState | None, retries: list[Retry]
-) -> str:
-    if outcome is not None:
-        return outcome.status
-    if state is not None:
-        # Temporal retries a step the workflow cannot see: a running run is then retrying.
-        return "retrying" if state.status == "running" and retries else state.status
-    # Terminated or timed out from outside the workflow: Temporal's own word.
-    return "cancelled" if cancelled else "failed"
 
 
 def _not_found(run_id: str) -> NoReturn:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from signoff.cli.render import event_line, outcome_lines
+from signoff.cli.render import event_line, outcome_lines, shown_status
 from signoff.cli.support import EXIT_RUN_FAILED, fail, say, service_for
 from signoff.config.settings import Settings
 from signoff.config.temporal_service import TemporalService
@@ -73,8 +73,7 @@ async def _ended(temporal: TemporalService, run_id: str, json_output: bool) -> i
             outcome = await run_outcome(temporal, description)
         except PayloadNotJson as error:
             fail(f"Cannot read run {run_id}: {error}")
-    # Terminated or timed out from outside the workflow: Temporal's own word.
-    status = outcome.status if outcome else "cancelled" if description.cancelled else "failed"
+    status = shown_status(description.cancelled, outcome, None, [])
     if json_output:
         document = {
             "run_id": run_id,

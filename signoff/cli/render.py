@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+from signoff.service.retries import Retry
 from workflows.actions import DecisionRecord, PendingAction
 from workflows.approval_requirements import approvers, missing
 from workflows.contracts import RunEvent, RunOutcome, RunState, TurnUsage
 from workflows.reject_reasons import labelled
+
+
+def shown_status(
+    cancelled: bool, outcome: RunOutcome | None, state: RunState | None, retries: list[Retry]
+) -> str:
+    """The status `signoff status` shows: the outcome's once the run ended, else the
+    run's own word while a worker answers for it."""
+    if outcome is not None:
+        return outcome.status
+    if state is not None:
+        # Temporal retries a step the workflow cannot see: a running run is then retrying.
+        return "retrying" if state.status == "running" and retries else state.status
+    # Terminated or timed out from outside the workflow: Temporal's own word.
+    return "cancelled" if cancelled else "failed"
 
 
 def event_line(event: RunEvent) -> str:

@@ -29,23 +29,21 @@ import http.client
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote, urlencode
-
-from pydantic import BaseModel
 
 from signoff.config.settings import Settings
 from signoff.config.temporal_tls import secured
 from signoff.service.retries import Retry
 from signoff.service.run_terms import (
-    JSON_PLAIN,
     QUERY_TIMEOUT,
     STATE_QUERY,
+    M,
     StateQueryFailed,
+    one_json_payload,
 )
 from workflows.contracts import RunOutcome, RunState
 
-M = TypeVar("M", bound=BaseModel)
 AGENT_RUN = "AgentRun"
 CANONICAL_JSON = "application/json+no-payload-shorthand"
 CONNECT_SECONDS = 2.0
@@ -175,14 +173,20 @@ class HttpApi:
 
 
 def decoded(payloads: list[dict[str, Any]], kind: type[M]) -> M:
-    """The one `json/plain` payload, validated as `kind` (run_reading.decode_payload)."""
-    if len(payloads) != 1:
-        raise HttpUnusable(f"expected one {kind.__name__} payload, found {len(payloads)}")
-    [payload] = payloads
-    encoding = base64.b64decode(payload.get("metadata", {}).get("encoding", ""))
-    if encoding.decode(errors="replace") != JSON_PLAIN:
-        raise HttpUnusable("not a json/plain payload")  # the gRPC path says what it is
-    return kind.model_validate_json(base64.b64decode(payload.get("data", "")))
+    """The one payload of the answer's JSON, validated as `kind`: its metadata and data
+    come base64-encoded (run_terms.one_json_payload)."""
+    return one_json_payload(
+        [
+            (
+                base64.b64decode(payload.get("metadata", {}).get("encoding", "")).decode(
+                    errors="replace"
+                ),
+                base64.b64decode(payload.get("data", "")),
+            )
+            for payload in payloads
+        ],
+        kind,
+    )
 
 
 def retries_of(pending_activities: list[dict[str, Any]]) -> list[Retry]:

@@ -37,8 +37,10 @@ from signoff.config.temporal_service import TemporalService
 from signoff.service.run_terms import JSON_PLAIN as JSON_PLAIN
 from signoff.service.run_terms import QUERY_TIMEOUT as QUERY_TIMEOUT
 from signoff.service.run_terms import STATE_QUERY as STATE_QUERY
+from signoff.service.run_terms import PayloadNotJson as PayloadNotJson
 from signoff.service.run_terms import RunNotFound as RunNotFound
 from signoff.service.run_terms import StateQueryFailed as StateQueryFailed
+from signoff.service.run_terms import one_json_payload
 from workflows.contracts import RunOutcome, RunState
 
 M = TypeVar("M", bound=BaseModel)
@@ -129,10 +131,6 @@ async def completed_result(
     return decode_payload(await clear(temporal, completed.result.payloads), kind)
 
 
-class PayloadNotJson(ValueError):
-    """A result not written as JSON: not by signoff's workers and data converter."""
-
-
 async def clear(temporal: TemporalService, payloads: Sequence[Payload]) -> list[Payload]:
     """The payloads decrypted with the worker's keys (SIGNOFF_PAYLOAD_KEYS), if any."""
     if temporal.codec is None:
@@ -144,16 +142,11 @@ async def clear(temporal: TemporalService, payloads: Sequence[Payload]) -> list[
 
 
 def decode_payload(payloads: Sequence[Payload], kind: type[M]) -> M:
-    """The one JSON payload, validated as `kind`: what the pydantic data converter does
-    for it (`json/plain`, no codec), without importing the converter (0.03 s)."""
-    if len(payloads) != 1:
-        raise PayloadNotJson(f"expected one {kind.__name__} payload, found {len(payloads)}")
-    [payload] = payloads
-    encoding = payload.metadata.get("encoding", b"").decode(errors="replace")
-    if encoding != JSON_PLAIN:
-        raise PayloadNotJson(
-            f"the {kind.__name__} is encoded as '{encoding}', not {JSON_PLAIN}: was it "
-            "written by a signoff worker? An encrypted one needs the worker's "
-            "SIGNOFF_PAYLOAD_KEYS here too."
-        )
-    return kind.model_validate_json(payload.data)
+    """The one JSON payload, validated as `kind` (run_terms.one_json_payload)."""
+    return one_json_payload(
+        [
+            (payload.metadata.get("encoding", b"").decode(errors="replace"), payload.data)
+            for payload in payloads
+        ],
+        kind,
+    )

@@ -15,7 +15,7 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from activities.model_turn import ModelTurns
-from signoff.cli.commands_status import status_of
+from signoff.cli.render import shown_status as status_of
 from signoff.service.retries import Retry, retries_in
 from tests.anthropic.wire import CLAUDE, first_model_turn_span, model_turn_attempts, run_claude
 from tests.anthropic_server import TEST_API_KEY, FakeMessagesApi, error, message, text
