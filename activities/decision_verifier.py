@@ -24,7 +24,7 @@ from temporalio import activity
 
 from activities.caller import only_in_its_worker
 from activities.store.decision_nonces import claim_nonce
-from activities.store.reviewers import get_reviewer
+from activities.store.reviewer_standing import standing_by_name
 from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.approval_policy import same_person
@@ -73,7 +73,8 @@ class DecisionVerifier:
         stale = stale_refusal(decision.issued_at, check.now, self._max_age)
         if stale is not None:
             return _refused(stale)
-        reviewer = get_reviewer(self._engine, decision.reviewer_id)
+        with self._engine.connect() as connection:
+            reviewer = standing_by_name(connection, decision.reviewer_id)
         if reviewer is None or reviewer.id != decision.reviewer_id:
             return _refused(f"There is no reviewer '{decision.reviewer_id}'. Nothing was decided.")
         if not reviewer.active:

@@ -20,16 +20,15 @@ from activities.payments.connector import PaymentFacts, PaymentRefused, Payments
 from activities.store import remote_refunds
 from activities.store.database import use_session
 from activities.store.effect_proofs import ProofCheck
+from activities.store.ledger_reads import order_of_ticket, review_threshold
 from activities.store.payment_links import payment_ref_of
 from activities.store.refunds import (
     NOTHING_REFUNDED,
     LedgerAnswer,
     refused,
     rule_violation,
-    tenant_of,
 )
 from activities.store.schema import KEY_LENGTH
-from activities.store.tickets import get_order_for_ticket
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money, state_hash
 from workflows.effect_requirements import Requirements, judged_threshold
@@ -46,9 +45,9 @@ def read_remote_state(
     as for the ledger's (`judged_threshold`). Raises UnknownTenant, NoPaymentLink,
     PaymentError."""
     with use_session(engine) as session:
-        tenant = tenant_of(session, tenant_id)
-        order = get_order_for_ticket(session, tenant_id, ticket_id)
-        threshold = judged_threshold(tenant.refund_review_threshold_minor, needs)
+        connection = session.connection()
+        threshold = judged_threshold(review_threshold(connection, tenant_id), needs)
+        order = order_of_ticket(connection, tenant_id, ticket_id)
         if order is None:
             return ActionState(order_id=None, currency=None, review_threshold_minor=threshold)
         payment_ref = payment_ref_of(session, tenant_id, order.id, connector.name)

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from sqlalchemy.orm import Session
 
-from activities.store.schema import Reviewer
+from activities.store.reviewer_standing import Standing, standing_by_id
 from workflows.actions import REFUND_APPROVER_ROLE, ActionState, RefundCommand, ToolActionCommand
 from workflows.approval_policy import money, same_person
 from workflows.effect_requirements import Requirements, Signer, unmet
@@ -72,8 +72,9 @@ def approvers_read_again(
     issued = {proof.reviewer_id: proof.issued_at for proof in reversed(command.proofs)}
     counted: list[Signer] = []
     problems: list[str] = []
+    connection = session.connection()
     for reviewer_id in dict.fromkeys(reviewer_ids):
-        reviewer = session.get(Reviewer, reviewer_id)
+        reviewer = standing_by_id(connection, reviewer_id)
         problem = _problem(reviewer, reviewer_id, command, roles)
         if problem is not None:
             problems.append(problem)
@@ -83,7 +84,7 @@ def approvers_read_again(
 
 
 def _problem(
-    reviewer: Reviewer | None,
+    reviewer: Standing | None,
     reviewer_id: str,
     command: RefundCommand | ToolActionCommand,
     roles: tuple[str, ...],

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine, bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -23,6 +23,11 @@ from activities.store.database import table_of, write_connection
 from activities.store.schema import DecisionNonce
 
 NONCES = table_of(DecisionNonce)
+# Built once, with bound parameters: every `decide` update claims, every effect reads.
+CLAIM_OF = select(NONCES.c.run_id, NONCES.c.update_id, NONCES.c.reviewer_id).where(
+    NONCES.c.nonce == bindparam("nonce")
+)
+NEW_CLAIM = insert(NONCES)
 
 
 def claim_nonce(
@@ -42,16 +47,11 @@ def _claim(
     engine: Engine, *, nonce: str, run_id: str, update_id: str, reviewer_id: str, at: datetime
 ) -> bool:
     with write_connection(engine) as connection:
-        used = connection.execute(
-            select(NONCES.c.run_id, NONCES.c.update_id).where(NONCES.c.nonce == nonce)
-        ).one_or_none()
+        used = connection.execute(CLAIM_OF, {"nonce": nonce}).one_or_none()
         if used is not None:
             return (used.run_id, used.update_id) == (run_id, update_id)
-        connection.execute(
-            insert(NONCES).values(
-                nonce=nonce, run_id=run_id, update_id=update_id, reviewer_id=reviewer_id, used_at=at
-            )
-        )
+        claim = {"run_id": run_id, "update_id": update_id, "reviewer_id": reviewer_id}
+        connection.execute(NEW_CLAIM, {"nonce": nonce, "used_at": at, **claim})
         return True
 
 
@@ -61,9 +61,5 @@ def accepted_by_run(session: Session, *, nonce: str, run_id: str, reviewer_id: s
     runs only as a local activity of the run's workflow task, after its validator found
     the action pending and unexpired). Nothing is claimed here: a decision no update of
     the run accepted counts for nothing, whatever the command that carries it says."""
-    used = (
-        session.connection()
-        .execute(select(NONCES.c.run_id, NONCES.c.reviewer_id).where(NONCES.c.nonce == nonce))
-        .one_or_none()
-    )
+    used = session.connection().execute(CLAIM_OF, {"nonce": nonce}).one_or_none()
     return used is not None and (used.run_id, used.reviewer_id) == (run_id, reviewer_id)

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import get_args
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine, bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -64,6 +64,24 @@ AUDIT_KINDS: tuple[str, ...] = (
 )
 # The fields that say which event a row is: the same key with other ones is a bug.
 IDENTITY_FIELDS = ("tenant_id", "kind", "run_id", "action_hash", "reviewer_id", "decided_at")
+# `append_event`'s statements, built once with bound parameters: every decision and every
+# effect appends, and building and compiling them anew cost more than running them.
+TENANTS = table_of(Tenant)
+CHAIN_LOCK = (
+    select(TENANTS.c.id)
+    .where(TENANTS.c.id == bindparam("tenant_id"))
+    .with_for_update(key_share=True)
+)
+KEY_PROBE = select(DECISIONS.c.id, *(DECISIONS.c[name] for name in IDENTITY_FIELDS)).where(
+    DECISIONS.c.event_key == bindparam("event_key")
+)
+CHAIN_HEAD = (
+    select(DECISIONS.c.seq, DECISIONS.c.row_hash)
+    .where(DECISIONS.c.tenant_id == bindparam("tenant_id"))
+    .order_by(DECISIONS.c.seq.desc())
+    .limit(1)
+)
+NEW_ROW = insert(DECISIONS)
 
 
 class AuditConflict(StoreError):
@@ -270,27 +288,16 @@ def append_event(session: Session, new: NewEvent) -> DecisionRow:
     (docs/benchmarks/runs.md). The row returned is built here, not loaded."""
     session.flush()  # the caller's pending rows first, as the ORM's autoflush did
     connection = session.connection()
-    locked = connection.execute(
-        select(Tenant.id).where(Tenant.id == new.tenant_id).with_for_update(key_share=True)
-    ).one_or_none()
-    if locked is None:
+    if connection.execute(CHAIN_LOCK, {"tenant_id": new.tenant_id}).one_or_none() is None:
         raise UnknownTenant(new.tenant_id)
-    identity = [DECISIONS.c[name] for name in IDENTITY_FIELDS]
-    stored = connection.execute(
-        select(DECISIONS.c.id, *identity).where(DECISIONS.c.event_key == new.event_key)
-    ).one_or_none()
+    stored = connection.execute(KEY_PROBE, {"event_key": new.event_key}).one_or_none()
     if stored is not None:
         if any(stored._mapping[name] != getattr(new, name) for name in IDENTITY_FIELDS):
             raise AuditConflict(new.event_key)
         found = session.get(DecisionRow, stored.id)  # a retry: rare, and read whole
         assert found is not None
         return found
-    head = connection.execute(
-        select(DECISIONS.c.seq, DECISIONS.c.row_hash)
-        .where(DECISIONS.c.tenant_id == new.tenant_id)
-        .order_by(DECISIONS.c.seq.desc())
-        .limit(1)
-    ).one_or_none()
+    head = connection.execute(CHAIN_HEAD, {"tenant_id": new.tenant_id}).one_or_none()
     seq, prev = (head[0] + 1, head[1]) if head is not None else (1, GENESIS)
     row = DecisionRow(
         **new.__dict__, seq=seq, recorded_at=datetime.now(UTC), prev_hash=prev, row_hash=""
@@ -299,7 +306,7 @@ def append_event(session: Session, new: NewEvent) -> DecisionRow:
     # Unset columns (None) take their default, as the ORM's flush gave them.
     values = {column.key: getattr(row, column.key) for column in DECISIONS.c}
     values = {key: value for key, value in values.items() if value is not None}
-    inserted = connection.execute(insert(DECISIONS).values(values)).inserted_primary_key
+    inserted = connection.execute(NEW_ROW, values).inserted_primary_key
     assert inserted is not None  # a single-row INSERT always has one
     row.id = inserted[0]
     return row

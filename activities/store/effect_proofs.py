@@ -38,10 +38,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
-from activities.store.decision_nonces import NONCES, accepted_by_run
+from activities.store.decision_nonces import NONCES
 from activities.store.effect_trail import trail_problem
 from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck, passkey_problem
 from signoff.config.decision_signatures import VerificationKeys
@@ -51,6 +51,15 @@ from workflows.decision_proof import CLOCK_SKEW
 from workflows.effect_requirements import Requirements
 
 NOTHING_DONE = "Nothing was refunded."
+# Built once, with bound parameters: every effect reads its proofs' claims and spends them.
+CLAIMS = select(NONCES.c.nonce, NONCES.c.run_id, NONCES.c.reviewer_id, NONCES.c.effect_key).where(
+    NONCES.c.nonce.in_(bindparam("nonces", expanding=True))
+)
+SPEND = (
+    update(NONCES)
+    .where(NONCES.c.nonce.in_(bindparam("nonces", expanding=True)))
+    .values(effect_key=bindparam("effect_key"))
+)
 
 
 @dataclass(frozen=True)
@@ -102,9 +111,7 @@ def spend_proofs(session: Session, proofs: list[Decision], idempotency_key: str)
     """Spend every proof on this effect, in the effect's transaction."""
     nonces = [proof.nonce for proof in proofs if proof.nonce is not None]
     if nonces:
-        session.connection().execute(
-            update(NONCES).where(NONCES.c.nonce.in_(nonces)).values(effect_key=idempotency_key)
-        )
+        session.connection().execute(SPEND, {"nonces": nonces, "effect_key": idempotency_key})
 
 
 def caller_and_hash_problem(
@@ -205,17 +212,14 @@ def spending_problem(
     """None when every proof's nonce was claimed for this run and reviewer by the run's
     own `decide` update (`accepted_by_run`) and is unspent, or spent on this very effect
     (a retry); else why not."""
-    nonces = [proof.nonce for proof in proofs]
-    found = session.connection().execute(
-        select(NONCES.c.nonce, NONCES.c.effect_key).where(NONCES.c.nonce.in_(nonces))
-    )
-    claims = {nonce: effect_key for nonce, effect_key in found}
+    nonces = [proof.nonce for proof in proofs if proof.nonce is not None]
+    found = session.connection().execute(CLAIMS, {"nonces": nonces})
+    claims = {claim.nonce: claim for claim in found}
     for proof in proofs:
-        accepted = proof.nonce is not None and accepted_by_run(
-            session, nonce=proof.nonce, run_id=run_id, reviewer_id=proof.reviewer_id
-        )
-        if not accepted or (proof.nonce or "") not in claims:
+        claim = claims.get(proof.nonce or "")
+        # Claimed for this run and this reviewer, as `accepted_by_run` reads it.
+        if claim is None or (claim.run_id, claim.reviewer_id) != (run_id, proof.reviewer_id):
             return f"The approval of '{proof.reviewer_id}' was never accepted by this run."
-        if claims[proof.nonce or ""] not in (None, idempotency_key):
+        if claim.effect_key not in (None, idempotency_key):
             return f"The approval of '{proof.reviewer_id}' was already spent on another effect."
     return None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from activities.store.database import connection_of, table_of, write_connection
@@ -35,6 +35,10 @@ from workflows.approval_policy import with_exposure
 
 ORDERS = table_of(Order)
 PENDING = table_of(PendingRefund)
+# Built once: every refund releases its hold through it.
+RELEASE = delete(PENDING).where(
+    PENDING.c.action_hash == bindparam("action_hash"), PENDING.c.run_id == bindparam("run_id")
+)
 
 
 def hold_pending_refund(
@@ -98,9 +102,7 @@ def release_pending_refund(engine: Engine, release: PendingRefundRelease) -> Non
 
 
 def release_in(transaction: Session | Connection, run_id: str, action_hash: str) -> None:
-    connection_of(transaction).execute(
-        delete(PENDING).where(PENDING.c.action_hash == action_hash, PENDING.c.run_id == run_id)
-    )
+    connection_of(transaction).execute(RELEASE, {"run_id": run_id, "action_hash": action_hash})
 
 
 def pending_minor(

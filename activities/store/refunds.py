@@ -45,7 +45,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -53,26 +53,24 @@ from activities.store.approvers import why_approvals_do_not_count
 from activities.store.database import table_of, use_session, write_transaction
 from activities.store.decisions import append_executed, append_refused_effect
 from activities.store.effect_proofs import ProofCheck, proof_refusal
-from activities.store.errors import UnknownTenant
+from activities.store.ledger_reads import (
+    OrderFacts,
+    key_settled,
+    key_used,
+    order_of_ticket,
+    refunded_minor,
+    review_threshold,
+)
 from activities.store.pending_refunds import release_in
 from activities.store.rule_grants import refund_grant_refusal, spend_approvals
-from activities.store.schema import (
-    ID_LENGTH,
-    KEY_LENGTH,
-    Order,
-    Refund,
-    RefundSettlement,
-    Tenant,
-    join_list,
-)
-from activities.store.tickets import get_order_for_ticket, order_of_ticket
+from activities.store.schema import ID_LENGTH, KEY_LENGTH, Refund, join_list
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money, state_hash
 from workflows.effect_requirements import Requirements, judged_threshold
 
 NOTHING_REFUNDED = "Nothing was refunded."
 REFUNDS = table_of(Refund)
-SETTLEMENTS = table_of(RefundSettlement)
+NEW_REFUND = insert(REFUNDS)
 # See the module note: the order row lock relies on it.
 REFUND_ISOLATION_LEVEL = "READ COMMITTED"
 
@@ -112,9 +110,10 @@ def read_action_state(
     profiles demand of a refund (their `four_eyes_above` lowers the threshold). Raises
     UnknownTenant."""
     with use_session(source) as session:
-        tenant = tenant_of(session, tenant_id)
-        order = get_order_for_ticket(session, tenant_id, ticket_id)
-        return _state(session, tenant, order, needs)
+        connection = session.connection()
+        threshold = review_threshold(connection, tenant_id)
+        order = order_of_ticket(connection, tenant_id, ticket_id)
+        return _state(connection, tenant_id, threshold, order, needs)
 
 
 def list_refunds(source: Session | Engine, tenant_id: str, order_id: str) -> list[Refund]:
@@ -173,8 +172,10 @@ def answer_refund(
 
 def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -> LedgerAnswer:
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
-        tenant = tenant_of(session, command.tenant_id)
-        order = locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
+        connection = session.connection()
+        threshold = review_threshold(connection, command.tenant_id)
+        order = order_of_ticket(connection, command.tenant_id, command.ticket_id, locked=True)
+        terms = (threshold, order)
         if check is not None:
             refusal = proof_refusal(
                 session, command, check.keys, check.caller_run_id, check.passkeys
@@ -187,7 +188,7 @@ def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -
                 append_refused_effect(session, command, denied, check.caller_run_id)
                 return LedgerAnswer(refused(denied))
             if command.action.rule_grant is not None:  # a standing rule: rule_grants.py
-                state = _state(session, tenant, order, check.approvals)
+                state = _state(connection, command.tenant_id, threshold, order, check.approvals)
                 void = refund_grant_refusal(session, command, check, state, datetime.now(UTC))
                 if void is not None:
                     append_refused_effect(session, command, void, check.caller_run_id)
@@ -198,24 +199,22 @@ def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -
             return replay_answer(stored, command)
         requirements = None if check is None else check.approvals
         return LedgerAnswer(
-            _decide(session, command, tenant, order, proven=check is not None, needs=requirements)
+            _decide(session, command, terms, proven=check is not None, needs=requirements)
         )
 
 
 def _decide(
     session: Session,
     command: RefundCommand,
-    tenant: Tenant,
-    order: Order | None,
+    terms: tuple[int, OrderFacts | None],
     *,
     proven: bool,
     needs: Requirements | None = None,
 ) -> RefundResult:
     """Refund in this transaction, or say why not: the key has no refund yet."""
-    settled = select(SETTLEMENTS.c.idempotency_key).where(
-        SETTLEMENTS.c.idempotency_key == command.idempotency_key
-    )
-    if session.connection().execute(settled).first() is not None:
+    connection = session.connection()
+    threshold, order = terms
+    if key_settled(connection, command.idempotency_key):
         # A person was told this refund did not happen (activities/store/settlements.py).
         return refused(
             "This refund was settled as not made by `signoff reconcile`; its key can no "
@@ -226,7 +225,7 @@ def _decide(
             f"Order {command.order_id} is not the order of ticket {command.ticket_id}; "
             f"a refund can only target the ticket's own order. {NOTHING_REFUNDED}"
         )
-    state = _state(session, tenant, order, needs)
+    state = _state(connection, command.tenant_id, threshold, order, needs)
     if state_hash(state) != command.expected_state_hash:
         return RefundResult(
             status="state_changed",
@@ -245,7 +244,7 @@ def _decide(
     # The command names the ticket's own order (checked above).
     refund = refund_row(command, new_refund_id(), datetime.now(UTC))
     # A Core INSERT: the ORM's unit of work cost more than the row (docs/benchmarks/runs.md).
-    session.connection().execute(insert(REFUNDS).values(row_values(refund)))
+    connection.execute(NEW_REFUND, row_values(refund))
     if proven:
         # Each approval, or the standing rule's use (`by_rule`), authorizes this refund alone.
         spend_approvals(session, command, datetime.now(UTC))
@@ -262,46 +261,24 @@ def _decide(
     )
 
 
-def tenant_of(session: Session, tenant_id: str) -> Tenant:
-    tenant = session.get(Tenant, tenant_id)
-    if tenant is None:
-        raise UnknownTenant(tenant_id)
-    return tenant
-
-
-def locked_order_of_ticket(session: Session, tenant_id: str, ticket_id: str) -> Order | None:
-    # FOR UPDATE is what serializes refunds on PostgreSQL; SQLite renders nothing for
-    # it and is already serialized by BEGIN IMMEDIATE. `of=Order`: the order row is the
-    # lock, as when the ticket was read apart; the ticket's row stays unlocked.
-    statement = order_of_ticket(tenant_id, ticket_id).with_for_update(of=Order)
-    return session.scalars(statement).one_or_none()
-
-
 def _state(
-    session: Session, tenant: Tenant, order: Order | None, needs: Requirements | None
+    connection: Connection,
+    tenant_id: str,
+    threshold_minor: int,
+    order: OrderFacts | None,
+    needs: Requirements | None,
 ) -> ActionState:
-    threshold = judged_threshold(tenant.refund_review_threshold_minor, needs)
+    threshold = judged_threshold(threshold_minor, needs)
     if order is None:
         return ActionState(order_id=None, currency=None, review_threshold_minor=threshold)
-    refunded = session.connection().scalar(
-        select(func.coalesce(func.sum(REFUNDS.c.amount_minor), 0)).where(
-            REFUNDS.c.tenant_id == tenant.id, REFUNDS.c.order_id == order.id
-        )
-    )
     return ActionState(
         order_id=order.id,
         currency=order.currency,
         paid_minor=order.amount_paid_minor,
-        refunded_minor=int(refunded or 0),
+        refunded_minor=refunded_minor(connection, tenant_id, order.id),
         order_status=order.status,
         review_threshold_minor=threshold,
     )
-
-
-def _key_used(session: Session, idempotency_key: str) -> bool:
-    """Whether a ledger row holds this key: one Core probe, as most commands find none."""
-    probe = select(REFUNDS.c.id).where(REFUNDS.c.idempotency_key == idempotency_key)
-    return session.connection().execute(probe).first() is not None
 
 
 def row_values(refund: Refund) -> dict[str, object]:
@@ -315,7 +292,7 @@ def refund_by_key(source: Session | Engine, idempotency_key: str) -> Refund | No
     """The ledger row written under this idempotency key, if any: what reconcile reads.
     A Core probe first: most refunds find no row, and loading none still cost the ORM."""
     with use_session(source) as session:
-        if not _key_used(session, idempotency_key):
+        if not key_used(session.connection(), idempotency_key):
             return None
         return session.scalars(
             select(Refund).where(Refund.idempotency_key == idempotency_key)

@@ -30,19 +30,18 @@ from activities.store.approvers import why_approvals_do_not_count
 from activities.store.database import use_session, write_transaction
 from activities.store.decisions import append_executed, append_refused_effect
 from activities.store.effect_proofs import ProofCheck, proof_refusal, spend_proofs
+from activities.store.ledger_reads import order_of_ticket, review_threshold
 from activities.store.payment_links import payment_ref_of
 from activities.store.pending_refunds import release_in
 from activities.store.refunds import (
     NOTHING_REFUNDED,
     REFUND_ISOLATION_LEVEL,
     LedgerAnswer,
-    locked_order_of_ticket,
     refund_by_key,
     refund_denied,
     refund_row,
     refused,
     replay_answer,
-    tenant_of,
 )
 from activities.store.schema import DecisionNonce, RefundSettlement
 from workflows.actions import ActionState, RefundCommand, RefundResult
@@ -64,8 +63,9 @@ def admit(
 ) -> Admitted | LedgerAnswer:
     """Step 1 of the module note: an answer, or what to ask the platform about."""
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
-        tenant = tenant_of(session, command.tenant_id)
-        order = locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
+        connection = session.connection()
+        threshold = review_threshold(connection, command.tenant_id)
+        order = order_of_ticket(connection, command.tenant_id, command.ticket_id, locked=True)
         refusal = proof_refusal(session, command, check.keys, check.caller_run_id, check.passkeys)
         if refusal is None and check.approvals is not None and check.approvals.refusal:
             refusal = refund_denied(check.approvals.refusal)
@@ -86,9 +86,7 @@ def admit(
                 )
             )
         payment_ref = payment_ref_of(session, command.tenant_id, order.id, provider)
-        return Admitted(
-            payment_ref, judged_threshold(tenant.refund_review_threshold_minor, check.approvals)
-        )
+        return Admitted(payment_ref, judged_threshold(threshold, check.approvals))
 
 
 def claim(
@@ -101,7 +99,7 @@ def claim(
     committed); else the answer. `state` is the platform's, read just before: the
     approvers' count is judged on its refunded total."""
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
-        locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
+        order_of_ticket(session.connection(), command.tenant_id, command.ticket_id, locked=True)
         settled = _settled_not_refunded(session, command.idempotency_key)
         if settled is not None:
             return refused(settled)
@@ -119,7 +117,7 @@ def record(
     """Step 3: the platform's refund, mirrored under the key with its audit event. A row
     already there (another attempt recorded it) is answered as a replay."""
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
-        locked_order_of_ticket(session, command.tenant_id, command.ticket_id)
+        order_of_ticket(session.connection(), command.tenant_id, command.ticket_id, locked=True)
         stored = refund_by_key(session, command.idempotency_key)
         if stored is not None:
             return replay_answer(stored, command)

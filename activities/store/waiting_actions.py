@@ -24,7 +24,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from activities.store.database import connection_of, table_of, write_transaction
@@ -33,6 +33,10 @@ from workflows.actions import ActionHold, DecisionEvent, PendingAction
 from workflows.approval_policy import to_minor
 
 WAITING = table_of(WaitingAction)
+# Built once: every decided action leaves the inbox through it.
+UNWAIT = delete(WAITING).where(
+    WAITING.c.run_id == bindparam("run_id"), WAITING.c.action_hash == bindparam("action_hash")
+)
 # The audit's kind for an approval that still waits for another (decisions.py).
 FIRST_APPROVAL = "first_approval"
 # Audit kinds after which the action no longer waits.
@@ -102,9 +106,7 @@ def hold_waiting(engine: Engine, hold: ActionHold, now: datetime) -> None:
 
 
 def remove_waiting(transaction: Session | Connection, run_id: str, action_hash: str) -> None:
-    connection_of(transaction).execute(
-        delete(WAITING).where(WAITING.c.run_id == run_id, WAITING.c.action_hash == action_hash)
-    )
+    connection_of(transaction).execute(UNWAIT, {"run_id": run_id, "action_hash": action_hash})
 
 
 def follow_decision(session: Session, event: DecisionEvent, kind: str) -> None:
