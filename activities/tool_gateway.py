@@ -23,7 +23,6 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Engine
-from sqlalchemy.orm import Session
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -32,7 +31,8 @@ from activities.payments.connector import PaymentError
 from activities.payments.order_tool import order_from_platform
 from activities.payments.registry import PaymentConnectors
 from activities.store.payment_links import NoPaymentLink
-from activities.store.tickets import get_order, get_ticket
+from activities.store.schema import minor_to_decimal
+from activities.store.tool_reads import ticket_order, ticket_text
 from activities.store.transient import is_transient
 from activities.tool_output import as_tool_output, dumps_with_bounded_field
 from signoff.tools import ToolContext, known_tools
@@ -68,48 +68,45 @@ def _missing_ticket(call: ToolCallInput) -> ToolFailed:
 
 
 def read_ticket(engine: Engine, call: ToolCallInput) -> str:
-    with Session(engine) as session:
-        ticket = get_ticket(session, call.tenant_id, call.ticket_id)
-        if ticket is None:
-            raise _missing_ticket(call)
-        payload = {
-            "ticket_id": ticket.id,
-            "provenance": TICKET_PROVENANCE,
-            "customer_name": bound_text(ticket.customer_name, MAX_CUSTOMER_NAME_CHARS),
-            "text": ticket.text,
-        }
+    with engine.connect() as connection:
+        ticket = ticket_text(connection, call.tenant_id, call.ticket_id)
+    if ticket is None:
+        raise _missing_ticket(call)
+    payload = {
+        "ticket_id": call.ticket_id,
+        "provenance": TICKET_PROVENANCE,
+        "customer_name": bound_text(ticket.customer_name, MAX_CUSTOMER_NAME_CHARS),
+        "text": ticket.text,
+    }
     return dumps_with_bounded_field(payload, "text")
 
 
 def get_ticket_order(engine: Engine, call: ToolCallInput) -> str:
-    with Session(engine) as session:
-        ticket = get_ticket(session, call.tenant_id, call.ticket_id)
-        if ticket is None:
-            raise _missing_ticket(call)
-        order = (
-            None if ticket.order_id is None else get_order(session, call.tenant_id, ticket.order_id)
-        )
-        if order is None:
-            return json.dumps(
-                {
-                    "found": False,
-                    "message": (
-                        "This ticket is linked to no order in the customer's account. "
-                        "An order number written in the ticket is not a lookup target; "
-                        "ask the customer to write from the account that placed the order."
-                    ),
-                }
-            )
+    with engine.connect() as connection:
+        found, order = ticket_order(connection, call.tenant_id, call.ticket_id)
+    if not found:
+        raise _missing_ticket(call)
+    if order is None:
         return json.dumps(
             {
-                "found": True,
-                "order_id": order.id,
-                "status": order.status,
-                "amount_paid": str(order.amount_paid),
-                "currency": order.currency,
-                "tracking": order.tracking,
+                "found": False,
+                "message": (
+                    "This ticket is linked to no order in the customer's account. "
+                    "An order number written in the ticket is not a lookup target; "
+                    "ask the customer to write from the account that placed the order."
+                ),
             }
         )
+    return json.dumps(
+        {
+            "found": True,
+            "order_id": order.id,
+            "status": order.status,
+            "amount_paid": str(minor_to_decimal(order.amount_paid_minor)),
+            "currency": order.currency,
+            "tracking": order.tracking,
+        }
+    )
 
 
 # Looked up at call time, so tests can swap one function for a failing one.

@@ -35,10 +35,27 @@ from workflows.approval_policy import with_exposure
 
 ORDERS = table_of(Order)
 PENDING = table_of(PendingRefund)
-# Built once: every refund releases its hold through it.
+# The statements of a run's hold and release, built once: every waiting refund holds,
+# and every refund releases (building and compiling them anew cost more than running).
 RELEASE = delete(PENDING).where(
     PENDING.c.action_hash == bindparam("action_hash"), PENDING.c.run_id == bindparam("run_id")
 )
+LOCK_ORDER = (
+    select(ORDERS.c.id)
+    .where(ORDERS.c.tenant_id == bindparam("tenant_id"), ORDERS.c.id == bindparam("order_id"))
+    .with_for_update()
+)
+_THIS_ORDER = (PENDING.c.tenant_id == bindparam("tenant_id")) & (
+    PENDING.c.order_id == bindparam("order_id")
+)
+DROP_EXPIRED = delete(PENDING).where(_THIS_ORDER, PENDING.c.expires_at <= bindparam("now"))
+HELD = select(PENDING.c.action_hash).where(PENDING.c.action_hash == bindparam("action_hash"))
+HOLD_AGAIN = (
+    update(PENDING)
+    .where(PENDING.c.action_hash == bindparam("held_hash"))
+    .values(expires_at=bindparam("expires_at"))
+)
+NEW_HOLD = insert(PENDING)
 
 
 def hold_pending_refund(
@@ -49,41 +66,30 @@ def hold_pending_refund(
     now = now or datetime.now(UTC)
     # Core statements in one write transaction: every waiting refund holds here once,
     # and the ORM's loading and flush were most of the activity (docs/benchmarks/runs.md).
+    order = {"tenant_id": hold.tenant_id, "order_id": hold.order_id}
     with write_connection(engine) as connection:
-        locked = connection.execute(
-            select(ORDERS.c.id)
-            .where(ORDERS.c.tenant_id == hold.tenant_id, ORDERS.c.id == hold.order_id)
-            .with_for_update()
-        ).one_or_none()
-        if locked is None:
+        if connection.execute(LOCK_ORDER, order).one_or_none() is None:
             raise UnknownOrder(hold.tenant_id, hold.order_id)
         if hold.supersedes is not None:
             release_in(connection, hold.run_id, hold.supersedes)
             remove_waiting(connection, hold.run_id, hold.supersedes)
-        connection.execute(
-            delete(PENDING).where(
-                PENDING.c.tenant_id == hold.tenant_id,
-                PENDING.c.order_id == hold.order_id,
-                PENDING.c.expires_at <= now,
-            )
-        )
-        this_action = PENDING.c.action_hash == hold.action_hash
-        if connection.execute(select(PENDING.c.action_hash).where(this_action)).first():
+        connection.execute(DROP_EXPIRED, {**order, "now": now})
+        this_action = {"action_hash": hold.action_hash}
+        if connection.execute(HELD, this_action).first():
             # Held again: an escalation waits until its new expiry.
-            connection.execute(
-                update(PENDING).where(this_action).values(expires_at=hold.expires_at)
-            )
+            again = {"held_hash": hold.action_hash, "expires_at": hold.expires_at}
+            connection.execute(HOLD_AGAIN, again)
         else:
             connection.execute(
-                insert(PENDING).values(
-                    action_hash=hold.action_hash,
-                    run_id=hold.run_id,
-                    tenant_id=hold.tenant_id,
-                    order_id=hold.order_id,
-                    amount_minor=hold.amount_minor,
-                    expires_at=hold.expires_at,
-                    created_at=now,
-                )
+                NEW_HOLD,
+                {
+                    **order,
+                    **this_action,
+                    "run_id": hold.run_id,
+                    "amount_minor": hold.amount_minor,
+                    "expires_at": hold.expires_at,
+                    "created_at": now,
+                },
             )
         others = pending_minor(
             connection, hold.tenant_id, hold.order_id, now, excluding=hold.action_hash

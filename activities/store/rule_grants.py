@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, bindparam, select
 from sqlalchemy.orm import Session
 
-from activities.store.database import use_session
+from activities.store.database import table_of, use_session
 from activities.store.decisions import NewEvent, append_event, event_key
 from activities.store.effect_proofs import ProofCheck, spend_proofs
 from activities.store.rule_schema import StandingRule, StandingRuleUse
@@ -50,6 +50,17 @@ from workflows.rule_contracts import (
 from workflows.rule_grant import RuleGrant
 
 RULE_USED = "rule_used"
+RULES = table_of(StandingRule)
+# Built once: every gated action asks, and most tenants have no rule for the tool.
+ANY_RULE = (
+    select(RULES.c.id)
+    .where(
+        RULES.c.tenant_id == bindparam("tenant_id"),
+        RULES.c.tool == bindparam("tool"),
+        RULES.c.revoked_at.is_(None),
+    )
+    .limit(1)
+)
 WAITS_FOR_A_REVIEWER = "The standing rule does not apply; the action waits for a reviewer."
 
 
@@ -61,6 +72,9 @@ def match_rules(
     left out."""
     action = request.action
     with use_session(engine) as session:
+        probe = {"tenant_id": request.tenant_id, "tool": action.tool}
+        if session.connection().execute(ANY_RULE, probe).first() is None:
+            return RuleMatch(grant=None, shadows=[])
         rules = session.scalars(
             select(StandingRule)
             .where(
