@@ -101,7 +101,6 @@ if TYPE_CHECKING:
     from activities.store.tickets import (
         add_ticket,
         get_order,
-        get_order_for_ticket,
         get_ticket,
         get_tickets,
         tenant_exists,
@@ -168,7 +167,6 @@ _HOMES = {
     "SlackLink": "activities.store.slack_schema",
     "add_ticket": "activities.store.tickets",
     "get_order": "activities.store.tickets",
-    "get_order_for_ticket": "activities.store.tickets",
     "get_ticket": "activities.store.tickets",
     "get_tickets": "activities.store.tickets",
     "tenant_exists": "activities.store.tickets",
@@ -214,7 +212,6 @@ __all__ = [
     "end_session",
     "execute_refund",
     "get_order",
-    "get_order_for_ticket",
     "get_reviewer",
     "get_ticket",
     "get_tickets",

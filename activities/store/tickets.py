@@ -1,4 +1,4 @@
-"""Creating tickets, and the reads the tool gateway and the CLI share.
+"""Creating tickets, and reading a ticket or an order whole (the intake, the CLI, tests).
 
 Every read takes the tenant: there is no way to fetch a ticket or an order by id alone.
 """
@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, Select, select
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from activities.store.database import use_session, write_transaction
@@ -104,20 +104,3 @@ def get_tickets(
 def get_order(source: Session | Engine, tenant_id: str, order_id: str) -> Order | None:
     with use_session(source) as session:
         return session.get(Order, (tenant_id, order_id))
-
-
-def get_order_for_ticket(source: Session | Engine, tenant_id: str, ticket_id: str) -> Order | None:
-    """The ticket's own order; None when the ticket is missing or linked to no order."""
-    with use_session(source) as session:
-        return session.scalars(order_of_ticket(tenant_id, ticket_id)).one_or_none()
-
-
-def order_of_ticket(tenant_id: str, ticket_id: str) -> Select[Order]:
-    """The statement that reads a ticket's own order: one join, where the ticket and then
-    its order were two round trips on every tool call, state read and refund. A ticket
-    is one row (its key is tenant and id), so the join gives at most one order."""
-    return (
-        select(Order)
-        .join(Ticket, (Ticket.tenant_id == Order.tenant_id) & (Ticket.order_id == Order.id))
-        .where(Ticket.tenant_id == tenant_id, Ticket.id == ticket_id)
-    )

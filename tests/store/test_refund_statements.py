@@ -15,10 +15,12 @@ import pytest
 from sqlalchemy import Engine, event
 
 from activities.store.database import make_engine
+from activities.store.ledger_reads import OrderFacts, order_of_ticket
 from activities.store.refunds import execute_refund, read_action_state
 from activities.store.seed import seed_demo
-from activities.store.tickets import get_order_for_ticket
+from activities.tool_gateway import get_ticket_order, read_ticket
 from tests.store.commands import refund_command
+from workflows.contracts import ToolCallInput
 
 
 @pytest.fixture
@@ -48,16 +50,42 @@ def reads_tickets_alone(seen: list[str]) -> bool:
     return any(s.startswith("SELECT tickets.") and " JOIN " not in s for s in seen)
 
 
+def order_for(engine: Engine, tenant_id: str, ticket_id: str) -> OrderFacts | None:
+    with engine.connect() as connection:
+        return order_of_ticket(connection, tenant_id, ticket_id)
+
+
 def test_the_order_of_a_ticket_is_one_joined_statement(sqlite_store: Engine) -> None:
     with statements(sqlite_store) as seen:
-        order = get_order_for_ticket(sqlite_store, "demo", "T-2210")
+        order = order_for(sqlite_store, "demo", "T-2210")
     assert order is not None and order.id == "C-2210"
     assert len(seen) == 1 and " JOIN tickets " in seen[0]
     with statements(sqlite_store) as seen:
-        assert get_order_for_ticket(sqlite_store, "demo", "T-9999") is None  # no order
-        assert get_order_for_ticket(sqlite_store, "demo", "T-nope") is None  # no ticket
-        assert get_order_for_ticket(sqlite_store, "globex", "T-2210") is None  # not theirs
+        assert order_for(sqlite_store, "demo", "T-9999") is None  # no order
+        assert order_for(sqlite_store, "demo", "T-nope") is None  # no ticket
+        assert order_for(sqlite_store, "globex", "T-2210") is None  # not theirs
     assert len(seen) == 3
+
+
+def test_each_shop_tool_reads_with_one_statement(sqlite_store: Engine) -> None:
+    def call(ticket_id: str, tenant_id: str = "demo") -> ToolCallInput:
+        return ToolCallInput(
+            run_id="run-demo-x",
+            tenant_id=tenant_id,
+            ticket_id=ticket_id,
+            tool_use_id="toolu_1",
+            name="",
+            arguments={},
+            idempotency_key="k",
+        )
+
+    with statements(sqlite_store) as seen:
+        ticket = read_ticket(sqlite_store, call("T-2210"))
+        order = get_ticket_order(sqlite_store, call("T-2210"))
+        no_order = get_ticket_order(sqlite_store, call("T-9999"))
+    assert '"ticket_id": "T-2210"' in ticket and '"order_id": "C-2210"' in order
+    assert '"found": false' in no_order
+    assert len(seen) == 3 and " JOIN orders " in seen[1]
 
 
 def test_the_state_read_takes_three_statements(sqlite_store: Engine) -> None:
