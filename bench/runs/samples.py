@@ -172,7 +172,9 @@ async def approve(sides: Sides, kind: Kind, handle: WorkflowHandle[Any, Any], di
         return result.status
     if kind == "raw":
         decision = signed_decision(sides.signer, handle.id, REVIEWER, digest, "approve", "bench")
-        raw = await handle.execute_update("decide", decision, result_type=DecisionResult)
+        raw: DecisionResult = await handle.execute_update(
+            "decide", decision, result_type=DecisionResult
+        )
         return raw.status
     small = minimal.MinimalDecision(digest, REVIEWER.reviewer_id, "approve")
     return str(await handle.execute_update("decide", small, result_type=str))
