@@ -91,7 +91,7 @@ def answer_remote_refund(
     violation = rule_violation(command, state)
     if violation is not None:
         return _refused_after(engine, command, check, violation)
-    answer = remote_refunds.claim(engine, command, state, check.approvals)
+    answer = remote_refunds.claim(engine, command, state, check)
     if answer is not None:
         return LedgerAnswer(answer)
     try:

@@ -9,8 +9,10 @@ transactions, each locking the order row as a ledger refund does:
    key `signoff reconcile` settled as not refunded can no longer refund, the order must
    be the ticket's own and linked to a payment;
 2. `claim`, after the platform's facts were read and judged: the approvers must still
-   count, the proofs are spent on this key and the action's hold released, committed
-   BEFORE the platform is asked; a retry of the same command finds its own spending;
+   count (or, for an action a standing rule approved, the rule's grant must hold on the
+   platform's figures, `rule_grants.py`), the proofs (or the rule's use) are spent on
+   this key and the action's hold released, committed BEFORE the platform is asked; a
+   retry of the same command finds its own spending;
 3. `record`, after the platform answered: a mirror row in `refunds` under the same key
    (its id is the platform's refund id) and the `executed` audit event; or the refusal.
 
@@ -21,7 +23,7 @@ reconcile`) finds the refund by key on the platform before anything else, and re
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -29,7 +31,7 @@ from sqlalchemy.orm import Session
 from activities.store.approvers import why_approvals_do_not_count
 from activities.store.database import use_session, write_transaction
 from activities.store.decisions import append_executed, append_refused_effect
-from activities.store.effect_proofs import ProofCheck, proof_refusal, spend_proofs
+from activities.store.effect_proofs import ProofCheck, proof_refusal
 from activities.store.ledger_reads import order_of_ticket, review_threshold
 from activities.store.payment_links import payment_ref_of
 from activities.store.pending_refunds import release_in
@@ -43,10 +45,11 @@ from activities.store.refunds import (
     refused,
     replay_answer,
 )
+from activities.store.rule_grants import refund_grant_refusal, spend_approvals
 from activities.store.schema import DecisionNonce, RefundSettlement
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money
-from workflows.effect_requirements import Requirements, judged_threshold
+from workflows.effect_requirements import judged_threshold
 
 
 @dataclass(frozen=True)
@@ -90,23 +93,27 @@ def admit(
 
 
 def claim(
-    engine: Engine,
-    command: RefundCommand,
-    state: ActionState,
-    needs: Requirements | None = None,
+    engine: Engine, command: RefundCommand, state: ActionState, check: ProofCheck
 ) -> RefundResult | None:
     """Step 2: None when the refund may go to the platform (proofs spent, hold released,
     committed); else the answer. `state` is the platform's, read just before: the
-    approvers' count is judged on its refunded total."""
+    approvers' count, or the standing rule's terms, are judged on its refunded total."""
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
         order_of_ticket(session.connection(), command.tenant_id, command.ticket_id, locked=True)
         settled = _settled_not_refunded(session, command.idempotency_key)
         if settled is not None:
             return refused(settled)
-        not_counted = why_approvals_do_not_count(session, command, state, needs)
-        if not_counted is not None:
-            return RefundResult(status="approver_invalid", message=not_counted, state=state)
-        spend_proofs(session, command.proofs, command.idempotency_key)
+        if command.action.rule_grant is not None:  # the rule stands in for approvals
+            void = refund_grant_refusal(session, command, check, state, datetime.now(UTC))
+            if void is not None:
+                append_refused_effect(session, command, void, check.caller_run_id)
+                return RefundResult(status="approver_invalid", message=void, state=state)
+        else:
+            not_counted = why_approvals_do_not_count(session, command, state, check.approvals)
+            if not_counted is not None:
+                return RefundResult(status="approver_invalid", message=not_counted, state=state)
+        # Each approval, or the rule's use, authorizes this refund alone.
+        spend_approvals(session, command, datetime.now(UTC))
         release_in(session, command.run_id, command.action_hash)
     return None
 
@@ -121,7 +128,7 @@ def record(
         stored = refund_by_key(session, command.idempotency_key)
         if stored is not None:
             return replay_answer(stored, command)
-        spend_proofs(session, command.proofs, command.idempotency_key)
+        spend_approvals(session, command, created_at)  # spent in step 2 unless it crashed
         release_in(session, command.run_id, command.action_hash)
         session.add(refund_row(command, refund_id, created_at))
         session.flush()
