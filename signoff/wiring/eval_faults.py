@@ -4,7 +4,10 @@ Each is a real worker (the real workflow, the real activities, the stack's Tempo
 decision key) on its own task queue; a scenario with that fault starts its run there.
 
 - `connector_down`: its store is a SQLite file whose folder was removed after the
-  tables were made, so every tool and store call fails as with a database that is down.
+  tables were made, and its engine was built before and holds no connection: every
+  tool and store call fails to connect (`unable to open database file`), as with a
+  database that is down, and is retried as a transient failure until the tool's
+  attempts run out.
   The model still reads the runs' prompt catalogs from the stack's store: the shop's
   connector is what is down, not the run's own store, and the agent must still be able
   to tell the customer it could not look the order up.
@@ -52,12 +55,16 @@ HOLD_PAST_TIMEOUT = REFUND_CALL_TIMEOUT + timedelta(seconds=5)
 NO_CACHE = 0
 
 
-def unreachable_store_url(home: Path) -> str:
+def unreachable_store(home: Path) -> Engine:
+    """An engine on a store that is gone. Built while the store was there (an engine
+    made later would create the folder again and migrate a fresh, empty store, where
+    every lookup finds nothing instead of failing); its pool then holds no connection,
+    so each new one fails, and SQLite never creates a missing folder."""
     folder = Path(tempfile.mkdtemp(prefix="signoff-down-", dir=home))
-    url = f"sqlite:///{folder / 'gone.db'}"
-    make_engine(url).dispose()  # the tables exist; then the file and its folder go
+    engine = make_engine(f"sqlite:///{folder / 'gone.db'}")
+    engine.dispose()
     shutil.rmtree(folder)
-    return url
+    return engine
 
 
 class RefundsWhoseAnswerIsLost(RefundActivities):
@@ -87,17 +94,14 @@ async def fault_workers(
     client: Client, settings: Settings, engine: Engine
 ) -> AsyncIterator[dict[str, str]]:
     """Both fault workers, running; yields fault kind -> task queue."""
-    down = settings.model_copy(
-        update={
-            "task_queue": f"{settings.task_queue}-{CONNECTOR_DOWN}",
-            "database_url": unreachable_store_url(settings.home),
-        }
-    )
+    down = settings.model_copy(update={"task_queue": f"{settings.task_queue}-{CONNECTOR_DOWN}"})
     queues = {CONNECTOR_DOWN: down.task_queue}
     models = build_model_turns(down)
     models.read_catalogs_from(engine)
+    gone = unreachable_store(settings.home)
     async with AsyncExitStack() as workers:
-        await workers.enter_async_context(build_worker(client, down, models=models))
+        workers.callback(gone.dispose)
+        await workers.enter_async_context(build_worker(client, down, gone, models=models))
         for kind, every_attempt in (
             (REFUND_TIMEOUT_AFTER_COMMIT, False),
             (REFUND_OUTCOME_UNKNOWN, True),
