@@ -2,8 +2,8 @@
 
 What ops type all day, so it must answer in 0.3 s (bench/cli/): it reads the run over
 the Temporal frontend's HTTP API with the standard library (signoff/service/run_http.py)
-and loads Temporal's SDK only where that path cannot answer (a secured or encrypted
-cluster, a triage, no HTTP API): then over the bare gRPC service
+and loads Temporal's SDK only where that path cannot answer (an API key, encrypted
+payloads, a triage, no HTTP API): then over the bare gRPC service
 (signoff/service/run_reading.py), never `temporalio.client`. `--follow` has a module
 of its own. tests/cli/test_status_imports.py keeps it so.
 """

@@ -14,7 +14,8 @@ wrote them (metadata and base64 data) and are decoded as the gRPC path decodes t
 This path answers only where it reads exactly what the gRPC path would; elsewhere
 `read_over_http` returns None and status takes the gRPC path, as before:
 - no HTTP address is known (settings.resolved_temporal_http_address);
-- the connection is secured (TLS, mutual TLS, an API key: the gRPC path's settings);
+- the connection carries an API key (TLS and mutual TLS are read over HTTPS with the
+  gRPC path's certificates: run_http_tls.py);
 - payloads are encrypted (the cipher opens protobuf payloads);
 - the run is a triage (its own reader);
 - no run has the id: the gRPC path says so, from the cluster the worker uses, whatever
@@ -27,14 +28,15 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import ssl
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from signoff.config.settings import Settings
-from signoff.config.temporal_tls import secured
 from signoff.service.retries import Retry
+from signoff.service.run_http_tls import NamedHttps, NoHttpTls, tls_context
 from signoff.service.run_terms import (
     QUERY_TIMEOUT,
     STATE_QUERY,
@@ -75,9 +77,13 @@ def read_over_http(settings: Settings, run_id: str) -> RunReading | None:
     """The run read over HTTP, or None where the gRPC path must read it (see above).
     Raises StateQueryFailed as the gRPC path does."""
     address = settings.resolved_temporal_http_address
-    if address is None or settings.payload_keys is not None or secured(settings):
+    if address is None or settings.payload_keys is not None:
         return None
-    api = HttpApi(address, settings.temporal_namespace)
+    try:
+        context = tls_context(settings)
+    except (NoHttpTls, OSError, ValueError):  # unreadable files: gRPC says what is wrong
+        return None
+    api = HttpApi(address, settings.temporal_namespace, context, settings.temporal_tls_server_name)
     try:
         return api.read(run_id)
     except (OSError, http.client.HTTPException, HttpUnusable, ValueError, KeyError, TypeError):
@@ -89,10 +95,19 @@ def read_over_http(settings: Settings, run_id: str) -> RunReading | None:
 class HttpApi:
     """The three calls, on one kept-alive connection."""
 
-    def __init__(self, address: str, namespace: str) -> None:
+    def __init__(
+        self,
+        address: str,
+        namespace: str,
+        tls: ssl.SSLContext | None = None,
+        server_name: str | None = None,
+    ) -> None:
         host, _, port = address.rpartition(":")
-        self.connection = http.client.HTTPConnection(
-            host.strip("[]"), int(port), timeout=QUERY_TIMEOUT.total_seconds() + CONNECT_SECONDS
+        host, timeout = host.strip("[]"), QUERY_TIMEOUT.total_seconds() + CONNECT_SECONDS
+        self.connection = (
+            http.client.HTTPConnection(host, int(port), timeout=timeout)
+            if tls is None
+            else NamedHttps(host, int(port), context=tls, server_name=server_name, timeout=timeout)
         )
         self.base = f"/api/v1/namespaces/{quote(namespace, safe='')}/workflows"
 

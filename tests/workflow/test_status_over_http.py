@@ -3,7 +3,9 @@
 On a dev server that serves it, a new `signoff status` process shows what the workflow
 handle reads, while the run lives, once it completed and after it was terminated,
 without loading any of Temporal's SDK. Where the HTTP path cannot answer (nothing at its
-address, a run it does not find) status still answers, over gRPC.
+address, a run it does not find) status still answers, over gRPC. Behind mutual TLS (a
+TLS proxy in front of each port, tests/deploy/tls_proxy.py) it reads over HTTPS with the
+gRPC settings' certificates; with an API key it keeps the gRPC path.
 """
 
 from __future__ import annotations
@@ -11,12 +13,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from pathlib import Path
 
 import pytest
 
 from signoff.wiring.local_stack import free_port
 from tests.cli.test_status_imports import NOT_FOR_STATUS, unwanted_after
 from tests.conftest import dev_server
+from tests.deploy.certificates import make_certificates
+from tests.deploy.tls_proxy import tls_proxy
 from tests.workflow.fakes import (
     FakeModel,
     FakeTools,
@@ -88,3 +93,39 @@ async def test_status_reads_a_run_over_http_without_temporals_sdk() -> None:
     assert "temporalio" in loaded_unknown
     assert json.loads(shown_grpc) == json.loads(shown_done)
     assert "temporalio" in loaded_grpc
+
+
+async def test_status_reads_over_https_behind_mutual_tls(tmp_path: Path) -> None:
+    certificates = make_certificates(tmp_path)
+    http_port = free_port()
+    async with dev_server(http_port=http_port) as env:
+        grpc_upstream = env.client.service_client.config.target_host
+        async with (
+            tls_proxy(grpc_upstream, certificates, require_client_cert=True) as grpc,
+            tls_proxy(f"127.0.0.1:{http_port}", certificates, require_client_cert=True) as https,
+        ):
+            mutual_tls = {
+                **os.environ,
+                "SIGNOFF_TEMPORAL_ADDRESS": grpc.address,
+                "SIGNOFF_TEMPORAL_HTTP_ADDRESS": https.address,
+                "SIGNOFF_TEMPORAL_TLS_SERVER_CA_FILE": str(certificates.ca),
+                "SIGNOFF_TEMPORAL_TLS_CLIENT_CERT_FILE": str(certificates.client_cert),
+                "SIGNOFF_TEMPORAL_TLS_CLIENT_KEY_FILE": str(certificates.client_key),
+            }
+            model = FakeModel().enqueue(text_reply("Shipped."))
+            task_queue = new_task_queue()
+            async with worker(env.client, task_queue, model, FakeTools()):
+                handle = await start(
+                    env.client, run_request(await env.get_current_time()), task_queue
+                )
+                outcome = await handle.result()
+            loaded_https, shown_https = await status(mutual_tls, handle.id, "--json")
+            seen_over_https = list(https.client_names)
+            with_key = {**mutual_tls, "SIGNOFF_TEMPORAL_API_KEY": "a-key"}
+            loaded_key, shown_key = await status(with_key, handle.id, "--json")
+
+    assert loaded_https == []
+    assert json.loads(shown_https)["outcome"] == outcome.model_dump(mode="json")
+    assert seen_over_https and all(name == "signoff-worker" for name in seen_over_https)
+    assert "temporalio" in loaded_key  # an API key keeps the gRPC path
+    assert json.loads(shown_key) == json.loads(shown_https)
