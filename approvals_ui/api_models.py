@@ -20,6 +20,9 @@ from workflows.actions import DecisionRecord, PendingAction, Verdict
 from workflows.approval_requirements import approvers, may_move_forward, missing
 from workflows.contracts import RunStatus
 
+# The longest reviewer id (an identifier: activities/store/schema.py ID_LENGTH).
+REVIEWER_ID_CHARS = 128
+
 
 class ApiModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -136,6 +139,15 @@ class DecisionBody(ApiModel):
         description="Approve with changes: the arguments the tool's policy lets a reviewer "
         'edit, e.g. {"amount": "50.00"} (lowered only) or {"text": "..."} for send_reply. '
         "The edited action gets its own hash; the answer names it.",
+    )
+    expected_reviewer: str | None = Field(
+        default=None,
+        max_length=REVIEWER_ID_CHARS,
+        description="Who the client means to decide as (`signoff approve --as`). It never "
+        "chooses the reviewer, the credential does: when it names someone else than the "
+        "credential proves, the decision is refused with 403 before the run is read, so "
+        "a token of another reviewer decides nothing. Compared as sign-in names are "
+        "(case and width ignored).",
     )
 
 

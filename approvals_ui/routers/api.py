@@ -46,9 +46,11 @@ from approvals_ui.security import api_csrf_protect
 from approvals_ui.sessions import session_of
 from approvals_ui.templating import excerpt
 from signoff.config.settings import MAX_PAGE_SIZE
+from signoff.service.accounts import reviewer_name_key
 from signoff.service.decisions import Choice, DecisionNotAccepted, InvalidDecision
 from signoff.service.paging import MAX_CURSOR_LENGTH, InvalidCursor
 from signoff.service.passkey_step_up import PasskeyRequired
+from signoff.service.reviewer_access import SignedInReviewer
 from workflows.actions import DecisionResult
 from workflows.contracts import RunState
 
@@ -179,7 +181,8 @@ async def run(run_id: str, reviewer: CurrentReviewer, client: TemporalDep) -> Ru
     "409 carries the workflow's refusal in plain words, e.g. a hash that is no longer "
     "pending, an expired action or a second approval by the same reviewer. 403 when "
     "the policy asks for the reviewer's passkey (an approval above `passkey_above`): "
-    "such a decision is made in the reviewer UI's page. With the "
+    "such a decision is made in the reviewer UI's page; 403 too, before the run is "
+    "read, when `expected_reviewer` names someone else than the credential. With the "
     "session cookie, send the session's CSRF token (`GET /api/me`) as X-CSRF-Token.",
     dependencies=[Depends(api_csrf_protect)],
     responses=_errors(401, 403, 404, 409, 415, 422, 503),
@@ -187,6 +190,8 @@ async def run(run_id: str, reviewer: CurrentReviewer, client: TemporalDep) -> Ru
 async def decide(
     request: Request, run_id: str, body: DecisionBody, reviewer: CurrentReviewer
 ) -> DecisionResult:
+    if body.expected_reviewer is not None:
+        refuse_another_reviewer(reviewer, body.expected_reviewer)
     # Connected here, not as a dependency: a malformed body is a 422 even when
     # Temporal is down (dependencies are solved before the body is validated).
     client, state = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
@@ -214,3 +219,14 @@ async def decide(
     except DecisionNotAccepted as refused:
         raise HTTPException(status.HTTP_409_CONFLICT, refused.message) from None
     return result
+
+
+def refuse_another_reviewer(reviewer: SignedInReviewer, expected: str) -> None:
+    """403 when the decision is meant as someone other than the credential proves: with
+    a token, `signoff approve --as alice` sends the decision at once, and bob's token
+    must decide nothing (not decide as bob). Before the run is read: nothing is sent."""
+    if reviewer_name_key(expected) != reviewer_name_key(reviewer.id):
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN,
+            f"This credential is '{reviewer.id}''s, not '{expected}''s. Nothing was decided.",
+        )

@@ -6,8 +6,10 @@ approval on a private dev stack (issue 13 and the faces issue: p50 at most 0.3 s
 Each command runs as a new process, as a person or a script runs it; the figures are
 wall-clock times over R runs, with the bare interpreter's start beside them for scale,
 and the CPU time the process used (what its imports cost, however loaded the machine).
-`approve` decides a different waiting run each round, with the demo reviewer's password
-on stdin: its time includes the decision service's password check and the run's update.
+`approve` decides a different waiting run each round, once with the demo reviewer's
+password on stdin (its time includes the decision service's argon2 check of it) and
+once with an API token of theirs (`--token-stdin`, what a person typing all day should
+use: one request, no password check); both include the run's update.
 Filling runs goes at 2 to 3 runs a second on this machine (bench/results/SCALE.md), so
 `--waiting` sets how many; the listing's own cost at 10,000 is 5 to 15 ms (the same
 file), the rest of a command's time is its process start and imports. `--seeded N`
@@ -33,14 +35,17 @@ import sys
 import tempfile
 import time
 import uuid
+from datetime import timedelta
 from pathlib import Path
 
+from activities.store import Credential, demo_password, issue_token
 from bench.cli.read_model import seed_copies
 from bench.common.stopping import stop_cleanly_on_sigterm
 from bench.scale.fill import Filling, fill_to
 from bench.scale.waiting_runs import REVIEWER, TENANT
 from signoff.config.settings import Settings
 from signoff.service.handles import Store, engine_of
+from signoff.service.pending_item import PendingItem
 from signoff.service.store import open_store
 from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import signoff_dev_stack
@@ -48,13 +53,18 @@ from testkit.refund_cases import add_refund_cases
 
 SIGNOFF = str(Path(sys.executable).parent / "signoff")
 TARGET_SECONDS = 0.3
+APPROVE_PASSWORD = "signoff approve RUN --hash H (password)"
+APPROVE_TOKEN = "signoff approve RUN --hash H (token)"
 TARGETS = {
     "signoff --help": TARGET_SECONDS,
     "signoff status RUN": TARGET_SECONDS,
     "signoff pending": TARGET_SECONDS,
-    "signoff approve RUN --hash H": TARGET_SECONDS,
+    APPROVE_PASSWORD: TARGET_SECONDS,
+    APPROVE_TOKEN: TARGET_SECONDS,
 }
 IN_FLIGHT = 100
+# The demo administrator (activities/store/seed.py), who issues the reviewer's token.
+ADMIN = Credential("admin", demo_password("admin"), "password")
 
 
 def children_cpu() -> float:
@@ -90,7 +100,9 @@ def arguments() -> argparse.Namespace:
 
 def main() -> None:
     args = arguments()
-    rounds, waiting = args.rounds, max(args.waiting, args.rounds + 1)
+    # One run for status, and one run to decide per round of each approve line.
+    rounds = args.rounds
+    waiting = max(args.waiting, 2 * rounds + 1)
     stop_cleanly_on_sigterm()
     home = Path(tempfile.mkdtemp(prefix="signoff-bench-cli-"))
     with signoff_dev_stack(home, task_queue=f"bench-{uuid.uuid4().hex[:8]}") as (env, launcher):
@@ -104,16 +116,20 @@ def main() -> None:
         tickets = add_refund_cases(settings.resolved_database_url, TENANT, waiting)
         filling = Filling(settings, engine, tickets, IN_FLIGHT, None, launcher)
         asyncio.run(fill_to(filling, waiting, lambda text: print(text, flush=True)))  # noqa: T201
-        items = read_pending_page(Store(engine), TENANT, rounds + 1).page.items
+        items = read_pending_page(Store(engine), TENANT, 2 * rounds + 1).page.items
         seed_copies(engine, items[0], args.seeded)
+        _, _, token = issue_token(engine, ADMIN, REVIEWER[0], timedelta(hours=1))
         engine.dispose()
         run_id = items[0].run_id
         signoff = args.signoff
-        approvals = [
-            [signoff, "approve", item.run_id, "--hash", item.action.action_hash]
-            + ["--as", REVIEWER[0], "--password-stdin", "--json"]
-            for item in items[1:]
-        ]
+
+        def approvals(decided: list[PendingItem], credential: str) -> list[list[str]]:
+            return [
+                [signoff, "approve", item.run_id, "--hash", item.action.action_hash]
+                + ["--as", REVIEWER[0], credential, "--json"]
+                for item in decided
+            ]
+
         listed = json.loads(
             subprocess.run(
                 [signoff, "pending", "--json"], env=env, check=True, capture_output=True
@@ -126,7 +142,10 @@ def main() -> None:
             "signoff --help": wall([[signoff, "--help"]] * rounds, env),
             "signoff status RUN": wall([[signoff, "status", run_id]] * rounds, env),
             "signoff pending": wall([[signoff, "pending"]] * rounds, env),
-            "signoff approve RUN --hash H": wall(approvals, env, stdin=REVIEWER[1] + "\n"),
+            APPROVE_PASSWORD: wall(
+                approvals(items[1 : rounds + 1], "--password-stdin"), env, REVIEWER[1] + "\n"
+            ),
+            APPROVE_TOKEN: wall(approvals(items[rounds + 1 :], "--token-stdin"), env, token + "\n"),
         }
     print(  # noqa: T201
         f"{rounds} rounds each, {os.cpu_count()} cores, {listed['total']:,} requests "
@@ -140,7 +159,7 @@ def main() -> None:
             else ""
         )
         print(  # noqa: T201
-            f"{label:40} p50 {p50:6.3f} s  p95 {p95:6.3f} s  CPU p50 {cpu:6.3f} s{goal}"
+            f"{label:42} p50 {p50:6.3f} s  p95 {p95:6.3f} s  CPU p50 {cpu:6.3f} s{goal}"
         )
 
 

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from signoff.cli.decision_service import (
-    NotThatReviewer,
     ServiceCredential,
     ServiceRefused,
     ServiceUnreachable,
@@ -292,11 +291,6 @@ def _decide(
             reason.strip(),
             category=chosen.category,
             edits=chosen.edits,
-        )
-    except NotThatReviewer:
-        fail(
-            f"That API token is not '{reviewer_id}''s (or was revoked). Nothing was "
-            "decided; the reviewer gets a new one with `signoff user token`."
         )
     except ServiceUnreachable as unreachable:
         fail(str(unreachable), EXIT_RUN_FAILED)

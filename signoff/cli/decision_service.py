@@ -4,12 +4,15 @@ Design note. Only the decision service (the reviewer UI/API server) holds a priv
 decision key, so a shell on a CLI host cannot sign as anyone. The CLI sends the
 reviewer's credential (their password as HTTP Basic, or their API token as Bearer) and
 the decision to the service's JSON API, which authenticates the reviewer, signs and
-sends the update; the CLI prints its answer. With a token it first asks `/api/me` whom
-the token proves, so that `--as alice` with bob's token decides nothing. A password
-needs no such question: it is sent with the name `--as` gave, and the request it comes
-with is refused unless it is that reviewer's. Asking anyway would check it twice, and
-each check is deliberately slow (argon2: about 0.15 s of the service's CPU), in every
-`approve` a reviewer types.
+sends the update; the CLI prints its answer. One decision is one request: it names
+the reviewer `--as` gave (`expected_reviewer`), and the service refuses it (403, before
+the run is read) unless the credential proves that reviewer, so `--as alice` with bob's
+token decides nothing. Asking `/api/me` whom a token proves first, as the CLI did,
+cost a second request and round trip in every `approve` a reviewer types; a password
+was never asked about (each check of it is argon2's deliberate work, about 0.15 s of
+the service's CPU). A decision service older than this field refuses the body (422):
+nothing is decided there either. Batches and rules still ask `/api/me` first
+(`service_session`): they read before they send.
 """
 
 from __future__ import annotations
@@ -75,16 +78,23 @@ def send_to_service(
     category: str | None = None,
     edits: dict[str, str] | None = None,
 ) -> DecisionResult:
-    """The service's result; raises ServiceRefused (an answer with an error),
-    NotThatReviewer (a token of someone else) or ServiceUnreachable. `category` goes
-    with a rejection, `edits` with an approval with changes."""
-    body: dict[str, Any] = {"action_hash": action_hash, "verdict": verdict, "reason": reason}
+    """The service's result, in one request; raises ServiceRefused (an answer with an
+    error, a 403 for a credential of someone else) or ServiceUnreachable. `category`
+    goes with a rejection, `edits` with an approval with changes."""
+    body: dict[str, Any] = {
+        "action_hash": action_hash,
+        "verdict": verdict,
+        "reason": reason,
+        # The service refuses the decision unless the credential proves this reviewer.
+        "expected_reviewer": credential.reviewer_id,
+    }
     if category is not None:
         body["category"] = category
     if edits is not None:
         body["edits"] = edits
+    headers = {"Authorization": credential.header()}
     try:
-        with service_session(url, credential) as http:
+        with ServiceHttp(url, headers, REQUEST_SECONDS) as http:
             decided = answer_of(http.post(f"/api/approvals/{run_id}/decision", json=body))
     except TransportError:
         raise ServiceUnreachable(url) from None
@@ -93,9 +103,10 @@ def send_to_service(
 
 @contextmanager
 def service_session(url: str, credential: ServiceCredential) -> Iterator[ServiceHttp]:
-    """A client of the service that sends `credential`; for a token, once the service
-    said whom it proves (NotThatReviewer: a token of someone else; nothing else is sent
-    then). A password names its reviewer itself: the first request checks it."""
+    """A client of the service that sends `credential`, for several requests (a batch,
+    the rules); for a token, once the service said whom it proves (NotThatReviewer: a
+    token of someone else; nothing else is sent then). A password names its reviewer
+    itself: the first request checks it."""
     headers = {"Authorization": credential.header()}
     with ServiceHttp(url, headers, REQUEST_SECONDS) as http:
         if credential.is_token:  # a token proves whoever holds it

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from signoff.service.retries import Retry
-from workflows.actions import DecisionRecord, PendingAction
+from typing import TYPE_CHECKING
+
 from workflows.approval_requirements import approvers, missing
-from workflows.contracts import RunEvent, RunOutcome, RunState, TurnUsage
 from workflows.reject_reasons import labelled
+
+if TYPE_CHECKING:
+    # Named in annotations alone: `signoff pending` prints a progress line from here and
+    # loads no run contracts for it (tests/cli/test_status_imports.py).
+    from signoff.service.retries import Retry
+    from workflows.actions import DecisionRecord, PendingAction
+    from workflows.contracts import RunEvent, RunOutcome, RunState, TurnUsage
 
 
 def shown_status(

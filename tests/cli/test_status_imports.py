@@ -100,7 +100,9 @@ def test_list_and_cancel_load_no_tracing(command: list[str]) -> None:
 def test_pending_reads_the_store_without_temporal_sqlalchemy_or_alembic(tmp_path: object) -> None:
     # `signoff pending` lists from the store's read model: no Temporal SDK, no workflow
     # code, and for a store already at its revision neither Alembic nor SQLAlchemy (the
-    # database driver alone, service/pending_quick.py).
+    # database driver alone, service/pending_quick.py). Nor a run's contracts: its rows
+    # are pending actions, and the progress line it prints (cli/render.py) names the
+    # contracts in annotations alone.
     env = {**os.environ, "SIGNOFF_HOME": str(tmp_path)}
     subprocess.run(
         [sys.executable, "-c", MODULES_AFTER, "seed"],
@@ -113,6 +115,7 @@ def test_pending_reads_the_store_without_temporal_sqlalchemy_or_alembic(tmp_path
         "sqlalchemy",
         "alembic",
         "workflows.agent_run",
+        "workflows.contracts",
         "anthropic",
         "openai",
         "fastapi",

@@ -49,6 +49,18 @@ def test_the_right_password_is_the_reviewer(ui: TestClient) -> None:
     assert decided.status_code == 503  # it reached Temporal, which is down here
 
 
+def test_a_decision_meant_as_someone_else_is_refused_before_the_run(ui: TestClient) -> None:
+    # `expected_reviewer` never picks the reviewer: the password does, and a decision
+    # meant as another is a 403 before Temporal is asked (down here: that would be 503).
+    def decide(expected: str) -> int:
+        body = {"action_hash": HASH, "verdict": "approve", "expected_reviewer": expected}
+        url = "/api/approvals/run-demo-x/decision"
+        return ui.post(url, json=body, headers=basic("alice", "demo-alice")).status_code
+
+    assert decide("bob") == 403
+    assert decide("ALICE") == 503  # her own name, typed another way
+
+
 def test_a_wrong_password_is_401_and_never_a_browser_prompt(ui: TestClient) -> None:
     for headers in (
         basic("alice", "demo-bob"),
