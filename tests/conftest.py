@@ -18,6 +18,10 @@ from temporalio.testing import WorkflowEnvironment
 from activities.store import make_engine, seed_demo
 from signoff.config.data_converter import data_converter
 from signoff.wiring.search_attributes import ensure_search_attributes
+from tests.password_cost import (  # noqa: F401  (fixtures: argon2 at its lowest cost here)
+    cheap_password_hashes,
+    production_password_cost,
+)
 
 
 def venv_binary(name: str) -> str:
