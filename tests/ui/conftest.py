@@ -39,6 +39,7 @@ from signoff.service.run_requests import new_run_request
 from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
 from tests.live_ui import served
+from tests.password_cost import cheap_demo_passwords
 
 PENDING_SECONDS = 30
 Result = TypeVar("Result")
@@ -80,7 +81,13 @@ def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
     ) as (env, _):
         ui_port = env["SIGNOFF_UI_PORT"]
         assert f"Reviewer UI on http://127.0.0.1:{ui_port}/" in (home / "dev.log").read_text()
-        yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{ui_port}")
+        stack = DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{ui_port}")
+        # Signed in to about a hundred times a run: at argon2id's lowest cost, not the
+        # 0.2 s of CPU a check the stack hashed at (tests/password_cost.py).
+        engine = make_engine(stack.settings().resolved_database_url)
+        cheap_demo_passwords(engine)
+        engine.dispose()
+        yield stack
 
 
 @pytest.fixture(scope="package")
