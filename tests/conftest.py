@@ -193,6 +193,16 @@ def fresh_demo_store(template: Path, path: Path) -> Engine:
     return make_engine(f"sqlite:///{path}")
 
 
+def demo_home(template: Path, home: Path) -> Path:
+    """A signoff home whose store is a copy of the demo store template, for a stack of
+    the tests to start on: `signoff dev` finds its demo data there and seeds nothing
+    (its seed hashes the reviewers' passwords at the product's cost, a second of CPU a
+    start), and they sign in at the tests' cost (tests/password_cost.py). A stack whose
+    test is what `signoff dev` makes of a new home starts on an empty one."""
+    fresh_demo_store(template, home / "signoff.db").dispose()
+    return home
+
+
 @pytest.fixture
 def seeded_engine(demo_store_template: Path, tmp_path: Path) -> Iterator[Engine]:
     """The demo shop's records in a fresh SQLite file, for the real tool gateway."""

@@ -38,8 +38,8 @@ from signoff.service.run_control import start
 from signoff.service.run_requests import new_run_request
 from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
+from tests.conftest import demo_home
 from tests.live_ui import served
-from tests.password_cost import cheap_demo_passwords
 
 PENDING_SECONDS = 30
 Result = TypeVar("Result")
@@ -74,20 +74,16 @@ class DevStack:
 # Per package: the stack stops when the UI tests end, and its server, worker and UI do
 # not load the machine under the time-skipping tests that come after.
 @pytest.fixture(scope="package")
-def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
-    home = tmp_path_factory.mktemp("signoff-ui-home")
+def dev_stack(
+    tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path
+) -> Iterator[DevStack]:
+    home = demo_home(demo_store_template, tmp_path_factory.mktemp("signoff-ui-home"))
     with signoff_dev_stack(
         home, task_queue=f"ui-{os.getpid()}", SIGNOFF_UI_INBOX_REFRESH_SECONDS="1"
     ) as (env, _):
         ui_port = env["SIGNOFF_UI_PORT"]
         assert f"Reviewer UI on http://127.0.0.1:{ui_port}/" in (home / "dev.log").read_text()
-        stack = DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{ui_port}")
-        # Signed in to about a hundred times a run: at argon2id's lowest cost, not the
-        # 0.2 s of CPU a check the stack hashed at (tests/password_cost.py).
-        engine = make_engine(stack.settings().resolved_database_url)
-        cheap_demo_passwords(engine)
-        engine.dispose()
-        yield stack
+        yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{ui_port}")
 
 
 @pytest.fixture(scope="package")
