@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
+import signal
 import sqlite3
 import sys
 from collections.abc import AsyncIterator, Generator, Iterator
@@ -138,6 +139,15 @@ TIER_OF_FIXTURE = {
     "postgres_url": "postgres",
     "postgres_repeatable_read_url": "postgres",
 }
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A run started in the background by a non-interactive shell (`make test &`, a script
+    # that waits on it) ignores SIGINT, and every process a test starts inherits that:
+    # `signoff status --follow` then never sees the Ctrl-C its test sends, and the test
+    # waited 120 s to fail. Each process of the run takes Ctrl-C as a terminal's would.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
