@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
+import signal
 import sqlite3
 import sys
 from collections.abc import AsyncIterator, Generator, Iterator
@@ -18,6 +19,10 @@ from temporalio.testing import WorkflowEnvironment
 from activities.store import make_engine, seed_demo
 from signoff.config.data_converter import data_converter
 from signoff.wiring.search_attributes import ensure_search_attributes
+from tests.password_cost import (  # noqa: F401  (fixtures: argon2 at its lowest cost here)
+    cheap_password_hashes,
+    production_password_cost,
+)
 
 
 def venv_binary(name: str) -> str:
@@ -136,6 +141,15 @@ TIER_OF_FIXTURE = {
 }
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # A run started in the background by a non-interactive shell (`make test &`, a script
+    # that waits on it) ignores SIGINT, and every process a test starts inherits that:
+    # `signoff status --follow` then never sees the Ctrl-C its test sends, and the test
+    # waited 120 s to fail. Each process of the run takes Ctrl-C as a terminal's would.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         for fixture in sorted(TIER_OF_FIXTURE.keys() & set(getattr(item, "fixturenames", ()))):
@@ -187,6 +201,16 @@ def fresh_demo_store(template: Path, path: Path) -> Engine:
     ):
         source.backup(target)  # SQLite's online backup: the pages, whatever the journal
     return make_engine(f"sqlite:///{path}")
+
+
+def demo_home(template: Path, home: Path) -> Path:
+    """A signoff home whose store is a copy of the demo store template, for a stack of
+    the tests to start on: `signoff dev` finds its demo data there and seeds nothing
+    (its seed hashes the reviewers' passwords at the product's cost, a second of CPU a
+    start), and they sign in at the tests' cost (tests/password_cost.py). A stack whose
+    test is what `signoff dev` makes of a new home starts on an empty one."""
+    fresh_demo_store(template, home / "signoff.db").dispose()
+    return home
 
 
 @pytest.fixture

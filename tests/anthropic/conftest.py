@@ -14,7 +14,6 @@ from functools import partial
 import pytest
 
 from activities.model_turn import SCRIPTS_DIR, ModelTurns
-from activities.models.anthropic_adapter import AnthropicModel
 from activities.models.scripted import ScriptedModel
 from tests.anthropic_server import TEST_API_KEY, FakeMessagesApi, serving
 
@@ -28,7 +27,11 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMessagesApi]:
 @pytest.fixture
 async def model_turns(api: FakeMessagesApi) -> AsyncIterator[ModelTurns]:
     """The worker's model-turn activity, its Anthropic adapter aimed at the fake API;
-    its HTTP client closed after the test (not left to the garbage collector)."""
+    its HTTP client closed after the test (not left to the garbage collector). The SDK
+    is imported here, not when the tests are collected (every test process collects
+    every module, and `anthropic` is about 1.5 s of CPU to import)."""
+    from activities.models.anthropic_adapter import AnthropicModel
+
     factory = partial(
         AnthropicModel, api_key=TEST_API_KEY, timeout_seconds=10, base_url=api.base_url
     )

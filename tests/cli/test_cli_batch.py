@@ -15,6 +15,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
@@ -23,6 +24,7 @@ from activities.store import issue_token, list_refunds, make_engine, write_trans
 from activities.store.schema import Order
 from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
 from tests.admin import ADMIN
+from tests.conftest import demo_home
 from tests.ui.conftest import DevStack, RefundCase, add_case, start_run, wait_until_pending
 
 pytestmark = [pytest.mark.devserver, pytest.mark.slow]
@@ -30,8 +32,10 @@ CLI_SECONDS = 120
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
-    home = tmp_path_factory.mktemp("cli-batch-home")
+def stack(
+    tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path
+) -> Iterator[DevStack]:
+    home = demo_home(demo_store_template, tmp_path_factory.mktemp("cli-batch-home"))
     with signoff_dev_stack(
         home, task_queue=f"cli-batch-{os.getpid()}", SIGNOFF_PASSKEY_ABOVE='{"demo": "50.00"}'
     ) as (env, _):

@@ -11,13 +11,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from activities.model_turn import ModelTurns, build_model_turns
-from activities.models.openai_adapter import OpenAIModel
 from signoff.config.settings import Settings
 from tests.openai.chat_server import FakeChatApi, serving
+
+# The SDK is imported by the tests that use it, not when the module is collected: every
+# test process collects every module, and `openai` is about 1 s of CPU to import.
+if TYPE_CHECKING:
+    from activities.models.openai_adapter import OpenAIModel
 
 
 @pytest.fixture
@@ -29,6 +34,8 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeChatApi]:
 @pytest.fixture
 async def model(api: FakeChatApi) -> AsyncIterator[OpenAIModel]:
     """The adapter alone, without a key, as in front of a local server."""
+    from activities.models.openai_adapter import OpenAIModel
+
     adapter = OpenAIModel(api_key=None, base_url=api.base_url, timeout_seconds=5)
     try:
         yield adapter

@@ -8,12 +8,11 @@ adapter's functions.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from temporalio.exceptions import ApplicationError
 
-from activities.models.openai_adapter import OpenAIModel
 from tests.openai.chat_server import FakeChatApi, assistant, completion, tool_call
 from workflows.contracts import (
     Message,
@@ -28,6 +27,11 @@ from workflows.contracts import (
     ToolUseBlock,
     Usage,
 )
+
+# The SDK is imported by the tests that use it, not when the module is collected: every
+# test process collects every module, and `openai` is about 1 s of CPU to import.
+if TYPE_CHECKING:
+    from activities.models.openai_adapter import OpenAIModel
 
 NO_ARGUMENTS = {"type": "object", "properties": {}, "additionalProperties": False}
 Json = dict[str, Any]
@@ -124,6 +128,8 @@ async def test_request_is_sent_in_the_chat_completions_shape(
 
 
 async def test_a_key_is_sent_as_a_bearer_token(api: FakeChatApi) -> None:
+    from activities.models.openai_adapter import OpenAIModel
+
     api.reply(answer())
     keyed = OpenAIModel(api_key="sk-local", base_url=api.base_url, timeout_seconds=5)
     try:

@@ -7,13 +7,18 @@ retry cannot help, retryable (after the server's `retry-after`) when waiting can
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import pytest
 from temporalio.exceptions import ApplicationError
 
-from activities.models.openai_adapter import OpenAIModel
 from tests.openai.chat_server import FakeChatApi, assistant, completion, error
 from tests.openai.test_adapter import model_request
+
+# The SDK is imported by the tests that use it, not when the module is collected: every
+# test process collects every module, and `openai` is about 1 s of CPU to import.
+if TYPE_CHECKING:
+    from activities.models.openai_adapter import OpenAIModel
 
 
 async def failure(model: OpenAIModel) -> ApplicationError:
@@ -23,6 +28,8 @@ async def failure(model: OpenAIModel) -> ApplicationError:
 
 
 async def test_a_refused_key_names_the_setting_and_not_the_key(api: FakeChatApi) -> None:
+    from activities.models.openai_adapter import OpenAIModel
+
     api.enqueue(401, error("Incorrect API key provided: sk-secr***", "invalid_api_key"))
     keyed = OpenAIModel(api_key="sk-secret", base_url=api.base_url, timeout_seconds=5)
     try:
@@ -100,6 +107,8 @@ async def test_server_trouble_is_retryable(
 
 
 async def test_timeout_is_retryable(api: FakeChatApi) -> None:
+    from activities.models.openai_adapter import OpenAIModel
+
     api.enqueue(200, completion(assistant("late"), "stop"), delay_seconds=2)
     impatient = OpenAIModel(api_key=None, base_url=api.base_url, timeout_seconds=0.2)
     try:
@@ -111,6 +120,8 @@ async def test_timeout_is_retryable(api: FakeChatApi) -> None:
 
 
 async def test_unreachable_server_is_retryable_and_named(api: FakeChatApi) -> None:
+    from activities.models.openai_adapter import OpenAIModel
+
     address = api.base_url
     api.server.shutdown()
     api.server.server_close()
@@ -125,6 +136,8 @@ async def test_unreachable_server_is_retryable_and_named(api: FakeChatApi) -> No
 
 
 async def test_a_credential_in_the_base_url_is_not_shown(api: FakeChatApi) -> None:
+    from activities.models.openai_adapter import OpenAIModel
+
     # Messages land in the run's history: a URL's user and password stay out.
     api.enqueue(401, error("no"))
     secret_url = api.base_url.replace("http://", "http://user:pa55@")

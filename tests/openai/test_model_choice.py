@@ -14,7 +14,6 @@ from temporalio.exceptions import ApplicationError
 from typer.testing import CliRunner
 
 from activities.model_turn import SCRIPTS_DIR, ModelTurns, build_model_turns
-from activities.models.openai_adapter import OpenAIModel
 from activities.models.scripted import ScriptedModel
 from signoff.config.settings import ModelChoiceError, Settings, get_settings, parse_model
 from signoff.wiring.app import app
@@ -90,6 +89,8 @@ def test_the_model_ref_round_trips_as_json() -> None:
 
 
 async def test_the_worker_sends_its_key_to_its_base_url(api: FakeChatApi, tmp_path: Path) -> None:
+    from activities.models.openai_adapter import OpenAIModel
+
     settings = Settings(
         home=tmp_path, openai_base_url=api.base_url, openai_api_key=SecretStr("sk-worker")
     )

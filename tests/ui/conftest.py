@@ -38,6 +38,7 @@ from signoff.service.run_control import start
 from signoff.service.run_requests import new_run_request
 from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
+from tests.conftest import demo_home
 from tests.live_ui import served
 
 PENDING_SECONDS = 30
@@ -73,8 +74,10 @@ class DevStack:
 # Per package: the stack stops when the UI tests end, and its server, worker and UI do
 # not load the machine under the time-skipping tests that come after.
 @pytest.fixture(scope="package")
-def dev_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
-    home = tmp_path_factory.mktemp("signoff-ui-home")
+def dev_stack(
+    tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path
+) -> Iterator[DevStack]:
+    home = demo_home(demo_store_template, tmp_path_factory.mktemp("signoff-ui-home"))
     with signoff_dev_stack(
         home, task_queue=f"ui-{os.getpid()}", SIGNOFF_UI_INBOX_REFRESH_SECONDS="1"
     ) as (env, _):

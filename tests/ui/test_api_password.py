@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from activities.store import make_engine
-from activities.store.reviewer_accounts import set_active
+from activities.store.reviewer_accounts import set_active, set_password
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from tests.admin import ADMIN
@@ -100,12 +100,17 @@ def test_proxy_mode_takes_no_password(home: Path) -> None:
 
 
 async def test_a_burst_of_basic_passwords_is_limited_and_hashed_a_few_at_a_time(
-    home: Path,
+    home: Path, production_password_cost: None
 ) -> None:
     """50 wrong Basic passwords for alice at once from one address: each attempt counts
     when it starts, so only the free ones are hashed and the rest get 429. Then 12
     wrong passwords from 12 addresses (none limited): all are hashed, never more at
-    once than the cap the sign-in form shares."""
+    once than the cap the sign-in form shares. At the product's cost, so that checks
+    left uncapped would overlap."""
+    engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
+    for name in ("alice", "bob"):  # their demo hashes are the test process's cheap ones
+        set_password(engine, ADMIN, name, f"demo-{name}")
+    engine.dispose()
     settings = Settings(home=home, ui_signin_attempts=3, ui_signin_concurrent_checks=2)
     app = create_app(settings, temporal_connect=unreachable_connect)
     async with app.router.lifespan_context(app):

@@ -22,6 +22,7 @@ from activities.mcp.resolve import resolve_server
 from activities.store import make_engine
 from signoff.wiring.local_stack import signoff_dev_stack
 from testkit.mcp_server import calls, labels
+from tests.conftest import demo_home
 from tests.mcp.conftest import TIMEOUT_SECONDS, RunningServer, declared, mcp_server_process
 from tests.mcp.test_mcp_runs import PROFILE
 from tests.ui.browser import sign_in, watch_console
@@ -40,9 +41,9 @@ def warranty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer
 
 @pytest.fixture(scope="module")
 def mcp_stack(
-    tmp_path_factory: pytest.TempPathFactory, warranty: RunningServer
+    tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path, warranty: RunningServer
 ) -> Iterator[DevStack]:
-    home = tmp_path_factory.mktemp("signoff-mcp-home")
+    home = demo_home(demo_store_template, tmp_path_factory.mktemp("signoff-mcp-home"))
     # A thread of its own: Playwright's event loop runs in this one.
     with ThreadPoolExecutor(max_workers=1) as thread:
         resolved = thread.submit(

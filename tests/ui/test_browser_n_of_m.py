@@ -20,6 +20,7 @@ from activities.store import list_refunds, make_engine, write_transaction
 from activities.store.passwords import hash_password
 from activities.store.schema import Reviewer
 from signoff.wiring.local_stack import signoff_dev_stack
+from tests.conftest import demo_home
 from tests.ui.browser import new_page, screenshot, sign_in, watch_console
 from tests.ui.conftest import DevStack, add_case, start_run, wait_until_pending
 from tests.workflow.team_policies import THREE_WITH_FINANCE, refund_policy
@@ -31,9 +32,11 @@ SETTLE_SECONDS = 60
 
 
 @pytest.fixture(scope="module")
-def three_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
+def three_stack(
+    tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path
+) -> Iterator[DevStack]:
     """A stack of its own, its worker and UI on the three-with-finance profile."""
-    home = tmp_path_factory.mktemp("signoff-three-home")
+    home = demo_home(demo_store_template, tmp_path_factory.mktemp("signoff-three-home"))
     profiles = refund_policy(home, THREE_WITH_FINANCE)
     with signoff_dev_stack(
         home, task_queue=f"three-{os.getpid()}", SIGNOFF_PROFILES=str(profiles.source)

@@ -17,6 +17,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from activities.store.database import use_session
 from activities.store.refunds import list_refunds
 from activities.store.schema import DecisionRow
 from signoff.wiring.local_stack import free_port, signoff_dev_stack
+from tests.conftest import demo_home
 from tests.ui.browser import sign_in, watch_console
 from tests.ui.conftest import DevStack, RefundCase, add_case, start_run, wait_until_pending
 
@@ -44,8 +46,10 @@ VIRTUAL_PASSKEY = {
 
 
 @pytest.fixture(scope="module")
-def passkey_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
-    home = tmp_path_factory.mktemp("signoff-passkey-home")
+def passkey_stack(
+    tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path
+) -> Iterator[DevStack]:
+    home = demo_home(demo_store_template, tmp_path_factory.mktemp("signoff-passkey-home"))
     port = str(free_port())
     with signoff_dev_stack(
         home,

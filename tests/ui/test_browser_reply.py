@@ -20,6 +20,7 @@ from activities.store import make_engine
 from activities.store.customer_replies import replies_of
 from signoff.config.profiles import STRICT_PROFILES
 from signoff.wiring.local_stack import signoff_dev_stack
+from tests.conftest import demo_home
 from tests.ui.browser import sign_in, watch_console
 from tests.ui.conftest import DevStack, add_case, wait_until_pending
 
@@ -32,8 +33,10 @@ SENT_SECONDS = 60
 
 
 @pytest.fixture(scope="module")
-def strict_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevStack]:
-    home = tmp_path_factory.mktemp("signoff-strict-home")
+def strict_stack(
+    tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path
+) -> Iterator[DevStack]:
+    home = demo_home(demo_store_template, tmp_path_factory.mktemp("signoff-strict-home"))
     with signoff_dev_stack(
         home, task_queue=f"strict-{os.getpid()}", SIGNOFF_PROFILES=str(STRICT_PROFILES)
     ) as (env, _):

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from anthropic import transform_schema
 from temporalio.exceptions import ApplicationError
 
-from activities.models.anthropic_adapter import AnthropicModel, request_params
 from tests.anthropic_server import FakeMessagesApi, error, message, serving
 from workflows.contracts import (
     Message,
@@ -32,6 +30,11 @@ from workflows.contracts import (
 from workflows.tool_catalog import offered_tools
 from workflows.triage import classify_tool
 
+# The SDK is imported by the tests that use it, not when the module is collected: every
+# test process collects every module, and `anthropic` is about 1.5 s of CPU to import.
+if TYPE_CHECKING:
+    from activities.models.anthropic_adapter import AnthropicModel
+
 NO_ARGUMENTS = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
@@ -43,6 +46,8 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMessagesApi]:
 
 @pytest.fixture
 async def model(api: FakeMessagesApi) -> AsyncIterator[AnthropicModel]:
+    from activities.models.anthropic_adapter import AnthropicModel
+
     adapter = AnthropicModel(api_key="test-key", base_url=api.base_url, timeout_seconds=5)
     try:
         yield adapter
@@ -132,6 +137,8 @@ async def test_request_is_sent_in_the_messages_api_shape(
 
 
 def test_tool_choice_and_optional_parts() -> None:
+    from activities.models.anthropic_adapter import request_params
+
     forced = request_params(model_request(tool_choice=ToolChoice(type="tool", name="get_order")))
     assert forced["tool_choice"] == {"type": "tool", "name": "get_order"}
     bare = request_params(model_request(tools=[], system="", user_hash=None))
@@ -163,6 +170,8 @@ async def test_every_tool_choice_reaches_the_api_with_the_tools(
 
 
 def test_no_tool_is_sent_strict() -> None:
+    from activities.models.anthropic_adapter import request_params
+
     # See the adapter's note on `strict`: the schemas that would need it most use
     # keywords outside the strict subset, which the SDK would move into descriptions.
     assert all("strict" not in tool for tool in request_params(model_request())["tools"])
@@ -268,6 +277,8 @@ async def test_server_trouble_is_retryable(
 
 
 async def test_timeout_is_retryable(api: FakeMessagesApi) -> None:
+    from activities.models.anthropic_adapter import AnthropicModel
+
     api.enqueue(200, message([], "end_turn"), delay_seconds=2)
     impatient = AnthropicModel(api_key="test-key", base_url=api.base_url, timeout_seconds=0.2)
     try:
@@ -279,6 +290,8 @@ async def test_timeout_is_retryable(api: FakeMessagesApi) -> None:
 
 
 async def test_unreachable_api_is_retryable(api: FakeMessagesApi) -> None:
+    from activities.models.anthropic_adapter import AnthropicModel
+
     address = api.base_url
     api.server.shutdown()
     api.server.server_close()
@@ -292,6 +305,8 @@ async def test_unreachable_api_is_retryable(api: FakeMessagesApi) -> None:
 
 
 def test_the_schemas_with_arguments_are_outside_the_strict_subset() -> None:
+    from anthropic import transform_schema
+
     # Why no tool is strict (see the adapter's note): strict mode would have to rewrite
     # the schemas that matter. If this starts failing, strict may be worth turning on.
     specs = [tool.spec() for tool in offered_tools()] + [classify_tool()]
@@ -302,6 +317,8 @@ def test_the_schemas_with_arguments_are_outside_the_strict_subset() -> None:
 
 
 def test_thinking_is_asked_for_only_with_a_budget_and_a_free_tool_choice() -> None:
+    from activities.models.anthropic_adapter import request_params
+
     assert "thinking" not in request_params(model_request())
     thinking = request_params(model_request(thinking_budget_tokens=2048))["thinking"]
     assert thinking == {"type": "enabled", "budget_tokens": 2048}

@@ -8,11 +8,23 @@ from datetime import timedelta
 
 import pytest
 
-from activities.models.anthropic_adapter import WORDS as ANTHROPIC
-from activities.models.api_errors import status_error, transport_error
-from activities.models.openai_adapter import words_for
+from activities.models.api_errors import ApiWords, status_error, transport_error
 
-OPENAI = words_for("http://127.0.0.1:11434/v1")
+
+# Each adapter's words, from the adapter: imported by the tests, not when the module is
+# collected (every test process collects every module; the two SDKs are 2.5 s of CPU).
+@pytest.fixture(scope="module")
+def anthropic() -> ApiWords:
+    from activities.models.anthropic_adapter import WORDS
+
+    return WORDS
+
+
+@pytest.fixture(scope="module")
+def openai() -> ApiWords:
+    from activities.models.openai_adapter import words_for
+
+    return words_for("http://127.0.0.1:11434/v1")
 
 
 @pytest.mark.parametrize(
@@ -31,27 +43,29 @@ OPENAI = words_for("http://127.0.0.1:11434/v1")
     ],
 )
 def test_each_status_is_one_class_for_both_adapters(
-    status: int, error_type: str, retryable: bool
+    anthropic: ApiWords, openai: ApiWords, status: int, error_type: str, retryable: bool
 ) -> None:
-    for words in (ANTHROPIC, OPENAI):
+    for words in (anthropic, openai):
         error = status_error(status, {}, words, "m-1", "the detail")
         assert (error.type, error.non_retryable) == (error_type, not retryable)
         assert "{" not in error.message  # every placeholder filled
 
 
-def test_a_spent_quota_is_not_a_rate_limit_and_a_hint_is_kept() -> None:
-    spent = status_error(429, {}, OPENAI, "m-1", "billing", code="insufficient_quota")
+def test_a_spent_quota_is_not_a_rate_limit_and_a_hint_is_kept(
+    anthropic: ApiWords, openai: ApiWords
+) -> None:
+    spent = status_error(429, {}, openai, "m-1", "billing", code="insufficient_quota")
     assert spent.non_retryable and "quota is spent (billing)" in spent.message
-    hinted = status_error(429, {"retry-after": "7"}, ANTHROPIC, "m-1", "slow down")
+    hinted = status_error(429, {"retry-after": "7"}, anthropic, "m-1", "slow down")
     assert hinted.next_retry_delay == timedelta(seconds=7)
     assert "the API asked to retry after 7 seconds" in hinted.message
-    assert "`ollama pull m-1`" in status_error(404, {}, OPENAI, "m-1", "no model").message
+    assert "`ollama pull m-1`" in status_error(404, {}, openai, "m-1", "no model").message
 
 
-def test_no_answer_is_retryable_and_says_where() -> None:
-    timed_out = transport_error("timeout", OPENAI, 2.5, "APITimeoutError")
+def test_no_answer_is_retryable_and_says_where(anthropic: ApiWords, openai: ApiWords) -> None:
+    timed_out = transport_error("timeout", openai, 2.5, "APITimeoutError")
     assert not timed_out.non_retryable and "within 2.5 seconds" in timed_out.message
     assert (
-        "127.0.0.1:11434" in transport_error("connection", OPENAI, 1, "APIConnectionError").message
+        "127.0.0.1:11434" in transport_error("connection", openai, 1, "APIConnectionError").message
     )
-    assert "(Boom)" in transport_error("other", ANTHROPIC, 1, "Boom").message
+    assert "(Boom)" in transport_error("other", anthropic, 1, "Boom").message

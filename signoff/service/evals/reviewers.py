@@ -9,7 +9,6 @@ touches the workflow or the store: what the run accepts is its own business.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -29,12 +28,12 @@ from signoff.service.evals.scenario import CrossTenantApproval, Scenario, StaleA
 from signoff.service.evals.setup import Attempt
 from signoff.service.handles import Runs
 from signoff.service.pending import send_decision
+from signoff.service.run_watch import history_batches, watch_run
 from workflows.actions import Decision, Verdict
 from workflows.agent_run import AgentRun
 from workflows.contracts import RunState
 
 FINAL = ("completed", "failed", "cancelled")
-POLL_SECONDS = 0.3
 
 
 @dataclass(frozen=True)
@@ -73,18 +72,30 @@ class Reviewers:
         )
 
     async def until_final(self, run_id: str) -> Reviewing:
-        """Act on every new pending action until the run ends."""
+        """Act on every new pending action until the run ends.
+
+        The run's state is read when its history says it may have changed (the run
+        page's watcher, signoff/service/run_watch.py), not on a timer: a scenario whose
+        approval is left to expire waits a minute, and asking its state every 0.3 s
+        meanwhile made the worker answer 200 queries for nothing."""
         handle = self.client.get_workflow_handle_for(AgentRun.run, run_id)
         reviewing = Reviewing()
-        while True:
-            state: RunState = await handle.query(AgentRun.state)
+
+        async def read_state() -> RunState:
+            return await handle.query(AgentRun.state)
+
+        batches = history_batches(self.client.workflow_service, self.client.namespace, run_id)
+        async for change in watch_run(batches, read_state):
+            state = change.state
+            if state is None:
+                continue  # the long poll expired with nothing new
             if state.status in FINAL:
                 return reviewing
             for action in state.pending_actions:
                 if action.action_hash not in reviewing.seen:
                     await self.act(run_id, action.action_hash, reviewing)
                     reviewing.seen.append(action.action_hash)
-            await asyncio.sleep(POLL_SECONDS)
+        return reviewing
 
     async def act(self, run_id: str, action_hash: str, reviewing: Reviewing) -> None:
         await self.fault(run_id, action_hash, reviewing)
