@@ -11,7 +11,8 @@ update is refused (a replayed decision).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
@@ -24,18 +25,39 @@ from tests.clock import clock_now
 RUN = "run-demo-race"
 
 
+WAIT_SECONDS = 10.0
+
+
+def wait_for(condition: Callable[[], bool], what: str) -> None:
+    """Poll with sleeps, never with a lock's timeout: under `make test-calendar`'s faked
+    monotonic clock a timed lock wait does not expire (docs/development/tests.md)."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the race never reached its point: {what}")
+        time.sleep(0.005)
+
+
 @contextmanager
 def both_read_before_either_writes(engine: Engine) -> Iterator[None]:
-    """Hold each claim's INSERT until two claims reach theirs (on SQLite the second never
-    does: it waits for the write lock, then finds the first claim)."""
-    barrier = threading.Barrier(2, timeout=1)
+    """Hold each claim's INSERT until the other claim is under way. On PostgreSQL both
+    reach their INSERT, having both read "unused". On SQLite the second never can: its
+    `BEGIN IMMEDIATE` waits for the first's write lock, so the first writes once the
+    second has begun, and the second then reads the first's claim."""
+    seen = {"begin": 0, "insert": 0}
+    lock = threading.Lock()
+    sqlite = engine.dialect.name == "sqlite"
 
     def hold(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
-        if statement.startswith("INSERT INTO decision_nonces"):
-            try:
-                barrier.wait()
-            except threading.BrokenBarrierError:
-                pass  # SQLite: the other claim is queued behind this transaction
+        kind = "begin" if statement.startswith("BEGIN") else "insert"
+        if kind == "insert" and not statement.startswith("INSERT INTO decision_nonces"):
+            return
+        with lock:
+            seen[kind] += 1
+        if kind == "insert" and sqlite:
+            wait_for(lambda: seen["begin"] >= 2, "both claims began")
+        elif kind == "insert":
+            wait_for(lambda: seen["insert"] >= 2, "both claims read before writing")
 
     event.listen(engine, "before_cursor_execute", hold)
     try:
