@@ -18,7 +18,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # dependencies once (--compile-bytecode); our own modules are kept on first import.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: demo test test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-memory bootstrap clean record-histories
+.PHONY: demo test test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-reconcile bench-memory bootstrap clean record-histories
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -114,6 +114,11 @@ bench-store: $(STAMP)
 # bench/results/SCALE.md; about an hour on 2 cores. `python -m bench.scale --quick` (200, 500) for a try.
 bench-scale: $(STAMP)
 	$(BIN)/python -m bench.scale
+
+# A round of the read model's reconcile, full and incremental, at 10,000 waiting runs
+# (stand-ins: see the module). Writes bench/results/RECONCILE.md; about 2 minutes.
+bench-reconcile: $(STAMP)
+	$(BIN)/python -m bench.scale.reconcile_rounds
 
 # Issue 13: the worker's memory (RSS, Python's heap, glibc's) at 500 to 3,500 waiting
 # runs, and each forced round of the read model's reconcile. Writes bench/results/MEMORY.md;
