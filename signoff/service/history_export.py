@@ -18,7 +18,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +40,10 @@ class QueryRejected(ValueError):
     """Temporal refused the visibility query; the message is the server's."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExportReport:
-    written: list[Path] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)  # "RUN: why", one a run
+    written: tuple[Path, ...] = ()
+    failed: tuple[str, ...] = ()  # "RUN: why", one a run
 
 
 async def history_document(
@@ -131,24 +131,25 @@ async def export_matching(
     """Every run `query` matches, one file each in `folder` (made if missing)."""
     client = client_of(runs)
     folder.mkdir(parents=True, exist_ok=True)
-    report = ExportReport()
+    written: list[Path] = []
+    failed: list[str] = []
     taken: set[str] = set()
     try:
         async for execution in client.list_workflows(tenant_query(query, tenant_id)):
             try:
                 document = await history_document(runs, execution.id, tenant_id, execution.run_id)
             except RunNotFound:  # deleted since it was listed, or not the tenant's own
-                report.failed.append(f"{execution.id}: its history is gone or not the tenant's")
+                failed.append(f"{execution.id}: its history is gone or not the tenant's")
                 continue
             path = folder / file_name(execution.id, execution.run_id, taken)
             write_private(path, history_json(document))
-            report.written.append(path)
+            written.append(path)
             progress(path)
     except RPCError as error:
         if error.status == RPCStatusCode.INVALID_ARGUMENT:
             raise QueryRejected(error.message) from None
         raise
-    return report
+    return ExportReport(tuple(written), tuple(failed))
 
 
 def file_name(workflow_id: str, run_id: str | None, taken: set[str]) -> str:

@@ -12,7 +12,7 @@ is "none"; the count is what the versioning policy asks before a gate goes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from temporalio.api.enums.v1 import EventType
@@ -28,12 +28,12 @@ PATCH_DETAILS = "patch-data"
 OPEN_RUNS = "ExecutionStatus = 'Running'"
 
 
-@dataclass
+@dataclass(frozen=True)
 class GateReport:
     runs: int = 0  # open runs read
     # Patch id -> the open runs whose history holds its marker.
-    gates: dict[str, list[str]] = field(default_factory=dict)
-    unread: list[str] = field(default_factory=list)  # "RUN: why", runs gone meanwhile
+    gates: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    unread: tuple[str, ...] = ()  # "RUN: why", runs gone meanwhile
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -72,7 +72,9 @@ async def open_run_gates(
 ) -> GateReport:
     """Every open run (of `tenant_id`, when given) and the patch ids its history holds."""
     client = client_of(runs)
-    report = GateReport()
+    read = 0
+    gates: dict[str, list[str]] = {}
+    unread: list[str] = []
     try:
         async for execution in client.list_workflows(tenant_query(OPEN_RUNS, tenant_id)):
             handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
@@ -81,14 +83,15 @@ async def open_run_gates(
             except RPCError as error:
                 if error.status != RPCStatusCode.NOT_FOUND:
                     raise
-                report.unread.append(f"{execution.id}: its history is gone")
+                unread.append(f"{execution.id}: its history is gone")
                 continue
-            report.runs += 1
+            read += 1
             for patch in dict.fromkeys(patch_ids(history.events)):
-                report.gates.setdefault(patch, []).append(execution.id)
-            progress(report.runs)
+                gates.setdefault(patch, []).append(execution.id)
+            progress(read)
     except RPCError as error:
         if error.status == RPCStatusCode.INVALID_ARGUMENT:
             raise QueryRejected(error.message) from None
         raise
-    return report
+    frozen_gates = {patch: tuple(run_ids) for patch, run_ids in gates.items()}
+    return GateReport(read, frozen_gates, tuple(unread))
