@@ -20,7 +20,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.service.handles import Runs, client_of
-from signoff.service.history_export import QueryRejected, tenant_query
+from signoff.service.history_export import temporal_refusal, tenant_query
 
 # The marker the Python SDK (and every Temporal SDK) writes for a `patched` call.
 PATCH_MARKER = "core_patch"
@@ -70,7 +70,8 @@ async def open_run_gates(
     tenant_id: str | None = None,
     progress: Callable[[int], None] = lambda read: None,
 ) -> GateReport:
-    """Every open run (of `tenant_id`, when given) and the patch ids its history holds."""
+    """Every open run (of `tenant_id`, when given) and the patch ids its history holds;
+    QueryRejected or TemporalRefused (signoff/service/history_export.py)."""
     client = client_of(runs)
     read = 0
     gates: dict[str, list[str]] = {}
@@ -90,8 +91,6 @@ async def open_run_gates(
                 gates.setdefault(patch, []).append(execution.id)
             progress(read)
     except RPCError as error:
-        if error.status == RPCStatusCode.INVALID_ARGUMENT:
-            raise QueryRejected(error.message) from None
-        raise
+        raise temporal_refusal(error) from None
     frozen_gates = {patch: tuple(run_ids) for patch, run_ids in gates.items()}
     return GateReport(read, frozen_gates, tuple(unread))
