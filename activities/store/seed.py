@@ -198,9 +198,7 @@ def seed_store(engine: Engine) -> SeedReport:
     return _seed(engine, one_time)
 
 
-def _seed(
-    engine: Engine, credentials: Callable[[str], tuple[str, str | None]]
-) -> SeedReport:
+def _seed(engine: Engine, credentials: Callable[[str], tuple[str, str | None]]) -> SeedReport:
     """`credentials(reviewer_id)`: the password hash a new reviewer gets, and the password
     itself when the report is to show it once."""
     created: list[str] = []
