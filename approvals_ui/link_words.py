@@ -43,6 +43,8 @@ SLACK_REFUSALS = (
     N_("This link was used already. Press a button in Slack again to get a new one."),
     N_("This link has expired. Press a button in Slack again to get a new one."),
 )
+# The service's refusal to show another tenant's code (signoff/service/slack_accounts.py),
+# word for word as well.
 OTHER_TENANT = N_("This link is for a Slack workspace of another tenant than yours.")
 
 

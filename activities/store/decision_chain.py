@@ -16,6 +16,7 @@ Heads kept elsewhere close both gaps: `signoff audit heads` exports each chain's
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -85,12 +86,12 @@ class ChainHead:
     row_hash: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class ChainReport:
-    rows: dict[str, int] = field(default_factory=dict)  # per tenant
-    heads: dict[str, str] = field(default_factory=dict)  # the newest row_hash per tenant
-    head_seqs: dict[str, int] = field(default_factory=dict)  # and its seq
-    broken: list[BrokenLink] = field(default_factory=list)
+    rows: Mapping[str, int] = field(default_factory=dict)  # per tenant
+    heads: Mapping[str, str] = field(default_factory=dict)  # the newest row_hash per tenant
+    head_seqs: Mapping[str, int] = field(default_factory=dict)  # and its seq
+    broken: tuple[BrokenLink, ...] = ()
 
     @property
     def intact(self) -> bool:
@@ -119,7 +120,10 @@ def _why_broken(row: DecisionRow, expected_seq: int, prev: str) -> str | None:
 
 def verify_chain(engine: Engine, tenant_id: str | None = None) -> ChainReport:
     """Walk every chain (or one tenant's) and report the first broken row of each."""
-    report = ChainReport()
+    rows: dict[str, int] = {}
+    heads: dict[str, str] = {}
+    head_seqs: dict[str, int] = {}
+    broken: list[BrokenLink] = []
     query = select(DecisionRow).order_by(DecisionRow.tenant_id, DecisionRow.seq, DecisionRow.id)
     if tenant_id is not None:
         query = query.where(DecisionRow.tenant_id == tenant_id)
@@ -128,16 +132,16 @@ def verify_chain(engine: Engine, tenant_id: str | None = None) -> ChainReport:
     with use_session(engine) as session:
         for row in session.scalars(query.execution_options(yield_per=VERIFY_BATCH_ROWS)):
             tenant = row.tenant_id
-            report.rows[tenant] = report.rows.get(tenant, 0) + 1
+            rows[tenant] = rows.get(tenant, 0) + 1
             if tenant in broken_tenants:
                 continue
             seq, prev = expected.get(tenant, (1, GENESIS))
             why = _why_broken(row, seq, prev)
             if why is not None:
                 broken_tenants.add(tenant)
-                report.broken.append(BrokenLink(row.id, tenant, row.seq, row.decided_at, why))
+                broken.append(BrokenLink(row.id, tenant, row.seq, row.decided_at, why))
                 continue
             expected[tenant] = (seq + 1, row.row_hash)
-            report.heads[tenant] = row.row_hash
-            report.head_seqs[tenant] = row.seq
-    return report
+            heads[tenant] = row.row_hash
+            head_seqs[tenant] = row.seq
+    return ChainReport(rows, heads, head_seqs, tuple(broken))

@@ -21,7 +21,7 @@ order, there is no e-mail tool, and an approval is still required.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -47,12 +47,12 @@ INJECTED_NOTE = (
 ONE_TIME_PASSWORD_BYTES = 12
 
 
-@dataclass
+@dataclass(frozen=True)
 class SeedReport:
-    created: list[str] = field(default_factory=list)
-    already_present: list[str] = field(default_factory=list)
+    created: tuple[str, ...] = ()
+    already_present: tuple[str, ...] = ()
     # Production seed only: the one-time password of each reviewer it created.
-    one_time_passwords: dict[str, str] = field(default_factory=dict)
+    one_time_passwords: Mapping[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
         return f"{len(self.created)} created, {len(self.already_present)} already present"
@@ -184,23 +184,26 @@ def _key(row: Row) -> str | tuple[str, str]:
 
 def seed_demo(engine: Engine) -> SeedReport:
     """The demo data, each reviewer created with its demo password (`demo-NAME`)."""
-    return _seed(engine, lambda reviewer_id, _report: _demo_password_hash(reviewer_id))
+    return _seed(engine, lambda reviewer_id: (_demo_password_hash(reviewer_id), None))
 
 
 def seed_store(engine: Engine) -> SeedReport:
     """The same data, each reviewer created with a random one-time password, returned in
     the report once."""
 
-    def one_time(reviewer_id: str, report: SeedReport) -> str:
+    def one_time(reviewer_id: str) -> tuple[str, str | None]:
         password = secrets.token_urlsafe(ONE_TIME_PASSWORD_BYTES)
-        report.one_time_passwords[reviewer_id] = password
-        return hash_password(password)
+        return hash_password(password), password
 
     return _seed(engine, one_time)
 
 
-def _seed(engine: Engine, password_hash: Callable[[str, SeedReport], str]) -> SeedReport:
-    report = SeedReport()
+def _seed(engine: Engine, credentials: Callable[[str], tuple[str, str | None]]) -> SeedReport:
+    """`credentials(reviewer_id)`: the password hash a new reviewer gets, and the password
+    itself when the report is to show it once."""
+    created: list[str] = []
+    already_present: list[str] = []
+    one_time_passwords: dict[str, str] = {}
     with write_transaction(engine) as session:
         for row in demo_rows():
             # A reviewer by name key: a `Alice` added by hand is the demo's alice, kept.
@@ -210,11 +213,13 @@ def _seed(engine: Engine, password_hash: Callable[[str, SeedReport], str]) -> Se
                 else session.get(type(row), _key(row))
             )
             if stored is not None:
-                report.already_present.append(_label(row))
+                already_present.append(_label(row))
                 continue
             if isinstance(row, Reviewer):
-                row.password_hash = password_hash(row.id, report)
+                row.password_hash, password = credentials(row.id)
+                if password is not None:
+                    one_time_passwords[row.id] = password
             session.add(row)
             session.flush()
-            report.created.append(_label(row))
-    return report
+            created.append(_label(row))
+    return SeedReport(tuple(created), tuple(already_present), one_time_passwords)

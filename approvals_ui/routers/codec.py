@@ -15,24 +15,28 @@ leaves is the clear text of the payloads sent, to whoever may read it:
   tenant (signoff/config/payload_keys.py), so another tenant's ciphertext, seen in the
   Temporal UI, stays closed here (403), and relabelling it makes it fail to open. A
   payload sealed with no tenant (no run's) opens for an administrator only. What
-  `/encode` seals is sealed with the reviewer's tenant.
+  `/encode` seals is sealed with the reviewer's tenant. The service decides this and
+  does the work (signoff/service/codec_payloads.py); this router checks the request.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.responses import JSONResponse, Response
-from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
-from temporalio.api.common.v1 import Payload, Payloads
 
 from approvals_ui.deps import CurrentReviewer, SettingsDep
 from signoff.config.payload_codec import EncryptionCodec
-from signoff.config.payload_keys import ENCRYPTED_ENCODING, PayloadDecryptError, sealed_tenant
 from signoff.config.settings import Settings
-from signoff.service.reviewer_access import SignedInReviewer
+from signoff.service.codec_payloads import (
+    PayloadBodyInvalid,
+    PayloadDecryptError,
+    PayloadRefused,
+    decode_payloads,
+    encode_payloads,
+)
 
 router = APIRouter(prefix="/api/codec", include_in_schema=False)
 CORS_HEADERS = "content-type, x-namespace, authorization"
@@ -108,51 +112,24 @@ async def _run(
             status.HTTP_404_NOT_FOUND,
             "Payload encryption is off here (SIGNOFF_PAYLOAD_KEYS is unset): nothing to decode.",
         )
-    payloads = await _payloads(request)
+    body = await _json_body(request)
     try:
         if action == "decode":
-            _refuse_other_tenants(list(payloads.payloads), reviewer)
-            done = await codec.decode(list(payloads.payloads))
+            answer = await decode_payloads(codec, body, reviewer)
         else:
-            done = [
-                codec.cipher.encrypt(payload, reviewer.tenant_id) for payload in payloads.payloads
-            ]
-    except PayloadDecryptError as error:
+            answer = encode_payloads(codec, body, reviewer)
+    except PayloadRefused as refused:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, str(refused)) from None
+    except (PayloadBodyInvalid, PayloadDecryptError) as error:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, str(error)) from None
-    body: dict[str, Any] = MessageToDict(Payloads(payloads=done))
-    body.setdefault("payloads", [])
-    return JSONResponse(body, headers=cors_headers(origin))
+    return JSONResponse(answer, headers=cors_headers(origin))
 
 
-def _refuse_other_tenants(payloads: list[Payload], reviewer: SignedInReviewer) -> None:
-    for payload in payloads:
-        if payload.metadata.get("encoding") != ENCRYPTED_ENCODING:
-            continue  # in clear already
-        tenant = sealed_tenant(payload)
-        if tenant is None and not reviewer.may_open_payload_of(None):
-            raise HTTPException(
-                status.HTTP_403_FORBIDDEN,
-                "A payload sealed without a tenant opens for an administrator only.",
-            )
-        if tenant is not None and not reviewer.may_open_payload_of(tenant):
-            raise HTTPException(
-                status.HTTP_403_FORBIDDEN,
-                f"A payload belongs to a run of tenant {tenant}: only that tenant's reviewers "
-                "may read it.",
-            )
-
-
-async def _payloads(request: Request) -> Payloads:
+async def _json_body(request: Request) -> bytes:
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media_type != "application/json":  # also: another site cannot send it unasked
         raise HTTPException(
             status.HTTP_415_UNSUPPORTED_MEDIA_TYPE,
             "Send the body as JSON, with Content-Type: application/json.",
         )
-    try:
-        return ParseDict(await request.json(), Payloads())
-    except (ParseError, ValueError, TypeError):
-        raise HTTPException(
-            status.HTTP_400_BAD_REQUEST,
-            'The body must be {"payloads": [{"metadata": {...}, "data": "BASE64"}, ...]}.',
-        ) from None
+    return await request.body()

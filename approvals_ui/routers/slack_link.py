@@ -15,10 +15,10 @@ from fastapi import APIRouter, Form, Query, Request, status
 from fastapi.responses import Response
 
 from approvals_ui.deps import CurrentReviewer, EngineDep
-from approvals_ui.link_words import OTHER_TENANT
 from approvals_ui.templating import render, request_language, request_words
 from approvals_ui.words import shown
 from signoff.service.slack_accounts import (
+    LinkCodeOfOtherTenant,
     LinkCodeRefused,
     SlackUser,
     links_of,
@@ -55,12 +55,15 @@ async def link_page(
 ) -> Response:
     if not code:
         return await _page(request, reviewer, engine, {})
+    now = datetime.now(UTC)
     try:
-        user: SlackUser = await asyncio.to_thread(read_link_code, engine, code, datetime.now(UTC))
+        user: SlackUser = await asyncio.to_thread(
+            read_link_code, engine, code, reviewer.tenant_id, now
+        )
+    except LinkCodeOfOtherTenant as refused:
+        return await _page(request, reviewer, engine, {"refusal": str(refused)}, 403)
     except LinkCodeRefused as refused:
         return await _page(request, reviewer, engine, {"refusal": str(refused)}, 410)
-    if user.tenant_id != reviewer.tenant_id:
-        return await _page(request, reviewer, engine, {"refusal": OTHER_TENANT}, 403)
     return await _page(request, reviewer, engine, {"user": user, "code": code})
 
 

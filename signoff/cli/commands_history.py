@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from temporalio.converter import DataConverter
-from temporalio.service import RPCError
 
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
@@ -26,12 +24,12 @@ from signoff.cli.support import (
     say,
     settings,
 )
-from signoff.config.data_converter import data_converter_for
 from signoff.config.settings import Settings
 from signoff.config.temporal_tls import TemporalSettingsError
 from signoff.service.history_export import (
     ExportReport,
     QueryRejected,
+    TemporalRefused,
     count_matching,
     export_matching,
     file_name,
@@ -39,9 +37,9 @@ from signoff.service.history_export import (
     history_json,
     write_private,
 )
-from signoff.service.history_files import HistoryFile, HistoryFileError, expand, load
+from signoff.service.history_files import HistoryFileError, expand, load
 from signoff.service.history_gates import GateReport, open_run_gates
-from signoff.service.history_replay import HistoryReplayer, ReplayVerdict
+from signoff.service.history_replay import ReplayVerdict, replay_converter, replay_histories
 from signoff.service.run_reading import RunNotFound
 from workflows.contract_base import tenant_id_problem
 
@@ -114,8 +112,8 @@ async def _export_one(current: Settings, run_id: str, tenant: str | None) -> str
     except RunNotFound:
         of = f" for tenant '{tenant}'" if tenant else ""
         fail(f"No run with id '{run_id}'{of}. List runs with `signoff list`.")
-    except RPCError as error:
-        fail(f"Temporal did not give the history of {run_id}: {error.message}")
+    except TemporalRefused as error:
+        fail(f"Temporal did not give the history of {run_id}: {error}")
 
 
 async def _export_many(
@@ -135,8 +133,8 @@ async def _export_many(
         return await export_matching(client, query, folder, tenant, progress)
     except QueryRejected as error:
         fail(f"Temporal refused the query: {error}. See `signoff list` for ones that work.")
-    except RPCError as error:
-        fail(f"Temporal did not list the runs: {error.message}")
+    except TemporalRefused as error:
+        fail(f"Temporal did not list the runs: {error}")
     except OSError as error:
         fail(f"Cannot write into {folder}: {error.strerror or error}.")
 
@@ -177,8 +175,8 @@ async def _gates(current: Settings, tenant: str | None, *, quiet: bool) -> GateR
         return await open_run_gates(client, tenant, progress)
     except QueryRejected as error:
         fail(f"Temporal refused the listing of open runs: {error}.")
-    except RPCError as error:
-        fail(f"Temporal did not list the open runs: {error.message}")
+    except TemporalRefused as error:
+        fail(f"Temporal did not list the open runs: {error}")
 
 
 def replay_command(
@@ -189,10 +187,10 @@ def replay_command(
     try:
         files = [load(path) for path in expand(paths)]
         # The worker's converter: an encrypted history replays with the same keys.
-        converter = data_converter_for(settings())
+        converter = replay_converter(settings())
     except (HistoryFileError, TemporalSettingsError) as error:
         fail(str(error))
-    verdicts = run_async(_replay(files, converter))
+    verdicts = run_async(replay_histories(files, converter))
     failed = [verdict for verdict in verdicts if not verdict.ok]
     if json_output:
         emit_json(
@@ -211,11 +209,6 @@ def replay_command(
             f"{len(verdicts) - len(failed)} ok, {len(failed)} failed"
         )
     raise typer.Exit(EXIT_RUN_FAILED if failed else 0)
-
-
-async def _replay(files: list[HistoryFile], converter: DataConverter) -> list[ReplayVerdict]:
-    replayer = HistoryReplayer(converter=converter)
-    return [await replayer.replay(file) for file in files]
 
 
 def verdict_lines(verdict: ReplayVerdict) -> list[str]:

@@ -20,8 +20,6 @@ from signoff.config.settings import Settings, get_settings
 if TYPE_CHECKING:
     # Loaded by the commands that make a Client: `signoff status` reads a run without
     # one (signoff/config/temporal_service.py).
-    from temporalio.runtime import Runtime
-
     from signoff.config.temporal_service import TemporalService
     from signoff.service.run_control import Runs
 
@@ -82,14 +80,16 @@ def settings() -> Settings:
         fail(f"Invalid SIGNOFF_* setting: {validation_message(error)}")
 
 
-async def client_for(
-    current: Settings, runtime: Runtime | None = None, *, traced: bool = True
-) -> Runs:
+async def client_for(current: Settings, *, worker: bool = False, traced: bool = True) -> Runs:
     """The connection the service's run functions take, or a clean exit; `traced` as in
-    `temporal_client.connect`."""
+    `temporal_client.connect`, `worker` for the connection a worker polls with (its
+    runtime serves the SDK's metrics when the settings ask)."""
     from signoff.config.temporal_tls import TemporalSettingsError
-    from signoff.service.run_connection import connect
+    from signoff.service.run_connection import connect, worker_runtime
 
+    # Before the connection, and not one of its failures: a metrics port taken is not
+    # "Temporal unreachable".
+    runtime = worker_runtime(current) if worker else None
     try:
         return await connect(current, runtime, traced=traced)
     except TemporalSettingsError as error:

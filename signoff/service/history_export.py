@@ -18,7 +18,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,16 +40,29 @@ class QueryRejected(ValueError):
     """Temporal refused the visibility query; the message is the server's."""
 
 
-@dataclass
+class TemporalRefused(RuntimeError):
+    """Temporal answered a call with an error other than "not found" or a refused query
+    (unavailable, permission denied...); the message is the server's."""
+
+
+def temporal_refusal(error: RPCError) -> QueryRejected | TemporalRefused:
+    """The service's exception for Temporal's answer to a listing or a history read."""
+    if error.status == RPCStatusCode.INVALID_ARGUMENT:
+        return QueryRejected(error.message)
+    return TemporalRefused(error.message)
+
+
+@dataclass(frozen=True)
 class ExportReport:
-    written: list[Path] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)  # "RUN: why", one a run
+    written: tuple[Path, ...] = ()
+    failed: tuple[str, ...] = ()  # "RUN: why", one a run
 
 
 async def history_document(
     runs: Runs, run_id: str, tenant_id: str | None = None, execution: str | None = None
 ) -> dict[str, Any]:
-    """The run's history as JSON; RunNotFound if there is none (for this tenant)."""
+    """The run's history as JSON; RunNotFound if there is none (for this tenant),
+    TemporalRefused if Temporal would not give it."""
     client = client_of(runs)
     handle = client.get_workflow_handle(run_id, run_id=execution)
     try:
@@ -57,7 +70,7 @@ async def history_document(
     except RPCError as error:
         if error.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
             raise RunNotFound(run_id) from None
-        raise
+        raise TemporalRefused(error.message) from None
     if tenant_id is not None and await tenant_of(history.events[0], client) != tenant_id:
         raise RunNotFound(run_id)
     return with_workflow_id(history)
@@ -112,13 +125,12 @@ def tenant_query(query: str, tenant_id: str | None) -> str:
 
 
 async def count_matching(runs: Runs, query: str) -> int:
+    """How many runs `query` matches; QueryRejected or TemporalRefused."""
     client = client_of(runs)
     try:
         return (await client.count_workflows(query)).count
     except RPCError as error:
-        if error.status == RPCStatusCode.INVALID_ARGUMENT:
-            raise QueryRejected(error.message) from None
-        raise
+        raise temporal_refusal(error) from None
 
 
 async def export_matching(
@@ -128,27 +140,27 @@ async def export_matching(
     tenant_id: str | None,
     progress: Callable[[Path], None],
 ) -> ExportReport:
-    """Every run `query` matches, one file each in `folder` (made if missing)."""
+    """Every run `query` matches, one file each in `folder` (made if missing);
+    QueryRejected or TemporalRefused as `count_matching`, OSError for the folder."""
     client = client_of(runs)
     folder.mkdir(parents=True, exist_ok=True)
-    report = ExportReport()
+    written: list[Path] = []
+    failed: list[str] = []
     taken: set[str] = set()
     try:
         async for execution in client.list_workflows(tenant_query(query, tenant_id)):
             try:
                 document = await history_document(runs, execution.id, tenant_id, execution.run_id)
             except RunNotFound:  # deleted since it was listed, or not the tenant's own
-                report.failed.append(f"{execution.id}: its history is gone or not the tenant's")
+                failed.append(f"{execution.id}: its history is gone or not the tenant's")
                 continue
             path = folder / file_name(execution.id, execution.run_id, taken)
             write_private(path, history_json(document))
-            report.written.append(path)
+            written.append(path)
             progress(path)
     except RPCError as error:
-        if error.status == RPCStatusCode.INVALID_ARGUMENT:
-            raise QueryRejected(error.message) from None
-        raise
-    return report
+        raise temporal_refusal(error) from None
+    return ExportReport(tuple(written), tuple(failed))
 
 
 def file_name(workflow_id: str, run_id: str | None, taken: set[str]) -> str:

@@ -12,7 +12,7 @@ is "none"; the count is what the versioning policy asks before a gate goes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from temporalio.api.enums.v1 import EventType
@@ -20,7 +20,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.service.handles import Runs, client_of
-from signoff.service.history_export import QueryRejected, tenant_query
+from signoff.service.history_export import temporal_refusal, tenant_query
 
 # The marker the Python SDK (and every Temporal SDK) writes for a `patched` call.
 PATCH_MARKER = "core_patch"
@@ -28,12 +28,12 @@ PATCH_DETAILS = "patch-data"
 OPEN_RUNS = "ExecutionStatus = 'Running'"
 
 
-@dataclass
+@dataclass(frozen=True)
 class GateReport:
     runs: int = 0  # open runs read
     # Patch id -> the open runs whose history holds its marker.
-    gates: dict[str, list[str]] = field(default_factory=dict)
-    unread: list[str] = field(default_factory=list)  # "RUN: why", runs gone meanwhile
+    gates: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    unread: tuple[str, ...] = ()  # "RUN: why", runs gone meanwhile
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -70,9 +70,12 @@ async def open_run_gates(
     tenant_id: str | None = None,
     progress: Callable[[int], None] = lambda read: None,
 ) -> GateReport:
-    """Every open run (of `tenant_id`, when given) and the patch ids its history holds."""
+    """Every open run (of `tenant_id`, when given) and the patch ids its history holds;
+    QueryRejected or TemporalRefused (signoff/service/history_export.py)."""
     client = client_of(runs)
-    report = GateReport()
+    read = 0
+    gates: dict[str, list[str]] = {}
+    unread: list[str] = []
     try:
         async for execution in client.list_workflows(tenant_query(OPEN_RUNS, tenant_id)):
             handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
@@ -81,14 +84,13 @@ async def open_run_gates(
             except RPCError as error:
                 if error.status != RPCStatusCode.NOT_FOUND:
                     raise
-                report.unread.append(f"{execution.id}: its history is gone")
+                unread.append(f"{execution.id}: its history is gone")
                 continue
-            report.runs += 1
+            read += 1
             for patch in dict.fromkeys(patch_ids(history.events)):
-                report.gates.setdefault(patch, []).append(execution.id)
-            progress(report.runs)
+                gates.setdefault(patch, []).append(execution.id)
+            progress(read)
     except RPCError as error:
-        if error.status == RPCStatusCode.INVALID_ARGUMENT:
-            raise QueryRejected(error.message) from None
-        raise
-    return report
+        raise temporal_refusal(error) from None
+    frozen_gates = {patch: tuple(run_ids) for patch, run_ids in gates.items()}
+    return GateReport(read, frozen_gates, tuple(unread))

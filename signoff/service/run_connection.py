@@ -1,5 +1,6 @@
 """The face's way to Temporal: the connection `temporal_client.connect` makes, handed
-over as the service's opaque `Runs` (handles.py), never as a client."""
+over as the service's opaque `Runs` (handles.py), never as a client; and the runtime a
+worker's connection is made with, so that no face imports Temporal to set it up."""
 
 from __future__ import annotations
 
@@ -10,6 +11,16 @@ from signoff.service.handles import Runs
 
 if TYPE_CHECKING:
     from temporalio.runtime import Runtime
+
+
+def worker_runtime(settings: Settings) -> Runtime | None:
+    """The Temporal runtime a worker's connection is made with: one serving the SDK's
+    metrics on SIGNOFF_TEMPORAL_METRICS_PORT, or None (the default one). A port it cannot
+    bind is a ValueError, raised when this is called (the core binds it then)."""
+    # Here too: only `signoff worker` loads the telemetry module, and temporalio.client.
+    from signoff.config.telemetry import worker_runtime as runtime_for
+
+    return runtime_for(settings)
 
 
 async def connect(

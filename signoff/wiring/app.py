@@ -131,7 +131,6 @@ def worker_command() -> None:
     from signoff.cli.support import client_for, fail, run_async, say, settings
     from signoff.config.decision_keys import DecisionKeyError, load_verification_keys
     from signoff.config.helpdesks import HelpdeskConfigError, load_helpdesk_connectors
-    from signoff.config.telemetry import worker_runtime
     from signoff.config.temporal_tls import TemporalSettingsError, connection_security
     from signoff.service.handles import client_of
     from signoff.service.mcp_servers import startup_report
@@ -161,7 +160,7 @@ def worker_command() -> None:
 
     async def serve() -> None:
         # The worker polls with the client itself: the wiring unwraps the face's handle.
-        client = client_of(await client_for(current, runtime=worker_runtime(current)))
+        client = client_of(await client_for(current, worker=True))
         stop = asyncio.Event()
         stop_on_signals(stop, current.worker_shutdown_seconds)
         say(f"worker on task queue '{current.task_queue}' at {current.temporal_address}")

@@ -61,3 +61,29 @@ def test_help(cli: CliRunner) -> None:
         result = cli.invoke(app, [*command, "--help"])
         assert result.exit_code == 0, command
         assert "Usage" in result.output
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (["history", "export", "run-demo-1"], "Temporal did not give the history of run-demo-1"),
+        (["history", "gates"], "Temporal did not list the open runs"),
+    ],
+)
+def test_a_temporal_error_is_a_sentence_with_the_servers_words(
+    cli: CliRunner, monkeypatch: pytest.MonkeyPatch, command: list[str], said: str
+) -> None:
+    from temporalio.service import RPCError, RPCStatusCode
+
+    from signoff.cli import commands_history
+    from signoff.service.handles import Runs
+    from tests.unit.test_history_refusals import RefusingClient
+
+    async def refusing(current: object) -> Runs:
+        return Runs(RefusingClient(RPCStatusCode.UNAVAILABLE))  # type: ignore[arg-type]
+
+    monkeypatch.setattr(commands_history, "client_for", refusing)
+    result = cli.invoke(app, command)
+    assert result.exit_code == 2
+    assert f"{said}: the frontend is down" in result.stderr
+    assert RPCError.__name__ not in result.stderr  # a sentence, not a stack trace

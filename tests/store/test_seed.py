@@ -70,7 +70,7 @@ def test_the_new_orders(store: Engine) -> None:
 def test_seeding_again_changes_nothing(store: Engine) -> None:
     # `store` is seeded already: a second run finds everything, duplicates nothing.
     report = seed_demo(store)
-    assert report.created == []
+    assert report.created == ()
     assert "reviewer demo/alice" in report.already_present
     with Session(store) as session:
         assert session.scalar(select(func.count()).select_from(Reviewer)) == 5

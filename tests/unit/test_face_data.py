@@ -5,11 +5,14 @@ wrapped store call's too) must name no ORM class of the store (a subclass of the
 store's `Base`), no SQLAlchemy session and no engine: the service copies rows into
 frozen records (`AuditEntry`, `AccountRecord`, `TokenRecord`...) before a face sees
 them. The test reads the faces' import statements, then the annotations themselves.
+And every dataclass a face names from the service is frozen: a report it is handed is
+the service's answer, not a value to fill in.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import inspect
 import re
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
@@ -71,3 +75,26 @@ def test_no_face_calls_a_service_function_that_returns_a_store_row() -> None:
         if inspect.isfunction(value) or hasattr(value, "__wrapped__"):
             leaks += [f"{module}.{name} -> {kind}" for kind in store_types_in(value)]
     assert leaks == [], "return a frozen record of the service instead (account_records.py)"
+
+
+def test_every_dataclass_a_face_names_from_the_service_is_frozen() -> None:
+    mutable = []
+    for module, name in sorted(service_imports()):
+        value = getattr(importlib.import_module(module), name)
+        if inspect.isclass(value) and dataclasses.is_dataclass(value):
+            if not value.__dataclass_params__.frozen:
+                mutable.append(f"{module}.{name}")
+    assert mutable == [], "build the values in locals, then construct a frozen dataclass"
+
+
+def test_the_reports_the_faces_print_are_frozen() -> None:
+    from signoff.service.audit import ChainReport
+    from signoff.service.history_export import ExportReport
+    from signoff.service.history_gates import GateReport
+    from signoff.service.shop import SeedReport
+
+    for report in (ChainReport(), ExportReport(), GateReport(), SeedReport()):
+        for field in dataclasses.fields(report):
+            assert not isinstance(getattr(report, field.name), list), field.name
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(report, field.name, None)

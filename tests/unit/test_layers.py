@@ -74,3 +74,14 @@ def test_a_face_importing_sqlalchemy_breaks_the_contract(tmp_path: Path) -> None
     assert result.returncode != 0
     assert "faces import no SQLAlchemy, no Alembic BROKEN" in result.stdout
     assert "signoff.cli.commands_pending -> sqlalchemy" in result.stdout
+
+
+def test_a_face_importing_temporal_breaks_the_contract(tmp_path: Path) -> None:
+    face = copy_of_repo(tmp_path) / "approvals_ui" / "routers" / "codec.py"
+    # Even an error class or a payload type: the service hands the faces its own.
+    face.write_text(face.read_text() + "\nfrom temporalio.service import RPCError  # noqa\n")
+
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "faces import no temporalio BROKEN" in result.stdout
+    assert "approvals_ui.routers.codec -> temporalio" in result.stdout

@@ -43,8 +43,8 @@ def test_seed_twice_creates_nothing_the_second_time(engine: Engine) -> None:
     second = seed_demo(engine)
 
     assert "ticket demo/T-1042" in first.created
-    assert first.already_present == []
-    assert second.created == []
+    assert first.already_present == ()
+    assert second.created == ()
     assert sorted(second.already_present) == sorted(first.created)
     counts = [_count(engine, model) for model in (Tenant, Order, Ticket, Reviewer)]
     assert counts == [2, 5, 6, 5]
