@@ -38,7 +38,7 @@ from signoff.service.history_export import (
     write_private,
 )
 from signoff.service.history_files import HistoryFileError, expand, load
-from signoff.service.history_gates import GateReport, open_run_gates
+from signoff.service.history_gates import GateReport, GateRuns, open_run_gates
 from signoff.service.history_replay import ReplayVerdict, replay_converter, replay_histories
 from signoff.service.run_reading import RunNotFound
 from workflows.contract_base import tenant_id_problem
@@ -144,13 +144,23 @@ def gates_command(
     tenant: Annotated[
         str | None, typer.Option(help="Only the open runs whose tenant attribute is this one.")
     ] = None,
+    gate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--gate",
+            help="A patch id to report even when no open run holds it (repeat for more).",
+        ),
+    ] = None,
     json_output: JsonOption = False,
 ) -> None:
     """List the versioning gates (patch ids) that open runs still depend on."""
     problem = tenant_id_problem(tenant) if tenant is not None else None
     if problem is not None:
         fail(problem)
-    report = run_async(_gates(settings(), tenant, quiet=json_output))
+    asked = gate or []
+    if any(not patch.strip() for patch in asked):
+        fail("--gate needs a patch id, the string the code passes to workflow.patched().")
+    report = run_async(_gates(settings(), tenant, asked, quiet=json_output))
     if json_output:
         emit_json(report.as_json())
         return
@@ -159,12 +169,28 @@ def gates_command(
     if not report.gates:
         say("No open run depends on a versioning gate: none needs to stay in the code.")
     for patch, runs in sorted(report.gates.items()):
-        say(f"{patch}  {len(runs)} open run{'s' if len(runs) != 1 else ''}, e.g. {runs[0]}")
+        say(f"{patch}  {gate_line(runs)}")
     for unread in report.unread:
         say(f"not read: {unread}", err=True)
 
 
-async def _gates(current: Settings, tenant: str | None, *, quiet: bool) -> GateReport:
+def gate_line(runs: GateRuns) -> str:
+    """What the policy asks of a gate: who still holds its marker (it stays), and when the
+    oldest run without it started (before the deploy: it still needs the old branch)."""
+    held = len(runs.holding)
+    line = f"{held} open run{'s' if held != 1 else ''} hold{'s' if held == 1 else ''} it"
+    line += f", e.g. {runs.holding[0]}" if runs.holding else ""
+    if not runs.without:
+        return line + "; every open run does"
+    oldest = runs.oldest_without
+    since = f", the oldest started {oldest:%Y-%m-%d %H:%M} UTC" if oldest else ""
+    missing = len(runs.without)
+    return line + f"; {missing} open run{'s' if missing != 1 else ''} without it{since}"
+
+
+async def _gates(
+    current: Settings, tenant: str | None, asked: list[str], *, quiet: bool
+) -> GateReport:
     client = await client_for(current)
 
     def progress(read: int) -> None:
@@ -172,7 +198,7 @@ async def _gates(current: Settings, tenant: str | None, *, quiet: bool) -> GateR
             say(f"{read} open runs read...", err=True)
 
     try:
-        return await open_run_gates(client, tenant, progress)
+        return await open_run_gates(client, tenant, progress, asked)
     except QueryRejected as error:
         fail(f"Temporal refused the listing of open runs: {error}.")
     except TemporalRefused as error:

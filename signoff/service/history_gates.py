@@ -4,9 +4,13 @@ A `workflow.patched("id")` gate writes a marker into the history of each run tha
 passes it, and a run that recorded the marker (or started before it) must find the gate
 in the code until it ends. So a gate can be retired, through `deprecate_patch` and then
 removal, once no open run holds its marker, nor was started before it. This reads every
-open run's history and counts the runs that hold each patch id; `signoff history gates`
-prints it. Until the first release signoff's workflow code has no gate, and the answer
-is "none"; the count is what the versioning policy asks before a gate goes.
+open run's history and counts, for each patch id, the runs that hold its marker and
+those that do not, with when the oldest of those started; `signoff history gates` prints
+it. A run without the marker either started before the gate was deployed (it needs the
+old branch) or has not reached the gate yet: once the oldest open run without it started
+after the deploy, the gate can become `deprecate_patch`; once no open run holds it, it
+can go. Until the first release signoff's workflow code has no gate, and the answer is
+"none". A gate no open run holds yet is asked for by id (`asked`).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
@@ -29,21 +34,56 @@ OPEN_RUNS = "ExecutionStatus = 'Running'"
 
 
 @dataclass(frozen=True)
+class GateRuns:
+    """One patch id's open runs: those whose history holds its marker, and the others."""
+
+    holding: tuple[str, ...] = ()
+    without: tuple[str, ...] = ()
+    oldest_without: datetime | None = None  # when the oldest run without it started
+
+    def as_json(self) -> dict[str, object]:
+        oldest = self.oldest_without.isoformat() if self.oldest_without else None
+        return {
+            "runs": len(self.holding),
+            "run_ids": self.holding,
+            "without": {"runs": len(self.without), "run_ids": self.without, "oldest_start": oldest},
+        }
+
+
+@dataclass(frozen=True)
 class GateReport:
     runs: int = 0  # open runs read
-    # Patch id -> the open runs whose history holds its marker.
-    gates: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    gates: Mapping[str, GateRuns] = field(default_factory=dict)
     unread: tuple[str, ...] = ()  # "RUN: why", runs gone meanwhile
 
     def as_json(self) -> dict[str, object]:
         return {
             "open_runs": self.runs,
-            "gates": {
-                patch: {"runs": len(runs), "run_ids": runs}
-                for patch, runs in sorted(self.gates.items())
-            },
+            "gates": {patch: runs.as_json() for patch, runs in sorted(self.gates.items())},
             "unread": self.unread,
         }
+
+
+@dataclass(frozen=True)
+class OpenRun:
+    run_id: str
+    started: datetime | None
+    patches: frozenset[str]
+
+
+def gate_runs(open_runs: Sequence[OpenRun], asked: Sequence[str] = ()) -> dict[str, GateRuns]:
+    """For every patch id an open run holds, and every id `asked` for: who holds it, who
+    does not, and when the oldest of those started."""
+    ids = {patch for run in open_runs for patch in run.patches} | set(asked)
+    report: dict[str, GateRuns] = {}
+    for patch in ids:
+        holding = tuple(run.run_id for run in open_runs if patch in run.patches)
+        without = [run for run in open_runs if patch not in run.patches]
+        starts = [run.started for run in without if run.started is not None]
+        report[patch] = GateRuns(
+            holding, tuple(run.run_id for run in without), min(starts, default=None)
+        )
+    return report
 
 
 def patch_ids(events: Sequence[HistoryEvent]) -> list[str]:
@@ -69,12 +109,13 @@ async def open_run_gates(
     runs: Runs,
     tenant_id: str | None = None,
     progress: Callable[[int], None] = lambda read: None,
+    asked: Sequence[str] = (),
 ) -> GateReport:
-    """Every open run (of `tenant_id`, when given) and the patch ids its history holds;
-    QueryRejected or TemporalRefused (signoff/service/history_export.py)."""
+    """Every open run (of `tenant_id`, when given) and the patch ids its history holds,
+    by patch id (`gate_runs`); QueryRejected or TemporalRefused
+    (signoff/service/history_export.py)."""
     client = client_of(runs)
-    read = 0
-    gates: dict[str, list[str]] = {}
+    open_runs: list[OpenRun] = []
     unread: list[str] = []
     try:
         async for execution in client.list_workflows(tenant_query(OPEN_RUNS, tenant_id)):
@@ -86,11 +127,9 @@ async def open_run_gates(
                     raise
                 unread.append(f"{execution.id}: its history is gone")
                 continue
-            read += 1
-            for patch in dict.fromkeys(patch_ids(history.events)):
-                gates.setdefault(patch, []).append(execution.id)
-            progress(read)
+            patches = frozenset(patch_ids(history.events))
+            open_runs.append(OpenRun(execution.id, execution.start_time, patches))
+            progress(len(open_runs))
     except RPCError as error:
         raise temporal_refusal(error) from None
-    frozen_gates = {patch: tuple(run_ids) for patch, run_ids in gates.items()}
-    return GateReport(read, frozen_gates, tuple(unread))
+    return GateReport(len(open_runs), gate_runs(open_runs, asked), tuple(unread))

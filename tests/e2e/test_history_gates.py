@@ -45,13 +45,32 @@ async def test_an_open_run_holds_its_gate_until_it_ends(dev_stack: dict[str, str
                 break
             await asyncio.sleep(0.2)
 
-        held = await asyncio.to_thread(
-            eventually, lambda: gates(env), lambda found: PROBE_GATE in found, "the gate listed"
+        # An open run that has not passed the gate (no worker polls its queue): the
+        # policy's "without it", which keeps the old branch until it ends.
+        behind = await client.start_workflow(
+            "NeverPolled", id=f"behind-{uuid.uuid4().hex[:8]}", task_queue=f"{queue}-none"
         )
-        assert handle.id in held[PROBE_GATE]["run_ids"]
+
+        def both_listed(found: dict[str, Any]) -> bool:
+            gate = found.get(PROBE_GATE, {})
+            return handle.id in gate.get("run_ids", []) and behind.id in gate.get(
+                "without", {}
+            ).get("run_ids", [])
+
+        held = await asyncio.to_thread(eventually, lambda: gates(env), both_listed, "both runs")
+        assert handle.id not in held[PROBE_GATE]["without"]["run_ids"]
+        assert held[PROBE_GATE]["without"]["oldest_start"] is not None
         text = await asyncio.to_thread(signoff, env, "history", "gates")
         assert text.returncode == 0, text.stderr
         assert f"{PROBE_GATE}  {held[PROBE_GATE]['runs']} open run" in text.stdout
+        assert "without it, the oldest started" in text.stdout
+        # A gate no open run holds yet is reported when asked for: every run lacks it.
+        asked = await asyncio.to_thread(
+            signoff, env, "history", "gates", "--gate", "not-yet-held", "--json"
+        )
+        not_held = json.loads(asked.stdout)["gates"]["not-yet-held"]
+        assert not_held["runs"] == 0 and behind.id in not_held["without"]["run_ids"]
+        await behind.terminate(reason="test over")
         # The probe has no tenant: a tenant's listing leaves it out.
         demo = await asyncio.to_thread(signoff, env, "history", "gates", "--tenant", "demo")
         assert demo.returncode == 0 and PROBE_GATE not in demo.stdout, demo.stdout
@@ -65,6 +84,12 @@ async def test_an_open_run_holds_its_gate_until_it_ends(dev_stack: dict[str, str
         lambda found: handle.id not in found.get(PROBE_GATE, {}).get("run_ids", []),
         "the ended run dropped",
     )
+
+
+def test_an_empty_gate_id_is_bad_input(dev_stack: dict[str, str]) -> None:
+    shown = signoff(dev_stack, "history", "gates", "--gate", " ")
+    assert shown.returncode == 2
+    assert "--gate needs a patch id" in shown.stderr and "Traceback" not in shown.stderr
 
 
 def test_a_bad_tenant_is_bad_input(dev_stack: dict[str, str]) -> None:
