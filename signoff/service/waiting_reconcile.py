@@ -54,9 +54,10 @@ from activities.store.waiting_repair import (
     stored_hashes,
 )
 from signoff.config.settings import Settings
-from signoff.service.pending import try_state, waiting_query
+from signoff.config.temporal_service import service_of_client
+from signoff.service.pending import waiting_query
+from signoff.service.run_reading import run_state
 from signoff.service.runs import TENANT_KEY
-from workflows.agent_run import AgentRun
 from workflows.contracts import WORKFLOW_NAME
 from workflows.run_outcome import PENDING_KEY
 
@@ -99,10 +100,11 @@ async def page_truth(
     unknown: set[str] = set()
     indexed: dict[str, set[str]] = {}
     gate = asyncio.Semaphore(QUERY_CONCURRENCY)
+    temporal = service_of_client(client)
 
     async def queried(run_id: str) -> None:
         async with gate:
-            state = await try_state(client.get_workflow_handle_for(AgentRun.run, run_id))
+            state = await run_state(temporal, run_id)
         if state is None:
             unknown.add(run_id)
             return
