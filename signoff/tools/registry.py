@@ -108,11 +108,6 @@ def known_tools() -> Mapping[str, ToolDefinition]:
     return MappingProxyType({**CATALOG, **_REGISTERED})
 
 
-def forget(name: str) -> None:
-    """Take a registered tool out (tests that register throwaway tools)."""
-    _REGISTERED.pop(name, None)
-
-
 def _arguments_model(name: str, function: Callable[..., Any]) -> type[BaseModel]:
     parameters = list(inspect.signature(function).parameters)
     if len(parameters) != 2:
