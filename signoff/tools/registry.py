@@ -97,10 +97,6 @@ def tool(
     return register
 
 
-def registered_tools() -> Mapping[str, ToolDefinition]:
-    return MappingProxyType(dict(_REGISTERED))
-
-
 def known_tools() -> Mapping[str, ToolDefinition]:
     """Every tool an agent profile may offer, by name: the built-in catalog and the
     registered Python tools. The profile loader, `signoff profiles check`, the run
