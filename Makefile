@@ -109,7 +109,7 @@ docs-images: $(STAMP)
 bench-store: $(STAMP)
 	$(BIN)/python -m bench.store
 
-# Issue 13's scale point: 1,000, 5,000 and 10,000 live runs waiting on one worker and
+# The scale point: 1,000, 5,000 and 10,000 live runs waiting on one worker and
 # the dev server; worker RSS and every face's first and last page at each. Writes
 # bench/results/SCALE.md; about an hour on 2 cores. `python -m bench.scale --quick` (200, 500) for a try.
 bench-scale: $(STAMP)
@@ -120,7 +120,7 @@ bench-scale: $(STAMP)
 bench-reconcile: $(STAMP)
 	$(BIN)/python -m bench.scale.reconcile_rounds
 
-# Issue 13: the worker's memory (RSS, Python's heap, glibc's) at 500 to 3,500 waiting
+# The worker's memory (RSS, Python's heap, glibc's) at 500 to 3,500 waiting
 # runs, and each forced round of the read model's reconcile. Writes bench/results/MEMORY.md;
 # about 25 minutes on 2 cores.
 bench-memory: $(STAMP)

@@ -169,12 +169,6 @@ def register_store_gauges(engine: Engine, registry: CollectorRegistry = REGISTRY
     return gauges
 
 
-def refresh_store_gauges(registry: CollectorRegistry = REGISTRY) -> None:
-    """Refresh the registry's store gauges now, if it has any (a test's scrape)."""
-    if id(registry) in _store_gauges:
-        _store_gauges[id(registry)].refresh()
-
-
 async def keep_fresh(gauges: StoreGauges, interval_seconds: float) -> None:
     """Refresh `gauges` every `interval_seconds` until cancelled (the caller refreshes
     once before, at its start). The read runs in a thread: a slow store never stalls

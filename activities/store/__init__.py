@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     )
     from activities.store.database import (
         make_engine,
-        session_factory,
         use_session,
         write_transaction,
     )
@@ -129,7 +128,6 @@ _HOMES = {
     "Credential": "activities.store.credentials",
     "prove": "activities.store.credentials",
     "make_engine": "activities.store.database",
-    "session_factory": "activities.store.database",
     "use_session": "activities.store.database",
     "write_transaction": "activities.store.database",
     "EmptyTicketText": "activities.store.errors",
@@ -227,7 +225,6 @@ __all__ = [
     "revoke_tokens",
     "seed_demo",
     "seed_store",
-    "session_factory",
     "session_reviewer",
     "set_active",
     "set_password",

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine, select
 
 from activities.store.connector_schema import CustomerReply
-from activities.store.database import use_session, write_transaction
+from activities.store.database import write_transaction
 
 
 def send_reply(engine: Engine, tenant_id: str, ticket_id: str, text: str, key: str) -> str:
@@ -35,18 +35,6 @@ def send_reply(engine: Engine, tenant_id: str, ticket_id: str, text: str, key: s
             )
         )
         return reply_id
-
-
-def replies_of(engine: Engine, tenant_id: str, ticket_id: str) -> list[CustomerReply]:
-    """The replies sent on a ticket, oldest first."""
-    with use_session(engine) as session:
-        return list(
-            session.scalars(
-                select(CustomerReply)
-                .where(CustomerReply.tenant_id == tenant_id, CustomerReply.ticket_id == ticket_id)
-                .order_by(CustomerReply.sent_at, CustomerReply.id)
-            )
-        )
 
 
 def mark_delivered(engine: Engine, key: str, delivered_to: str, now: datetime) -> None:

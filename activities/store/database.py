@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from activities.store import append_only  # noqa: F401  (installs the audit's trigger)
 from activities.store.errors import StoreNotMigrated
@@ -122,11 +122,6 @@ def table_of(model: type[Any]) -> Table:
     table = model.__table__
     assert isinstance(table, Table)
     return table
-
-
-def session_factory(engine: Engine) -> sessionmaker[Session]:
-    # Objects stay readable after commit: callers return them past the session.
-    return sessionmaker(engine, expire_on_commit=False)
 
 
 @contextmanager

@@ -18,6 +18,7 @@ from bench.chaos.runs import (
     Bench,
     Handle,
     Row,
+    approve,
     describe,
     ends,
     finish_refunds,
@@ -27,8 +28,7 @@ from bench.chaos.runs import (
     retried_text,
     start_runs,
 )
-from signoff.service.decisions import DecisionNotAccepted, decide
-from signoff.service.handles import Runs, Store
+from signoff.service.decisions import DecisionNotAccepted
 from testkit.refund_cases import add_refund_cases
 from workflows import policy
 from workflows.agent_run import AgentRun
@@ -147,16 +147,7 @@ async def race(bench: Bench, handle: Handle) -> list[Any]:
 
     async def one(reviewer: Any) -> Any:
         try:
-            return await decide(
-                Runs(bench.client),
-                bench.signer,
-                handle.id,
-                reviewer,
-                digest,
-                "approve",
-                "race",
-                store=Store(bench.engine),
-            )
+            return await approve(bench, handle, reviewer, digest, reason="race")
         except DecisionNotAccepted as refused:
             return refused
         except WorkflowUpdateRPCTimeoutOrCancelledError as unanswered:

@@ -106,16 +106,23 @@ async def pending_hash(handle: Handle, within: float = PENDING_SECONDS) -> str:
     raise TimeoutError(f"{handle.id} asked for no decision within {within:.0f} s")
 
 
-async def approve(bench: Bench, handle: Handle, reviewer: Decider = ALICE) -> DecisionResult:
-    digest = await pending_hash(handle)
+async def approve(
+    bench: Bench,
+    handle: Handle,
+    reviewer: Decider = ALICE,
+    digest: str | None = None,
+    reason: str = "chaos",
+) -> DecisionResult:
+    """`reviewer` approves the action the run waits on (`digest`, when the caller read
+    it already: two reviewers racing approve the same one)."""
     return await decide(
         Runs(bench.client),
         bench.signer,
         handle.id,
         reviewer,
-        digest,
+        digest or await pending_hash(handle),
         "approve",
-        "chaos",
+        reason,
         store=Store(bench.engine),
     )
 

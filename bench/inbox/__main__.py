@@ -13,10 +13,7 @@ markup. The read model at 10,000 is bench/store/.
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -30,6 +27,7 @@ from activities.store.waiting_actions import new_row
 from approvals_ui import lookups
 from approvals_ui.main import create_app
 from approvals_ui.templating import templates
+from bench.common.timings import timings
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
 from signoff.service.pending import PendingItem, time_left
@@ -71,17 +69,6 @@ def pending_items(count: int) -> list[PendingItem]:
 
 async def no_temporal(_: Settings) -> Any:
     return object()  # never used: the listing is replaced
-
-
-def timings(call: Callable[[], Any], rounds: int) -> tuple[float, float]:
-    call()  # warm up: template compilation, first queries
-    samples = []
-    for _ in range(rounds):
-        began = time.perf_counter()
-        call()
-        samples.append((time.perf_counter() - began) * 1000)
-    cuts = statistics.quantiles(samples, n=100)
-    return cuts[49], cuts[94]
 
 
 def measure(

@@ -22,7 +22,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from approvals_ui.main import create_app
-from bench.scale.waiting_runs import TENANT, p50_p95, sign_in, timings
+from bench.common.timings import p50_p95
+from bench.scale.waiting_runs import TENANT, sign_in, timings
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
 from signoff.service.waiting_listing import read_pending_page

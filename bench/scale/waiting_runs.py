@@ -7,13 +7,13 @@ on a refund case of its own (`testkit/refund_cases.py`), and time the faces agai
 from __future__ import annotations
 
 import random
-import statistics
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 
 from fastapi.testclient import TestClient
 
+from bench.common.timings import p50_p95
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
 from signoff.service.run_requests import new_run_request
@@ -44,11 +44,6 @@ def refund_request(
         request_id=uuid.uuid4().hex[:12],
         approval_ttl_seconds=random.randint(*ttl_minutes) * 60,
     )
-
-
-def p50_p95(samples: list[float]) -> tuple[float, float]:
-    cuts = statistics.quantiles(samples, n=100)
-    return cuts[49], cuts[94]
 
 
 async def timings(call: Callable[[], Awaitable[object]], rounds: int) -> tuple[float, float]:

@@ -41,7 +41,6 @@ page 20.9 / 36.4 ms, last page 26.4 / 86.2 ms, one reviewer's first page 58.3 / 
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -57,6 +56,7 @@ from activities.store.decision_chain import GENESIS, row_hash
 from activities.store.schema import DecisionRow
 from activities.store.waiting_actions import new_row
 from approvals_ui.main import create_app
+from bench.common.timings import timings
 from signoff.config.settings import Settings
 from signoff.service.audit import AuditQuery, audit_page
 from signoff.service.handles import Store
@@ -141,17 +141,6 @@ def fill_audit(engine: Engine, count: int) -> None:
             )
         with write_transaction(engine) as session:
             session.execute(insert(DecisionRow), batch)
-
-
-def timings(call: Callable[[], object], rounds: int) -> tuple[float, float]:
-    call()  # warm up: statement caches, the file's pages
-    samples = []
-    for _ in range(rounds):
-        began = time.perf_counter()
-        call()
-        samples.append((time.perf_counter() - began) * 1000)
-    cuts = statistics.quantiles(samples, n=100)
-    return cuts[49], cuts[94]
 
 
 def pending_cursors(engine: Engine) -> list[str]:

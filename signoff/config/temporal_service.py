@@ -15,12 +15,16 @@ CLI exports no spans (`temporal_client.connect`'s interceptor only propagates co
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from temporalio.service import ConnectConfig, ServiceClient
 
 from signoff.config.payload_keys import PayloadCipher, payload_cipher
 from signoff.config.settings import Settings
 from signoff.config.temporal_tls import connection_security
+
+if TYPE_CHECKING:
+    from temporalio.client import Client
 
 
 @dataclass(frozen=True)
@@ -44,3 +48,14 @@ async def connect_service(settings: Settings) -> TemporalService:
         )
     )
     return TemporalService(service, settings.temporal_namespace, codec)
+
+
+def service_of_client(client: Client) -> TemporalService:
+    """The service of a client already connected (the UI's, the worker's), with the
+    cipher of its payload codec: for the service's readers of a run (run_reading.py)."""
+    # Here: `signoff status` imports this module, never the SDK's converter.
+    from signoff.config.payload_codec import EncryptionCodec
+
+    codec = client.data_converter.payload_codec
+    cipher = codec.cipher if isinstance(codec, EncryptionCodec) else None
+    return TemporalService(client.service_client, client.namespace, cipher)

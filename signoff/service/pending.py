@@ -2,7 +2,8 @@
 them.
 
 The inbox is listed from the store's read model (waiting_listing.py); one run is read
-through its `state` query, the truth (the detail page reads it); a decision is the
+through its `state` query, the truth (the detail page reads it), by the service's one
+reader of a run (run_reading.py) over the runs' connection; a decision is the
 `decide` update, whose validator refuses a decision on an action that no longer waits.
 `waiting_query` is the visibility query of waiting runs, which the read model's
 reconcile (waiting_reconcile.py) compares itself with.
@@ -11,19 +12,17 @@ reconcile (waiting_reconcile.py) compares itself with.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-from temporalio.client import (
-    WorkflowHandle,
-    WorkflowUpdateFailedError,
-)
+from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
+from signoff.config.temporal_service import service_of_client
+from signoff.service import run_reading
 from signoff.service.decision_limits import DECIDE_RPC_TIMEOUT
 from signoff.service.handles import Runs, client_of
 from signoff.service.pending_item import PendingItem
-from signoff.service.run_reading import QUERY_TIMEOUT, RunNotFound
+from signoff.service.run_terms import RunNotFound
 from signoff.service.runs import TENANT_KEY
 from workflows.actions import Decision, DecisionResult
 from workflows.agent_run import AgentRun
@@ -55,17 +54,11 @@ def waiting_query(tenant_id: str | None) -> str:
     return query
 
 
-async def run_state(runs: Runs, run_id: str) -> RunState:
-    """The run's state from the query; RunNotFound when there is no such run."""
-    client = client_of(runs)
-    handle = client.get_workflow_handle_for(AgentRun.run, run_id)
-    try:
-        state: RunState = await handle.query(AgentRun.state, rpc_timeout=QUERY_TIMEOUT)
-    except RPCError as error:
-        if error.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
-            raise RunNotFound(run_id) from None
-        raise
-    return state
+async def run_state(runs: Runs, run_id: str) -> RunState | None:
+    """The run's `state` query (run_reading.run_state, over the runs' connection); None
+    when no worker answers in time or no run has the id. Raises StateQueryFailed when the
+    run's own code fails the query."""
+    return await run_reading.run_state(service_of_client(client_of(runs)), run_id)
 
 
 async def run_tenant(runs: Runs, run_id: str) -> str | None:
@@ -101,20 +94,11 @@ async def send_decision(
         raise DecisionNotAccepted(str(cause)) from None
     except RPCError as error:
         if error.status == RPCStatusCode.NOT_FOUND:
-            state = await try_state(handle)
+            state = await run_state(runs, run_id)
             raise DecisionNotAccepted(
                 ended_run_message(state, decision.action_hash, datetime.now(UTC)), run_ended=True
             ) from None
         raise
-
-
-async def try_state(handle: WorkflowHandle[Any, Any]) -> RunState | None:
-    """The run's `state` query; None when no worker answers (or the run is gone)."""
-    try:
-        state: RunState = await handle.query(AgentRun.state, rpc_timeout=QUERY_TIMEOUT)
-    except RPCError:
-        return None
-    return state
 
 
 def ended_run_message(state: RunState | None, action_hash: str, now: datetime) -> str:
@@ -162,5 +146,4 @@ __all__ = [
     "run_tenant",
     "send_decision",
     "time_left",
-    "try_state",
 ]

@@ -26,7 +26,7 @@ from activities.store.settlements import SettledRefund, settle_refund
 from signoff.config.settings import Settings
 from signoff.config.stripe_keys import StripeKeyProblem
 from signoff.service.handles import Runs, Store, client_of, engine_of
-from signoff.service.pending import try_state
+from signoff.service.pending import run_state
 from signoff.service.runs import request_of_run
 from workflows.agent_run import AgentRun
 from workflows.contracts import RunOutcome
@@ -108,7 +108,7 @@ async def unknown_effects_of(runs: Runs, run_id: str) -> tuple[str, list[Unknown
         outcome: RunOutcome = await handle.result()
         return request.tenant_id, list(outcome.effects_unknown)
     if description.status == WorkflowExecutionStatus.RUNNING:
-        state = await try_state(handle)
+        state = await run_state(runs, run_id)
         if state is None:
             raise ReconcileRefused(
                 f"Run {run_id} is running but no worker answered. Is `signoff worker` running?"

@@ -14,7 +14,7 @@ from temporalio.service import RPCError
 
 from signoff.service.pending import run_state, run_tenant
 from signoff.service.run_control import Runs
-from signoff.service.run_reading import RunNotFound
+from signoff.service.run_terms import RunNotFound
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.contracts import RunState
 
@@ -34,6 +34,8 @@ async def run_for_tenant(runs: Runs, run_id: str, tenant_id: str) -> RunState:
         state = await run_state(runs, run_id)
     except RPCError:
         raise RunUnanswered(run_id) from None
+    if state is None:
+        raise RunUnanswered(run_id)
     if state.tenant_id != tenant_id:
         raise RunNotFound(run_id)
     return state

@@ -14,8 +14,8 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 from temporalio.service import RPCError, RPCStatusCode
 
 from signoff.service.handles import Runs, client_of
-from signoff.service.pending import run_state, try_state
-from signoff.service.run_reading import RunNotFound
+from signoff.service.pending import run_state
+from signoff.service.run_terms import RunNotFound
 from signoff.service.run_watch import RunChange, history_batches, watch_run
 from signoff.service.runs import start_run
 from signoff.service.triage_start import ensure_triage
@@ -66,7 +66,7 @@ async def follow(
     while True:
         done, _ = await asyncio.wait({result}, timeout=POLL_SECONDS)
         if on_event is not None:
-            state = await try_state(handle)
+            state = await run_state(runs, run_id)
             if state is not None:
                 for event in state.events[shown:]:
                     on_event(event)
@@ -108,10 +108,8 @@ def changes_of(runs: Runs, run_id: str, seen: int = 0) -> AsyncIterator[RunChang
     """
 
     async def read_state() -> RunState | None:
-        try:
-            return await run_state(runs, run_id)
-        except (RunNotFound, RPCError):  # no worker answers now: the next change tries again
-            return None
+        # None when no worker answers now: the next change tries again.
+        return await run_state(runs, run_id)
 
     client = client_of(runs)
     batches = history_batches(client.workflow_service, client.namespace, run_id)

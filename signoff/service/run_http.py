@@ -1,4 +1,8 @@
-"""One run as `signoff status` shows it, read over the Temporal frontend's HTTP API.
+"""One run as `signoff status` shows it, read over the Temporal frontend's HTTP API: a
+transport beneath the service's one reader of a run (run_reading.py), for status alone,
+which it must answer in 0.3 s. It reads what run_reading reads, decodes the payloads
+with the same function (run_terms.one_json_payload) and raises the same errors; where
+it cannot read exactly that, it gives way to run_reading. No other face uses it.
 
 Design note. The gRPC path (run_reading.py) imports temporalio's service and its
 protobuf modules: 0.2 s of a status's CPU, for three reads. The frontend serves the

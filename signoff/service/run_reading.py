@@ -1,18 +1,25 @@
-"""One run as `signoff status` shows it, read over Temporal's bare gRPC service.
+"""The service's one reader of a run: its description, its `state` query and its
+outcome, over Temporal's bare gRPC service.
 
-Design note. These are the calls the client's workflow handle makes for status
-(`describe()`, `query("state")`, `result()`), made on the service directly
-(signoff/config/temporal_service.py says why: 0.3 s of imports), with the handle's
-semantics where status depends on them: the description is of the id's latest run; the
-query is retried within `QUERY_TIMEOUT`, and a run no worker answers for gives None, as
-`pending.try_state`; a query the run's own code fails raises (the client's
-WorkflowQueryFailedError); the outcome is the completion event of the run described,
-decrypted with the worker's payload keys when set, then decoded as the pydantic data
-converter does (`json/plain`, validated by the model, without importing the converter).
-The query goes by its name, not by the workflow class: importing
-`workflows/agent_run.py` for a name costs 0.04 s.
+Every face reads a run's state here: `signoff status` with a service of its own
+(signoff/config/temporal_service.py says why: 0.3 s of imports), the reviewer UI, the
+decisions and the reconciles through `pending.run_state`, over the service of their
+client (`service_of_client`). `signoff status` first tries run_http.py, a faster
+transport of the same three reads for status alone; where it cannot answer, status
+reads here.
+
+Design note. These are the calls a client's workflow handle makes (`describe()`,
+`query("state")`, `result()`), made on the service directly, with the handle's
+semantics where a reader depends on them: the description is of the id's latest run;
+the query is retried within `QUERY_TIMEOUT`, and a run no worker answers for (or no
+run at all) gives None; a query the run's own code fails raises StateQueryFailed (the
+client's WorkflowQueryFailedError); the outcome is the completion event of the run
+described. Payloads are decrypted with the worker's payload keys when set, then
+decoded as the pydantic data converter does (`json/plain`, validated by the model,
+without importing the converter). The query goes by its name, not by the workflow
+class: importing `workflows/agent_run.py` for a name costs 0.04 s.
 tests/unit/test_run_reading.py holds the name to the workflow's and checks the decoding;
-tests/workflow/test_status_reading.py holds the timeout to `pending.try_state`'s.
+tests/workflow/test_status_reading.py checks that it reads what the handle reads.
 """
 
 from __future__ import annotations

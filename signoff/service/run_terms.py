@@ -1,6 +1,6 @@
-"""What the two readers of a run (run_reading.py over gRPC, run_http.py over HTTP)
-share: the query's name and deadline, the payloads' encoding and the errors, in a
-module that loads no Temporal SDK."""
+"""What the reader of a run (run_reading.py, over gRPC) and status's HTTP transport
+beneath it (run_http.py) share: the query's name and deadline, the payloads' encoding
+and the errors, in a module that loads no Temporal SDK."""
 
 from __future__ import annotations
 

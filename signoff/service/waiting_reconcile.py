@@ -1,4 +1,4 @@
-"""The inbox's read model, mended from Temporal's visibility (issue 13).
+"""The inbox's read model, mended from Temporal's visibility.
 
 The rows of `waiting_actions` are written by the activities a run already calls (see
 `activities/store/waiting_actions.py`). What no activity sees is mended here: a run
@@ -17,7 +17,7 @@ The listing is taken a page at a time (`RECONCILE_PAGE` runs): each page's runs 
 compared with their own rows and mended in a transaction of their own, and only the
 ids of the runs listed so far are kept, so that at the end the rows of runs no page
 listed (no longer waiting) go. A round's memory is one page's, whatever the number of
-waiting runs (issue 13, `python -m bench.memory`), and no write lock is held for a
+waiting runs (`python -m bench.memory`), and no write lock is held for a
 whole round.
 
 That full round lists every waiting run: 8.8 s at 10,000 waiting. So it runs when the
@@ -54,9 +54,10 @@ from activities.store.waiting_repair import (
     stored_hashes,
 )
 from signoff.config.settings import Settings
-from signoff.service.pending import try_state, waiting_query
+from signoff.config.temporal_service import service_of_client
+from signoff.service.pending import waiting_query
+from signoff.service.run_reading import run_state
 from signoff.service.runs import TENANT_KEY
-from workflows.agent_run import AgentRun
 from workflows.contracts import WORKFLOW_NAME
 from workflows.run_outcome import PENDING_KEY
 
@@ -99,10 +100,11 @@ async def page_truth(
     unknown: set[str] = set()
     indexed: dict[str, set[str]] = {}
     gate = asyncio.Semaphore(QUERY_CONCURRENCY)
+    temporal = service_of_client(client)
 
     async def queried(run_id: str) -> None:
         async with gate:
-            state = await try_state(client.get_workflow_handle_for(AgentRun.run, run_id))
+            state = await run_state(temporal, run_id)
         if state is None:
             unknown.add(run_id)
             return
@@ -131,8 +133,8 @@ async def page_truth(
 async def reconcile_waiting(client: Client, engine: Engine, grace: timedelta) -> ReconcileCounts:
     """Make the read model match what waiting runs say (see the module note), a page
     of the listing at a time: what it holds is one page's runs and rows, and the ids
-    of the runs listed so far (issue 13: all at once, its peak grew with every run
-    waiting, and the worker's RSS kept that peak)."""
+    of the runs listed so far (all at once, its peak grew with every run waiting, and
+    the worker's RSS kept that peak)."""
     listed_from = datetime.now(UTC) - grace
     listed: set[str] = set()
     counts, unknown_runs = ReconcileCounts(), 0

@@ -4,8 +4,7 @@ from signoff.tools.registry import (
     ToolContext,
     ToolRegistrationError,
     known_tools,
-    registered_tools,
     tool,
 )
 
-__all__ = ["ToolContext", "ToolRegistrationError", "known_tools", "registered_tools", "tool"]
+__all__ = ["ToolContext", "ToolRegistrationError", "known_tools", "tool"]

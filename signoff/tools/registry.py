@@ -97,20 +97,11 @@ def tool(
     return register
 
 
-def registered_tools() -> Mapping[str, ToolDefinition]:
-    return MappingProxyType(dict(_REGISTERED))
-
-
 def known_tools() -> Mapping[str, ToolDefinition]:
     """Every tool an agent profile may offer, by name: the built-in catalog and the
     registered Python tools. The profile loader, `signoff profiles check`, the run
     factory and the worker all ask here, so they agree on what exists."""
     return MappingProxyType({**CATALOG, **_REGISTERED})
-
-
-def forget(name: str) -> None:
-    """Take a registered tool out (tests that register throwaway tools)."""
-    _REGISTERED.pop(name, None)
 
 
 def _arguments_model(name: str, function: Callable[..., Any]) -> type[BaseModel]:

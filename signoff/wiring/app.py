@@ -113,7 +113,7 @@ app = typer.Typer(
 
 def loaded_profiles_or_stop(current: Settings) -> LoadedProfiles:
     """The profiles a worker runs on; a bad file stops it with exit 2 and the loader's
-    message, before it connects to anything (issue 23)."""
+    message, before it connects to anything."""
     from signoff.cli.support import fail
     from signoff.config.profiles import ProfileError, load_profiles
 

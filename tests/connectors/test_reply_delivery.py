@@ -13,7 +13,6 @@ from sqlalchemy import Engine, select
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store.connector_schema import ToolEffect
-from activities.store.customer_replies import replies_of
 from activities.store.database import use_session
 from signoff.config.profiles import BUILTIN_PROFILES, load_profile_file
 from tests.connectors.helpdesk_server import helpdesk_server
@@ -25,6 +24,7 @@ from tests.connectors.replies import (
     webhook,
     zendesk,
 )
+from tests.store.outbox import replies_of
 from tests.workflow.approvals import gate_run
 from tests.workflow.fakes import FakeModel, text_reply, tool_reply
 from tests.workflow.test_python_tools import on_profile, tool_results

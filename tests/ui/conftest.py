@@ -33,7 +33,7 @@ from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
 from signoff.service.handles import Runs, Store
-from signoff.service.pending import try_state
+from signoff.service.pending import run_state
 from signoff.service.run_control import start
 from signoff.service.run_requests import new_run_request
 from signoff.service.waiting_listing import read_pending_page
@@ -208,8 +208,7 @@ def wait_until_pending(stack: DevStack, case: RefundCase) -> str:
                 listed = read_pending_page(Store(engine), case.tenant_id, 500).page.items
                 for item in listed:
                     if item.run_id == case.run_id:
-                        handle = client.get_workflow_handle(case.run_id)
-                        state = await try_state(handle)
+                        state = await run_state(Runs(client), case.run_id)
                         waiting = state.pending_actions if state is not None else []
                         if item.action.action_hash in {a.action_hash for a in waiting}:
                             return item.action.action_hash

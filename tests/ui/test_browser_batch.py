@@ -20,7 +20,8 @@ from sqlalchemy import Engine
 from activities.store import list_refunds, write_transaction
 from activities.store.schema import Order
 from signoff.config.temporal_client import connect
-from signoff.service.pending import try_state
+from signoff.service.handles import Runs
+from signoff.service.pending import run_state
 from signoff.wiring.local_stack import SIGNOFF
 from tests.ui.browser import screenshot, sign_in, watch_console
 from tests.ui.conftest import DevStack, RefundCase, add_case, in_thread, wait_until_pending
@@ -62,7 +63,7 @@ def wait_until_expired(stack: DevStack, case: RefundCase) -> None:
         client = await connect(stack.settings())
         deadline = time.monotonic() + EXPIRY_WAIT_SECONDS
         while True:
-            state = await try_state(client.get_workflow_handle(case.run_id))
+            state = await run_state(Runs(client), case.run_id)
             if state is not None and any(r.kind == "expired" for r in state.decisions):
                 return
             assert time.monotonic() < deadline, f"{case.run_id} never expired"

@@ -17,10 +17,10 @@ from playwright.sync_api import Page, expect
 from sqlalchemy import Engine
 
 from activities.store import make_engine
-from activities.store.customer_replies import replies_of
 from signoff.config.profiles import STRICT_PROFILES
 from signoff.wiring.local_stack import signoff_dev_stack
 from tests.conftest import demo_home
+from tests.store.outbox import replies_of
 from tests.ui.browser import sign_in, watch_console
 from tests.ui.conftest import DevStack, add_case, wait_until_pending
 

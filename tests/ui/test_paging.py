@@ -101,7 +101,10 @@ async def start_and_wait(settings: Settings, requests: list[RunRequest]) -> list
     states = await asyncio.gather(
         *(run_state(Runs(client), f"run-{tenant_id}-{request.request_id}") for request in requests)
     )
-    actions = [(action, state.run_id) for state in states for action in state.pending_actions]
+    assert None not in states, "a waiting run did not answer its state query"
+    actions = [
+        (action, state.run_id) for state in states if state for action in state.pending_actions
+    ]
     actions.sort(key=lambda pair: (pair[0].expires_at, pair[0].action_hash))
     return [(run_id, action.action_hash) for action, run_id in actions]
 

@@ -74,7 +74,9 @@ def test_rows_are_mended_from_what_waiting_runs_say(
     async def mend() -> tuple[ReconcileCounts, list[PendingAction]]:
         client = await connect(settings)
         counts = await reconcile_waiting(client, store, GRACE)
-        return counts, (await run_state(Runs(client), pending_case.run_id)).pending_actions
+        state = await run_state(Runs(client), pending_case.run_id)
+        assert state is not None, "the waiting run did not answer its state query"
+        return counts, state.pending_actions
 
     counts, truth = in_thread(mend())
 

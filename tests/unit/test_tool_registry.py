@@ -10,8 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from signoff.config.profiles import ProfileError, load_profile_file
-from signoff.tools import ToolContext, ToolRegistrationError, known_tools, tool
-from signoff.tools.registry import forget
+from signoff.tools import ToolContext, ToolRegistrationError, known_tools, registry, tool
 from workflows.tool_arguments import normalized, restored
 from workflows.tool_catalog import ToolCallRejected
 
@@ -19,6 +18,11 @@ GOOD = (
     "Returns the parcel's carrier events for this run's order. Use it when the customer "
     "asks where a parcel is. Do not use it for payments. It returns JSON with the events."
 )
+
+
+def forget(name: str) -> None:
+    """Take a throwaway tool out of the process's registry: the product never does."""
+    registry._REGISTERED.pop(name, None)
 
 
 class Where(BaseModel):

@@ -28,7 +28,7 @@ from sqlalchemy import Engine
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
-from activities.metrics import refresh_store_gauges
+from activities.metrics import register_store_gauges
 from signoff.config.logs import configure_logging
 from signoff.config.settings import Settings
 from signoff.config.telemetry import client_interceptors
@@ -63,9 +63,10 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def scrape(port: int) -> str:
-    # The store's gauges are refreshed in the background at an interval; here, now.
-    refresh_store_gauges()
+def scrape(engine: Engine, port: int) -> str:
+    # The store's gauges are refreshed in the background at an interval; here, now (the
+    # worker registers the same gauges on the same engine).
+    register_store_gauges(engine).refresh()
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
         return str(answer.read().decode())
 
@@ -115,7 +116,7 @@ async def observed_refund_run(
         config = env.client.config()
         config["interceptors"] = [*client_interceptors(), *config["interceptors"]]
         client = Client(**config)
-        before = scrape(settings.metrics_port)
+        before = scrape(engine, settings.metrics_port)
         # The shared test server's clock may be far ahead of the wall clock (other
         # tests skip time): the deadline counts from the server's now.
         now = await env.get_current_time()
@@ -125,10 +126,10 @@ async def observed_refund_run(
         async with build_worker(client, settings, engine):
             handle, _ = await start_run(Runs(client), request, settings.task_queue, now=now)
             [action] = await pending_actions(handle)
-            waiting = scrape(settings.metrics_port)
+            waiting = scrape(engine, settings.metrics_port)
             await decide(handle, decision(engine, "alice", action.action_hash))
             outcome: RunOutcome = await handle.result()
-        after = scrape(settings.metrics_port)
+        after = scrape(engine, settings.metrics_port)
     finally:
         server.shutdown()
         server.server_close()

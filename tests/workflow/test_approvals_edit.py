@@ -12,8 +12,8 @@ from temporalio.client import WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
 from activities.store import list_refunds
-from activities.store.customer_replies import replies_of
 from signoff.config.profiles import BUILTIN_PROFILES, STRICT_PROFILES, load_profile_file
+from tests.store.outbox import replies_of
 from tests.workflow.approvals import (
     decide,
     decision,

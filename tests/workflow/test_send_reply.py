@@ -11,8 +11,8 @@ import json
 from sqlalchemy import Engine
 from temporalio.testing import WorkflowEnvironment
 
-from activities.store.customer_replies import replies_of
 from signoff.config.profiles import BUILTIN_PROFILES, STRICT_PROFILES, load_profile_file
+from tests.store.outbox import replies_of
 from tests.workflow.approvals import decide, decision, gate_run, pending_actions
 from tests.workflow.fakes import FakeModel, text_reply, tool_reply
 from tests.workflow.test_python_tools import on_profile, tool_results

@@ -15,7 +15,6 @@ from temporalio.worker import Worker
 
 from activities.standing_rules import StandingRuleActivities
 from activities.store import list_refunds
-from activities.store.customer_replies import replies_of
 from activities.store.decision_queries import AuditQuery, audit_rows
 from activities.store.rule_grants import match_rules
 from signoff.config.profiles import STRICT_PROFILES, load_profile_file
@@ -23,6 +22,7 @@ from signoff.service.handles import Store
 from signoff.service.standing_rules import revoke, rules_of
 from tests.clock import clock_now
 from tests.rules import make_rule
+from tests.store.outbox import replies_of
 from tests.store.test_waiting_actions import an_action
 from tests.workflow.approvals import (
     TEST_KEYS,

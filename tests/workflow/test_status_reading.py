@@ -1,21 +1,29 @@
 """`signoff status` reads a run over the bare service (signoff/service/run_reading.py):
 what it reads is what the client's workflow handle reads, while the run lives, after it
 completed and after it was terminated; and a real `signoff status` loads none of the SDKs
-it does without (tests/cli/test_status_imports.py)."""
+it does without (tests/cli/test_status_imports.py). The other faces read a run's state
+through the same reader, over their client's service (`pending.run_state`), encrypted
+payloads too."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 
 import pytest
+from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 from typer.testing import CliRunner, Result
 
-from signoff.config.settings import get_settings
+from signoff.config.data_converter import data_converter_for
+from signoff.config.settings import Settings, get_settings
 from signoff.config.temporal_service import TemporalService
+from signoff.service import pending
+from signoff.service.handles import Runs
 from signoff.service.run_reading import (
+    PayloadNotJson,
     RunNotFound,
     describe_run,
     run_outcome,
@@ -47,6 +55,9 @@ def status_cli(
         return CliRunner().invoke(app, ["status", run_id, *more])
     finally:
         get_settings.cache_clear()
+
+
+PAYLOAD_KEY = "k1:" + base64.b64encode(bytes(range(32))).decode()
 
 
 def service_of(env: WorkflowEnvironment) -> TemporalService:
@@ -117,3 +128,27 @@ async def test_an_unknown_run_is_not_found(
     shown = await asyncio.to_thread(status_cli, time_skipping_env, monkeypatch, "run-demo-nope")
     assert shown.exit_code == 2
     assert "No run with id 'run-demo-nope'" in shown.stderr
+
+
+async def test_the_faces_read_an_encrypted_run_as_the_handle_does(
+    time_skipping_env: WorkflowEnvironment,
+) -> None:
+    env = time_skipping_env
+    config = env.client.config()
+    config["data_converter"] = data_converter_for(Settings(payload_keys=PAYLOAD_KEY))
+    client = Client(**config)
+    gate = Gate()
+    model = FakeModel().enqueue(tool_reply(("get_order", {})), gate, text_reply("Shipped."))
+    task_queue = new_task_queue()
+    async with worker(client, task_queue, model, FakeTools()):
+        handle = await start(client, run_request(await env.get_current_time()), task_queue)
+        await gate.reached.wait()
+        read = await pending.run_state(Runs(client), handle.id)
+        queried = await handle.query(AgentRun.state)
+        with pytest.raises(PayloadNotJson, match="SIGNOFF_PAYLOAD_KEYS"):
+            await pending.run_state(Runs(env.client), handle.id)  # a client without the key
+        gate.open()
+        await handle.result()
+
+    assert read == queried and read is not None
+    assert await pending.run_state(Runs(client), "run-demo-nope") is None
