@@ -1,6 +1,6 @@
 """One page of the inbox's read model, read with the database driver alone.
 
-Design note (issue 13: `signoff pending` in 0.3 s as a new process). The store's own
+Design note (`signoff pending` in 0.3 s as a new process). The store's own
 read (`activities/store/waiting_pages.py`) is SQLAlchemy's ORM, whose imports and table
 declarations cost `pending` most of its start: about 1 s of CPU on a loaded 2-core
 machine, against a few milliseconds for the query. The command's page (soonest expiry

@@ -1,7 +1,7 @@
 """Fresh refund cases for the benchmarks and the tests: one order and one ticket per run.
 
 Runs on one order would share its exposure: since four eyes counts every refund waiting
-on an order (issue 9, `pending_refunds`), only as many runs as the order's paid amount
+on an order (`pending_refunds`), only as many runs as the order's paid amount
 allows can wait at once, and the rest are denied. A benchmark of N waiting refunds needs
 N orders.
 """

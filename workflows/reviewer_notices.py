@@ -1,4 +1,4 @@
-"""Reviewers are told when a refund waits for them (issue 14).
+"""Reviewers are told when a refund waits for them.
 
 Design note. A refund that waits unseen expires, and the customer waits for nothing.
 So when an action starts waiting, the run posts a notice (the `notify_reviewers`

@@ -55,7 +55,7 @@ class RunLimits(Contract):
     approval_ttl_seconds: Annotated[int, Field(ge=1)]
     # None: the worker knows no price for this model; the request's stands.
     price: ModelPrice | None = None
-    # The worker has a webhook to tell reviewers when a refund waits (issue 14).
+    # The worker has a webhook to tell reviewers when a refund waits.
     notify_reviewers: bool = False
     # The decision service's public keys as the worker holds them, and how old a decision
     # may be: the run checks a decision's signature itself (`decision_keyring.py`). Empty

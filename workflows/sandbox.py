@@ -3,8 +3,8 @@
 Temporal's sandbox gives each run fresh copies of the modules its workflow imports, so
 that one run cannot leak state into another. It does so by importing them again for
 every new run: the workflow's own module is executed anew (and compiled, when no
-bytecode is cached), which cost a refund run about a tenth of its worker CPU (issue 13,
-a py-spy profile of `bench/runs.py`). Our workflow modules hold no state between runs
+bytecode is cached), which cost a refund run about a tenth of its worker CPU (a
+py-spy profile of `bench/runs.py`). Our workflow modules hold no state between runs
 (constants, pure functions and pydantic contracts) and do no I/O, so the `workflows`
 package is passed through: imported once per process, like the standard library. The
 sandbox still runs each run's code with its restrictions on the modules it proxies,

@@ -1,4 +1,4 @@
-"""Adds the reviewer columns of issue 9 to a store made before them.
+"""Adds the later reviewer columns (active, name_key, api_token_hash) to a store made before them.
 
 Design note. Before Alembic, `make_engine` created missing tables but never changed an
 existing one, so a store from before `active`, `name_key` and `api_token_hash` would

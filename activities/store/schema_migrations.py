@@ -5,7 +5,7 @@ Design note. `make_engine` calls `migrate` before anything reads the store. Thre
 - an empty database gets every revision, from the first;
 - a database made before migrations (tables, no `alembic_version`: what `create_all`
   made) is adopted: what revision 0001 has and it lacks is created, reviewer columns
-  from before issue 9 are added, and if each table then has the columns of revision
+  added later (`reviewer_columns.py`) are added, and if each table then has the columns of revision
   0001 it is stamped 0001 and gets the revisions after it; if not, nothing changes and
   the error names the differences;
 - a database at a revision this code does not know was migrated by a newer signoff:

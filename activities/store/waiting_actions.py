@@ -1,6 +1,6 @@
 """The inbox's read model: one row per (run, action) while it waits for a decision.
 
-Design note (issue 13). Temporal's visibility cannot list waiting runs in the order a
+Design note. Temporal's visibility cannot list waiting runs in the order a
 reviewer needs (soonest expiry first): the first page used to need the whole listing.
 So the store keeps the waiting actions itself, written by the activities the workflow
 already calls, in transactions it already runs, so that no event is added to a run's

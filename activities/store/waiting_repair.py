@@ -1,4 +1,4 @@
-"""Mending the inbox's read model from what waiting runs say (issue 13).
+"""Mending the inbox's read model from what waiting runs say.
 
 The rows of `waiting_actions` are written by activities (`waiting_actions.py`); this
 makes them match the truth read from Temporal's visibility by

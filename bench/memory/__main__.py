@@ -1,4 +1,4 @@
-"""Issue 13: is the worker's memory bounded with thousands of runs waiting, and if not,
+"""Is the worker's memory bounded with thousands of runs waiting, and if not,
 what grows?
 
 A private stack of `bench/memory/probed_dev.py` (the very `signoff dev`: Temporal dev server,

@@ -147,7 +147,7 @@ def write_memory(
     from bench.common.machine import machine  # git and the temporal binary: not in unit tests
 
     lines = [
-        "# Worker memory with thousands of runs waiting (issue 13)",
+        "# Worker memory with thousands of runs waiting",
         "",
         "Written by `python -m bench.memory`; regenerate it rather than edit it.",
         "",

@@ -1,4 +1,4 @@
-"""Issue 13's scale point: thousands of live runs waiting for approval on one worker.
+"""The scale point: thousands of live runs waiting for approval on one worker.
 
 A private `signoff dev` stack (Temporal dev server on SQLite, one worker in the launcher's
 process, the store on SQLite) gets waiting refund runs, each on a refund case of its own

@@ -16,7 +16,7 @@ from bench.scale.faces import FaceTimings, Walk
 from bench.scale.probes import Memory
 
 SCALE = RESULTS_DIR / "SCALE.md"
-TARGET_MS = 100.0  # issue 13: a first page in at most 100 ms at p95, no listing cache
+TARGET_MS = 100.0  # a first page in at most 100 ms at p95, no listing cache
 
 
 @dataclass
@@ -131,7 +131,7 @@ def write_scale(
             "",
             *table,
             "",
-            f"First page against issue 13's target (≤ {TARGET_MS:.0f} ms p95), at "
+            f"First page against the target (≤ {TARGET_MS:.0f} ms p95), at "
             f"{last.started:,} waiting:",
             "",
             *first_page_verdicts(last),

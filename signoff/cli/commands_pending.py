@@ -1,7 +1,7 @@
 """`signoff pending`: the actions waiting for a decision, from the store's read model.
 
 Its own module, apart from `approve` and `reject`: listing needs the store alone, so
-the command loads neither the Temporal client nor the workflow code (issue 13: a page
+the command loads neither the Temporal client nor the workflow code (a page
 in 0.3 s, most of it Python's start). A store already at this code's revision is read
 with its database driver alone (`service/pending_quick.py`); only a store that must be
 created, migrated or refused is opened through SQLAlchemy, as every face opens it.

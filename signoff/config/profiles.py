@@ -2,7 +2,7 @@
 
 `load_profiles(settings)` reads SIGNOFF_PROFILES, or the built-in file shipped beside
 this module. Whatever is wrong with a file raises one error type, `ProfileError`,
-whose every line names the file, the key path and what is allowed (issue 23):
+whose every line names the file, the key path and what is allowed:
 
     profiles.toml: agents.support.tool_policy.get_order.approval: a read tool takes no
     approval mode ('confirm' given); allowed: auto

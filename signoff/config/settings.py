@@ -107,7 +107,7 @@ class Settings(BaseSettings):
     # Items per page where a person reads a list: the inbox, GET /api/approvals, and
     # the default --limit of `signoff pending` and `signoff list`.
     page_size: int = Field(default=50, ge=1, le=MAX_PAGE_SIZE)
-    # The inbox's read model (issue 13, signoff/service/waiting_reconcile.py): every
+    # The inbox's read model (signoff/service/waiting_reconcile.py): every
     # worker mends it from Temporal's visibility when it starts, then this often (0:
     # only at start), listing only the runs closed since; every full_reconcile
     # seconds it lists every waiting run again. Rows younger than the grace are kept:

@@ -1,6 +1,6 @@
 """A page of a listing a person reads: the true total, the items, the cursor of the next.
 
-No list a person reads stops silently (issue 15): every listing returns its total,
+No list a person reads stops silently: every listing returns its total,
 counted over everything that matches (never the length of a page), and a page that is
 not the last carries `next`, an opaque cursor that the reader hands back as `after`
 (`--after` on the command line) to get the following page.

@@ -1,7 +1,7 @@
 """The pending listing every face shows (inbox, `GET /api/approvals`, `signoff pending`),
 read from the store's read model: a count and one keyset page.
 
-Design note (issue 13). Listing from Temporal's visibility needed every waiting run for
+Design note. Listing from Temporal's visibility needed every waiting run for
 the first page (visibility cannot sort by expiry; 4.3 s at 3,000 waiting), hidden behind
 a two-second cache. The read model (`activities/store/waiting_actions.py`) is written by
 the activities the run already calls and mended from visibility when a worker starts,

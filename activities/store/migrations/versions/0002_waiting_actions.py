@@ -1,5 +1,5 @@
 """The inbox's read model: `waiting_actions`, one row per (run, action) while it waits
-(see `activities/store/waiting_actions.py`). Issue 13: the first page of the inbox at
+(see `activities/store/waiting_actions.py`). The first page of the inbox at
 10,000 waiting must not need Temporal's visibility, which cannot sort by expiry.
 
 A copy of the table as it was on the day, not an import of `schema.py` (see

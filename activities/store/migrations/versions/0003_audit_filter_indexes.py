@@ -1,4 +1,4 @@
-"""Indexes for the audit's filters by reviewer and by kind (issue 13: a page of the
+"""Indexes for the audit's filters by reviewer and by kind (a page of the
 audit in at most 100 ms at 100,000 decisions, filtered or not). Without them a filtered
 page's COUNT read every row of the tenant. Creating an index changes no row, so the
 audit's append-only trigger (PostgreSQL) is not involved.

@@ -1,4 +1,4 @@
-"""API tokens get a table of their own (issue 24, section 3): several per reviewer,
+"""API tokens get a table of their own: several per reviewer,
 each with an id, an expiry and a revocation time, never deleted. The one token a
 reviewer held in `reviewers.api_token_hash` moves here and expires 90 days (the
 default of SIGNOFF_TOKEN_TTL_DAYS) after this revision runs; the old column is emptied
