@@ -24,7 +24,9 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 def pages() -> list[Path]:
-    return sorted([ROOT / "README.md", *DOCS.rglob("*.md")])
+    """The README, the docs, and the benchmarks' result files the docs include."""
+    results = (ROOT / "bench" / "results").glob("*.md")
+    return sorted([ROOT / "README.md", *DOCS.rglob("*.md"), *results])
 
 
 def test_the_readme_is_short() -> None:
