@@ -5,7 +5,8 @@ cookie, reviewer read from the store, ticket excerpts read from the store, Jinja
 render of the first page of 50, security headers), with N synthetic pending actions
 written to the store's read model (`waiting_actions`), which the inbox lists from; and,
 apart, the template alone rendering all N rows (no pagination), the worst case of the
-markup. The read model at 10,000 is bench/store/.
+markup. The read model at 10,000 is bench/store/. It writes bench/results/INBOX.md, which
+the docs' benchmark pages include.
 
     .venv/bin/python -m bench.inbox [--rounds 200]
 """
@@ -30,6 +31,7 @@ from activities.store.waiting_actions import new_row
 from approvals_ui import lookups
 from approvals_ui.main import create_app
 from approvals_ui.templating import templates
+from bench.inbox.report import write_inbox
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
 from signoff.service.pending import PendingItem, time_left
@@ -134,16 +136,7 @@ def main() -> None:
             results["route"][size], results["template"][size] = measure(
                 client, engine, size, rounds
             )
-    small, large = SIZES
-    for name, label in (
-        ("route", "GET /approvals (page 1 of 50 rows)"),
-        ("template", "all rows in one render"),
-    ):
-        for size in SIZES:
-            p50, p95 = results[name][size]
-            print(f"{label}, {size:>5} pending: p50 {p50:7.2f} ms  p95 {p95:7.2f} ms")  # noqa: T201
-        ratio = results[name][large][0] / results[name][small][0]
-        print(f"{label}: p50 ratio {large} / {small} = {ratio:.1f}x")  # noqa: T201
+    print(write_inbox(results, rounds))  # noqa: T201
 
 
 if __name__ == "__main__":
