@@ -30,12 +30,13 @@ from activities.store.schema import WaitingAction
 from activities.store.waiting_actions import new_row
 from approvals_ui import lookups
 from approvals_ui.main import create_app
-from approvals_ui.templating import templates
+from approvals_ui.templating import page_context, templates
 from bench.inbox.report import write_inbox
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
-from signoff.service.pending import PendingItem, time_left
-from workflows.actions import ActionState, PendingAction
+from signoff.service.pending import PendingItem
+from signoff.service.reviewer_access import SignedInReviewer
+from workflows.actions import REFUND_APPROVER_ROLE, ActionState, PendingAction
 
 SIZES = (10, 1000)
 TICKETS = ("T-1042", "T-2210", "T-3107")  # seeded demo tickets: real excerpts
@@ -102,7 +103,12 @@ def measure(
         assert answer.status_code == 200 and "requests are waiting" in answer.text
 
     template = templates.get_template("_inbox_rows.html")
+    # What the route passes the rows (approvals_ui/routers/approvals.py `_inbox`, and
+    # templating.render's page context): the signed-in reviewer, and no row ticked.
     context = {
+        **page_context("en", now),
+        "reviewer": SignedInReviewer("alice", "demo", "Alice", (REFUND_APPROVER_ROLE,)),
+        "selected": set(),
         "rows": lookups._excerpts(Store(engine), items),
         "total": size,
         "waiting_runs": size,
@@ -110,7 +116,6 @@ def measure(
         "first": 0,
         "after": None,
         "next": None,
-        "time_left": lambda at: time_left(at, now),
     }
     return timings(page, rounds), timings(lambda: template.render(context), rounds)
 
