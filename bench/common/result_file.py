@@ -7,6 +7,7 @@ run (a `--rounds 50` included) rather than what the bench would run by default.
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -28,6 +29,13 @@ def repository_relative(text: str) -> str:
     if path.is_absolute() and path.is_relative_to(ROOT):
         return str(path.relative_to(ROOT))
     return text
+
+
+def niceness() -> list[str]:
+    """A bench run under `nice` waits behind the machine's other jobs: its wall clock
+    says so in the file, where the command line cannot."""
+    level = os.nice(0)
+    return [f"- ran under `nice -n {level}`"] if level else []
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -58,6 +66,7 @@ def write_result(
             "",
             *machine(),
             *(f"- {option}" for option in options),
+            *niceness(),
             "",
             *table,
             "",
