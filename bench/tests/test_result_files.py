@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.cli.report import CliSetup, write_cli
 from bench.common.paths import ROOT
 from bench.common.result_file import command_line, markdown_table
 from bench.inbox.report import write_inbox
@@ -67,3 +68,22 @@ def test_a_path_inside_the_repository_is_written_relative_to_it() -> None:
 def test_a_row_of_the_wrong_width_is_refused() -> None:
     with pytest.raises(ValueError, match="every row needs 2 cells"):
         markdown_table(["what", "p50"], [["one"]])
+
+
+def test_the_cli_file_judges_each_command_with_a_target_at_p50(tmp_path: Path) -> None:
+    results = {
+        "python -c pass (the interpreter alone)": (0.02, 0.03, 0.018),
+        "signoff pending": (0.25, 0.41, 0.18),
+        "signoff status RUN": (0.31, 0.56, 0.19),
+    }
+    targets = {"signoff pending": 0.3, "signoff status RUN": 0.3}
+    setup = CliSetup(20, 41, 10_041, str(ROOT / ".venv" / "bin" / "signoff"))
+
+    text = write_cli(results, targets, setup, tmp_path / "CLI.md", argv=["--rounds", "20"])
+
+    assert "- run: `python -m bench.cli --rounds 20`" in text
+    assert "10,041 requests waiting (41 live runs" in text
+    assert "`signoff` timed: `.venv/bin/signoff`" in text
+    assert "| python -c pass (the interpreter alone) | 0.020 | 0.030 | 0.018 |  |" in text
+    assert "| signoff pending | 0.250 | 0.410 | 0.180 | met (0.3 s) |" in text
+    assert "| signoff status RUN | 0.310 | 0.560 | 0.190 | missed (0.3 s) |" in text
