@@ -73,6 +73,8 @@ test-calendar: $(STAMP)
 	timeout --kill-after=10 300 faketime -f '+400d' $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) tests/unit tests/store
 
 # Not in `make test`: timings, not assertions (see docs/benchmarks/index.md).
+# The inbox page and its template at 10 and 1,000 pending: about a minute, no Temporal.
+# Writes bench/results/INBOX.md.
 bench: $(STAMP)
 	$(BIN)/python -m bench.inbox
 
@@ -83,7 +85,9 @@ bench: $(STAMP)
 bench-runs: $(STAMP)
 	$(BIN)/python -m bench.runs --quick --baseline minimal
 
-# The CLI's start-up: `signoff --help` and `signoff status RUN`, each as a new process.
+# The CLI's start-up: `signoff --help`, `status`, `pending` and `approve`, each as a new
+# process, at 10,000 live runs waiting (about an hour). Writes bench/results/CLI.md.
+# `python -m bench.cli --waiting 20 --seeded 10000 --rounds 20` for a try (about a minute).
 bench-cli: $(STAMP)
 	$(BIN)/python -m bench.cli
 
@@ -105,7 +109,8 @@ docs-images: $(STAMP)
 	SIGNOFF_DOCS_IMAGES=1 $(BIN)/python -m pytest -q $(DOCS_IMAGE_TESTS)
 
 # The inbox's read model (10,000 waiting) and the audit (100,000 decisions), paged
-# through the service on a temporary SQLite file: about a minute, no Temporal.
+# through the service on a temporary SQLite file: about a minute, no Temporal. Writes
+# bench/results/STORE.md.
 bench-store: $(STAMP)
 	$(BIN)/python -m bench.store
 

@@ -17,6 +17,7 @@ adds N rows to the read model beside the live runs (copies of a waiting action,
 bench/cli/read_model.py): `pending` reads the read model alone, so 10,000 rows is its
 scale point in seconds instead of an hour. `--signoff PATH` times another install's
 `signoff` (an older commit's, for a before and after) on the same stack and store.
+It writes bench/results/CLI.md, which the docs' benchmark pages include.
 
     .venv/bin/python -m bench.cli [--rounds 40] [--waiting 10000] [--seeded N]
         [--signoff PATH]
@@ -40,6 +41,7 @@ from pathlib import Path
 
 from activities.store import Credential, demo_password, issue_token
 from bench.cli.read_model import seed_copies
+from bench.cli.report import CliSetup, write_cli
 from bench.common.stopping import stop_cleanly_on_sigterm
 from bench.scale.fill import Filling, fill_to
 from bench.scale.waiting_runs import REVIEWER, TENANT
@@ -147,20 +149,8 @@ def main() -> None:
             ),
             APPROVE_TOKEN: wall(approvals(items[rounds + 1 :], "--token-stdin"), env, token + "\n"),
         }
-    print(  # noqa: T201
-        f"{rounds} rounds each, {os.cpu_count()} cores, {listed['total']:,} requests "
-        f"waiting ({waiting:,} live runs), load average {os.getloadavg()[0]:.1f}; {signoff}"
-    )
-    for label, (p50, p95, cpu) in results.items():
-        target = TARGETS.get(label)
-        goal = (
-            f"  (target {target:.1f} s: {'met' if p50 <= target else 'missed'} at p50)"
-            if target
-            else ""
-        )
-        print(  # noqa: T201
-            f"{label:42} p50 {p50:6.3f} s  p95 {p95:6.3f} s  CPU p50 {cpu:6.3f} s{goal}"
-        )
+    setup = CliSetup(rounds, waiting, listed["total"], signoff)
+    print(write_cli(results, TARGETS, setup))  # noqa: T201
 
 
 if __name__ == "__main__":

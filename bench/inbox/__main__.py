@@ -5,7 +5,8 @@ cookie, reviewer read from the store, ticket excerpts read from the store, Jinja
 render of the first page of 50, security headers), with N synthetic pending actions
 written to the store's read model (`waiting_actions`), which the inbox lists from; and,
 apart, the template alone rendering all N rows (no pagination), the worst case of the
-markup. The read model at 10,000 is bench/store/.
+markup. The read model at 10,000 is bench/store/. It writes bench/results/INBOX.md, which
+the docs' benchmark pages include.
 
     .venv/bin/python -m bench.inbox [--rounds 200]
 """
@@ -26,12 +27,14 @@ from activities.store.schema import WaitingAction
 from activities.store.waiting_actions import new_row
 from approvals_ui import lookups
 from approvals_ui.main import create_app
-from approvals_ui.templating import templates
+from approvals_ui.templating import page_context, templates
 from bench.common.timings import timings
+from bench.inbox.report import write_inbox
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
-from signoff.service.pending import PendingItem, time_left
-from workflows.actions import ActionState, PendingAction
+from signoff.service.pending import PendingItem
+from signoff.service.reviewer_access import SignedInReviewer
+from workflows.actions import REFUND_APPROVER_ROLE, ActionState, PendingAction
 
 SIZES = (10, 1000)
 TICKETS = ("T-1042", "T-2210", "T-3107")  # seeded demo tickets: real excerpts
@@ -87,7 +90,12 @@ def measure(
         assert answer.status_code == 200 and "requests are waiting" in answer.text
 
     template = templates.get_template("_inbox_rows.html")
+    # What the route passes the rows (approvals_ui/routers/approvals.py `_inbox`, and
+    # templating.render's page context): the signed-in reviewer, and no row ticked.
     context = {
+        **page_context("en", now),
+        "reviewer": SignedInReviewer("alice", "demo", "Alice", (REFUND_APPROVER_ROLE,)),
+        "selected": set(),
         "rows": lookups._excerpts(Store(engine), items),
         "total": size,
         "waiting_runs": size,
@@ -95,7 +103,6 @@ def measure(
         "first": 0,
         "after": None,
         "next": None,
-        "time_left": lambda at: time_left(at, now),
     }
     return timings(page, rounds), timings(lambda: template.render(context), rounds)
 
@@ -121,16 +128,7 @@ def main() -> None:
             results["route"][size], results["template"][size] = measure(
                 client, engine, size, rounds
             )
-    small, large = SIZES
-    for name, label in (
-        ("route", "GET /approvals (page 1 of 50 rows)"),
-        ("template", "all rows in one render"),
-    ):
-        for size in SIZES:
-            p50, p95 = results[name][size]
-            print(f"{label}, {size:>5} pending: p50 {p50:7.2f} ms  p95 {p95:7.2f} ms")  # noqa: T201
-        ratio = results[name][large][0] / results[name][small][0]
-        print(f"{label}: p50 ratio {large} / {small} = {ratio:.1f}x")  # noqa: T201
+    print(write_inbox(results, rounds))  # noqa: T201
 
 
 if __name__ == "__main__":

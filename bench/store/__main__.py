@@ -16,24 +16,8 @@ Each call is a page of 50 with its COUNTs, as the faces ask for it. Then the fir
 as a reviewer gets it, the whole route through FastAPI's TestClient (`GET /api/approvals`
 and the inbox page). No Temporal server is needed: listing does not ask Temporal.
 
-Measured on the shared 2-core machine, 2026-12-01 (SQLite, 200 rounds, load average
-1 to 2 from other jobs), p50 / p95; the target is 100 ms p95 for a first page:
-
-    pending, first page (time left)          4.5 ms /  9.2 ms
-    pending, page 100                        6.2 ms / 10.7 ms
-    pending, last page                       7.2 ms / 12.4 ms
-    pending, first page by amount            6.2 ms / 14.1 ms
-    pending, first page, four eyes only      6.2 ms /  9.7 ms
-    audit, first page                        1.6 ms /  2.7 ms
-    audit, page 1,000                        1.7 ms /  2.5 ms
-    audit, last page                         2.2 ms /  2.7 ms
-    audit, first page of one reviewer        3.6 ms /  5.1 ms
-    GET /api/approvals, first page          20.5 ms / 24.3 ms
-    GET /approvals (inbox page), first page 30.8 ms / 68.2 ms
-
-Before revision 0003 (the audit's filter indexes, and the unfiltered total read from
-the chain's head instead of a COUNT of 100,000 rows), under a heavier load: audit first
-page 20.9 / 36.4 ms, last page 26.4 / 86.2 ms, one reviewer's first page 58.3 / 112.0 ms.
+It writes bench/results/STORE.md (the machine, what was run, p50 and p95 of each line
+against the target of 100 ms p95), which the docs' benchmark pages include.
 
     .venv/bin/python -m bench.store [--waiting 10000] [--decisions 100000] [--rounds 200]
 """
@@ -57,6 +41,7 @@ from activities.store.schema import DecisionRow
 from activities.store.waiting_actions import new_row
 from approvals_ui.main import create_app
 from bench.common.timings import timings
+from bench.store.report import StoreSetup, write_store
 from signoff.config.settings import Settings
 from signoff.service.audit import AuditQuery, audit_page
 from signoff.service.handles import Store
@@ -257,15 +242,13 @@ def main() -> None:
         fill_waiting(engine, arguments.waiting)
         fill_audit(engine, arguments.decisions)
         filled = time.monotonic() - began
-        print(  # noqa: T201
-            f"{arguments.waiting} waiting actions (+{OTHER_TENANT_ROWS} of globex), "
-            f"{arguments.decisions} decisions, written in {filled:.0f} s"
-        )
         results = measure(engine, arguments.rounds)
         results.update(route_timings(home, engine, arguments.rounds))
         engine.dispose()
-    for label, (p50, p95) in results.items():
-        print(f"{label:40} p50 {p50:7.2f} ms  p95 {p95:7.2f} ms")  # noqa: T201
+    setup = StoreSetup(
+        arguments.waiting, OTHER_TENANT_ROWS, arguments.decisions, arguments.rounds, filled
+    )
+    print(write_store(results, setup))  # noqa: T201
 
 
 if __name__ == "__main__":
