@@ -89,7 +89,14 @@ async def client_for(current: Settings, *, worker: bool = False, traced: bool = 
 
     # Before the connection, and not one of its failures: a metrics port taken is not
     # "Temporal unreachable".
-    runtime = worker_runtime(current) if worker else None
+    try:
+        runtime = worker_runtime(current) if worker else None
+    except ValueError as error:  # the core could not bind the SDK's metrics port
+        fail(
+            f"The worker will not start: it cannot serve Temporal's metrics on "
+            f"{current.metrics_host}:{current.temporal_metrics_port} ({error}). Stop what "
+            "holds the port, or set SIGNOFF_TEMPORAL_METRICS_PORT to a free one."
+        )
     try:
         return await connect(current, runtime, traced=traced)
     except TemporalSettingsError as error:

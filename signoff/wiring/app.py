@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -123,6 +123,21 @@ def loaded_profiles_or_stop(current: Settings) -> LoadedProfiles:
         fail(str(error))
 
 
+def observability_or_stop(current: Settings, process: Literal["worker", "dev"]) -> None:
+    """Logging, tracing and the worker's /metrics, or a clean exit when its port is taken."""
+    from signoff.cli.support import fail
+    from signoff.wiring.observability import start_observability
+
+    try:
+        start_observability(current, process)
+    except OSError as error:  # the metrics port: taken, or an address it cannot bind
+        fail(
+            f"The {process} will not start: it cannot serve /metrics on "
+            f"{current.metrics_host}:{current.metrics_port} ({error.strerror or error}). "
+            "Stop what holds the port, or set SIGNOFF_METRICS_PORT to a free one."
+        )
+
+
 @app.command("worker")
 def worker_command() -> None:
     """Run a worker until SIGTERM or Ctrl-C, which let activities in flight finish first."""
@@ -134,7 +149,6 @@ def worker_command() -> None:
     from signoff.config.temporal_tls import TemporalSettingsError, connection_security
     from signoff.service.handles import client_of
     from signoff.service.mcp_servers import startup_report
-    from signoff.wiring.observability import start_observability
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
     from signoff.wiring.worker_signals import stop_on_signals
 
@@ -156,7 +170,7 @@ def worker_command() -> None:
         StripeKeyProblem,
     ) as error:
         fail(f"The worker will not start: {error}")
-    start_observability(current, "worker")
+    observability_or_stop(current, "worker")
 
     async def serve() -> None:
         # The worker polls with the client itself: the wiring unwraps the face's handle.
@@ -228,7 +242,6 @@ def dev_command(
     from signoff.config.payload_keys import payload_cipher
     from signoff.config.temporal_tls import TemporalSettingsError
     from signoff.wiring.dev import run_dev
-    from signoff.wiring.observability import start_observability
 
     current = settings()
     loaded_profiles_or_stop(current)
@@ -238,7 +251,7 @@ def dev_command(
         load_helpdesk_connectors(current.helpdesk_connectors)
     except (TemporalSettingsError, HelpdeskConfigError) as error:
         fail(str(error))
-    start_observability(current, "dev")
+    observability_or_stop(current, "dev")
     if temporal_ui_port is not None:
         current = current.model_copy(update={"temporal_ui_port": temporal_ui_port})
     if not (postgres or current.dev_postgres):

@@ -94,11 +94,19 @@ def server_command(settings: Settings, host: str, port: int) -> list[str]:
 async def wait_for_server(settings: Settings, server: subprocess.Popen[bytes]) -> Client:
     loop = asyncio.get_running_loop()
     give_up = loop.time() + SERVER_START_SECONDS
+    try:  # once, and not as "not listening yet": a metrics port taken is its own error
+        runtime = worker_runtime(settings)
+    except ValueError as error:
+        fail(
+            f"signoff dev will not start: it cannot serve Temporal's metrics on "
+            f"{settings.metrics_host}:{settings.temporal_metrics_port} ({error}). Stop what "
+            "holds the port, or set SIGNOFF_TEMPORAL_METRICS_PORT to a free one."
+        )
     while True:
         if server.poll() is not None:
             fail(f"The Temporal dev server exited at start; see {settings.home / 'temporal.log'}.")
         with contextlib.suppress(Exception):  # not listening yet
-            return await connect(settings, worker_runtime(settings))
+            return await connect(settings, runtime)
         if loop.time() > give_up:
             fail(f"The Temporal dev server did not start within {SERVER_START_SECONDS:.0f} s.")
         await asyncio.sleep(0.5)
