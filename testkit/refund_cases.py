@@ -18,9 +18,11 @@ PAID_MINOR = 6000  # 60.00 EUR: under the demo's four-eyes threshold, refunded i
 TEXT = "Hello, my parcel arrived damaged: the lamp is broken. Can you help? Kim"
 
 
-def add_refund_cases(database_url: str, tenant_id: str, count: int) -> list[str]:
-    """`count` new delivered orders, each with a ticket asking for its refund; their
-    ticket ids, in creation order."""
+def add_refund_cases(
+    database_url: str, tenant_id: str, count: int, paid_minor: int = PAID_MINOR
+) -> list[str]:
+    """`count` new delivered orders of `paid_minor` (in cents) each, each with a ticket
+    asking for its refund; their ticket ids, in creation order."""
     engine = make_engine(database_url)
     batch = uuid.uuid4().hex[:6].upper()
     ticket_ids = [f"T-B{batch}-{number}" for number in range(count)]
@@ -32,7 +34,7 @@ def add_refund_cases(database_url: str, tenant_id: str, count: int) -> list[str]
                     Order(
                         tenant_id=tenant_id,
                         id=order_id,
-                        amount_paid_minor=PAID_MINOR,
+                        amount_paid_minor=paid_minor,
                         currency="EUR",
                         status="delivered",
                         tracking=None,

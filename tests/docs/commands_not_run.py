@@ -1,0 +1,98 @@
+"""The docs' shell commands that no test runs, each with why: what they need that the
+demo stack lacks, or what they would cost. Everything else a page prints is run, by the
+test module tests/docs/test_documented_commands.py names for the page.
+"""
+
+from __future__ import annotations
+
+# Pages none of whose commands can run beside the demo stack.
+PAGES_NOT_RUN = {
+    "docs/configuration/models.md": (
+        "pulls and serves a model with Ollama; tests/openai/ runs the adapter against a "
+        "local Chat Completions server"
+    ),
+    "docs/operating/stack.md": (
+        "Docker Compose; tests/deploy/test_compose.py and test_dockerfile.py check "
+        "temporal-dev.yml and the image"
+    ),
+    "docs/operating/temporal.md": (
+        "the settings of a production cluster (mutual TLS, Temporal Cloud); "
+        "tests/deploy/test_temporal_tls.py connects over mutual TLS"
+    ),
+    "docs/operating/postgresql.md": (
+        "a PostgreSQL server of a deployment (db.internal) and its roles; "
+        "tests/e2e/test_refund_on_postgres.py runs the demo on PostgreSQL and "
+        "tests/deploy/test_postgres_roles.py the two roles"
+    ),
+    "docs/ui/slack.md": "a Slack app's secrets file under /etc",
+    "docs/development/tests.md": "asks the package index, and rewrites uv.lock",
+}
+
+# Single commands of pages whose other commands are run, by page.
+COMMANDS_NOT_RUN = {
+    "README.md": {
+        "make demo": "the stack itself: the test runs on `signoff dev`, what it starts",
+        "make test": "the whole suite",
+    },
+    "docs/getting-started.md": {
+        "make demo": "the stack itself: the test runs on `signoff dev`, what it starts",
+        "make test": "the whole suite",
+    },
+    "docs/ui/index.md": {
+        ".venv/bin/signoff ui [--host H] [--port P]": (
+            "a server that runs until stopped: each stack here serves it, and "
+            "tests/deploy/test_clean_install.py starts `signoff ui` alone until it answers"
+        ),
+    },
+    "docs/reviewing.md": {
+        'signoff approve RUN --hash HASH --as alice --text "Hello Ms Martin, ..." '
+        '--reason "tone"': (
+            "a reply draft needs the strict profile's send_reply, which the demo stack's "
+            "worker does not load; tests/ui/test_edit_routes.py approves a rewritten one"
+        ),
+    },
+    "docs/approvals-policies.md": {
+        "signoff pending": (
+            "2 of 3 approvals need a worker on a profile that asks for three; "
+            "tests/ui/test_browser_n_of_m.py shows those words"
+        ),
+        "signoff status RUN_ID": "as `signoff pending` above",
+    },
+    "docs/evals.md": {
+        "signoff eval evals/": "evals/slow/ takes minutes; it is run by hand",
+        "signoff eval evals/redteam --json": (
+            "tests/evals/test_scenario_set.py runs evals/basics and evals/redteam in one "
+            "`signoff eval ... --json`, the scenarios' waits paid once"
+        ),
+        "signoff eval evals/basics --evidence": "as evals/redteam above",
+        "signoff eval my.yaml --repeat 5": (
+            "a reader's own scenario; tests/e2e/test_eval_on_dev_server.py runs one with --repeat"
+        ),
+        "signoff eval slow.yaml --timeout 900": "a reader's own scenario, that takes minutes",
+    },
+    "docs/ui/languages.md": {
+        ".venv/bin/pybabel extract -F babel.cfg -o approvals_ui/locales/messages.pot "
+        "--no-location --sort-output .": (
+            "rewrites the committed template; tests/unit/test_ui_catalogs.py runs the same "
+            "extraction and fails when a catalog lags"
+        ),
+        ".venv/bin/pybabel update -i approvals_ui/locales/messages.pot "
+        "-d approvals_ui/locales --no-fuzzy-matching --ignore-obsolete": (
+            "rewrites the committed catalogs (as extract)"
+        ),
+        ".venv/bin/python -m pytest -q tests/unit/test_ui_catalogs.py": "a test of this suite",
+        ".venv/bin/python -m pytest -q tests/ui/test_languages.py "
+        "tests/ui/test_page_languages.py": "tests of this suite",
+        "make docs-images": (
+            "drives the browser tests for minutes; run by hand after a page changes"
+        ),
+        ".venv/bin/pybabel init -i approvals_ui/locales/messages.pot "
+        "-d approvals_ui/locales -l de": (
+            "adds a German catalog to the repository; tests/unit/test_ui_catalogs.py "
+            "compiles every catalog there is"
+        ),
+        ".venv/bin/pybabel compile -d approvals_ui/locales -l de --statistics": ("as init above"),
+        ".venv/bin/python -m pytest -q tests/unit/test_ui_catalogs.py "
+        "tests/unit/test_locale_choice.py": "tests of this suite",
+    },
+}

@@ -1,0 +1,291 @@
+"""The shell commands of the operating, reviewing and API pages, read from each page and
+run as printed, through bash and a terminal, against the shared dev stack.
+
+What a reader fills in is filled in here, from the stack: the run ids and hashes that
+`signoff pending` shows, a token's id, a rule's id, the UI's address (the stack's free
+port for 127.0.0.1:8000). A password is typed when the command asks for it, on a
+pseudo-terminal, as a reader types it. The refunds are fresh orders of their own
+(testkit.refund_cases), so that no page's commands touch what another module of this
+package decides on the demo's T-1042, T-2210 or T-3107; the ticket a page names is
+replaced by one of them. What a test adds to the shared stack (a standing rule, a
+language) it takes back. A command that cannot run here is in
+tests/docs/commands_not_run.py, with why, and tests/docs/test_documented_commands.py
+holds every page to a test or a reason. Each test takes its page's commands by count:
+one more on the page fails it until it is run here or listed there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from activities.store import demo_password
+from signoff.config.settings import Settings
+from signoff.wiring.local_stack import SIGNOFF
+from testkit.refund_cases import add_refund_cases
+from tests.docs.commands_not_run import COMMANDS_NOT_RUN
+from tests.docs.shell_commands import DOCS, REPO_ROOT, Ran, run_in_terminal, shell_commands
+from tests.e2e.cli import eventually, signoff, signoff_at_once
+
+ADMIN = ("Password of admin", demo_password("admin"))
+ALICE = ("Password of alice", demo_password("alice"))
+BOB = ("Password of bob", demo_password("bob"))
+RUN_ID = re.compile(r"\brun-demo-[0-9a-z-]+")
+TOKEN_ROW = re.compile(r"^\s*(\d+)\s.*\s(active|revoked|expired)$", re.M)
+RULE_ID = re.compile(r"\bSR-[0-9A-Z]+\b")
+SMALL_REFUND_MINOR = 1500  # 15.00 EUR: under the batch page's --max-amount 20.00
+FOLLOW_SECONDS = 60
+
+
+def page(name: str) -> Path:
+    return DOCS / name
+
+
+def commands_run(name: str) -> list[str]:
+    """The page's commands but those tests/docs/commands_not_run.py lists, with why."""
+    not_run = COMMANDS_NOT_RUN.get(f"docs/{name}", {})
+    return [command for command in shell_commands(page(name)) if command not in not_run]
+
+
+def filled(command: str, **values: str) -> str:
+    """`command` with each placeholder the page prints replaced by the stack's value;
+    a placeholder the page no longer prints fails, so that this test follows the page."""
+    for placeholder, value in values.items():
+        assert placeholder in command, f"{placeholder!r} is not in {command!r}"
+        command = command.replace(placeholder, value)
+    return command
+
+
+class Shell:
+    """A reader's terminal on the stack: its environment, `signoff` on PATH, and a
+    folder of its own whose `.venv` is the repository's, so that `.venv/bin/signoff`
+    works as printed and nothing a command writes lands in the repository."""
+
+    def __init__(self, env: dict[str, str], folder: Path) -> None:
+        (folder / ".venv").symlink_to(REPO_ROOT / ".venv")
+        self.folder = folder
+        self.env = {**env, "PATH": f"{Path(SIGNOFF).parent}{os.pathsep}{env['PATH']}"}
+        self.ui = f"http://127.0.0.1:{env['SIGNOFF_UI_PORT']}"
+
+    def run(self, command: str, *answers: tuple[str, str], stdout_apart: bool = False) -> Ran:
+        command = command.replace("http://127.0.0.1:8000", self.ui)
+        ran = run_in_terminal(command, self.env, self.folder, answers, stdout_apart=stdout_apart)
+        assert ran.returncode == 0, f"{command}\n{ran.terminal}{ran.stdout}"
+        return ran
+
+    def database_url(self) -> str:
+        return Settings(home=Path(self.env["SIGNOFF_HOME"])).resolved_database_url
+
+
+@pytest.fixture(scope="module")
+def reader(dev_stack: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Shell:
+    return Shell(dev_stack, tmp_path_factory.mktemp("reader"))
+
+
+def start_runs(shell: Shell, tickets: list[str]) -> dict[str, str]:
+    """Each ticket's run started, waiting on its refund: run id -> action hash."""
+    started = signoff_at_once(shell.env, *(["run", "--ticket", t, "--json"] for t in tickets))
+    run_ids = [json.loads(result.stdout)["run_id"] for result in started]
+    return waiting(shell, run_ids)
+
+
+def waiting(shell: Shell, run_ids: list[str]) -> dict[str, str]:
+    def listed() -> dict[str, str]:
+        page = json.loads(signoff(shell.env, "pending", "--limit", "1000", "--json").stdout)
+        return {item["run_id"]: item["action_hash"] for item in page["items"]}
+
+    shown = eventually(listed, lambda items: set(run_ids) <= items.keys(), "pending")
+    return {run_id: shown[run_id] for run_id in run_ids}
+
+
+def cancel(shell: Shell, run_ids: list[str]) -> None:
+    """The runs a test left waiting end, so that the package's later modules find the
+    shared stack as they would without this one."""
+    for result in signoff_at_once(shell.env, *(["cancel", run_id] for run_id in run_ids)):
+        assert result.returncode == 0, result.stderr
+
+
+def completed(shell: Shell, run_id: str) -> str:
+    return eventually(
+        lambda: signoff(shell.env, "status", run_id).stdout,
+        lambda out: "outcome:  completed" in out,
+        f"{run_id} completed",
+    )
+
+
+def test_accounts_page_adds_erin_gives_her_a_token_and_revokes_it(reader: Shell) -> None:
+    add, token, tokens, revoke, audit = commands_run("operating/accounts.md")
+    assert add.endswith("user add erin --tenant demo --role refund_approver --as admin")
+    # "admin's password, then erin's twice"
+    erin = "erin-walks-the-docs"
+    added = reader.run(add, ADMIN, ("Password:", erin), ("Repeat the password", erin))
+    assert added.terminal == (
+        "Password of admin: \nPassword: \nRepeat the password: \n"
+        "reviewer erin added (tenant demo, roles: refund_approver)\n"
+    )
+
+    issued = reader.run(token, ADMIN, stdout_apart=True)
+    assert issued.stdout.strip().startswith("so_")  # printed once, on stdout alone
+    [(token_id, status)] = TOKEN_ROW.findall(reader.run(tokens).terminal)
+    assert status == "active"
+    revoked = reader.run(filled(revoke, **{"revoke 3": f"revoke {token_id}"}), ADMIN)
+    assert f"API token {token_id} of erin revoked" in revoked.terminal
+    assert TOKEN_ROW.findall(reader.run(tokens).terminal) == [(token_id, "revoked")]
+
+    rows = reader.run(audit).terminal  # the account rows beside the decisions
+    for change in (
+        "user add erin: tenant demo, roles refund_approver",
+        f"user token revoke {token_id}: token {token_id} of erin revoked",
+    ):
+        assert re.search(rf"  account +admin +- +{re.escape(change)}$", rows, re.M), rows
+
+
+def test_decision_page_approves_with_the_session_and_with_a_token(reader: Shell) -> None:
+    """docs/ui/api.md: one refund decided with the session cookie and its CSRF token,
+    another with alice's personal token, while `signoff status --follow` of
+    docs/ui/live-runs.md follows it to its end."""
+    with_cookie, with_token = add_refund_cases(reader.database_url(), "demo", 2)
+    run_line, follow_line = commands_run("ui/live-runs.md")
+    started = reader.run(filled(run_line, **{"T-1042": with_token}))
+    [token_run] = set(RUN_ID.findall(started.terminal))
+    [(cookie_run, cookie_hash)] = start_runs(reader, [with_cookie]).items()
+    token_hash = waiting(reader, [token_run])[token_run]
+
+    *session, mint, decide_with_token = commands_run("ui/api.md")
+    assert len(session) == 5  # the sign-in page, its token, the sign-in, the CSRF token, the POST
+    decided = reader.run(
+        filled("\n".join(session), **{"run-demo-…": cookie_run, "<hash>": cookie_hash}),
+        stdout_apart=True,
+    )
+    assert json.loads(decided.stdout)["status"] == "approved", decided.stdout
+
+    following = subprocess.Popen(
+        ["bash", "-c", filled(follow_line, RUN_ID=token_run)],
+        env=reader.env,
+        cwd=reader.folder,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        decide = filled(decide_with_token, **{"run-demo-…": token_run, "<hash>": token_hash})
+        decided = reader.run(f"{mint}\n{decide}", ADMIN, stdout_apart=True)
+        assert json.loads(decided.stdout)["status"] == "approved", decided.stdout
+        followed, errors = following.communicate(timeout=FOLLOW_SECONDS)
+    finally:
+        following.kill()
+    assert following.returncode == 0, errors
+    assert "outcome:  completed" in followed and "approved by alice" in followed
+    completed(reader, cookie_run)
+
+
+def test_batch_page_decides_several_runs_and_a_filter(reader: Shell) -> None:
+    curl, approve_two, reject_two, approve_small = commands_run("ui/batch-decisions.md")
+    *_, mint, _ = commands_run("ui/api.md")  # where the page's $API_TOKEN comes from
+    database = reader.database_url()
+    tickets = add_refund_cases(database, "demo", 5)
+    tickets += add_refund_cases(database, "demo", 1, paid_minor=SMALL_REFUND_MINOR)
+    hashes = start_runs(reader, tickets)
+    by_curl, *two_approved, first_rejected, second_rejected, small = hashes
+
+    batch = filled(curl, **{"run-demo-…": by_curl, "<hash>": hashes[by_curl]})
+    answered = json.loads(reader.run(f"{mint}\n{batch}", ADMIN, stdout_apart=True).stdout)
+    assert (answered["succeeded"], answered["failed"]) == (1, 0), answered
+
+    two_runs = "run-demo-7f3a run-demo-91c2"
+    approved = reader.run(
+        filled(approve_two, **{two_runs: " ".join(two_approved)}), ALICE, ("Approve these 2?", "y")
+    )
+    assert "2 of 2 decided." in approved.terminal
+    rejected = reader.run(
+        filled(reject_two, **{two_runs: f"{first_rejected} {second_rejected}"}),
+        BOB,
+        ("Reject these 2?", "y"),
+    )
+    assert "2 of 2 decided." in rejected.terminal
+
+    # Every request of the tenant at most 20.00 EUR: the 15.00 one, and none of 60.00.
+    filtered = reader.run(approve_small, ALICE, ("Approve these 1?", "y"))
+    assert f"{small} {hashes[small][:12]}: approved" in filtered.terminal
+    assert "15.00 EUR" in filtered.terminal and "60.00 EUR" not in filtered.terminal
+
+    for run_id in (by_curl, *two_approved):
+        assert "approved by alice  refund 60.00 EUR" in completed(reader, run_id)
+    assert "approved by alice  refund 15.00 EUR" in completed(reader, small)
+    for run_id in (first_rejected, second_rejected):
+        assert "rejected by bob" in completed(reader, run_id)
+
+
+def test_reviewing_page_approves_a_lower_refund(reader: Shell) -> None:
+    [lower] = commands_run("reviewing.md")
+    [(run_id, action_hash)] = start_runs(
+        reader, add_refund_cases(reader.database_url(), "demo", 1)
+    ).items()
+    edited = reader.run(filled(lower, RUN=run_id, HASH=action_hash), ALICE)
+    assert "edited: Approved with changes." in edited.terminal
+    assert "refund 50.00 EUR" in completed(reader, run_id)
+
+
+def test_command_line_page_pages_through_pending(reader: Shell) -> None:
+    first_page, next_page = commands_run("command-line.md")
+    waiting_runs = list(start_runs(reader, add_refund_cases(reader.database_url(), "demo", 2)))
+    shown = json.loads(reader.run(first_page, stdout_apart=True).stdout)
+    assert shown.keys() == {"total", "next", "first"} and shown["total"] >= 2, shown
+    # Twenty-five waiting requests to reach a second page would cost 25 runs: the cursor
+    # comes from a page of one, and belongs to the same listing.
+    one = json.loads(signoff(reader.env, "pending", "--limit", "1", "--json").stdout)
+    after = reader.run(filled(next_page, **{"p1.…": one["next"]}))
+    assert one["items"][0]["run_id"] not in after.terminal
+    assert f"; 2-{shown['total']} on this page" in after.terminal, after.terminal
+    cancel(reader, waiting_runs)
+
+
+def test_replay_page_exports_histories_and_replays_them(reader: Shell) -> None:
+    export_running, export_one, replay = commands_run("development/replay.md")
+    finished = json.loads(signoff(reader.env, "run", "--ticket", "T-4512", "--json").stdout)[
+        "run_id"
+    ]  # a question about a parcel, answered: a run that ended
+    running_runs = list(start_runs(reader, add_refund_cases(reader.database_url(), "demo", 1)))
+    reader.run(export_running)
+    running = sorted(path.name for path in (reader.folder / "histories").glob("*.json"))
+    assert f"{running_runs[0]}.json" in running, running
+    completed(reader, finished)
+    one = filled(export_one, **{"run-demo-42": finished})
+    reader.run(one)
+    replayed = reader.run(replay).terminal
+    count = len(running) + 1
+    assert f"{count} histories replayed: {count} ok, 0 failed" in replayed
+    cancel(reader, running_runs)
+
+
+def test_standing_rules_page_makes_lists_and_revokes_rules(reader: Shell) -> None:
+    first, for_marie, active, every, revoke, shadow = commands_run("standing-rules.md")
+    made = []
+    try:
+        for command in (first, for_marie, shadow):
+            [rule_id] = set(RULE_ID.findall(reader.run(command, ADMIN).terminal))
+            made.append(rule_id)
+        listed = reader.run(active, ADMIN).terminal
+        assert all(f"{rule_id}  active" in listed for rule_id in made), listed
+        revoked = reader.run(filled(revoke, **{"SR-1A2B3C4D5E": made[0]}), ADMIN)
+        assert f"{made[0]} revoked after 0 of 20 use(s)." in revoked.terminal
+        assert made[0] not in reader.run(active, ADMIN).terminal
+        assert f"{made[0]}  revoked" in reader.run(every, ADMIN).terminal
+    finally:
+        for rule_id in made[1:]:  # the shared stack's tenant gets no standing rule from here
+            reader.run(filled(revoke, **{"SR-1A2B3C4D5E": rule_id}), ADMIN)
+
+
+def test_languages_page_sets_alices_language(reader: Shell) -> None:
+    set_it, show_it = commands_run("ui/languages.md")
+    try:
+        reader.run(set_it, ADMIN)
+        assert reader.run(show_it).terminal == "reviewer alice: language fr\n"
+    finally:
+        reader.run(set_it.replace(" fr ", " auto "), ADMIN)  # "`auto` clears the choice"
+    assert "language fr" not in reader.run(show_it).terminal
