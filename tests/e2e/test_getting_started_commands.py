@@ -55,8 +55,10 @@ def test_the_page_holds_the_commands_this_test_runs() -> None:
         ["approve", "run-demo-…", "--hash", "<hash>", "--as", "alice"],
         ["status", "run-demo-…"],
     ]
-    # The README's first run and approval are these same commands.
+    # The README's first run and approval are these same commands, and so are the
+    # gate's walk-through (docs/concepts/gate.md) from its refund on.
     assert documented_commands(PAGE.parents[1] / "README.md") == documented_commands()
+    assert documented_commands(PAGE.parent / "concepts" / "gate.md") == documented_commands()[1:]
 
 
 def test_the_first_run_answers_as_the_page_shows(stack: dict[str, str]) -> None:

@@ -6,11 +6,16 @@ A private stack (its own dev server, worker and UI) with `SIGNOFF_LOG_FORMAT=jso
 started with the CLI, then: its spans arrived over OTLP in one trace, the worker's
 `/metrics` counted it, the SDK's own metrics are served, the UI serves `/metrics`, and
 the launcher's log lines about the run are JSON naming the run, tenant and that trace.
+The scrape token is made, and the UI scraped, by the commands of
+docs/operating/observability.md, as printed.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
 import threading
 import time
 import urllib.request
@@ -26,7 +31,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from signoff.wiring.local_stack import free_port, signoff_dev_stack
+from signoff.wiring.local_stack import SIGNOFF, free_port, signoff_dev_stack
+from tests.docs.shell_commands import DOCS, shell_commands
 from tests.e2e.cli import json_of, signoff
 
 pytestmark = pytest.mark.devserver
@@ -100,18 +106,24 @@ def otlp_receiver() -> Iterator[tuple[int, Received]]:
         server.server_close()
 
 
-METRICS_TOKEN = "observe-scrape-token-2f9c"
-
-
-def scrape(port: int, path: str = "/metrics") -> str:
+def scrape(port: int, token: str, path: str = "/metrics") -> str:
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}
+        f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"Bearer {token}"}
     )
     with urllib.request.urlopen(request, timeout=10) as answer:
         return str(answer.read().decode())
 
 
 def test_a_run_seen_through_traces_metrics_and_json_logs(tmp_path: Path) -> None:
+    make_token, scrape_ui = shell_commands(DOCS / "operating" / "observability.md")
+    token = subprocess.run(
+        ["bash", "-c", f'{make_token}\nprintf %s "$SIGNOFF_METRICS_TOKEN"'],
+        env={**os.environ, "PATH": f"{Path(SIGNOFF).parent}{os.pathsep}{os.environ['PATH']}"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token), token
     metrics_port, sdk_metrics_port = free_port(), free_port()
     with otlp_receiver() as (otlp_port, received):
         with signoff_dev_stack(
@@ -119,7 +131,7 @@ def test_a_run_seen_through_traces_metrics_and_json_logs(tmp_path: Path) -> None
             task_queue="e2e-observe",
             SIGNOFF_LOG_FORMAT="json",
             SIGNOFF_METRICS_PORT=str(metrics_port),
-            SIGNOFF_METRICS_TOKEN=METRICS_TOKEN,
+            SIGNOFF_METRICS_TOKEN=token,
             SIGNOFF_TEMPORAL_METRICS_PORT=str(sdk_metrics_port),
             OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{otlp_port}",
             OTEL_BSP_SCHEDULE_DELAY="200",
@@ -131,9 +143,16 @@ def test_a_run_seen_through_traces_metrics_and_json_logs(tmp_path: Path) -> None
             while not any(s["name"] == "RunActivity:model_turn" for s in received.of_run(run_id)):
                 assert time.monotonic() < deadline, received.spans[:5]
                 time.sleep(0.5)
-            worker_metrics = scrape(metrics_port)
-            sdk_metrics = scrape(sdk_metrics_port)
-            ui_metrics = scrape(int(env["SIGNOFF_UI_PORT"]))
+            worker_metrics = scrape(metrics_port, token)
+            sdk_metrics = scrape(sdk_metrics_port, token)
+            ui = f"http://127.0.0.1:{env['SIGNOFF_UI_PORT']}"
+            ui_metrics = subprocess.run(
+                ["bash", "-c", scrape_ui.replace("http://127.0.0.1:8000", ui)],
+                env={**env, "SIGNOFF_METRICS_TOKEN": token},
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             status = json_of(signoff(env, "status", run_id, "--json"))
         log_lines = (tmp_path / "dev.log").read_text().splitlines()
 
