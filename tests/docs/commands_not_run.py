@@ -38,6 +38,34 @@ COMMANDS_NOT_RUN = {
         "make demo": "the stack itself: the test runs on `signoff dev`, what it starts",
         "make test": "the whole suite",
     },
+    "docs/connect-helpdesk.md": {
+        "chmod 600 /etc/signoff/intake-secrets.json": (
+            "a deployment's file under /etc; tests/intake/ check the secrets file's "
+            "mode and content"
+        ),
+        "export SIGNOFF_INTAKE_SECRETS=/etc/signoff/intake-secrets.json": "as chmod above",
+    },
+    "docs/connect-stripe.md": {
+        "signoff order link --tenant acme --order A-1001 --payment pi_3Pxyz... "
+        '--customer "Ada Lovelace"': (
+            "a payment of the reader's own Stripe account; the walk-through below links "
+            "C-1042 to a payment it makes in localstripe, and "
+            "tests/payments/test_connect_stripe_doc.py runs it"
+        ),
+    },
+    "docs/configuration/profiles.md": {
+        "signoff run --ticket T-1042 --kind refund": (
+            "needs a worker on a profile with [budgets.refund] (the page's example; the "
+            "built-in profile budgets only the default kind); "
+            "tests/cli/test_profiles_commands.py runs --kind against a profile"
+        ),
+        "SIGNOFF_PROFILES=signoff/config/strict_profiles.toml make demo": (
+            "a second stack, on the strict profile: tests/ui/test_edit_routes.py runs one"
+        ),
+        "signoff run --ticket T-1042 --model scripted:reply --wait": (
+            "waits on a reply draft that only the strict profile asks a reviewer for"
+        ),
+    },
     "docs/ui/index.md": {
         ".venv/bin/signoff ui [--host H] [--port P]": (
             "a server that runs until stopped: each stack here serves it, and "

@@ -8,6 +8,7 @@ added to the page fails it until it runs or is listed) or not run at all, for a 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -29,10 +30,10 @@ RUN_BY = {
     "docs/getting-started.md": "tests/e2e/test_getting_started_commands.py",
     "docs/concepts/gate.md": "tests/e2e/test_getting_started_commands.py",
     "docs/configuration/add-a-tool.md": "tests/cli/test_profiles_commands.py",
-    "docs/configuration/profiles.md": "tests/cli/test_profiles_commands.py",
+    "docs/configuration/profiles.md": HERE,
     "docs/configuration/mcp.md": "tests/mcp/test_mcp_commands.py",
     "docs/connect-stripe.md": "tests/payments/test_connect_stripe_doc.py",
-    "docs/connect-helpdesk.md": "tests/intake/test_helpdesk_docs.py",
+    "docs/connect-helpdesk.md": E2E,
     "docs/passkeys.md": "tests/unit/test_passkeys_doc.py",
     "docs/operating/audit.md": "tests/ui/test_audit_export_check.py",
     "docs/operating/observability.md": "tests/e2e/test_observability_on_dev_server.py",
@@ -157,3 +158,26 @@ def test_operating_page_makes_payload_keys_the_settings_take(
     shown = run_in_terminal(script, env, folder).terminal.splitlines()
     assert shown[0] == "True"
     assert re.fullmatch(r"k2:[A-Za-z0-9+/]{43}=,k1:[A-Za-z0-9+/]{43}=", shown[1])
+
+
+def test_profiles_page_checks_and_shows_a_profile(reader: tuple[dict[str, str], Path]) -> None:
+    env, folder = reader
+    name = "docs/configuration/profiles.md"
+    check, show = [c for c in shell_commands(REPO_ROOT / name) if c not in COMMANDS_NOT_RUN[name]]
+    builtin = (REPO_ROOT / "signoff/config/default_profiles.toml").read_text()
+    read_only = '[agents.support.tool_policy.get_order]\nrisk = "read"\n'
+    assert read_only in builtin
+    (folder / "profiles.toml").write_text(
+        builtin.replace(read_only, read_only + 'approval = "confirm"\n')
+    )
+    ran = run_in_terminal(check, env, folder)
+    printed = (REPO_ROOT / name).read_text().split(f"$ {check}", 1)[1].split("\n")[1]
+    assert (ran.returncode, ran.terminal) == (2, printed + "\n")
+
+    assert show == "signoff profiles show [--json]"
+    shown = run_in_terminal("signoff profiles show", env, folder)
+    assert shown.terminal.startswith("profile builtin (built-in: "), shown.terminal
+    sha = re.search(r"^sha256 ([0-9a-f]{64})$", shown.terminal, re.M)
+    as_json = run_in_terminal("signoff profiles show --json", env, folder, stdout_apart=True)
+    described = json.loads(as_json.stdout)
+    assert sha and (described["name"], described["content_hash"]) == ("builtin", sha[1])

@@ -20,11 +20,14 @@ import json
 import os
 import re
 import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from activities.store import demo_password
+from activities.connectors.breaker import BreakerPolicy
+from activities.store import demo_password, make_engine
+from activities.store.connector_breakers import record_failure
 from signoff.config.settings import Settings
 from signoff.wiring.local_stack import SIGNOFF
 from testkit.refund_cases import add_refund_cases
@@ -40,6 +43,9 @@ TOKEN_ROW = re.compile(r"^\s*(\d+)\s.*\s(active|revoked|expired)$", re.M)
 RULE_ID = re.compile(r"\bSR-[0-9A-Z]+\b")
 SMALL_REFUND_MINOR = 1500  # 15.00 EUR: under the batch page's --max-amount 20.00
 FOLLOW_SECONDS = 60
+ACME_FAILURES = BreakerPolicy(  # the page's five failures
+    failures_to_open=5, cooldown=timedelta(minutes=10), trial_timeout=timedelta(minutes=1)
+)
 
 
 def page(name: str) -> Path:
@@ -289,3 +295,20 @@ def test_languages_page_sets_alices_language(reader: Shell) -> None:
     finally:
         reader.run(set_it.replace(" fr ", " auto "), ADMIN)  # "`auto` clears the choice"
     assert "language fr" not in reader.run(show_it).terminal
+
+
+def test_helpdesk_page_lists_a_breaker_and_closes_it(reader: Shell) -> None:
+    """docs/connect-helpdesk.md: acme's helpdesk failed five times (written to the stack's
+    store as a worker's replies write it); the list shows it open, the reset closes it."""
+    listing, reset = commands_run("connect-helpdesk.md")
+    engine = make_engine(reader.database_url())
+    try:
+        for _ in range(ACME_FAILURES.failures_to_open):
+            record_failure(engine, "helpdesk:acme", ACME_FAILURES, datetime.now(UTC), "HTTP 503")
+    finally:
+        engine.dispose()
+    [acme] = [line for line in reader.run(listing).terminal.splitlines() if "helpdesk:acme" in line]
+    assert acme.split()[:3] == ["helpdesk:acme", "open", "5"] and acme.endswith("HTTP 503")
+    assert "helpdesk:acme: closed" in reader.run(reset).terminal
+    after = [line.split()[:2] for line in reader.run(listing).terminal.splitlines()]
+    assert ["helpdesk:acme", "open"] not in after  # closed: its failures forgotten
