@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,14 @@ from signoff.wiring.local_stack import SIGNOFF
 from testkit.refund_cases import add_refund_cases
 from tests.docs.commands_not_run import COMMANDS_NOT_RUN
 from tests.docs.shell_commands import DOCS, REPO_ROOT, Ran, run_in_terminal, shell_commands
-from tests.e2e.cli import eventually, signoff, signoff_at_once
+from tests.e2e.cli import signoff, signoff_at_once
+from tests.e2e.stack_runs import (
+    refunded,
+    start_runs,
+    start_waiting,
+    wait_ended,
+    wait_pending,
+)
 
 ADMIN = ("Password of admin", demo_password("admin"))
 ALICE = ("Password of alice", demo_password("alice"))
@@ -93,35 +101,11 @@ def reader(dev_stack: dict[str, str], tmp_path_factory: pytest.TempPathFactory) 
     return Shell(dev_stack, tmp_path_factory.mktemp("reader"))
 
 
-def start_runs(shell: Shell, tickets: list[str]) -> dict[str, str]:
-    """Each ticket's run started, waiting on its refund: run id -> action hash."""
-    started = signoff_at_once(shell.env, *(["run", "--ticket", t, "--json"] for t in tickets))
-    run_ids = [json.loads(result.stdout)["run_id"] for result in started]
-    return waiting(shell, run_ids)
-
-
-def waiting(shell: Shell, run_ids: list[str]) -> dict[str, str]:
-    def listed() -> dict[str, str]:
-        page = json.loads(signoff(shell.env, "pending", "--limit", "1000", "--json").stdout)
-        return {item["run_id"]: item["action_hash"] for item in page["items"]}
-
-    shown = eventually(listed, lambda items: set(run_ids) <= items.keys(), "pending")
-    return {run_id: shown[run_id] for run_id in run_ids}
-
-
 def cancel(shell: Shell, run_ids: list[str]) -> None:
     """The runs a test left waiting end, so that the package's later modules find the
     shared stack as they would without this one."""
     for result in signoff_at_once(shell.env, *(["cancel", run_id] for run_id in run_ids)):
         assert result.returncode == 0, result.stderr
-
-
-def completed(shell: Shell, run_id: str) -> str:
-    return eventually(
-        lambda: signoff(shell.env, "status", run_id).stdout,
-        lambda out: "outcome:  completed" in out,
-        f"{run_id} completed",
-    )
 
 
 def test_accounts_page_adds_erin_gives_her_a_token_and_revokes_it(reader: Shell) -> None:
@@ -159,8 +143,8 @@ def test_decision_page_approves_with_the_session_and_with_a_token(reader: Shell)
     run_line, follow_line = commands_run("ui/live-runs.md")
     started = reader.run(filled(run_line, **{"T-1042": with_token}))
     [token_run] = set(RUN_ID.findall(started.terminal))
-    [(cookie_run, cookie_hash)] = start_runs(reader, [with_cookie]).items()
-    token_hash = waiting(reader, [token_run])[token_run]
+    [(cookie_run, cookie_hash)] = start_waiting(reader.env, [with_cookie]).items()
+    token_hash = wait_pending(reader.env, token_run)
 
     *session, mint, decide_with_token = commands_run("ui/api.md")
     assert len(session) == 5  # the sign-in page, its token, the sign-in, the CSRF token, the POST
@@ -187,7 +171,9 @@ def test_decision_page_approves_with_the_session_and_with_a_token(reader: Shell)
         following.kill()
     assert following.returncode == 0, errors
     assert "outcome:  completed" in followed and "approved by alice" in followed
-    completed(reader, cookie_run)
+    wait_ended(reader.env, [cookie_run])
+    paid = Decimal("60.00")
+    assert (refunded(reader.env, with_cookie), refunded(reader.env, with_token)) == (paid, paid)
 
 
 def test_batch_page_decides_several_runs_and_a_filter(reader: Shell) -> None:
@@ -196,7 +182,7 @@ def test_batch_page_decides_several_runs_and_a_filter(reader: Shell) -> None:
     database = reader.database_url()
     tickets = add_refund_cases(database, "demo", 5)
     tickets += add_refund_cases(database, "demo", 1, paid_minor=SMALL_REFUND_MINOR)
-    hashes = start_runs(reader, tickets)
+    hashes = start_waiting(reader.env, tickets)
     by_curl, *two_approved, first_rejected, second_rejected, small = hashes
 
     batch = filled(curl, **{"run-demo-…": by_curl, "<hash>": hashes[by_curl]})
@@ -220,26 +206,27 @@ def test_batch_page_decides_several_runs_and_a_filter(reader: Shell) -> None:
     assert f"{small} {hashes[small][:12]}: approved" in filtered.terminal
     assert "15.00 EUR" in filtered.terminal and "60.00 EUR" not in filtered.terminal
 
-    for run_id in (by_curl, *two_approved):
-        assert "approved by alice  refund 60.00 EUR" in completed(reader, run_id)
-    assert "approved by alice  refund 15.00 EUR" in completed(reader, small)
-    for run_id in (first_rejected, second_rejected):
-        assert "rejected by bob" in completed(reader, run_id)
+    wait_ended(reader.env, list(hashes))
+    ledger = [refunded(reader.env, ticket) for ticket in tickets]  # in the runs' order
+    paid, nothing = Decimal("60.00"), Decimal(0)
+    assert ledger == [paid, paid, paid, nothing, nothing, Decimal("15.00")]
 
 
 def test_reviewing_page_approves_a_lower_refund(reader: Shell) -> None:
     [lower] = commands_run("reviewing.md")
-    [(run_id, action_hash)] = start_runs(
-        reader, add_refund_cases(reader.database_url(), "demo", 1)
-    ).items()
+    [ticket] = add_refund_cases(reader.database_url(), "demo", 1)
+    [(run_id, action_hash)] = start_waiting(reader.env, [ticket]).items()
     edited = reader.run(filled(lower, RUN=run_id, HASH=action_hash), ALICE)
     assert "edited: Approved with changes." in edited.terminal
-    assert "refund 50.00 EUR" in completed(reader, run_id)
+    wait_ended(reader.env, [run_id])
+    assert refunded(reader.env, ticket) == Decimal("50.00")
 
 
 def test_command_line_page_pages_through_pending(reader: Shell) -> None:
     first_page, next_page = commands_run("command-line.md")
-    waiting_runs = list(start_runs(reader, add_refund_cases(reader.database_url(), "demo", 2)))
+    waiting_runs = start_runs(reader.env, add_refund_cases(reader.database_url(), "demo", 2))
+    for run_id in waiting_runs:
+        wait_pending(reader.env, run_id)
     shown = json.loads(reader.run(first_page, stdout_apart=True).stdout)
     assert shown.keys() == {"total", "next", "first"} and shown["total"] >= 2, shown
     # Twenty-five waiting requests to reach a second page would cost 25 runs: the cursor
@@ -253,20 +240,21 @@ def test_command_line_page_pages_through_pending(reader: Shell) -> None:
 
 def test_replay_page_exports_histories_and_replays_them(reader: Shell) -> None:
     export_running, export_one, replay = commands_run("development/replay.md")
-    finished = json.loads(signoff(reader.env, "run", "--ticket", "T-4512", "--json").stdout)[
-        "run_id"
-    ]  # a question about a parcel, answered: a run that ended
-    running_runs = list(start_runs(reader, add_refund_cases(reader.database_url(), "demo", 1)))
+    # An answered question about a parcel (a run that ended), and a refund that waits.
+    finished, running_run = start_runs(
+        reader.env, ["T-4512", *add_refund_cases(reader.database_url(), "demo", 1)]
+    )
+    wait_pending(reader.env, running_run)
     reader.run(export_running)
     running = sorted(path.name for path in (reader.folder / "histories").glob("*.json"))
-    assert f"{running_runs[0]}.json" in running, running
-    completed(reader, finished)
+    assert f"{running_run}.json" in running, running
+    wait_ended(reader.env, [finished])
     one = filled(export_one, **{"run-demo-42": finished})
     reader.run(one)
     replayed = reader.run(replay).terminal
     count = len(running) + 1
     assert f"{count} histories replayed: {count} ok, 0 failed" in replayed
-    cancel(reader, running_runs)
+    cancel(reader, [running_run])
 
 
 def test_standing_rules_page_makes_lists_and_revokes_rules(reader: Shell) -> None:
