@@ -77,6 +77,11 @@ def test_the_test_named_for_a_page_reads_it(page: str) -> None:
             assert Path(doc).name in module, f"{runner} never names {doc}"
 
 
+def test_a_page_not_run_prints_the_commands_it_was_judged_on() -> None:
+    counted = {page: len(shell_commands(REPO_ROOT / page)) for page in PAGES_NOT_RUN}
+    assert counted == {page: count for page, (count, _) in PAGES_NOT_RUN.items()}
+
+
 def test_each_command_listed_as_not_run_is_still_printed() -> None:
     for page, commands in COMMANDS_NOT_RUN.items():
         printed = shell_commands(REPO_ROOT / page)
