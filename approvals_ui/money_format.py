@@ -10,19 +10,21 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from babel.numbers import format_currency, format_decimal
+from babel.numbers import format_decimal
 
+from approvals_ui.babel_locale import locale_of
 from workflows.approval_policy import CENTS
 
-PATTERN = "#,##0.00 ¤¤"  # the language gives the separators, the pattern the code's place
+# The language gives the separators; the code follows the number after a space, which
+# is Babel's currency pattern `#,##0.00 ¤¤` without the currency lookups it makes.
+NUMBER = "#,##0.00"
 
 
 def amount_text(amount: Decimal | str | int, currency: str | None, language: str) -> str:
     """`89.90 EUR` (en), `89,90 EUR` (fr); without a currency, the number alone."""
     value = Decimal(str(amount)).quantize(CENTS)
-    if not currency:
-        return format_decimal(value, format="#,##0.00", locale=language)
-    return format_currency(value, currency, format=PATTERN, locale=language, currency_digits=False)
+    number = format_decimal(value, format=NUMBER, locale=locale_of(language))
+    return f"{number} {currency}" if currency else number
 
 
 def minor_text(minor: int, currency: str | None, language: str) -> str:
@@ -35,4 +37,4 @@ COST_PATTERN = "#,##0.000000"  # a model's cost, in dollars to the millionth (pr
 
 def cost_text(cost: Decimal | str, language: str) -> str:
     """A model's cost in the page language's digits: `0.001234` (en), `0,001234` (fr)."""
-    return format_decimal(Decimal(str(cost)), format=COST_PATTERN, locale=language)
+    return format_decimal(Decimal(str(cost)), format=COST_PATTERN, locale=locale_of(language))

@@ -11,12 +11,14 @@ language-free form the audit and the CLI print.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from gettext import NullTranslations
 from typing import Literal
 
-from babel import Locale
 from babel.dates import format_date, format_time, format_timedelta
 from markupsafe import Markup, escape
+
+from approvals_ui.babel_locale import locale_of
 
 OFFSET = "UTC+00:00"
 TIME_OF_DAY = "HH:mm:ss"  # 24 hours, two digits each, in every language the UI speaks
@@ -34,9 +36,10 @@ def local_text(value: datetime, language: str) -> str:
     """`Nov 30, 2026, 22:41:13 UTC+00:00` (en), `30 nov. 2026, 22:41:13 UTC+00:00` (fr):
     the language's medium date and its 24-hour time to the second, in UTC."""
     instant = value.astimezone(UTC)
-    date = format_date(instant, "medium", locale=language)
-    time = format_time(instant, TIME_OF_DAY, tzinfo=UTC, locale=language)
-    joined = str(Locale.parse(language).datetime_formats["medium"])
+    locale = locale_of(language)
+    date = format_date(instant, "medium", locale=locale)
+    time = format_time(instant, TIME_OF_DAY, tzinfo=UTC, locale=locale)
+    joined = str(locale.datetime_formats["medium"])
     return joined.replace("{1}", date).replace("{0}", time) + f" {OFFSET}"
 
 
@@ -47,9 +50,12 @@ def utc_time(value: datetime, language: str = "en") -> Markup:
     )
 
 
+@cache
 def _unit(amount: int, unit: str, language: str) -> str:
+    """`3 hr` (en), `3 h` (fr). Kept: a page asks for the same few hours and minutes
+    on every row, and each answer is the same for a given language."""
     span = timedelta(**{unit: amount})
-    return format_timedelta(span, threshold=1, format=DURATION_FORMAT, locale=language)
+    return format_timedelta(span, threshold=1, format=DURATION_FORMAT, locale=locale_of(language))
 
 
 def duration_text(seconds: int, language: str) -> str:
