@@ -7,6 +7,8 @@ import json
 from datetime import timedelta
 from decimal import Decimal
 
+import pytest
+
 from approvals_ui.money_format import amount_text, minor_text
 from approvals_ui.time_format import countdown_words, duration_text, time_left_text
 from approvals_ui.translations import translations
@@ -45,3 +47,20 @@ def test_the_countdown_gets_the_same_words_as_the_page() -> None:
         "seconds": [f"{{0}}{NARROW}s"] * 2,
     }
     json.dumps(words)  # it travels in an attribute as JSON
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+@pytest.mark.parametrize("currency", ["EUR", "USD", "JPY", "KWD"])
+def test_an_amount_reads_as_babels_currency_pattern_with_the_code(
+    language: str, currency: str
+) -> None:
+    """The number and the code, as `format_currency` writes `#,##0.00 ¤¤`, without its
+    currency lookups; whatever digits the currency usually has, two decimals."""
+    from babel.numbers import format_currency
+
+    for minor in (0, 5, -5, 99, 8990, -123456, 1234567890, 10**12 + 1):
+        value = Decimal(minor) / 100
+        expected = format_currency(
+            value, currency, format="#,##0.00 ¤¤", locale=language, currency_digits=False
+        )
+        assert amount_text(value, currency, language) == expected
