@@ -41,7 +41,7 @@ def test_time_left_is_said_in_the_pages_language() -> None:
 def test_the_countdown_gets_the_same_words_as_the_page() -> None:
     words = countdown_words("fr", translations("fr"))
     assert words["left"] == "il reste {0}"
-    assert words["units"] == {  # type: ignore[comparison-overlap]
+    assert words["units"] == {
         "hours": [f"{{0}}{NARROW}h"] * 2,
         "minutes": [f"{{0}}{NBSP}min"] * 2,
         "seconds": [f"{{0}}{NARROW}s"] * 2,
