@@ -84,6 +84,7 @@ async def client_for(current: Settings, *, worker: bool = False, traced: bool = 
     """The connection the service's run functions take, or a clean exit; `traced` as in
     `temporal_client.connect`, `worker` for the connection a worker polls with (its
     runtime serves the SDK's metrics when the settings ask)."""
+    from signoff.config.metrics_port import MetricsPortUnavailable
     from signoff.config.temporal_tls import TemporalSettingsError
     from signoff.service.run_connection import connect, worker_runtime
 
@@ -91,12 +92,8 @@ async def client_for(current: Settings, *, worker: bool = False, traced: bool = 
     # "Temporal unreachable".
     try:
         runtime = worker_runtime(current) if worker else None
-    except ValueError as error:  # the core could not bind the SDK's metrics port
-        fail(
-            f"The worker will not start: it cannot serve Temporal's metrics on "
-            f"{current.metrics_host}:{current.temporal_metrics_port} ({error}). Stop what "
-            "holds the port, or set SIGNOFF_TEMPORAL_METRICS_PORT to a free one."
-        )
+    except MetricsPortUnavailable as error:
+        fail(f"The worker will not start: {error}")
     try:
         return await connect(current, runtime, traced=traced)
     except TemporalSettingsError as error:

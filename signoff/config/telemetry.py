@@ -30,6 +30,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFl
 from temporalio.client import Interceptor
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
+from signoff.config.metrics_port import MetricsPortUnavailable
 from signoff.config.settings import Settings
 
 TRACER_NAME = "signoff"
@@ -134,10 +135,17 @@ def _install_otlp(service_name: str) -> bool:
 
 
 def worker_runtime(settings: Settings) -> Runtime | None:
-    """A Temporal runtime serving the SDK's Prometheus metrics, or None (the default one)."""
-    if settings.temporal_metrics_port is None:
+    """A Temporal runtime serving the SDK's Prometheus metrics, or None (the default one);
+    MetricsPortUnavailable when the core cannot bind its port."""
+    host, port = settings.metrics_host, settings.temporal_metrics_port
+    if port is None:
         return None
-    return _prometheus_runtime(f"{settings.metrics_host}:{settings.temporal_metrics_port}")
+    try:
+        return _prometheus_runtime(f"{host}:{port}")
+    except ValueError as error:  # the core's "Failed starting Prometheus exporter: ..."
+        raise MetricsPortUnavailable(
+            "Temporal's metrics", host, port, "SIGNOFF_TEMPORAL_METRICS_PORT", error
+        ) from None
 
 
 @lru_cache(maxsize=4)

@@ -126,16 +126,13 @@ def loaded_profiles_or_stop(current: Settings) -> LoadedProfiles:
 def observability_or_stop(current: Settings, process: Literal["worker", "dev"]) -> None:
     """Logging, tracing and the worker's /metrics, or a clean exit when its port is taken."""
     from signoff.cli.support import fail
+    from signoff.config.metrics_port import MetricsPortUnavailable
     from signoff.wiring.observability import start_observability
 
     try:
         start_observability(current, process)
-    except OSError as error:  # the metrics port: taken, or an address it cannot bind
-        fail(
-            f"The {process} will not start: it cannot serve /metrics on "
-            f"{current.metrics_host}:{current.metrics_port} ({error.strerror or error}). "
-            "Stop what holds the port, or set SIGNOFF_METRICS_PORT to a free one."
-        )
+    except MetricsPortUnavailable as error:
+        fail(f"The {process} will not start: {error}")
 
 
 @app.command("worker")

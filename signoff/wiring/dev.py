@@ -24,6 +24,7 @@ from activities.store import demo_password, make_engine, seed_demo
 from approvals_ui.sessions import UnsafeSecret
 from signoff.cli.support import fail, say
 from signoff.config.decision_keys import ensure_key_ring
+from signoff.config.metrics_port import MetricsPortUnavailable
 from signoff.config.settings import Settings
 from signoff.config.telemetry import worker_runtime
 from signoff.config.temporal_client import connect
@@ -96,12 +97,8 @@ async def wait_for_server(settings: Settings, server: subprocess.Popen[bytes]) -
     give_up = loop.time() + SERVER_START_SECONDS
     try:  # once, and not as "not listening yet": a metrics port taken is its own error
         runtime = worker_runtime(settings)
-    except ValueError as error:
-        fail(
-            f"signoff dev will not start: it cannot serve Temporal's metrics on "
-            f"{settings.metrics_host}:{settings.temporal_metrics_port} ({error}). Stop what "
-            "holds the port, or set SIGNOFF_TEMPORAL_METRICS_PORT to a free one."
-        )
+    except MetricsPortUnavailable as error:
+        fail(f"signoff dev will not start: {error}")
     while True:
         if server.poll() is not None:
             fail(f"The Temporal dev server exited at start; see {settings.home / 'temporal.log'}.")

@@ -11,6 +11,7 @@ from typing import Literal
 from wsgiref.simple_server import WSGIServer
 
 from signoff.config.logs import configure_logging
+from signoff.config.metrics_port import MetricsPortUnavailable
 from signoff.config.settings import Settings
 from signoff.config.telemetry import configure_tracing
 
@@ -33,8 +34,12 @@ def serve_worker_metrics(settings: Settings) -> WSGIServer | None:
     from signoff.wiring.metrics_server import start_metrics_server  # only when asked for
 
     token = settings.metrics_token
-    return start_metrics_server(
-        settings.metrics_host,
-        settings.metrics_port,
-        token.get_secret_value() if token is not None else None,
-    )
+    host, port = settings.metrics_host, settings.metrics_port
+    try:
+        return start_metrics_server(
+            host, port, token.get_secret_value() if token is not None else None
+        )
+    except OSError as error:  # taken, or an address it cannot bind
+        raise MetricsPortUnavailable(
+            "/metrics", host, port, "SIGNOFF_METRICS_PORT", error.strerror or error
+        ) from None
