@@ -19,6 +19,7 @@ from babel.units import format_unit
 from fastapi import APIRouter, Form, Request, status
 from fastapi.responses import RedirectResponse, Response
 
+from approvals_ui.babel_locale import locale_of
 from approvals_ui.deps import EngineDep, MaybeReviewer, SettingsDep
 from approvals_ui.errors import PROXY_SIGN_IN, error_page, proxy_mode
 from approvals_ui.sessions import SESSION_ID_KEY, new_session, session_of
@@ -70,8 +71,10 @@ def signin_page(request: Request, reviewer: MaybeReviewer, next: str | None = No
 def _wait_words(seconds: float, language: str) -> str:
     """`12 seconds`, `2 minutes`: rounded up, in the page's language (Babel)."""
     if seconds < 60:
-        return format_unit(max(1, math.ceil(seconds)), "duration-second", locale=language)
-    return format_unit(math.ceil(seconds / 60), "duration-minute", locale=language)
+        return format_unit(
+            max(1, math.ceil(seconds)), "duration-second", locale=locale_of(language)
+        )
+    return format_unit(math.ceil(seconds / 60), "duration-minute", locale=locale_of(language))
 
 
 @router.post("/signin")

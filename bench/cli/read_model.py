@@ -21,9 +21,11 @@ from signoff.service.pending_item import PendingItem
 BATCH = 1_000
 
 
-def seed_copies(engine: Engine, model: PendingItem, count: int) -> None:
-    """`count` rows like `model`'s, expiring one second apart after it."""
+def seed_copies(engine: Engine, model: PendingItem, count: int) -> list[tuple[str, str]]:
+    """`count` rows like `model`'s, expiring one second apart after it; the run id and
+    action hash of each, in order."""
     now = datetime.now(UTC)
+    written: list[tuple[str, str]] = []
     for start in range(0, count, BATCH):
         with write_transaction(engine) as session:
             for index in range(start, min(start + BATCH, count)):
@@ -35,3 +37,5 @@ def seed_copies(engine: Engine, model: PendingItem, count: int) -> None:
                 )
                 run_id = f"{model.run_id}-copy-{index}"
                 session.add(new_row(model.tenant_id, run_id, model.ticket_id, action, now))
+                written.append((run_id, action.action_hash))
+    return written

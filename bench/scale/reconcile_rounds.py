@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import os
 import statistics
 import tempfile
 import time
@@ -40,8 +38,8 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from activities.store.waiting_repair import ReconcileCounts
 from bench.cli.read_model import seed_copies
-from bench.common.machine import machine
 from bench.common.paths import RESULTS_DIR
+from bench.common.result_file import command_line, markdown_table, write_result
 from bench.common.stopping import stop_cleanly_on_sigterm
 from bench.scale.fill import Filling, fill_to
 from bench.scale.waiting_runs import TENANT
@@ -65,14 +63,6 @@ GRACE = timedelta(seconds=5)
 
 def say(text: str) -> None:
     print(text, flush=True)  # noqa: T201
-
-
-def copy_ids(model_run_id: str, count: int) -> list[tuple[str, str]]:
-    """The (run id, action hash) of each copy `seed_copies` writes, in its order."""
-    return [
-        (f"{model_run_id}-copy-{index}", hashlib.sha256(f"bench-{index}".encode()).hexdigest())
-        for index in range(count)
-    ]
 
 
 async def start_stand_ins(client: Client, copies: list[tuple[str, str]], tenant: str) -> None:
@@ -152,19 +142,20 @@ async def measure(
         if any(counts != wanted for counts in got):
             raise SystemExit(f"{what} changed the read model: {got}, expected {wanted}")
 
-    def row(label: str, seconds: list[float], counts: list[ReconcileCounts]) -> str:
+    def row(label: str, seconds: list[float], counts: list[ReconcileCounts]) -> list[str]:
         shown = ", ".join(f"{s * 1000:,.0f}" for s in seconds)
         last = counts[-1]
         changed = f"{last.added} added, {last.removed} removed, {last.updated} updated"
-        return f"| {label} | {statistics.median(seconds) * 1000:,.0f} | {shown} | {changed} |"
+        return [label, f"{statistics.median(seconds) * 1000:,.0f}", shown, changed]
 
-    return [
-        "| round | median (ms) | each round (ms) | what the last one changed |",
-        "| --- | --- | --- | --- |",
-        row(f"full, {len(copies):,} waiting", full, full_counts),
-        row("incremental, none closed since", quiet, quiet_counts),
-        row(f"incremental, {args.closed} closed since", after_close, close_counts),
-    ]
+    return markdown_table(
+        ["round", "median (ms)", "each round (ms)", "what the last one changed"],
+        [
+            row(f"full, {len(copies):,} waiting", full, full_counts),
+            row("incremental, none closed since", quiet, quiet_counts),
+            row(f"incremental, {args.closed} closed since", after_close, close_counts),
+        ],
+    )
 
 
 def arguments() -> argparse.Namespace:
@@ -196,26 +187,19 @@ def main() -> None:
         tickets = add_refund_cases(settings.resolved_database_url, TENANT, 1)
         asyncio.run(fill_to(Filling(settings, engine, tickets, 1, None, launcher), 1, say))
         model = read_pending_page(Store(engine), TENANT, 1).page.items[0]
-        seed_copies(engine, model, args.waiting)
-        copies = copy_ids(model.run_id, args.waiting)
+        copies = seed_copies(engine, model, args.waiting)
         table = asyncio.run(measure(settings, engine, copies, args))
-    text = "\n".join(
+    text = write_result(
+        RESULTS,
+        "The read model's reconcile: a round at N waiting runs",
+        "`python -m bench.scale.reconcile_rounds` (`make bench-reconcile`)",
         [
-            "# The read model's reconcile: a round at N waiting runs",
-            "",
-            "Written by `python -m bench.scale.reconcile_rounds`; regenerate it rather than "
-            "edit it.",
-            "",
-            *machine(),
-            f"- {args.waiting:,} stand-in waiting runs and their read-model rows "
-            f"(see the module note), {args.rounds} rounds of each kind, "
-            f"load average at the end {os.getloadavg()[0]:.1f}",
-            "",
-            *table,
-            "",
-        ]
+            f"run: `{command_line('bench.scale.reconcile_rounds')}`",
+            f"{args.waiting:,} stand-in waiting runs and their read-model rows (see the "
+            f"module note), {args.rounds} rounds of each kind",
+        ],
+        table,
     )
-    RESULTS.write_text(text)
     say(text)
 
 

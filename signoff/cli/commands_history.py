@@ -24,6 +24,7 @@ from signoff.cli.support import (
     say,
     settings,
 )
+from signoff.config.data_converter import data_converter_for
 from signoff.config.settings import Settings
 from signoff.config.temporal_tls import TemporalSettingsError
 from signoff.service.history_export import (
@@ -39,7 +40,7 @@ from signoff.service.history_export import (
 )
 from signoff.service.history_files import HistoryFileError, expand, load
 from signoff.service.history_gates import GateReport, GateRuns, open_run_gates
-from signoff.service.history_replay import ReplayVerdict, replay_converter, replay_histories
+from signoff.service.history_replay import ReplayVerdict, replay_histories
 from signoff.service.run_reading import RunNotFound
 from workflows.contract_base import tenant_id_problem
 
@@ -213,7 +214,7 @@ def replay_command(
     try:
         files = [load(path) for path in expand(paths)]
         # The worker's converter: an encrypted history replays with the same keys.
-        converter = replay_converter(settings())
+        converter = data_converter_for(settings())
     except (HistoryFileError, TemporalSettingsError) as error:
         fail(str(error))
     verdicts = run_async(replay_histories(files, converter))

@@ -29,8 +29,7 @@ from temporalio.runtime import Runtime, TelemetryConfig
 from temporalio.worker import Replayer, WorkflowRunner
 from temporalio.workflow import NondeterminismError
 
-from signoff.config.data_converter import data_converter, data_converter_for
-from signoff.config.settings import Settings
+from signoff.config.data_converter import data_converter
 from signoff.service.history_event import command_events, event_named, task_starts
 from signoff.service.history_files import HistoryFile
 from workflows.registered import WORKFLOW_TYPES
@@ -149,16 +148,11 @@ class HistoryReplayer:
         return result.replay_failure
 
 
-def replay_converter(settings: Settings) -> DataConverter:
-    """The worker's data converter: an encrypted history replays with the same keys.
-    Raises TemporalSettingsError for payload keys it cannot use."""
-    return data_converter_for(settings)
-
-
 async def replay_histories(
     files: Sequence[HistoryFile], converter: DataConverter
 ) -> list[ReplayVerdict]:
-    """Each file replayed with `converter` (`replay_converter`), in order."""
+    """Each file replayed with `converter` (the worker's, `data_converter_for`: an
+    encrypted history replays with the same keys), in order."""
     replayer = HistoryReplayer(converter=converter)
     return [await replayer.replay(file) for file in files]
 
