@@ -48,6 +48,8 @@ from bench.runs.samples import (
     keep_history,
     many_runs,
     one_run,
+    phases_of,
+    refund_row_at,
     turn_order,
 )
 from bench.runs.workers import READY
@@ -129,9 +131,12 @@ async def measure(
         for number in range(arguments.latency_runs):
             for kind in turn_order(kinds, number):
                 sample = await one_run(sides, kind, next(tickets))
-                accepted = await accepted_at(sides.client, sample.run_id)
+                history = await sides.client.get_workflow_handle(sample.run_id).fetch_history()
+                accepted, refund_row = accepted_at(history), refund_row_at(engine, sample)
                 side = figures[kind]
-                side.decision_to_effect_ms.append(decision_to_effect_ms(engine, sample, accepted))
+                side.decision_to_effect_ms.append(decision_to_effect_ms(refund_row, accepted))
+                for phase, ms in phases_of(history, sample, refund_row).items():
+                    side.decision_phases.setdefault(phase, []).append(ms)
                 side.decision_to_close_ms.append(decision_to_close_ms(sample, accepted))
                 side.decide_ms.append(sample.decide_seconds * 1000)
     finally:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bench.common.machine import machine
 from bench.common.paths import RESULTS_DIR
+from bench.runs.decision_phases import PHASES
 
 RESULTS = RESULTS_DIR / "RESULTS.md"
 # The baselines' names in the report, by the worker kind that runs them.
@@ -59,6 +60,8 @@ class SideFigures:
     peak_rss_mib: float = 0.0
     event_types: Counter[str] = field(default_factory=Counter)  # of one run's history
     event_bytes: Counter[str] = field(default_factory=Counter)  # the same run, by event kind
+    # The decision's phases (decision_phases.py), in ms, one sample per run at concurrency 1.
+    decision_phases: dict[str, list[float]] = field(default_factory=dict)
 
     def rows(self) -> dict[str, float]:
         return {
@@ -100,6 +103,36 @@ def table(signoff: SideFigures, baselines: dict[str, SideFigures]) -> list[str]:
             f"| history events, signoff − {name} | {extra:+.0f} |" + " |" * (2 * len(names))
         )
     return lines
+
+
+def phases_table(signoff: SideFigures, baselines: dict[str, SideFigures]) -> list[str]:
+    """Where a decision's time goes: each phase's p50 on every side, and how much longer
+    signoff's is (milliseconds add up where ratios do not). Empty without samples."""
+    sides = {"signoff": signoff, **baselines}
+    if not all(figures.decision_phases for figures in sides.values()):
+        return []
+    names = list(baselines)
+    lines = [
+        "## Where a decision's time goes",
+        "",
+        "Each phase's p50 (ms) at concurrency 1, from the history's event times and the "
+        "bench's clock around the `decide` call (bench/runs/decision_phases.py). "
+        "`decide` is about the first three phases; decision accepted → refund row the last two.",
+        "",
+        "| phase | signoff | "
+        + " | ".join(names)
+        + " | "
+        + " | ".join(f"signoff − {name}" for name in names)
+        + " |",
+        "| --- " * (2 + 2 * len(names)) + "|",
+    ]
+    for phase in PHASES:
+        ours = percentile(signoff.decision_phases[phase], 50)
+        theirs = [percentile(figures.decision_phases[phase], 50) for figures in baselines.values()]
+        cells = [f"{ours:,.1f}", *(f"{value:,.1f}" for value in theirs)]
+        cells += [f"{ours - value:+,.1f}" for value in theirs]
+        lines.append(f"| {phase} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 def event_types(signoff: SideFigures, raw: SideFigures) -> list[str]:
@@ -165,6 +198,7 @@ def write_results(
             "",
             *table(signoff, baselines),
             "",
+            *phases_table(signoff, baselines),
             *differences,
             *notes,
             "",

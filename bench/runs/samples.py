@@ -27,6 +27,7 @@ from temporalio.client import Client, WorkflowHandle, WorkflowHistory
 
 from activities.store.refunds import list_refunds
 from bench.runs import minimal_workflow as minimal
+from bench.runs.decision_phases import decision_phases
 from bench.runs.raw_refund import RAW_WORKFLOW_NAME
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.settings import Settings
@@ -35,7 +36,7 @@ from signoff.service.decisions import Decider, decide, signed_decision
 from signoff.service.handles import Runs, Store
 from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
-from workflows.actions import READ_ACTION_STATE_ACTIVITY, DecisionResult
+from workflows.actions import EXECUTE_REFUND_ACTIVITY, READ_ACTION_STATE_ACTIVITY, DecisionResult
 from workflows.contracts import ModelRef, RunState
 
 Kind = Literal["signoff", "raw", "minimal"]
@@ -48,6 +49,12 @@ STATE_READ: dict[Kind, str] = {
     "signoff": READ_ACTION_STATE_ACTIVITY,
     "raw": READ_ACTION_STATE_ACTIVITY,
     "minimal": minimal.READ_ACTION_STATE,
+}
+# Each side's effect activity: the refund.
+EFFECT: dict[Kind, str] = {
+    "signoff": EXECUTE_REFUND_ACTIVITY,
+    "raw": EXECUTE_REFUND_ACTIVITY,
+    "minimal": minimal.EXECUTE_REFUND,
 }
 CLOSED = {
     EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
@@ -73,6 +80,10 @@ class Sample:
     seconds: float  # start to result, end to end
     decide_seconds: float  # the decide call, sent to returned
     closed_at: datetime  # the run's close time, as the server recorded it
+    # The decide call's send and return by the wall clock, for its phases against the
+    # history's times (decision_phases.py).
+    decide_sent_at: datetime
+    decide_returned_at: datetime
 
 
 @dataclass
@@ -184,16 +195,19 @@ async def one_run(sides: Sides, kind: Kind, ticket_id: str) -> Sample:
     began = time.perf_counter()
     handle = await start(sides, kind, ticket_id)
     digest = await asyncio.wait_for(pending_hash(kind, handle), WAIT_SECONDS)
-    sent = time.perf_counter()
+    sent_at, sent = datetime.now(UTC), time.perf_counter()
     status = await approve(sides, kind, handle, digest)
     decide_seconds = time.perf_counter() - sent
+    returned_at = datetime.now(UTC)
     if status != "approved":
         raise SystemExit(f"{handle.id}: the decision was not taken: {status}")
     await handle.result()
     seconds = time.perf_counter() - began
     closed_at = (await handle.describe()).close_time or datetime.now(UTC)
     order_id = ticket_id.removeprefix("T-")
-    return Sample(kind, handle.id, order_id, seconds, decide_seconds, closed_at)
+    return Sample(
+        kind, handle.id, order_id, seconds, decide_seconds, closed_at, sent_at, returned_at
+    )
 
 
 async def many_runs(sides: Sides, kind: Kind, tickets: list[str], concurrency: int) -> list[Sample]:
@@ -206,20 +220,35 @@ async def many_runs(sides: Sides, kind: Kind, tickets: list[str], concurrency: i
     return list(await asyncio.gather(*(bounded(ticket) for ticket in tickets)))
 
 
-async def accepted_at(client: Client, run_id: str) -> datetime:
+def accepted_at(history: WorkflowHistory) -> datetime:
     """When the server accepted the run's `decide` Update (its history's event)."""
-    history = await client.get_workflow_handle(run_id).fetch_history()
     for event in history.events:
         if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
             return event.event_time.ToDatetime(tzinfo=UTC)
-    raise SystemExit(f"{run_id}: no decision was accepted")
+    raise SystemExit(f"{history.workflow_id}: no decision was accepted")
 
 
-def decision_to_effect_ms(engine: Engine, sample: Sample, accepted: datetime) -> float:
-    """Update accepted to the refund row's `created_at`, which the refund transaction
-    stamps just before its commit."""
+def refund_row_at(engine: Engine, sample: Sample) -> datetime:
+    """The refund row's `created_at`, which the refund transaction stamps just before
+    its commit."""
     [refund] = list_refunds(engine, TENANT, sample.order_id)
-    return (refund.created_at - accepted).total_seconds() * 1000
+    return refund.created_at
+
+
+def decision_to_effect_ms(refund_row: datetime, accepted: datetime) -> float:
+    """Update accepted to the refund row."""
+    return (refund_row - accepted).total_seconds() * 1000
+
+
+def phases_of(history: WorkflowHistory, sample: Sample, refund_row: datetime) -> dict[str, float]:
+    """Where the decision's time went in this run (decision_phases.py)."""
+    return decision_phases(
+        history.events,
+        EFFECT[sample.kind],
+        sample.decide_sent_at,
+        sample.decide_returned_at,
+        refund_row,
+    )
 
 
 def decision_to_close_ms(sample: Sample, accepted: datetime) -> float:
