@@ -16,6 +16,7 @@ import typer
 from pydantic import BaseModel, ValidationError
 
 from signoff.config.settings import Settings, get_settings
+from workflows.contract_base import PATTERN_WORDS
 
 if TYPE_CHECKING:
     # Loaded by the commands that make a Client: `signoff status` reads a run without
@@ -124,11 +125,16 @@ def _unreachable(current: Settings) -> NoReturn:
 
 
 def validation_message(error: ValidationError) -> str:
-    """`field: what is wrong`, or, for a check on the whole value, what is wrong alone."""
+    """`field: what is wrong`, or, for a check on the whole value, what is wrong alone.
+    A value that does not match one of our identifier patterns is told what the pattern
+    asks, in words, and what it was."""
     parts = []
     for item in error.errors(include_url=False):
         where = ".".join(str(part) for part in item["loc"])
         what = str(item["msg"]).removeprefix("Value error, ")
+        words = PATTERN_WORDS.get(str(item.get("ctx", {}).get("pattern", "")))
+        if item["type"] == "string_pattern_mismatch" and words is not None:
+            what = f"{words}; got {item['input']!r}"
         parts.append(f"{where}: {what}" if where else what)
     return "; ".join(parts)
 

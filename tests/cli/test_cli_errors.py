@@ -147,6 +147,17 @@ def test_a_thinking_budget_that_cannot_fit_is_refused_in_words(
     )
 
 
+@pytest.mark.parametrize("ticket", ["", "a b", "-T-1"])
+def test_a_ticket_id_out_of_its_pattern_is_refused_in_words(cli: CliRunner, ticket: str) -> None:
+    result = cli.invoke(app, ["run", "--ticket", ticket])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: Invalid run request: ticket_id: must start with a letter or a digit and hold "
+        "only letters, digits, '.', '_', ':' and '-', at most 128 characters; "
+        f"got {ticket!r}"
+    )
+
+
 @pytest.mark.parametrize("script", ["/etc/passwd.json", "../../secrets.json", "~/x.json"])
 def test_a_script_outside_the_scripts_directory_is_refused(cli: CliRunner, script: str) -> None:
     cli.invoke(app, ["seed"])
