@@ -16,13 +16,14 @@ cannot change it. Only a store that does not answer raises, and Temporal retries
 
 from __future__ import annotations
 
-import asyncio
+from concurrent.futures import Executor
 from datetime import timedelta
 
 from sqlalchemy import Engine
 from temporalio import activity
 
 from activities.caller import only_in_its_worker
+from activities.local_lane import in_thread
 from activities.store.decision_nonces import claim_nonce
 from activities.store.reviewer_standing import standing_by_name
 from signoff.config.decision_signatures import VerificationKeys
@@ -35,17 +36,27 @@ UNSIGNED = "This decision carries no proof of who made it. Nothing was decided."
 
 
 class DecisionVerifier:
-    def __init__(self, engine: Engine, keys: VerificationKeys, max_age: timedelta) -> None:
+    """`threads`: where its store calls run (the worker's local lane,
+    activities/local_lane.py); asyncio's default executor when None."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        keys: VerificationKeys,
+        max_age: timedelta,
+        threads: Executor | None = None,
+    ) -> None:
         self._engine = engine
         self._keys = keys
         self._max_age = max_age
+        self._threads = threads
 
     @activity.defn(name=VERIFY_DECISION_ACTIVITY)
     async def verify_decision(self, check: DecisionCheck) -> DecisionProof:
         # Only the run itself, from its own workflow task (after its validator): the nonce
         # is claimed for it, and the effect counts only decisions claimed here.
         only_in_its_worker(check.run_id)
-        proof = await asyncio.to_thread(self.verify, check)
+        proof = await in_thread(self._threads, self.verify, check)
         if not proof.accepted:
             activity.logger.warning(
                 "refused a decision for %s on %s: %s",

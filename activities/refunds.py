@@ -29,6 +29,7 @@ from temporalio.exceptions import ApplicationError
 from activities import observe
 from activities.caller import caller_run_id, only_its_own
 from activities.connectors.breakers import Breakers
+from activities.local_lane import LocalLane, in_thread
 from activities.payments.breaker_gate import behind_breaker
 from activities.payments.connector import (
     PaymentError,
@@ -81,8 +82,12 @@ class RefundActivities:
         payments: PaymentConnectors | None = None,
         breakers: Breakers | None = None,
         profiles: ProfileSet | None = None,
+        holds: LocalLane | None = None,
     ) -> None:
         self._engine = engine
+        # The exposure hold is a local activity: on the local lane when given
+        # (activities/local_lane.py), else on `engine` and asyncio's threads.
+        self._holds = holds
         # What the worker's own profiles demand of a refund's approvers (N of M, a
         # role, a chain); None: the ledger's own rule alone.
         self._approvals = None if profiles is None else effect_requirements(profiles, REFUND)
@@ -179,9 +184,11 @@ class RefundActivities:
     @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)
     async def hold_pending_refund(self, hold: ActionHold) -> PendingRefundHeld:
         only_its_own(hold.run_id)
+        lane = self._holds
+        engine, threads = (self._engine, None) if lane is None else (lane.engine, lane.threads)
         try:
-            return await asyncio.to_thread(
-                pending_refunds.hold_pending_refund, self._engine, full_hold(hold)
+            return await in_thread(
+                threads, pending_refunds.hold_pending_refund, engine, full_hold(hold)
             )
         except StoreError as error:
             raise non_retryable(error) from None

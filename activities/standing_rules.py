@@ -8,13 +8,14 @@ lets a reviewer decide: workflows/standing_rules.py).
 
 from __future__ import annotations
 
-import asyncio
+from concurrent.futures import Executor
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine
 from temporalio import activity
 
 from activities.caller import only_its_own
+from activities.local_lane import in_thread
 from activities.refunds import non_retryable
 from activities.store.errors import StoreError
 from activities.store.rule_grants import match_rules
@@ -23,18 +24,22 @@ from workflows.rule_contracts import MATCH_STANDING_RULE_ACTIVITY, RuleMatch, Ru
 
 
 class StandingRuleActivities:
-    """`keys` (public only) verify a rule's signature before it is proposed."""
+    """`keys` (public only) verify a rule's signature before it is proposed; `threads`:
+    where its store calls run (the worker's local lane, activities/local_lane.py)."""
 
-    def __init__(self, engine: Engine, keys: VerificationKeys) -> None:
+    def __init__(
+        self, engine: Engine, keys: VerificationKeys, threads: Executor | None = None
+    ) -> None:
         self._engine = engine
         self._keys = keys
+        self._threads = threads
 
     @activity.defn(name=MATCH_STANDING_RULE_ACTIVITY)
     async def match_standing_rule(self, request: RuleMatchRequest) -> RuleMatch:
         only_its_own(request.run_id)  # a rule's grant is proposed to its own run only
         try:
-            return await asyncio.to_thread(
-                match_rules, self._engine, request, self._keys, datetime.now(UTC)
+            return await in_thread(
+                self._threads, match_rules, self._engine, request, self._keys, datetime.now(UTC)
             )
         except StoreError as error:
             raise non_retryable(error) from None

@@ -64,6 +64,20 @@ def make_engine(url: str, *, migrate: bool = True) -> Engine:
     return engine
 
 
+def engine_beside(engine: Engine, connections: int) -> Engine:
+    """An engine on the same store as `engine`, with a pool of its own of at most
+    `connections`: what waits on one pool cannot take the other's connections
+    (activities/local_lane.py). An in-memory SQLite store is one connection's own
+    database, so it gets `engine` itself."""
+    if engine.dialect.name == "sqlite" and engine.url.database in (None, "", ":memory:"):
+        return engine
+    other = create_engine(engine.url, pool_size=connections, max_overflow=0)
+    if engine.dialect.name == "sqlite":
+        event.listen(other, "connect", _configure_sqlite)
+        event.listen(other, "begin", _begin_sqlite)
+    return other
+
+
 def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
     # No BEGIN from the driver: `_begin_sqlite` emits it (see the module note).
     dbapi_connection.isolation_level = None

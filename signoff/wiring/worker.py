@@ -14,6 +14,7 @@ from activities.connectors.breakers import Breakers, policy_from_settings
 from activities.connectors.replies import HelpdeskReplies
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
+from activities.local_lane import local_lane
 from activities.mcp.activities import McpTools
 from activities.metrics import keep_fresh, register_store_gauges
 from activities.model_turn import ModelTurns, build_model_turns
@@ -101,6 +102,8 @@ def activity_parts(
     passkeys = PasskeyCheck(
         PasskeyPolicy.of(profiles.profiles, settings.passkey_above), RelyingParty.of(settings)
     )
+    # The local activities' store calls, apart from the others' (activities/local_lane.py).
+    local = local_lane(engine)
     return ActivityParts(
         models=models,
         gateway=ToolGateway(engine, payments),
@@ -122,15 +125,19 @@ def activity_parts(
             Breakers(engine, policy_from_settings(settings)),
             # What the worker's own profiles demand of a refund's approvers (N of M).
             profiles=profiles.profiles,
+            holds=local,
         ),
         verifier=DecisionVerifier(
-            engine, keys, timedelta(seconds=settings.decision_max_age_seconds)
+            local.engine,
+            keys,
+            timedelta(seconds=settings.decision_max_age_seconds),
+            threads=local.threads,
         ),
         decisions=DecisionActivities(engine, keys),
         limits=RunLimitsActivity(settings, keys),
         notifier=ReviewerNotifier(settings),
         mcp=McpTools(settings.mcp_timeout_seconds),
-        rules=StandingRuleActivities(engine, keys),
+        rules=StandingRuleActivities(local.engine, keys, threads=local.threads),
     )
 
 
