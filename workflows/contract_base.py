@@ -16,17 +16,6 @@ IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 # '-' in the tenant would let two tenants name the same run (`demo` + `x-1` and
 # `demo-x` + `1`). Everything after the first '-' past the prefix is the request id.
 TENANT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:]{0,127}$"
-# What each pattern asks, in words, for the messages that refuse a value.
-PATTERN_WORDS = {
-    IDENTIFIER_PATTERN: (
-        "must start with a letter or a digit and hold only letters, digits, '.', '_', ':' "
-        "and '-', at most 128 characters"
-    ),
-    TENANT_ID_PATTERN: (
-        "must start with a letter or a digit and hold only letters, digits, '.', '_' and "
-        "':' (no '-'), at most 128 characters"
-    ),
-}
 
 
 class Contract(BaseModel):

@@ -16,13 +16,25 @@ import typer
 from pydantic import BaseModel, ValidationError
 
 from signoff.config.settings import Settings, get_settings
-from workflows.contract_base import PATTERN_WORDS
+from workflows.contract_base import IDENTIFIER_PATTERN, TENANT_ID_PATTERN
 
 if TYPE_CHECKING:
     # Loaded by the commands that make a Client: `signoff status` reads a run without
     # one (signoff/config/temporal_service.py).
     from signoff.config.temporal_service import TemporalService
     from signoff.service.run_control import Runs
+
+# What each pattern asks, in words, for the messages that refuse a value.
+PATTERN_WORDS = {
+    IDENTIFIER_PATTERN: (
+        "must start with a letter or a digit and hold only letters, digits, '.', '_', ':' "
+        "and '-', at most 128 characters"
+    ),
+    TENANT_ID_PATTERN: (
+        "must start with a letter or a digit and hold only letters, digits, '.', '_' and "
+        "':' (no '-'), at most 128 characters"
+    ),
+}
 
 # Options several commands share: one definition, one help text.
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
