@@ -79,17 +79,16 @@ class SideFigures:
         }
 
 
+def header(first: str, names: list[str], against: str) -> list[str]:
+    """A table's head: `first`, signoff, each baseline, then signoff `against` each."""
+    columns = [first, "signoff", *names, *(f"signoff {against} {name}" for name in names)]
+    return ["| " + " | ".join(columns) + " |", "| --- " * len(columns) + "|"]
+
+
 def table(signoff: SideFigures, baselines: dict[str, SideFigures]) -> list[str]:
     """One row per measure: signoff, each baseline, and signoff's ratio to each."""
     names = list(baselines)
-    lines = [
-        "| measure | signoff | "
-        + " | ".join(names)
-        + " | "
-        + " | ".join(f"signoff / {name}" for name in names)
-        + " |",
-        "| --- " * (2 + 2 * len(names)) + "|",
-    ]
+    lines = header("measure", names, "/")
     base_rows = {name: figures.rows() for name, figures in baselines.items()}
     for measure, value in signoff.rows().items():
         bases = [base_rows[name][measure] for name in names]
@@ -119,12 +118,7 @@ def phases_table(signoff: SideFigures, baselines: dict[str, SideFigures]) -> lis
         "bench's clock around the `decide` call (bench/runs/decision_phases.py). "
         "`decide` is about the first three phases; decision accepted → refund row the last two.",
         "",
-        "| phase | signoff | "
-        + " | ".join(names)
-        + " | "
-        + " | ".join(f"signoff − {name}" for name in names)
-        + " |",
-        "| --- " * (2 + 2 * len(names)) + "|",
+        *header("phase", names, "−"),
     ]
     for phase in PHASES:
         ours = percentile(signoff.decision_phases[phase], 50)
