@@ -3,12 +3,10 @@ A reviewer of another tenant is refused, and is not shown the Slack user it name
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from sqlalchemy import Engine
 
-from activities.store.slack_links import SlackUser, issue_link_code, linked_reviewer
+from activities.store.slack_links import issue_link_code, linked_reviewer
 from approvals_ui import link_words
 from signoff.service.handles import Store
 from signoff.service.slack_accounts import (
@@ -18,9 +16,7 @@ from signoff.service.slack_accounts import (
     read_link_code,
 )
 from tests.clock import clock_now
-
-MINUTES = timedelta(minutes=10)
-SLACK_BOB = SlackUser("demo", "TDEMO01", "UBOB0001")
+from tests.store.test_slack_links import MINUTES, SLACK_BOB
 
 
 def test_a_reviewer_reads_a_code_of_their_own_tenant(store: Engine) -> None:

@@ -33,55 +33,47 @@ def copy_of_repo(root: Path) -> Path:
     return root
 
 
-def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
-    adapter = copy_of_repo(tmp_path) / "activities" / "model_turn.py"
-    # The adapter layer reaching up into the service: what the contract exists to stop.
-    adapter.write_text(adapter.read_text() + "\nimport signoff.service.pending  # noqa\n")
-
-    result = lint_imports(tmp_path)
+def lint_with(root: Path, module: str, line: str) -> str:
+    """import-linter's report on a copy of the repository where `module` (a path under
+    it) ends with `line`; the check must fail."""
+    changed = copy_of_repo(root) / module
+    changed.write_text(changed.read_text() + f"\n{line}  # noqa\n")
+    result = lint_imports(root)
     assert result.returncode != 0
-    assert "activities.model_turn -> signoff.service.pending" in result.stdout
+    return result.stdout
+
+
+def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
+    # The adapter layer reaching up into the service: what the contract exists to stop.
+    report = lint_with(tmp_path, "activities/model_turn.py", "import signoff.service.pending")
+    assert "activities.model_turn -> signoff.service.pending" in report
 
 
 def test_a_face_reaching_past_the_service_breaks_the_contract(tmp_path: Path) -> None:
-    face = copy_of_repo(tmp_path) / "approvals_ui" / "lookups.py"
     # Skipping a layer down is allowed by "layers"; for a face it is SQL outside the service.
-    face.write_text(face.read_text() + "\nimport activities.store.tickets  # noqa\n")
-
-    result = lint_imports(tmp_path)
-    assert result.returncode != 0
-    assert "Faces go through the service: no adapter, no SQL BROKEN" in result.stdout
-    assert "approvals_ui.lookups -> activities.store.tickets" in result.stdout
+    report = lint_with(tmp_path, "approvals_ui/lookups.py", "import activities.store.tickets")
+    assert "Faces go through the service: no adapter, no SQL BROKEN" in report
+    assert "approvals_ui.lookups -> activities.store.tickets" in report
 
 
 def test_a_test_reaching_into_the_benchmarks_breaks_the_contract(tmp_path: Path) -> None:
-    test = copy_of_repo(tmp_path) / "tests" / "workflow" / "test_reviewers_race.py"
     # What testkit exists to avoid: a test that a change to a benchmark can break.
-    test.write_text(test.read_text() + "\nimport bench.scale.probes  # noqa\n")
-
-    result = lint_imports(tmp_path)
-    assert result.returncode != 0
-    assert "Tests stand alone: nothing from the benchmarks BROKEN" in result.stdout
-    assert "tests.workflow.test_reviewers_race -> bench.scale.probes" in result.stdout
+    test = "tests/workflow/test_reviewers_race.py"
+    report = lint_with(tmp_path, test, "import bench.scale.probes")
+    assert "Tests stand alone: nothing from the benchmarks BROKEN" in report
+    assert "tests.workflow.test_reviewers_race -> bench.scale.probes" in report
 
 
 def test_a_face_importing_sqlalchemy_breaks_the_contract(tmp_path: Path) -> None:
-    face = copy_of_repo(tmp_path) / "signoff" / "cli" / "commands_pending.py"
     # A face with an engine of its own: SQL outside the service, with no adapter named.
-    face.write_text(face.read_text() + "\nfrom sqlalchemy import Engine  # noqa\n")
-
-    result = lint_imports(tmp_path)
-    assert result.returncode != 0
-    assert "faces import no SQLAlchemy, no Alembic BROKEN" in result.stdout
-    assert "signoff.cli.commands_pending -> sqlalchemy" in result.stdout
+    report = lint_with(tmp_path, "signoff/cli/commands_pending.py", "from sqlalchemy import Engine")
+    assert "faces import no SQLAlchemy, no Alembic BROKEN" in report
+    assert "signoff.cli.commands_pending -> sqlalchemy" in report
 
 
 def test_a_face_importing_temporal_breaks_the_contract(tmp_path: Path) -> None:
-    face = copy_of_repo(tmp_path) / "approvals_ui" / "routers" / "codec.py"
     # Even an error class or a payload type: the service hands the faces its own.
-    face.write_text(face.read_text() + "\nfrom temporalio.service import RPCError  # noqa\n")
-
-    result = lint_imports(tmp_path)
-    assert result.returncode != 0
-    assert "faces import no temporalio BROKEN" in result.stdout
-    assert "approvals_ui.routers.codec -> temporalio" in result.stdout
+    line = "from temporalio.service import RPCError"
+    report = lint_with(tmp_path, "approvals_ui/routers/codec.py", line)
+    assert "faces import no temporalio BROKEN" in report
+    assert "approvals_ui.routers.codec -> temporalio" in report
