@@ -50,6 +50,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.contracts import RunRequest
     from workflows.local_calls import local_call
     from workflows.refund_commands import refund_command
+    from workflows.tool_policy import ToolPolicy, call_timeout
 
 STORE_CALL_TIMEOUT = timedelta(seconds=30)
 # One short transaction. A worker that dies mid-refund (after the commit, say) is noticed
@@ -128,10 +129,12 @@ async def execute(
     request: RunRequest,
     proofs: list[Decision],
     trail: list[DecisionEvent] | None = None,
+    policy: ToolPolicy | None = None,
 ) -> RefundResult | None:
     """The ledger's answer; None when it never gave one (the outcome is unknown). The
     command carries the action and its signed approvals: the ledger verifies them; and
-    the run's records not yet in the audit (`trail`), which it writes beside the refund."""
+    the run's records not yet in the audit (`trail`), which it writes beside the refund.
+    The refund's `policy` may give its attempts longer (a slow payment platform)."""
     command = refund_command(
         action,
         proofs,
@@ -145,7 +148,7 @@ async def execute(
             EXECUTE_REFUND_ACTIVITY,
             command,
             result_type=RefundResult,
-            start_to_close_timeout=REFUND_CALL_TIMEOUT,
+            start_to_close_timeout=call_timeout(policy, REFUND_CALL_TIMEOUT),
             retry_policy=STORE_RETRIES,
         )
     except ActivityError as error:

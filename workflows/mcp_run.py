@@ -35,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         shown_arguments,
     )
     from workflows.tool_gate import NO_STATE, ToolHooks
+    from workflows.tool_policy import call_timeout
 
 # Listing every declared server's tools: each is one connection, in parallel.
 RESOLVE_TIMEOUT = timedelta(minutes=2)
@@ -75,7 +76,7 @@ async def run_read(request: RunRequest, offer: McpToolOffer, call: ToolUseBlock)
         RUN_MCP_TOOL_ACTIVITY,
         mcp_call(request, offer, call),
         result_type=ToolResult,
-        start_to_close_timeout=limits.TOOL_CALL_TIMEOUT,
+        start_to_close_timeout=call_timeout(offer.policy, limits.TOOL_CALL_TIMEOUT),
         retry_policy=RetryPolicy(maximum_attempts=limits.TOOL_CALL_MAX_ATTEMPTS),
     )
     return result

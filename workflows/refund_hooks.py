@@ -108,7 +108,7 @@ class RefundHooks:
     async def execute(
         self, action: PendingAction, proofs: list[Decision], trail: list[DecisionEvent]
     ) -> Effect | None:
-        result = await execute(action, self.request, proofs, trail)
+        result = await execute(action, self.request, proofs, trail, self.policy)
         if result is None:
             return None
         written = result.trail_written

@@ -45,11 +45,13 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_store import STORE_CALL_TIMEOUT, STORE_RETRIES, release
     from workflows.profile_contracts import ToolPolicy
     from workflows.tool_catalog import ToolCallRejected
+    from workflows.tool_policy import call_timeout
 
 # The state of a tool that judges on none: its hash is a constant of the policy.
 NO_STATE = ActionState(order_id=None, currency=None, review_threshold_minor=0)
 # An effect may call another system (an MCP server, a helpdesk): longer than a store
-# call; a retry is safe, it carries the same idempotency key.
+# call, or what the tool's `call_timeout` says; a retry is safe, it carries the same
+# idempotency key.
 EFFECT_CALL_TIMEOUT = limits.TOOL_CALL_TIMEOUT
 # Longest argument shown in a one-line description of the action.
 DESCRIBED_ARGUMENT_CHARS = 60
@@ -169,7 +171,7 @@ class ToolHooks:
                 EXECUTE_TOOL_ACTION_ACTIVITY,
                 command,
                 result_type=EffectResult,
-                start_to_close_timeout=EFFECT_CALL_TIMEOUT,
+                start_to_close_timeout=call_timeout(self.policy, EFFECT_CALL_TIMEOUT),
                 retry_policy=RetryPolicy(maximum_attempts=limits.TOOL_CALL_MAX_ATTEMPTS),
             )
         except ActivityError as error:

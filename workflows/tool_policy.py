@@ -7,6 +7,7 @@ importing each other. Fail-closed defaults: see `profile_contracts.py`.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -15,7 +16,7 @@ from workflows.actions import ApprovalMode
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contract_base import Identifier
 from workflows.known_tools import ProfileRisk
-from workflows.profile_values import Duration, Money, WholeNumber, problem
+from workflows.profile_values import Duration, Money, WholeNumber, format_duration, problem
 from workflows.wire_contract import WireContract
 
 NEEDS_APPROVAL: tuple[ApprovalMode, ...] = ("confirm", "review")
@@ -27,6 +28,11 @@ ExpiryAction = Literal["reject", "escalate"]
 # The keys of N of M and chains (`review` only) and of escalation (confirm or review).
 REVIEW_KEYS = ("approvals", "one_from", "chain")
 ESCALATION_KEYS = ("escalate_to", "escalation_ttl", "max_escalations", "keep_approvals")
+# How long one attempt of a tool's call may take (`call_timeout`): under a second no
+# remote tool answers; past an hour a worker that died mid-call would go unnoticed for
+# as long (the call's activity does not heartbeat).
+LEAST_CALL_TIMEOUT = timedelta(seconds=1)
+MOST_CALL_TIMEOUT = timedelta(hours=1)
 
 
 class ToolPolicy(WireContract):
@@ -44,6 +50,7 @@ class ToolPolicy(WireContract):
         "escalation_ttl",
         "max_escalations",
         "keep_approvals",
+        "call_timeout",
     )
 
     risk: ProfileRisk = "irreversible"
@@ -72,6 +79,9 @@ class ToolPolicy(WireContract):
     escalation_ttl: Duration | None = None
     max_escalations: WholeNumber | None = None
     keep_approvals: bool = False
+    # How long one attempt of a call of this tool may take before it is tried again
+    # (`call_timeout` below); unset, the engine's default for its kind of call.
+    call_timeout: Duration | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -130,6 +140,7 @@ class ToolPolicy(WireContract):
                 )
         _check_approvals(self)
         _check_escalation(self)
+        _check_call_timeout(self)
         return self
 
     def approvals_needed(self) -> int:
@@ -174,6 +185,27 @@ def _check_approvals(policy: ToolPolicy) -> None:
                 f"({policy.approvals} given); leave approvals out",
                 key="approvals",
             )
+
+
+def _check_call_timeout(policy: ToolPolicy) -> None:
+    if policy.call_timeout is None:
+        return
+    if policy.approval == "deny":
+        raise problem('a tool with approval = "deny" is never called', key="call_timeout")
+    if not LEAST_CALL_TIMEOUT <= policy.call_timeout <= MOST_CALL_TIMEOUT:
+        raise problem(
+            f'from "1s" to "1h" ({format_duration(policy.call_timeout)!r} given): a longer '
+            "call would leave a worker that died mid-call unnoticed for as long",
+            key="call_timeout",
+        )
+
+
+def call_timeout(policy: ToolPolicy | None, default: timedelta) -> timedelta:
+    """How long one attempt of a call of the tool may take: its policy's `call_timeout`,
+    else `default` (the engine's for that kind of call)."""
+    if policy is None or policy.call_timeout is None:
+        return default
+    return policy.call_timeout
 
 
 def _check_escalation(policy: ToolPolicy) -> None:

@@ -29,6 +29,8 @@ with workflow.unsafe.imports_passed_through():
         ToolUseBlock,
     )
     from workflows.run_budgets import RunEnded
+    from workflows.run_tools import tool_policy
+    from workflows.tool_policy import call_timeout
 
 
 async def call_tool(call: ToolUseBlock, request: RunRequest) -> ToolResult:
@@ -45,7 +47,9 @@ async def call_tool(call: ToolUseBlock, request: RunRequest) -> ToolResult:
             idempotency_key=f"{workflow.info().workflow_id}:{call.name}:{call.id}",
         ),
         result_type=ToolResult,
-        start_to_close_timeout=policy.TOOL_CALL_TIMEOUT,
+        start_to_close_timeout=call_timeout(
+            tool_policy(request, call.name), policy.TOOL_CALL_TIMEOUT
+        ),
         retry_policy=RetryPolicy(maximum_attempts=policy.TOOL_CALL_MAX_ATTEMPTS),
     )
     return result

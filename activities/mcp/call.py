@@ -59,6 +59,10 @@ def _text_of(result: CallToolResult) -> str:
 async def _exchange(request: McpToolCall, timeout: float) -> CallToolResult | _NotCalled:
     server, tool = request.server, request.tool
     policy = server.tools[tool]
+    # A tool given a `call_timeout` of its own may take that long: its activity's
+    # attempts were scheduled with it (workflows/tool_policy.py).
+    if policy.call_timeout is not None:
+        timeout = policy.call_timeout.total_seconds()
     # RequestParamsMeta is a TypedDict that names only the SDK's own keys.
     meta = (
         cast(RequestParamsMeta, {IDEMPOTENCY_META_KEY: request.idempotency_key})

@@ -50,8 +50,13 @@ pytestmark = pytest.mark.devserver
 REPO_ROOT = Path(__file__).resolve().parents[2]
 READY_SECONDS = 60
 CRASH_SECONDS = 30
-# The effect's start-to-close timeout (60 s), the retry's backoff, a margin.
-FINISH_SECONDS = 120
+# The label tool's own call_timeout: a worker killed mid-call is noticed after it.
+CALL_TIMEOUT_SECONDS = 10
+# That timeout, the retry's backoff, a margin; under the engine's default of 60 s, so
+# the run would not finish in time if the tool's call_timeout were not the one used.
+FINISH_SECONDS = 40
+# The test's profile, with the label tool's call_timeout (its table comes last).
+CRASH_PROFILE = PROFILE + f'call_timeout = "{CALL_TIMEOUT_SECONDS}s"\n'
 LABEL_MODEL = ModelRef(provider="scripted", model_id="return-label")
 
 
@@ -73,7 +78,7 @@ async def test_worker_killed_after_the_mcp_call_makes_one_effect(
     with mcp_server_process(tmp_path / "state") as server:
         unpinned = await resolve_server("warranty", declared(url=server.url), TIMEOUT_SECONDS)
         profile_file = tmp_path / "warranty.toml"
-        profile_file.write_text(PROFILE.format(url=server.url, pin=unpinned.advertised))
+        profile_file.write_text(CRASH_PROFILE.format(url=server.url, pin=unpinned.advertised))
         profiles = load_profile_file(profile_file)
         arguments = [address, task_queue, database_url, str(tmp_path), str(profile_file)]
         log_path = tmp_path / "mcp_crash_worker.log"

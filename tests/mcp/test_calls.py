@@ -9,9 +9,11 @@ called at all.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import uuid
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -228,6 +230,23 @@ async def test_a_server_that_never_answers_times_out_into_a_retry(
         moved = server.model_copy(update={"url": stalled.url})
         with pytest.raises(McpServerUnavailable, match=r"unreachable \((TimeoutError|MCPError)"):
             await call_tool(request(moved, "lookup_warranty", {"order_id": "A-10"}), 3.0)
+
+
+@pytest.mark.slow  # a server process, then the tool's own timeout
+async def test_a_tool_s_call_timeout_bounds_its_exchange_instead_of_the_worker_s(
+    mcp_server: RunningServer, tmp_path: Path
+) -> None:
+    server = await pinned(mcp_server)
+    lookup = server.tools["lookup_warranty"]
+    quick = lookup.model_copy(update={"call_timeout": timedelta(seconds=1)})
+    with mcp_server_process(tmp_path, "--stall") as stalled:
+        moved = server.model_copy(
+            update={"url": stalled.url, "tools": {**server.tools, "lookup_warranty": quick}}
+        )
+        call = request(moved, "lookup_warranty", {"order_id": "A-12"})
+        # The worker's own bound (an hour here) would outlast the test's wait.
+        with pytest.raises(McpServerUnavailable, match=r"unreachable \((TimeoutError|MCPError)"):
+            await asyncio.wait_for(call_tool(call, 3600.0), 20)
 
 
 async def test_arguments_the_server_refuses_are_an_error_result(

@@ -18,6 +18,7 @@ from workflows.profile_contracts import (
     ToolPolicy,
 )
 from workflows.tool_catalog import CATALOG, NoArguments, ToolDefinition
+from workflows.tool_policy import call_timeout
 
 # The built-in tools only: what other test modules register must not change these messages.
 CONTEXT = {KNOWN_TOOLS: CATALOG}
@@ -130,6 +131,31 @@ def test_amounts_are_strings_and_durations_have_a_unit() -> None:
     policy = ToolPolicy.model_validate({**base, "four_eyes_above": "200.00", "approval_ttl": "90m"})
     assert policy.four_eyes_above == Decimal("200.00")
     assert policy.approval_ttl == timedelta(minutes=90)
+
+
+def test_a_call_timeout_is_for_any_tool_that_is_called_within_its_bounds() -> None:
+    read = ToolPolicy.model_validate({"risk": "read", "call_timeout": "5m"})
+    assert read.call_timeout == timedelta(minutes=5)
+    assert call_timeout(read, timedelta(seconds=60)) == timedelta(minutes=5)
+    gated = {"approval": "confirm", "approver_roles": ["a"]}
+    assert ToolPolicy.model_validate(gated).call_timeout is None
+    assert call_timeout(ToolPolicy.model_validate(gated), timedelta(seconds=7)) == timedelta(
+        seconds=7
+    )
+    assert call_timeout(None, timedelta(seconds=7)) == timedelta(seconds=7)
+    assert errors(ToolPolicy, {"approval": "deny", "call_timeout": "30s"}) == [
+        ("call_timeout", 'a tool with approval = "deny" is never called')
+    ]
+    bounds = (
+        'from "1s" to "1h" ({given!r} given): a longer call would leave a worker that '
+        "died mid-call unnoticed for as long"
+    )
+    for given in ("2h", "1d"):
+        assert errors(ToolPolicy, {**gated, "call_timeout": given}) == [
+            ("call_timeout", bounds.format(given=given))
+        ]
+    for least_or_most in ("1s", "59m", "1h"):
+        assert ToolPolicy.model_validate({**gated, "call_timeout": least_or_most}).call_timeout
 
 
 def test_unknown_tool_and_unknown_key() -> None:
