@@ -27,7 +27,15 @@ from signoff.cli.decision_service import (
     ServiceUnreachable,
     send_to_service,
 )
-from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
+from signoff.cli.support import (
+    EXIT_RUN_FAILED,
+    JsonOption,
+    checked_run_ids,
+    emit_json,
+    fail,
+    say,
+    settings,
+)
 from signoff.config.settings import Settings
 from signoff.service.decision_limits import INVALID_HASH
 from workflows.actions import Verdict
@@ -51,6 +59,7 @@ RunsArgument = Annotated[
         help="The run(s) waiting for a decision. One with --hash decides that request; "
         "several decide every request they hold, after showing them.",
         show_default=False,
+        callback=checked_run_ids,
     ),
 ]
 AllPendingOption = Annotated[

@@ -17,6 +17,7 @@ import typer
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
     JsonOption,
+    checked_run_id,
     client_for,
     emit_json,
     fail,
@@ -59,7 +60,10 @@ def register(app: typer.Typer) -> None:
 @history.command("export")
 def export_command(
     run_id: Annotated[
-        str | None, typer.Argument(help="The run (workflow id), as `signoff list` shows it.")
+        str | None,
+        typer.Argument(
+            help="The run (workflow id), as `signoff list` shows it.", callback=checked_run_id
+        ),
     ] = None,
     output: Annotated[
         Path | None,

@@ -10,6 +10,7 @@ from signoff.cli.store import opened_store
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
     JsonOption,
+    checked_run_id,
     client_for,
     emit_json,
     fail,
@@ -33,7 +34,10 @@ def register(app: typer.Typer) -> None:
 
 
 def reconcile_command(
-    run_id: Annotated[str, typer.Argument(help="The run whose unknown outcomes to check.")],
+    run_id: Annotated[
+        str,
+        typer.Argument(help="The run whose unknown outcomes to check.", callback=checked_run_id),
+    ],
     json_output: JsonOption = False,
 ) -> None:
     """Settle each action with an unknown outcome from the ledger: did the refund happen?

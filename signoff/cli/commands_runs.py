@@ -20,6 +20,7 @@ from signoff.cli.support import (
     RunPasswordStdin,
     TenantOption,
     TicketOption,
+    checked_run_id,
     client_for,
     emit_json,
     fail,
@@ -236,7 +237,7 @@ async def _list(
 
 
 def cancel_command(
-    run_id: Annotated[str, typer.Argument(help="The run to cancel.")],
+    run_id: Annotated[str, typer.Argument(help="The run to cancel.", callback=checked_run_id)],
     json_output: JsonOption = False,
 ) -> None:
     """Cancel a run and the step in flight; its outcome becomes `cancelled`."""

@@ -19,6 +19,7 @@ from signoff.cli.render import outcome_lines, shown_status, state_lines
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
     JsonOption,
+    checked_run_id,
     emit_json,
     fail,
     run_async,
@@ -36,7 +37,9 @@ def register(app: typer.Typer) -> None:
 
 
 def status_command(
-    run_id: Annotated[str, typer.Argument(help="The run id printed by `signoff run`.")],
+    run_id: Annotated[
+        str, typer.Argument(help="The run id printed by `signoff run`.", callback=checked_run_id)
+    ],
     json_output: JsonOption = False,
     follow: Annotated[
         bool,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
@@ -80,6 +81,28 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     """Say what was wrong (and what to do) on stderr, then exit with `code`."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+# A run's id (`run_id_for`, workflows/contracts.py): `run-` or `triage-`, a tenant and a
+# request id, identifiers all. Checked before anything is asked of Temporal.
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,299}")
+
+
+def checked_run_id(run_id: str | None) -> str | None:
+    """A typer callback: the run id as given, or a refusal that says what one looks like."""
+    if run_id is not None and RUN_ID.fullmatch(run_id) is None:
+        fail(
+            f"{run_id!r} is not a run id. A run id starts with a letter or a digit and holds "
+            "only letters, digits, '.', '_', ':' and '-', as `signoff run` printed it and "
+            "`signoff list` shows it (run-TENANT-REQUEST)."
+        )
+    return run_id
+
+
+def checked_run_ids(run_ids: list[str] | None) -> list[str] | None:
+    for run_id in run_ids or ():
+        checked_run_id(run_id)
+    return run_ids
 
 
 def run_async(coroutine: Coroutine[Any, Any, T]) -> T:

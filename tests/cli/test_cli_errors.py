@@ -164,3 +164,30 @@ def test_a_script_outside_the_scripts_directory_is_refused(cli: CliRunner, scrip
     result = cli.invoke(app, ["run", "--ticket", "T-4512", "--model", f"scripted:{script}"])
     assert result.exit_code == 2
     assert "is not a script name" in result.stderr
+
+
+RUN_COMMANDS = (
+    ["status"],
+    ["status", "--follow"],
+    ["cancel"],
+    ["reconcile"],
+    ["history", "export"],
+    ["approve", "run-demo-fine"],
+    ["reject", "--category", "other"],
+)
+
+
+@pytest.mark.parametrize("command", RUN_COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("run_id", ["", "a b", "run-demo-1/../x", "é"])
+def test_a_run_id_out_of_its_pattern_is_refused_before_temporal_is_asked(
+    cli: CliRunner, command: list[str], run_id: str
+) -> None:
+    # Nothing listens at the fixture's Temporal address: a command that asked it first
+    # would say it cannot reach Temporal.
+    result = cli.invoke(app, [*command, run_id])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"error: {run_id!r} is not a run id. A run id starts with a letter or a digit and "
+        "holds only letters, digits, '.', '_', ':' and '-', as `signoff run` printed it and "
+        "`signoff list` shows it (run-TENANT-REQUEST)."
+    )
