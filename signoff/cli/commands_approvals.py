@@ -37,7 +37,6 @@ from signoff.cli.support import (
     settings,
 )
 from signoff.config.settings import Settings
-from signoff.service.decision_limits import INVALID_HASH
 from workflows.actions import Verdict
 from workflows.reject_reasons import CATEGORIES, category_problem
 
@@ -287,7 +286,10 @@ def _decide(
 ) -> None:
     current = settings()
     if not re.fullmatch(ACTION_HASH_PATTERN, action_hash.strip().lower()):
-        fail(f"{INVALID_HASH} Copy it from `signoff pending`.")
+        fail(
+            "That is not a valid action hash: copy the full 64-character hash that "
+            "`signoff pending` shows."
+        )
     proof = credential.read(reviewer_id, current)
     url = current.resolved_decision_service_url
     try:
