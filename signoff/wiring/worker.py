@@ -28,6 +28,7 @@ from activities.store import make_engine
 from activities.store.passkey_proofs import PasskeyCheck
 from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
+from activities.tool_threads import tool_threads
 from signoff.config.decision_keys import load_verification_keys
 from signoff.config.passkey_policy import PasskeyPolicy
 from signoff.config.passkeys import RelyingParty
@@ -104,9 +105,11 @@ def activity_parts(
     )
     # The local activities' store calls, apart from the others' (activities/local_lane.py).
     local = local_lane(engine)
+    # A team's plain-function tools, apart from the store's calls (tool_threads.py).
+    tools = tool_threads(settings.worker_max_concurrent_activities)
     return ActivityParts(
         models=models,
-        gateway=ToolGateway(engine, payments),
+        gateway=ToolGateway(engine, payments, threads=tools),
         effects=effects
         or ToolEffects(
             engine,
@@ -115,6 +118,7 @@ def activity_parts(
             settings.mcp_timeout_seconds,
             passkeys=passkeys,
             helpdesks=HelpdeskReplies.from_settings(engine, settings),
+            threads=tools,
         ),
         refunds=refunds
         or RefundActivities(

@@ -3,11 +3,14 @@ profile `team_profile.toml` names this module in `python_tools`.
 
 `issue_voucher` honours its idempotency key as the docs require of an irreversible
 tool: a key it has seen returns the voucher it made then. `VOUCHERS` (key -> voucher)
-and `CALLS` (every call, repeats included) let a test count the effects.
+and `CALLS` (every call, repeats included) let a test count the effects. A test makes
+`lookup_stock` as slow as a warehouse that does not answer by setting `STOCK_GATE`: each
+call then waits for it, counted in `STOCK_WAITING`.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,6 +19,8 @@ from signoff.tools import ToolContext, tool
 
 VOUCHERS: dict[str, dict[str, object]] = {}
 CALLS: list[str] = []
+STOCK_GATE: threading.Event | None = None
+STOCK_WAITING: list[str] = []
 
 
 class StockArguments(BaseModel):
@@ -33,6 +38,10 @@ class StockArguments(BaseModel):
     ),
 )
 def lookup_stock(arguments: StockArguments, context: ToolContext) -> dict[str, object]:
+    gate = STOCK_GATE
+    if gate is not None:
+        STOCK_WAITING.append(arguments.sku)
+        gate.wait()
     return {"sku": arguments.sku, "in_stock": 7, "tenant": context.tenant_id}
 
 
