@@ -120,12 +120,44 @@ async def test_demo_damaged_parcel_proposes_a_full_refund(complaint: str) -> Non
     assert "O-1042" in refunds[0].input["reason"]
 
 
-async def test_demo_reports_a_refused_refund_as_not_made() -> None:
+# What the gate tells the model (workflows/gate_results.py), and what the demo answers:
+# only a reviewer's rejection says a colleague reviewed it; an expiry is not a "no".
+REFUND_ENDINGS = [
+    (
+        "Rejected by the reviewer: the refund did not happen. Category: other.",
+        "A colleague reviewed the request and could not approve it",
+    ),
+    (
+        "Refused by policy: 89.90 EUR is more than what remains refundable. The refund "
+        "did not happen.",
+        "Our refund policy does not allow this one",
+    ),
+    (
+        "No decision in time: no reviewer decided on the refund before it expired. The "
+        "refund did not happen.",
+        "Your refund request is still with our team: nothing has been refunded yet",
+    ),
+    (
+        "The refund did not happen: the store refused it. Do not retry it.",
+        "no refund was made for this order. A colleague will contact you",
+    ),
+]
+
+
+@pytest.mark.parametrize(("result", "answer"), REFUND_ENDINGS)
+async def test_demo_says_why_a_refund_was_not_made(result: str, answer: str) -> None:
     (*_, proposal), messages = await run_demo("It arrived damaged.", ORDER)
-    messages = answered(messages, proposal, RuntimeError("Refused by the reviewer: no proof."))
+    messages = answered(messages, proposal, RuntimeError(result))
     final = await ScriptedModel(SCRIPTS_DIR).complete(request(messages))
-    assert "no refund was made" in text_of(final)
+    assert answer in text_of(final)
     assert final.stop_reason == "end_turn"
+    said = text_of(final)
+    if not result.startswith("Rejected by the reviewer"):
+        assert "reviewed the request" not in said
+    if result.startswith("No decision in time"):
+        assert "no refund was made" not in said
+    else:
+        assert "no refund was made" in said
 
 
 async def test_demo_does_not_claim_an_unknown_refund_was_refused() -> None:
