@@ -112,6 +112,8 @@ def _policy(policy: ToolPolicy) -> str:
         parts.append(f"approved by {', '.join(policy.approver_roles)}")
     if policy.editable:
         parts.append(f"reviewer may edit {', '.join(policy.editable)}")
+    if policy.call_timeout is not None:
+        parts.append(f"each call attempt up to {format_duration(policy.call_timeout)}")
     return ", ".join(parts)
 
 

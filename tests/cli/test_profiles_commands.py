@@ -98,6 +98,24 @@ def test_show_prints_the_built_in_profile_by_default(cli: CliRunner) -> None:
     ) in lines
 
 
+def test_show_says_a_tool_s_call_timeout(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    timed = TWO_AGENTS.replace(
+        'approver_roles = ["refund_approver"] }',
+        'approver_roles = ["refund_approver"], call_timeout = "90s" }',
+    )
+    monkeypatch.setenv("SIGNOFF_PROFILES", str(profile(tmp_path, timed)))
+    get_settings.cache_clear()
+    result = cli.invoke(app, ["profiles", "show"])
+    assert result.exit_code == 0, result.output
+    assert (
+        "    refund: irreversible, confirm, expires after 1d, approved by refund_approver, "
+        "each call attempt up to 90s"
+    ) in result.stdout.splitlines()
+    assert "    get_order: read, auto" in result.stdout.splitlines()
+
+
 def test_show_json_follows_the_setting(
     cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
