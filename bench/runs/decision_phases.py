@@ -12,8 +12,9 @@ event times the server stamps, and from the bench's own clock around the `decide
 - task completed → `decide` returned: the server records the task's commands (status
   upserts, markers, the effect's schedule) and answers the update;
 - task completed → effect started: the effect activity's dispatch;
-- effect started → refund row: the effect until its commit (the row's `created_at` is
-  stamped just before it).
+- effect started → refund row: the effect until the ledger row is inserted (its
+  `created_at`; signoff's transaction then spends the approvals, releases the hold and
+  appends its `executed` audit row before the commit, the minimal one commits at once).
 
 Decision accepted → refund row is about the last two added; `decide` the first three.
 """

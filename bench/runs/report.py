@@ -35,8 +35,10 @@ NOTES = [
     "Every side waits for its pending action by a long-poll of the run's history (the "
     "expiry timer started after the action state was read), then reads the hash with one "
     "query. Decision accepted is the history's UPDATE_ACCEPTED event; the refund row's "
-    "`created_at` is stamped just before its commit; run closed is the close time the "
-    "server recorded. The latencies come from the runs at concurrency 1.",
+    "`created_at` is stamped as the row is inserted, in the refund's transaction (the "
+    "minimal side commits next; signoff's first spends the approvals, releases the hold "
+    "and appends its `executed` audit row, in the same commit); run closed is the close "
+    "time the server recorded. The latencies come from the runs at concurrency 1.",
 ]
 
 
