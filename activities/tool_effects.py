@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from concurrent.futures import Executor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,8 +34,8 @@ from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
 from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck
 from activities.store.waiting_actions import hold_waiting
+from activities.tool_functions import call_tool_function
 from activities.tool_output import as_tool_output
-from activities.tool_threads import call_tool_function
 from signoff.config.decision_signatures import VerificationKeys
 from signoff.config.profiles import LoadedProfiles
 from signoff.tools import ToolContext, known_tools
@@ -68,11 +67,8 @@ class ToolEffects:
         mcp_timeout_seconds: float = DEFAULT_MCP_TIMEOUT_SECONDS,
         passkeys: PasskeyCheck = NO_STEP_UP,
         helpdesks: HelpdeskReplies | None = None,
-        threads: Executor | None = None,
     ) -> None:
         self._engine = engine
-        # Where a team's plain-function tools run (activities/tool_threads.py).
-        self._threads = threads
         self._passkeys = passkeys
         self._keys = keys
         self._profiles = profiles
@@ -138,7 +134,7 @@ class ToolEffects:
             tool_use_id=command.action.tool_use_id,
             idempotency_key=command.idempotency_key,
         )
-        output = await call_tool_function(function, arguments(), context, self._threads)
+        output = await call_tool_function(function, arguments(), context)
         if isinstance(output, ToolResult) and output.is_error:
             # The tool answered that it did not act (an MCP tool's error result): on the
             # record as refused; its proofs stay spent on this attempt.

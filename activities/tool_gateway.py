@@ -19,7 +19,6 @@ import functools
 import json
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Executor
 from typing import Any
 
 from sqlalchemy import Engine
@@ -34,8 +33,8 @@ from activities.store.payment_links import NoPaymentLink
 from activities.store.schema import minor_to_decimal
 from activities.store.tool_reads import ticket_order, ticket_text
 from activities.store.transient import is_transient
+from activities.tool_functions import call_tool_function
 from activities.tool_output import as_tool_output, dumps_with_bounded_field
-from activities.tool_threads import call_tool_function
 from signoff.tools import ToolContext, known_tools
 from workflows.actions import PREPARE_TOOL_CALL_ACTIVITY, PreparedArguments
 from workflows.contracts import RUN_TOOL_ACTIVITY, ToolCallInput, ToolResult
@@ -118,18 +117,9 @@ TOOL_FUNCTIONS: dict[str, ToolFunction] = {
 
 
 class ToolGateway:
-    """`threads`: where a team's plain-function tools run (activities/tool_threads.py;
-    the process's pool for them when None)."""
-
-    def __init__(
-        self,
-        engine: Engine,
-        payments: PaymentConnectors | None = None,
-        threads: Executor | None = None,
-    ) -> None:
+    def __init__(self, engine: Engine, payments: PaymentConnectors | None = None) -> None:
         self._engine = engine
         self._payments = payments or PaymentConnectors.ledger_only()
-        self._threads = threads
 
     @activity.defn(name=RUN_TOOL_ACTIVITY)
     async def run_tool(self, call: ToolCallInput) -> ToolResult:
@@ -155,7 +145,7 @@ class ToolGateway:
             tool = _read_tool(call.name)
             arguments = parse_arguments(tool, call.arguments)
             if tool.implementation is not None:
-                content = as_tool_output(await _registered(tool, arguments, call, self._threads))
+                content = as_tool_output(await _registered(tool, arguments, call))
             else:
                 function = self._function(tool.name, call.tenant_id)
                 content = await asyncio.to_thread(function, self._engine, call)
@@ -231,10 +221,8 @@ def _read_tool(name: str) -> ToolDefinition:
     return tool
 
 
-async def _registered(
-    tool: ToolDefinition, arguments: Any, call: ToolCallInput, threads: Executor | None
-) -> Any:
-    """A registered Python read tool, called with its context on the tools' threads."""
+async def _registered(tool: ToolDefinition, arguments: Any, call: ToolCallInput) -> Any:
+    """A registered Python read tool, called with its context."""
     context = ToolContext(
         run_id=call.run_id,
         tenant_id=call.tenant_id,
@@ -244,4 +232,4 @@ async def _registered(
     )
     function = tool.implementation
     assert function is not None
-    return await call_tool_function(function, arguments, context, threads)
+    return await call_tool_function(function, arguments, context)

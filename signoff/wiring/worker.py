@@ -28,7 +28,6 @@ from activities.store import make_engine
 from activities.store.passkey_proofs import PasskeyCheck
 from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
-from activities.tool_threads import tool_threads
 from signoff.config.decision_keys import load_verification_keys
 from signoff.config.passkey_policy import PasskeyPolicy
 from signoff.config.passkeys import RelyingParty
@@ -36,7 +35,7 @@ from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.settings import Settings
 from signoff.service.waiting_reconcile import keep_reconciled
 from signoff.wiring.worker_activities import ActivityParts, worker_activities
-from signoff.wiring.worker_capacity import capacity
+from signoff.wiring.worker_capacity import activity_threads, capacity
 from signoff.wiring.worker_heartbeat import heartbeat
 from workflows.registered import WORKFLOW_TYPES
 from workflows.sandbox import workflow_runner
@@ -105,11 +104,9 @@ def activity_parts(
     )
     # The local activities' store calls, apart from the others' (activities/local_lane.py).
     local = local_lane(engine)
-    # A team's plain-function tools, apart from the store's calls (tool_threads.py).
-    tools = tool_threads(settings.worker_max_concurrent_activities)
     return ActivityParts(
         models=models,
-        gateway=ToolGateway(engine, payments, threads=tools),
+        gateway=ToolGateway(engine, payments),
         effects=effects
         or ToolEffects(
             engine,
@@ -118,7 +115,6 @@ def activity_parts(
             settings.mcp_timeout_seconds,
             passkeys=passkeys,
             helpdesks=HelpdeskReplies.from_settings(engine, settings),
-            threads=tools,
         ),
         refunds=refunds
         or RefundActivities(
@@ -147,6 +143,8 @@ def activity_parts(
 
 async def run_worker(client: Client, settings: Settings, stop: asyncio.Event) -> None:
     """Run until `stop` is set; in-flight activities get the worker's graceful shutdown."""
+    # A thread for every activity slot (worker_capacity.py's note).
+    asyncio.get_running_loop().set_default_executor(activity_threads(settings))
     engine = make_engine(settings.resolved_database_url, migrate=settings.migrate_at_start)
     models = build_model_turns(settings)
     worker = build_worker(client, settings, engine, models=models)

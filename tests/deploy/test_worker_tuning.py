@@ -1,10 +1,12 @@
 """The worker's capacity and shutdown grace come from Settings, with defaults for 2 cores;
-its heartbeat file exists while it polls and is gone once it stopped, and it closes its
-model clients when it stops."""
+a running worker has a thread for each activity slot; its heartbeat file exists while
+it polls and is gone once it stopped, and it closes its model clients when it stops."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,6 +23,8 @@ from tests.workflow.approvals import install_test_public_keys
 from tests.workflow.fakes import new_task_queue
 
 WAIT_SECONDS = 30
+# Far more than starting a dozen threads takes.
+ALL_STARTED_SECONDS = 5
 
 
 def test_the_defaults_suit_two_cores() -> None:
@@ -64,6 +68,43 @@ def test_fewer_than_two_workflow_pollers_are_refused(
     monkeypatch.setenv("SIGNOFF_WORKER_WORKFLOW_TASK_POLLERS", value)
     with pytest.raises(ValueError, match="worker_workflow_task_pollers"):
         Settings()
+
+
+async def test_a_running_worker_has_a_thread_for_every_activity_slot(
+    time_skipping_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    """Every blocking call an activity hands to asyncio's default executor gets a thread
+    at once, up to the worker's slots (worker_capacity.py's note): here 12, where the
+    loop's executor had 2 before the worker started."""
+    slots = 12
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(2))
+    install_test_public_keys(tmp_path)
+    settings = Settings(
+        home=tmp_path, task_queue=new_task_queue(), worker_max_concurrent_activities=slots
+    )
+    stop, release = asyncio.Event(), threading.Event()
+    running = asyncio.create_task(run_worker(time_skipping_env.client, settings, stop))
+    entered: list[int] = []
+
+    def blocked(number: int) -> None:
+        entered.append(number)
+        release.wait()
+
+    await asyncio.sleep(0.5)  # the worker has started (it sets the executor first)
+    assert not running.done()
+    waiting = asyncio.gather(*(asyncio.to_thread(blocked, number) for number in range(slots)))
+    try:
+        async with asyncio.timeout(ALL_STARTED_SECONDS):
+            while len(entered) < slots:
+                await asyncio.sleep(0.02)
+    finally:
+        release.set()
+        stop.set()
+        await waiting
+    await asyncio.wait_for(running, WAIT_SECONDS)
+    assert sorted(entered) == list(range(slots))
+    loop.set_default_executor(ThreadPoolExecutor())
 
 
 async def test_the_heartbeat_file_lives_while_the_worker_runs(

@@ -1,6 +1,8 @@
-"""A team's tools that hang cannot starve the store's calls (activities/tool_threads.py):
-with more of them stuck than asyncio's default executor has threads, a read of the
-store still answers at once, and the stuck calls answer once their tool does.
+"""A team's tools that hang cannot starve the store's calls in a worker: with more of
+them stuck than asyncio's own default executor has threads, a read of the store still
+answers at once, on the executor `signoff worker` installs (a thread for each activity
+slot, signoff/wiring/worker_capacity.py), and the stuck calls answer once their tool
+does.
 
 On a real SQLite store, through the tool gateway's activity, with the team's
 `lookup_stock` (tests/tools/team_tools.py) made to wait as a warehouse that does not
@@ -12,13 +14,16 @@ import asyncio
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import Engine
 from temporalio.testing import ActivityEnvironment
 
 from activities.tool_gateway import ToolGateway
+from signoff.config.settings import Settings
+from signoff.wiring.worker_capacity import activity_threads
 from tests.tools import team_tools
 from workflows.contracts import ToolCallInput, ToolResult
 
@@ -54,6 +59,16 @@ def warehouse_stuck() -> Iterator[threading.Event]:
     team_tools.STOCK_WAITING.clear()
 
 
+@pytest.fixture
+async def workers_threads() -> AsyncIterator[None]:
+    """This loop's default executor as `signoff worker` sets it (50 activity slots), then
+    asyncio's own again."""
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(activity_threads(Settings(worker_max_concurrent_activities=50)))
+    yield
+    loop.set_default_executor(ThreadPoolExecutor())
+
+
 async def until_waiting(count: int) -> None:
     deadline = time.monotonic() + ANSWERS_WITHIN
     while len(team_tools.STOCK_WAITING) < count:
@@ -62,7 +77,7 @@ async def until_waiting(count: int) -> None:
 
 
 async def test_tools_that_hang_leave_the_store_s_threads_to_the_store(
-    seeded_engine: Engine, warehouse_stuck: threading.Event
+    seeded_engine: Engine, warehouse_stuck: threading.Event, workers_threads: None
 ) -> None:
     gateway = ToolGateway(seeded_engine)
     environment = ActivityEnvironment()
