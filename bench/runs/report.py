@@ -17,7 +17,8 @@ RESULTS = RESULTS_DIR / "RESULTS.md"
 BASELINE_NAMES = {"raw": "raw", "minimal": "minimal"}
 NOTES = [
     "Dev server: `temporal server start-dev` on its SQLite file (`signoff dev`). Every "
-    "worker has the same capacity (workflow-task slots, cache, pollers: "
+    "worker has the same capacity (workflow-task slots, cache, pollers, a thread per "
+    "activity slot: "
     "`signoff/wiring/worker_capacity.py`), each in its own process.",
     "raw: `bench/runs/raw_refund.py`, a hand-written workflow that runs signoff's own "
     "activities with the same inputs, and waits for its decision until the approval's "

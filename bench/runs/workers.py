@@ -2,7 +2,8 @@
 
 Each runs alone in its process so that the benchmark can read its CPU time and peak RSS
 from /proc, and each has the same capacity options (`capacity`: workflow-task slots,
-cache, pollers): those are tuning, not engine, and must not differ between the sides.
+cache, pollers; and `activity_threads`, a thread per activity slot, as `signoff worker`
+has): those are tuning, not engine, and must not differ between the sides.
 signoff's and the raw baseline's register the same activities, built on the same store
 and settings (signoff/wiring/worker_activities.py), and differ only in the workflow they
 run and in signoff's metrics interceptor, which is part of what its engine does. The
@@ -24,7 +25,7 @@ from temporalio.worker import Worker
 
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
-from signoff.wiring.worker_capacity import capacity
+from signoff.wiring.worker_capacity import activity_threads, capacity
 from workflows.sandbox import workflow_runner
 
 READY = "READY"
@@ -81,6 +82,8 @@ def minimal_worker(client: Client, settings: Settings) -> Worker:
 
 async def serve(kind: str, task_queue: str) -> None:
     settings = Settings(task_queue=task_queue)
+    # As `signoff worker` does (run_worker), for every side: a thread per activity slot.
+    asyncio.get_running_loop().set_default_executor(activity_threads(settings))
     client = await connect(settings)
     builders = {"signoff": signoff_worker, "raw": raw_worker, "minimal": minimal_worker}
     worker = builders[kind](client, settings)
