@@ -27,7 +27,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import observe
-from activities.caller import caller_run_id, only_its_own
+from activities.caller import caller_run_id, only_in_its_worker, only_its_own
 from activities.connectors.breakers import Breakers
 from activities.local_lane import LocalLane, in_thread
 from activities.payments.breaker_gate import behind_breaker
@@ -183,7 +183,9 @@ class RefundActivities:
 
     @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)
     async def hold_pending_refund(self, hold: ActionHold) -> PendingRefundHeld:
-        only_its_own(hold.run_id)
+        # Only the run's own gate, in its workflow task: a workflow of someone else's could
+        # otherwise hold an order's exposure, and list an action in the inbox, as its own.
+        only_in_its_worker(hold.run_id)
         lane = self._holds
         engine, threads = (self._engine, None) if lane is None else (lane.engine, lane.threads)
         try:

@@ -9,7 +9,8 @@ worker's task queue, that is signoff's own workflow code on signoff's workers, w
 proposes only what its gate judged. A workflow of another type, or on a task queue of
 its own, is refused, and so is a caller Temporal does not describe (the rule then does
 not apply and the action waits for a reviewer). The check costs one call to Temporal,
-made only for an action that carries a rule's grant.
+made only for an action that carries a rule's grant. The generic tools' inbox hold asks
+the same (`foreign_caller`): only signoff's own runs list an action for the reviewers.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from workflows.actions import PendingAction
 from workflows.contracts import WORKFLOW_NAME
 
 
-async def rule_caller_problem(action: PendingAction) -> str | None:
-    """None when `action` carries no rule's grant, or its caller is signoff's own run
-    on this worker's task queue; else why the rule cannot apply."""
-    if action.rule_grant is None:
-        return None
+class CallerUnknown(Exception):
+    """Temporal could not describe the workflow that called this activity."""
+
+
+async def foreign_caller() -> str | None:
+    """None when the workflow that called this activity is an `AgentRun` on this
+    worker's task queue; else what it is. Raises CallerUnknown when Temporal cannot say."""
     info = activity.info()
     try:
         handle = activity.client().get_workflow_handle(
@@ -33,11 +36,24 @@ async def rule_caller_problem(action: PendingAction) -> str | None:
         )
         described = await handle.describe()
     except (RPCError, RuntimeError):
-        return "Temporal could not say which workflow asked, so no standing rule applies."
+        raise CallerUnknown from None
     if described.workflow_type != WORKFLOW_NAME or described.task_queue != info.task_queue:
         return (
             f"Workflow '{info.workflow_id}' ({described.workflow_type} on task queue "
-            f"'{described.task_queue}') is not one of signoff's runs: a standing rule "
-            "approves only the actions signoff's own runs propose."
+            f"'{described.task_queue}') is not one of signoff's runs"
         )
+    return None
+
+
+async def rule_caller_problem(action: PendingAction) -> str | None:
+    """None when `action` carries no rule's grant, or its caller is signoff's own run
+    on this worker's task queue; else why the rule cannot apply."""
+    if action.rule_grant is None:
+        return None
+    try:
+        foreign = await foreign_caller()
+    except CallerUnknown:
+        return "Temporal could not say which workflow asked, so no standing rule applies."
+    if foreign is not None:
+        return f"{foreign}: a standing rule approves only the actions signoff's own runs propose."
     return None

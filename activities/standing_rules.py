@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine
 from temporalio import activity
 
-from activities.caller import only_its_own
+from activities.caller import only_in_its_worker
 from activities.local_lane import in_thread
 from activities.refunds import non_retryable
 from activities.store.errors import StoreError
@@ -36,7 +36,8 @@ class StandingRuleActivities:
 
     @activity.defn(name=MATCH_STANDING_RULE_ACTIVITY)
     async def match_standing_rule(self, request: RuleMatchRequest) -> RuleMatch:
-        only_its_own(request.run_id)  # a rule's grant is proposed to its own run only
+        # A rule's grant is proposed to its own run only, from its own workflow task.
+        only_in_its_worker(request.run_id)
         try:
             return await in_thread(
                 self._threads, match_rules, self._engine, request, self._keys, datetime.now(UTC)

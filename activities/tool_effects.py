@@ -27,7 +27,7 @@ from temporalio.exceptions import ApplicationError
 from activities.caller import caller_run_id, only_its_own
 from activities.connectors.replies import HelpdeskReplies
 from activities.refunds import non_retryable
-from activities.rule_callers import rule_caller_problem
+from activities.rule_callers import CallerUnknown, foreign_caller, rule_caller_problem
 from activities.store import tool_effects as store
 from activities.store.customer_replies import send_reply
 from activities.store.effect_proofs import ProofCheck
@@ -79,8 +79,24 @@ class ToolEffects:
     @activity.defn(name=HOLD_WAITING_ACTION_ACTIVITY)
     async def hold_waiting_action(self, hold: ActionHold) -> None:
         """The waiting action's row in the reviewers' inbox (its release is the refund's
-        `release_pending_refund`, which takes any action's row away)."""
+        `release_pending_refund`, which takes any action's row away). Only signoff's own
+        run lists its action: a workflow of someone else's would put a request of its
+        making before the reviewers."""
         only_its_own(hold.run_id)
+        try:
+            foreign = await foreign_caller()
+        except CallerUnknown:
+            # Retryable: Temporal will say on a later attempt.
+            raise ApplicationError(
+                "Temporal could not say which workflow asked to list this action."
+            ) from None
+        if foreign is not None:
+            activity.logger.warning("refused an inbox hold: %s", foreign)
+            raise ApplicationError(
+                f"{foreign}: only a run's own gate lists its actions for the reviewers.",
+                type="NotItsRun",
+                non_retryable=True,
+            )
         try:
             await asyncio.to_thread(hold_waiting, self._engine, hold, datetime.now(UTC))
         except StoreError as error:

@@ -2,9 +2,10 @@
 
 It does what signoff's scripted refund run does, with the same activities (the real
 ones, registered in its own worker) and the same payloads: the worker's limits, the
-model turns, the two read tools, the state read and the exposure hold, one `decide`
-Update whose handler verifies the signed decision (a local activity, as signoff's: the
-verifier takes no other call), the audit record, the refund, and the answer. Its wait
+model turns, the two read tools, the state read and the exposure hold (a local
+activity, as signoff's: the hold takes no other call), one `decide` Update whose
+handler verifies the signed decision (a local activity too, for the same reason), the
+audit record, the refund, and the answer. Its wait
 for the decision ends at the approval's expiry, as any approval that holds an expiring
 reservation must (one timer, cancelled by the decision). It
 leaves out what signoff's engine adds around that: status upserts, budgets and books,
@@ -67,6 +68,8 @@ with workflow.unsafe.imports_passed_through():
 
 RAW_WORKFLOW_NAME = "RawRefundBaseline"
 CALL_TIMEOUT = timedelta(seconds=30)
+# A local activity holds the workflow task: kept as short as signoff's own.
+LOCAL_TIMEOUT = timedelta(seconds=10)
 RETRIES = RetryPolicy(maximum_attempts=5)
 
 
@@ -154,7 +157,8 @@ class RawRefund:
             note="",
         )
         run_id = workflow.info().workflow_id
-        await call(
+        # A local activity, as signoff's own: the hold takes no other call.
+        await workflow.execute_local_activity(
             HOLD_PENDING_REFUND_ACTIVITY,
             ActionHold(
                 run_id=run_id,
@@ -162,7 +166,9 @@ class RawRefund:
                 ticket_id=request.ticket_id,
                 action=action,
             ),
-            PendingRefundHeld,
+            result_type=PendingRefundHeld,
+            start_to_close_timeout=LOCAL_TIMEOUT,
+            retry_policy=RETRIES,
         )
         self._pending = action
         expiry = (action.expires_at - workflow.now()).total_seconds()

@@ -100,3 +100,10 @@ def as_run(run_id: str = RUN_ID) -> ActivityEnvironment:
     environment = ActivityEnvironment()
     environment.info = dataclasses.replace(environment.info, workflow_id=run_id)
     return environment
+
+
+def in_its_workflow_task(run_id: str = RUN_ID) -> ActivityEnvironment:
+    """`as_run`, called as a local activity of that run's own workflow task."""
+    environment = as_run(run_id)
+    environment.info = dataclasses.replace(environment.info, is_local=True)
+    return environment

@@ -8,7 +8,6 @@ on asyncio's default executor and by connections checked out of the worker's poo
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import threading
 from collections.abc import AsyncIterator
@@ -17,10 +16,10 @@ from contextlib import ExitStack, asynccontextmanager
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine
-from temporalio.testing import ActivityEnvironment
 
 from activities.decision_verifier import DecisionVerifier
 from activities.local_lane import in_thread, local_lane
+from tests.store.proofs import in_its_workflow_task
 from tests.workflow.approvals import TEST_KEYS, decision, signed
 from workflows.decision_check import DecisionCheck
 
@@ -45,12 +44,6 @@ def check(engine: Engine, update_id: str) -> DecisionCheck:
     )
 
 
-def as_its_workflow_task() -> ActivityEnvironment:
-    environment = ActivityEnvironment()
-    environment.info = dataclasses.replace(environment.info, workflow_id=RUN, is_local=True)
-    return environment
-
-
 @asynccontextmanager
 async def shared_threads_held() -> AsyncIterator[None]:
     """asyncio's default executor, every thread of it blocked until the block ends (as
@@ -71,7 +64,7 @@ async def test_the_check_answers_while_the_shared_threads_are_all_held(
     lane = local_lane(seeded_engine)
     laned = DecisionVerifier(lane.engine, TEST_KEYS, MAX_AGE, threads=lane.threads)
     shared = DecisionVerifier(seeded_engine, TEST_KEYS, MAX_AGE)
-    environment = as_its_workflow_task()
+    environment = in_its_workflow_task(RUN)
 
     async with shared_threads_held():
         proof = await asyncio.wait_for(
@@ -102,7 +95,7 @@ async def test_the_check_answers_while_the_workers_pool_is_all_checked_out(
         assert pool.checkedout() == pool.size() + pool._max_overflow  # type: ignore[attr-defined]
 
         proof = await asyncio.wait_for(
-            as_its_workflow_task().run(laned.verify_decision, sent),
+            in_its_workflow_task(RUN).run(laned.verify_decision, sent),
             ANSWERS_WITHIN,
         )
     assert proof.accepted

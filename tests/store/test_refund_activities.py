@@ -12,7 +12,14 @@ from temporalio.testing import ActivityEnvironment
 from activities.refunds import RefundActivities
 from activities.store import refunds as ledger
 from tests.store.commands import refund_command
-from tests.store.proofs import PROOF_KEYS, as_run, proven_action, proven_command, signed_approval
+from tests.store.proofs import (
+    PROOF_KEYS,
+    as_run,
+    in_its_workflow_task,
+    proven_action,
+    proven_command,
+    signed_approval,
+)
 from tests.store.test_waiting_actions import an_action, rows
 from workflows.actions import ActionHold, ActionStateRequest, RefundCommand
 
@@ -75,14 +82,25 @@ async def test_a_hold_holds_and_lists_the_action(store: Engine) -> None:
     hold_a = ActionHold(run_id="run-a", tenant_id="demo", ticket_id="T-3107", action=first)
     hold_b = ActionHold(run_id="run-b", tenant_id="demo", ticket_id="T-3107", action=second)
 
-    held_first = await as_run("run-a").run(activities.hold_pending_refund, hold_a)
-    held_second = await as_run("run-b").run(activities.hold_pending_refund, hold_b)
+    held_first = await in_its_workflow_task("run-a").run(activities.hold_pending_refund, hold_a)
+    held_second = await in_its_workflow_task("run-b").run(activities.hold_pending_refund, hold_b)
 
     assert (held_first.pending_minor, held_second.pending_minor) == (0, 15_500)
     row_a, row_b = rows(store)
     assert (row_a.run_id, row_a.action_hash, row_a.ticket_id) == ("run-a", "a" * 64, "T-3107")
     assert (row_a.amount_minor, row_a.expires_at) == (15_500, first.expires_at)
     assert (row_b.mode, row_b.approvals_required) == ("review", 2)  # it counted run-a's hold
+
+
+async def test_a_hold_asked_from_outside_a_run_s_workflow_task_is_refused(store: Engine) -> None:
+    """The hold is a local activity of the run's gate: scheduled on the task queue (by a
+    workflow of someone else's, for its own id) it holds nothing and lists nothing."""
+    action = an_action(store, "c" * 64, 15_500)
+    hold = ActionHold(run_id="run-c", tenant_id="demo", ticket_id="T-3107", action=action)
+    with pytest.raises(ApplicationError) as refused:
+        await as_run("run-c").run(RefundActivities(store, PROOF_KEYS).hold_pending_refund, hold)
+    assert (refused.value.type, refused.value.non_retryable) == ("NotItsRun", True)
+    assert rows(store) == []
 
 
 async def test_a_retried_refund_counts_once_as_refunded_then_as_replayed(store: Engine) -> None:

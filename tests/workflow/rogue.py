@@ -14,8 +14,11 @@ with workflow.unsafe.imports_passed_through():
     from workflows.actions import (
         EXECUTE_REFUND_ACTIVITY,
         EXECUTE_TOOL_ACTION_ACTIVITY,
+        HOLD_PENDING_REFUND_ACTIVITY,
+        HOLD_WAITING_ACTION_ACTIVITY,
         RECORD_DECISION_ACTIVITY,
         RELEASE_PENDING_REFUND_ACTIVITY,
+        ActionHold,
         DecisionEvent,
         EffectResult,
         PendingRefundRelease,
@@ -25,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.contract_base import Contract
     from workflows.contracts import RUN_TOOL_ACTIVITY, ToolCallInput, ToolResult
+    from workflows.rule_contracts import MATCH_STANDING_RULE_ACTIVITY, RuleMatchRequest
 
 ONCE = RetryPolicy(maximum_attempts=1)
 TIMEOUT = timedelta(seconds=30)
@@ -35,6 +39,9 @@ class RoguePlan(Contract):
     command: RefundCommand
     release: PendingRefundRelease
     record: DecisionEvent
+    # An action to hold for the rogue's own id (its workflow id): the order's exposure,
+    # a row in the reviewers' inbox, a standing rule's grant.
+    hold: ActionHold | None = None
 
 
 @workflow.defn(name="RogueRun")
@@ -51,10 +58,24 @@ class RogueRun:
             retry_policy=ONCE,
         )
         said.append(f"refund: {refund.status}: {refund.message}")
-        for name, argument in (
+        calls: list[tuple[str, object]] = [
             (RELEASE_PENDING_REFUND_ACTIVITY, plan.release),
             (RECORD_DECISION_ACTIVITY, plan.record),
-        ):
+        ]
+        if plan.hold is not None:
+            hold = plan.hold
+            match = RuleMatchRequest(
+                run_id=hold.run_id,
+                tenant_id=hold.tenant_id,
+                ticket_id=hold.ticket_id,
+                action=hold.action,
+            )
+            calls += [
+                (HOLD_PENDING_REFUND_ACTIVITY, hold),
+                (HOLD_WAITING_ACTION_ACTIVITY, hold),
+                (MATCH_STANDING_RULE_ACTIVITY, match),
+            ]
+        for name, argument in calls:
             try:
                 await workflow.execute_activity(
                     name,

@@ -2,13 +2,17 @@
 signoff's activities by name on signoff's task queue, while a real refund run waits for
 its reviewer: `execute_refund` with the run's own action and two reviewers' names,
 `release_pending_refund` of the run's hold, `record_decision` of an approval into its
-trail. Every call is refused (the effect and the record demand proof; a run's holds and
-trail are its own), nothing reaches the ledger, the refused refund is on the record,
-and the run, approved for real, refunds once."""
+trail; and, for its own id, a hold of the same order's exposure, a row in the
+reviewers' inbox and a standing rule's match. Every call is refused (the effect and the
+record demand proof; a run's holds and trail are its own; holds and matches come from a
+run's own workflow task, and inbox rows from signoff's own runs), nothing reaches the
+ledger, the order's exposure and the inbox are as they were, the refused refund is on
+the record, and the run, approved for real, refunds once."""
 
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from sqlalchemy import Engine, select
 from temporalio.testing import WorkflowEnvironment
@@ -17,11 +21,12 @@ from temporalio.worker import Worker
 from activities.store import list_refunds
 from activities.store.database import use_session
 from activities.store.pending_refunds import pending_minor
-from activities.store.schema import DecisionRow
+from activities.store.schema import DecisionRow, WaitingAction
 from tests.workflow.approvals import decide, decision, gate_run, pending_actions
 from tests.workflow.fakes import FakeModel, text_reply, tool_reply
 from tests.workflow.rogue import RoguePlan, RogueRun
 from workflows.actions import (
+    ActionHold,
     DecisionEvent,
     DecisionRecord,
     PendingRefundRelease,
@@ -44,7 +49,16 @@ async def test_a_rogue_workflow_moves_no_money_and_touches_no_run(
         names = refund_command(
             action, [], run_id=handle.id, ticket_id="T-1042", actor_id=None
         ).model_copy(update={"approvers": ["alice", "bob"]})
+        rogue_id = f"rogue-{uuid.uuid4()}"
+        # The same order, twice the amount, held as the rogue's own for a year.
+        inflated = action.model_copy(
+            update={
+                "arguments": {**action.arguments, "amount": "179.80"},
+                "expires_at": action.requested_at + timedelta(days=365),
+            }
+        )
         plan = RoguePlan(
+            hold=ActionHold(run_id=rogue_id, tenant_id="demo", ticket_id="T-1042", action=inflated),
             signoff_queue=signoff_queue,
             command=names,
             release=PendingRefundRelease(run_id=handle.id, action_hash=action.action_hash),
@@ -67,18 +81,23 @@ async def test_a_rogue_workflow_moves_no_money_and_touches_no_run(
         with env.auto_time_skipping_disabled():
             async with Worker(env.client, task_queue=rogue_queue, workflows=[RogueRun]):
                 said = await env.client.execute_workflow(
-                    RogueRun.run, plan, id=f"rogue-{uuid.uuid4()}", task_queue=rogue_queue
+                    RogueRun.run, plan, id=rogue_id, task_queue=rogue_queue
                 )
 
-        refund, release, record = said
+        refund, release, record, exposure, inbox, match = said
         assert refund.startswith("refund: refused") and "only the run itself" in refund
         assert release == "release_pending_refund: NotItsRun"
         assert record == "record_decision: NotItsRun"
+        assert exposure == "hold_pending_refund: NotItsRun"
+        assert inbox == "hold_waiting_action: NotItsRun"
+        assert match == "match_standing_rule: NotItsRun"
         assert list_refunds(seeded_engine, "demo", "C-1042") == []
         # The run's hold still counts in the order's exposure.
         assert pending_minor(seeded_engine, "demo", "C-1042", action.requested_at) == held_before
         with use_session(seeded_engine) as session:
             rows = list(session.scalars(select(DecisionRow).where(DecisionRow.run_id == handle.id)))
+            listed = list(session.scalars(select(WaitingAction.run_id)))
+        assert listed == [handle.id]  # the run's own request, and nothing of the rogue's
         assert [row.kind for row in rows] == ["refused"]  # the attempt, and no approval
         assert "effect refused (called by workflow 'rogue-" in rows[0].reason
 
