@@ -10,6 +10,7 @@ refusal by the service is exit 2 with its words; a service that does not answer,
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -122,16 +123,39 @@ def list_command(
         say(f"{rule['id']}  {rule['state']:<8}  {_line(rule)}")
 
 
+# A rule's id (activities/store/standing_rules.py, `new_rule_id`): SR- and ten hex digits.
+RULE_ID = re.compile(r"SR-[0-9A-F]{10}")
+
+
+def checked_rule_id(rule_id: str) -> str:
+    """A typer callback: the rule's id in its own case, or a refusal before anything is
+    asked (its password, the decision service)."""
+    canonical = rule_id.strip().upper()
+    if RULE_ID.fullmatch(canonical) is None:
+        fail(
+            f"{rule_id!r} is not a standing rule's id: one is SR- and ten hex digits, as "
+            "`signoff rules list` shows it, e.g. SR-1A2B3C4D5E. Nothing was changed."
+        )
+    return canonical
+
+
 @rules.command("revoke")
 def revoke_command(
-    rule_id: Annotated[str, typer.Argument(metavar="RULE", help="The rule's id, e.g. SR-1A2B.")],
+    rule_id: Annotated[
+        str,
+        typer.Argument(
+            metavar="RULE",
+            help="The rule's id, as `signoff rules list` shows it, e.g. SR-1A2B3C4D5E.",
+            callback=checked_rule_id,
+        ),
+    ],
     admin: AdminName,
     password_stdin: PasswordStdin = False,
     token_stdin: TokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Revoke a standing rule at once: it approves nothing from now on."""
-    path = f"/api/rules/{rule_id.strip()}/revoke"
+    path = f"/api/rules/{rule_id}/revoke"
     rule = _ask(admin, Proof(password_stdin, token_stdin), "POST", path, {})
     if json_output:
         emit_json(rule)

@@ -102,7 +102,10 @@ def test_an_administrator_of_demo_cannot_make_a_rule_for_globex(cli: CliRunner) 
         (["rules", "add", "--tool", "refund", "--lifetime", "7d", "--max-uses", "2"], "maximum"),
         ([*ADD, "--lifetime", "soon", "--max-uses", "2"], "not a lifetime"),
         ([*ADD, "--lifetime", "7d", "--max-uses", "0"], "at least 1"),
-        (["rules", "revoke", "SR-NOSUCH"], "no standing rule 'SR-NOSUCH'"),
+        (["rules", "revoke", "SR-00000000AA"], "no standing rule 'SR-00000000AA'"),
+        (["rules", "revoke", "sr-00000000aa"], "no standing rule 'SR-00000000AA'"),
+        (["rules", "revoke", "SR-NOSUCH"], "'SR-NOSUCH' is not a standing rule's id"),
+        (["rules", "revoke", "x/../../y"], "'x/../../y' is not a standing rule's id"),
     ],
 )
 def test_bad_input_is_exit_2_with_what_to_change(
