@@ -194,8 +194,10 @@ def _check_call_timeout(policy: ToolPolicy) -> None:
         raise problem('a tool with approval = "deny" is never called', key="call_timeout")
     if not LEAST_CALL_TIMEOUT <= policy.call_timeout <= MOST_CALL_TIMEOUT:
         raise problem(
-            f'from "1s" to "1h" ({format_duration(policy.call_timeout)!r} given): a longer '
-            "call would leave a worker that died mid-call unnoticed for as long",
+            f'from "{format_duration(LEAST_CALL_TIMEOUT)}" to '
+            f'"{format_duration(MOST_CALL_TIMEOUT)}" '
+            f"({format_duration(policy.call_timeout)!r} given): a longer call would leave a "
+            "worker that died mid-call unnoticed for as long",
             key="call_timeout",
         )
 

@@ -29,12 +29,11 @@ from activities.store.rule_schema import StandingRule
 from activities.store.schema import Reviewer, Tenant
 from workflows.approval_policy import money
 from workflows.rule_contracts import RuleTerms, rule_document
+from workflows.rule_ids import RULE_ID_HEX, RULE_ID_PREFIX
 
 RULE_CREATED = "rule_created"
 RULE_REVOKED = "rule_revoked"
 RULE_REFUSED = "rule_refused"
-RULE_ID_PREFIX = "SR-"
-RULE_ID_HEX = 10
 
 
 class RuleRefused(StoreError):

@@ -10,7 +10,6 @@ refusal by the service is exit 2 with its words; a service that does not answer,
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -28,6 +27,7 @@ from signoff.cli.decision_service import (
 from signoff.cli.service_http import TransportError
 from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
 from signoff.config.settings import Settings
+from workflows.rule_ids import RULE_ID
 
 rules = typer.Typer(
     help="Standing rules: approve a tool's actions ahead, bounded in time and uses."
@@ -121,10 +121,6 @@ def list_command(
         say("No standing rules." if everything else "No active standing rules (--all shows all).")
     for rule in found:
         say(f"{rule['id']}  {rule['state']:<8}  {_line(rule)}")
-
-
-# A rule's id (activities/store/standing_rules.py, `new_rule_id`): SR- and ten hex digits.
-RULE_ID = re.compile(r"SR-[0-9A-F]{10}")
 
 
 def checked_rule_id(rule_id: str) -> str:
