@@ -22,6 +22,7 @@ import typer
 
 from signoff.cli.store import opened_store
 from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
+from signoff.cli.terminal_text import one_line
 from signoff.config.decision_keys import (
     DecisionKeyError,
     load_audit_keys,
@@ -107,7 +108,7 @@ def list_command(
         amount = f"{row.amount} {row.currency}" if row.amount is not None else "-"
         say(
             f"{row.decided_at:%Y-%m-%d %H:%M:%S}  {row.kind:<14} {row.reviewer_id or '-':<12} "
-            f"{amount:<12} {row.run_id}  {row.reason}"
+            f"{amount:<12} {row.run_id}  {one_line(row.reason)}"
         )
 
 

@@ -16,6 +16,7 @@ import typer
 
 from signoff.cli.render import progress_line
 from signoff.cli.support import AfterOption, JsonOption, emit_json, fail, say, settings
+from signoff.cli.terminal_text import one_line
 from signoff.config.settings import MAX_PAGE_SIZE, Settings
 from signoff.service.paging import CLI_INVALID_CURSOR, InvalidCursor
 from signoff.service.pending_cursor import pending_summary, unread_warning
@@ -86,8 +87,9 @@ def _print_pending(listed: PendingPage, json_output: bool) -> None:
     for row in rows:
         say(
             f"{row['run_id']}  {row['tool']} {row['amount']} {row['currency']} on order "
-            f"{row['order']}  mode {row['mode']} ({row['approvals']}/{row['required']})  "
-            f"expires {row['expires_at']}\n  hash {row['action_hash']}\n  reason: {row['reason']}"
+            f"{one_line(row['order'])}  mode {row['mode']} ({row['approvals']}/{row['required']})"
+            f"  expires {row['expires_at']}\n  hash {row['action_hash']}\n"
+            f"  reason: {one_line(row['reason'])}"
         )
         if row["approved_by"] or row["still_missing"]:
             say(f"  {progress_line(row['approved_by'], row['still_missing'])}")

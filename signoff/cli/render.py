@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from signoff.cli.terminal_text import one_line
 from workflows.approval_requirements import approvers, missing
 from workflows.reject_reasons import labelled
 
@@ -30,16 +31,16 @@ def shown_status(
 
 
 def event_line(event: RunEvent) -> str:
-    return f"  {event.at:%H:%M:%S}  {event.text}"
+    return f"  {event.at:%H:%M:%S}  {one_line(event.text)}"
 
 
 def outcome_lines(outcome: RunOutcome) -> list[str]:
     lines = [
         f"run:      {outcome.run_id}",
-        f"outcome:  {outcome.status} ({outcome.reason})",
+        f"outcome:  {outcome.status} ({one_line(outcome.reason)})",
     ]
     if outcome.detail:
-        lines.append(f"detail:   {outcome.detail}")
+        lines.append(f"detail:   {one_line(outcome.detail)}")
     lines.append(
         f"turns:    {outcome.turns_used}   tokens: {outcome.tokens_used} "
         f"(in {outcome.usage.input_tokens}, out {outcome.usage.output_tokens})   "
@@ -92,7 +93,7 @@ def decision_lines(decisions: list[DecisionRecord]) -> list[str]:
             else ""
         )
         reason = labelled(decision.category, decision.reason)
-        why = f": {reason}" if reason else ""
+        why = f": {one_line(reason)}" if reason else ""
         lines.append(
             f"  {decision.at:%Y-%m-%d %H:%M:%S}  {decision.kind}{who}  "
             f"{what}{decision.action_hash[:12]}{why}"
@@ -104,8 +105,9 @@ def what_it_does(action: PendingAction) -> str:
     """`refund 12.00 EUR on order O-1`, or any other tool with its arguments."""
     if action.tool == "refund":
         return (
-            f"refund {action.arguments.get('amount')} {action.arguments.get('currency')} "
-            f"on order {action.targets.get('order_id')}"
+            f"refund {one_line(action.arguments.get('amount'))} "
+            f"{one_line(action.arguments.get('currency'))} "
+            f"on order {one_line(action.targets.get('order_id'))}"
         )
     shown = ", ".join(f"{name}={value!r}" for name, value in sorted(action.arguments.items()))
     return f"{action.tool}({shown})"
@@ -129,7 +131,7 @@ def pending_lines(actions: list[PendingAction]) -> list[str]:
         if action.approvals or missing(action):
             lines.append(f"          {progress_line(approvers(action), missing(action))}")
         if action.note:
-            lines.append(f"          note: {action.note}")
+            lines.append(f"          note: {one_line(action.note)}")
     return lines
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 import typer
 from pydantic import BaseModel, ValidationError
 
+from signoff.cli.terminal_text import shown
 from signoff.config.settings import Settings, get_settings
 from workflows.contract_base import IDENTIFIER_PATTERN, TENANT_ID_PATTERN
 
@@ -79,7 +80,7 @@ T = TypeVar("T")
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     """Say what was wrong (and what to do) on stderr, then exit with `code`."""
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {shown(message)}", err=True)
     raise typer.Exit(code)
 
 
@@ -183,4 +184,6 @@ def emit_json(document: BaseModel | dict[str, Any] | list[Any]) -> None:
 
 
 def say(text: str, *, err: bool = False) -> None:
-    typer.echo(text, err=err)
+    """Print a line (or lines) for a person: control and bidi characters from data come
+    out as visible escapes (terminal_text.py)."""
+    typer.echo(shown(text), err=err)

@@ -283,7 +283,9 @@ def main() -> None:
         store_errors = sys.modules.get("activities.store.errors")
         if store_errors is None or not isinstance(error, store_errors.StoreError):
             raise
-        sys.stderr.write(f"error: {error}\n")
+        from signoff.cli.terminal_text import shown
+
+        sys.stderr.write(f"error: {shown(str(error))}\n")
         code = 2
     else:
         code = 0
