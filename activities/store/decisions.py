@@ -21,17 +21,17 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import get_args
 
 from sqlalchemy import Engine, bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from activities.store.action_money import currency_or_none, minor_or_none
 from activities.store.database import table_of, write_transaction
 from activities.store.decision_chain import GENESIS, row_hash
 from activities.store.errors import StoreError, UnknownTenant
-from activities.store.schema import DecisionRow, Tenant, decimal_to_minor
+from activities.store.schema import DecisionRow, Tenant
 from activities.store.waiting_actions import FIRST_APPROVAL, follow_decision
 from workflows.actions import DecisionEvent, DecisionKind, RefundCommand
 from workflows.reject_reasons import labelled
@@ -129,6 +129,7 @@ def audit_kind(event: DecisionEvent) -> str:
 def from_trail(event: DecisionEvent) -> NewEvent:
     record = event.record
     kind = audit_kind(event)
+    amount_minor = minor_or_none(record.amount)
     return NewEvent(
         event_key=event_key(
             event.run_id, event.sequence, record.kind, record.action_hash, record.reviewer_id
@@ -142,8 +143,10 @@ def from_trail(event: DecisionEvent) -> NewEvent:
         reviewer_id=record.reviewer_id,
         reason=labelled(record.category, record.reason),
         order_id=record.order_id,
-        amount_minor=None if record.amount is None else decimal_to_minor(Decimal(record.amount)),
-        currency=record.currency,
+        # Money only where the record's amount is money (module note of action_money.py):
+        # an audit row that cannot be written is a run that cannot go on.
+        amount_minor=amount_minor,
+        currency=None if amount_minor is None else currency_or_none(record.currency),
         proof=None if event.proof is None else event.proof.model_dump_json(),
     )
 

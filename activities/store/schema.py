@@ -364,8 +364,9 @@ class WaitingAction(Base):
     tenant_id: Mapped[str] = mapped_column(String(ID_LENGTH), ForeignKey("tenants.id"))
     ticket_id: Mapped[str] = mapped_column(String(ID_LENGTH))
     order_id: Mapped[str] = mapped_column(String(ID_LENGTH))
-    amount_minor: Mapped[int] = mapped_column(Integer)
-    currency: Mapped[str] = mapped_column(String(3))
+    # The declared exposure's (the refund's); NULL for a tool that declares none.
+    amount_minor: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    currency: Mapped[str | None] = mapped_column(String(3), nullable=True)
     # "confirm" or "review"
     mode: Mapped[str] = mapped_column(String(16))
     approvals_required: Mapped[int] = mapped_column(Integer)

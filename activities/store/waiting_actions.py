@@ -21,16 +21,15 @@ idempotent: activities retry.
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
+from activities.store.action_money import exposure_of
 from activities.store.database import connection_of, table_of, write_transaction
 from activities.store.schema import WaitingAction
 from workflows.actions import ActionHold, DecisionEvent, PendingAction
-from workflows.approval_policy import to_minor
 
 WAITING = table_of(WaitingAction)
 # Built once: every decided action leaves the inbox through it.
@@ -56,14 +55,15 @@ def waiting_values(
     tenant_id: str, run_id: str, ticket_id: str, action: PendingAction, now: datetime
 ) -> dict[str, Any]:
     """The columns of the action's row."""
+    amount_minor, currency = exposure_of(action.tool, action.arguments)
     return {
         "run_id": run_id,
         "action_hash": action.action_hash,
         "tenant_id": tenant_id,
         "ticket_id": ticket_id,
         "order_id": action.targets.get("order_id", ""),
-        "amount_minor": to_minor(Decimal(action.arguments.get("amount", "0"))),
-        "currency": action.arguments.get("currency", ""),
+        "amount_minor": amount_minor,
+        "currency": currency,
         "created_at": now,
         **action_values(action),
     }

@@ -20,8 +20,10 @@ from activities.store.database import use_session
 from activities.store.schema import WaitingAction
 
 WaitingOrder = Literal["time_left", "amount"]
-# time_left: (expires_at, action_hash); amount: (-amount_minor, action_hash).
-Position = tuple[datetime, str] | tuple[int, str]
+# time_left: (expires_at, action_hash); amount: (-amount_minor, action_hash), where a
+# row without an amount (a tool that declares none) is (None, action_hash), after all
+# rows with one.
+Position = tuple[datetime, str] | tuple[int | None, str]
 
 
 @dataclass(frozen=True)
@@ -54,11 +56,15 @@ def _after(query: WaitingQuery, position: Position) -> ColumnElement[bool]:
     """Rows strictly after `position` in the query's order."""
     key, action_hash = position
     if query.order == "amount":
+        no_amount = WaitingAction.amount_minor.is_(None)
+        if key is None:
+            return and_(no_amount, WaitingAction.action_hash > action_hash)
         assert isinstance(key, int)
         amount = -key
         return or_(
             WaitingAction.amount_minor < amount,
             and_(WaitingAction.amount_minor == amount, WaitingAction.action_hash > action_hash),
+            no_amount,
         )
     assert isinstance(key, datetime)
     # A plain tuple on the right: its values bind as the columns' types (UtcDateTime).
@@ -67,7 +73,9 @@ def _after(query: WaitingQuery, position: Position) -> ColumnElement[bool]:
 
 def _ordered(query: WaitingQuery, statement: Select[WaitingAction]) -> Select[WaitingAction]:
     if query.order == "amount":
-        return statement.order_by(WaitingAction.amount_minor.desc(), WaitingAction.action_hash)
+        return statement.order_by(
+            WaitingAction.amount_minor.desc().nulls_last(), WaitingAction.action_hash
+        )
     return statement.order_by(WaitingAction.expires_at, WaitingAction.action_hash)
 
 

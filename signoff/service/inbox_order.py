@@ -19,16 +19,20 @@ ModeFilter = Literal["confirm", "review"]
 SORTS: tuple[str, ...] = get_args(InboxSort)
 MODES: tuple[str, ...] = get_args(ModeFilter)
 AMOUNT_CURSOR = "a1"
-AmountPosition = tuple[int, str]
+# The negated amount, or None for a request of a tool without one (they come last).
+AmountPosition = tuple[int | None, str]
+NO_AMOUNT = "none"
 
 
 def amount_cursor(position: AmountPosition) -> str:
     negated, action_hash = position
-    return hash_cursor(AMOUNT_CURSOR, str(negated), action_hash)
+    return hash_cursor(AMOUNT_CURSOR, NO_AMOUNT if negated is None else str(negated), action_hash)
 
 
 def amount_after(after: str) -> AmountPosition:
     negated, action_hash = hash_cursor_parts(AMOUNT_CURSOR, after)
+    if negated == NO_AMOUNT:
+        return (None, action_hash)
     try:
         return (int(negated), action_hash)
     except ValueError:

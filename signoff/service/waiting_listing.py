@@ -49,7 +49,9 @@ def read_pending_page(
     if found.more and found.rows:
         last = found.rows[-1]
         next_cursor = (
-            amount_cursor((-last.amount_minor, last.action_hash))
+            amount_cursor(
+                (None if last.amount_minor is None else -last.amount_minor, last.action_hash)
+            )
             if sort == "amount"
             else pending_cursor((last.expires_at, last.action_hash))
         )

@@ -24,17 +24,25 @@ NOW = clock_now()
 COUNT = 23  # demo's rows; globex gets 4
 
 
+# Every 5th request is an MCP tool's whose argument is named `amount` (JSON text): it
+# has no amount, and the amount order lists it after every refund.
+VOUCHER_EVERY = 5
+VOUCHER = {"customer_id": '"C-9"', "amount": '"15.00"'}
+
+
 def an_action(index: int, tenant_id: str) -> PendingAction:
     state = ActionState(
         order_id="C-1", currency="EUR", paid_minor=90_000, review_threshold_minor=20_000
     )
     review = index % 3 == 0
+    voucher = index % VOUCHER_EVERY == VOUCHER_EVERY - 1
+    # Some amounts repeat, so that the hash breaks ties in the amount order too.
+    refund = {"amount": f"{(index * 7) % 10 + 1}0.00", "currency": "EUR"}
     return PendingAction(
         action_hash=f"{tenant_id[0]}{index:063x}",
         tool_use_id=f"call-{index}",
-        tool="refund",
-        # Some amounts repeat, so that the hash breaks ties in the amount order too.
-        arguments={"amount": f"{(index * 7) % 10 + 1}0.00", "currency": "EUR"},
+        tool="shop__issue_voucher" if voucher else "refund",
+        arguments=VOUCHER if voucher else refund,
         targets={"tenant_id": tenant_id, "order_id": "C-1"},
         reason="test",
         policy_version="test",
@@ -71,11 +79,15 @@ def walk(store: Engine, sort: InboxSort, mode: str | None = None, limit: int = 5
         after = listed.page.next
 
 
+def minor(action: PendingAction) -> int:
+    return int(action.arguments["amount"].replace(".", "")) if action.tool == "refund" else 0
+
+
 def truth(sort: InboxSort, mode: str | None = None) -> list[str]:
     actions = [an_action(index, "demo") for index in range(COUNT)]
     chosen = [a for a in actions if mode is None or a.mode == mode]
     if sort == "amount":
-        chosen.sort(key=lambda a: (-int(a.arguments["amount"].replace(".", "")), a.action_hash))
+        chosen.sort(key=lambda a: (a.tool != "refund", -minor(a), a.action_hash))
     else:
         chosen.sort(key=lambda a: (a.expires_at, a.action_hash))
     return [a.action_hash for a in chosen]
@@ -84,6 +96,7 @@ def truth(sort: InboxSort, mode: str | None = None) -> list[str]:
 @pytest.mark.parametrize("sort", ["time_left", "amount"])
 def test_following_next_lists_every_request_once_in_order(waiting: Engine, sort: InboxSort) -> None:
     assert walk(waiting, sort) == truth(sort)
+    assert walk(waiting, sort, limit=2) == truth(sort)  # a cursor on each kind of row
     assert walk(waiting, sort, "review") == truth(sort, "review")
 
 
