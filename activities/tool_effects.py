@@ -48,7 +48,7 @@ from workflows.actions import (
 )
 from workflows.contracts import ToolResult
 from workflows.effect_requirements import declared_server, effect_requirements
-from workflows.mcp_tools import McpToolCall, restored_arguments, split_offered_name
+from workflows.mcp_tools import restored_arguments, split_offered_name
 from workflows.tool_arguments import restored
 from workflows.tool_catalog import SEND_REPLY, ToolDefinition
 
@@ -130,6 +130,9 @@ class ToolEffects:
         """The proofs checked and the key claimed, then `function(arguments(), context)`
         once (again, with the same key, when a worker died before it was stored)."""
         requirements = effect_requirements(self._profiles.profiles, command.action.tool)
+        refusal = await self._unproven_caller_refusal(command)
+        if refusal is not None:
+            return refusal
         rule_caller = await rule_caller_problem(command.action)
         check = ProofCheck(self._keys, caller_run_id(), self._passkeys, rule_caller=rule_caller)
         try:
@@ -163,6 +166,35 @@ class ToolEffects:
         activity.logger.info("effect %s done (%s)", command.idempotency_key, command.action.tool)
         return EffectResult(status="done", content=text)
 
+    async def _unproven_caller_refusal(self, command: ToolActionCommand) -> EffectResult | None:
+        """An effect with no reviewer's proof and no rule's grant (a tool every agent
+        runs `auto`, such as the built-in profile's `send_reply`) has nothing to verify
+        but who asks: only signoff's own run on this worker's task queue, whose gate
+        judged the call, may ask. A workflow of someone else's is refused, on the record."""
+        if command.proofs or command.action.rule_grant is not None:
+            return None
+        try:
+            foreign = await foreign_caller()
+        except CallerUnknown:
+            # Retryable: Temporal will say on a later attempt.
+            raise ApplicationError(
+                "Temporal could not say which workflow asked for this effect."
+            ) from None
+        if foreign is None:
+            return None
+        why = (
+            f"{foreign}: an effect without a reviewer's approval runs only for signoff's own "
+            "runs. Nothing was done."
+        )
+        try:
+            await asyncio.to_thread(
+                store.refuse_effect, self._engine, command, why, caller_run_id()
+            )
+        except StoreError as error:
+            raise non_retryable(error) from None
+        activity.logger.warning("effect %s refused: %s", command.idempotency_key, why)
+        return EffectResult(status="refused", message=why)
+
     def _mcp_call(self, command: ToolActionCommand) -> Callable[..., Any] | None:
         """The call of an MCP tool named by its offered name, to the server as the
         worker's own profiles declare it (never as the command says); None otherwise."""
@@ -177,9 +209,9 @@ class ToolEffects:
         async def call(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
             # The MCP SDK (about 30 MiB, with its HTTP server stack) loads only in a
             # worker whose profiles declare a server, at its first call.
-            from activities.mcp.call import McpServerUnavailable, call_tool
+            from activities.mcp.call import McpServerUnavailable, McpTarget, call_tool
 
-            request = McpToolCall(
+            request = McpTarget(
                 run_id=context.run_id,
                 tool_use_id=context.tool_use_id,
                 idempotency_key=context.idempotency_key,

@@ -3,10 +3,13 @@
 At the start of a run whose agent declares MCP servers, one activity asks each server
 what it advertises (`resolve_mcp_tools`): only the declared tools of a server whose pin
 matches are offered, with the profile's policy; a server that offers nothing is named
-in the run's trajectory with why. The answer is in the run's history, so the run keeps
-its offer for its life. A read runs in `run_mcp_tool`; an irreversible call goes
-through the gate like any tool (`McpHooks`), its effect carried out by
-`execute_tool_action` with the action's idempotency key in the call's `_meta`.
+in the run's trajectory with why. Both MCP activities take names (the run's profile
+hash, its agent, the server and the tool), never a declaration: the worker reaches the
+servers its own profile declares and judges a tool's risk by it. The answer is in the
+run's history, so the run keeps its offer for its life. A read runs in `run_mcp_tool`;
+an irreversible call goes through the gate like any tool (`McpHooks`), its effect
+carried out by `execute_tool_action` with the action's idempotency key in the call's
+`_meta`.
 
 An MCP tool's arguments have no pydantic model here: the reviewer sees each one as
 JSON (a string in quotes), exactly what is sent, and the server checks them.
@@ -49,7 +52,7 @@ async def resolve(request: RunRequest) -> McpResolution | None:
         return None
     resolution: McpResolution = await workflow.execute_activity(
         RESOLVE_MCP_TOOLS_ACTIVITY,
-        McpResolveInput(servers=dict(profile.agent.mcp_servers)),
+        McpResolveInput(profile_hash=profile.content_hash, agent_name=profile.agent_name),
         result_type=McpResolution,
         start_to_close_timeout=RESOLVE_TIMEOUT,
         retry_policy=RetryPolicy(maximum_attempts=RESOLVE_ATTEMPTS),
@@ -61,10 +64,13 @@ def mcp_call(request: RunRequest, offer: McpToolOffer, call: ToolUseBlock) -> Mc
     assert request.profile is not None  # an offer comes from the profile's servers
     return McpToolCall(
         run_id=workflow.info().workflow_id,
+        tenant_id=request.tenant_id,
+        ticket_id=request.ticket_id,
         tool_use_id=call.id,
         idempotency_key=f"{workflow.info().workflow_id}:{call.name}:{call.id}",
+        profile_hash=request.profile.content_hash,
+        agent_name=request.profile.agent_name,
         server_name=offer.server,
-        server=request.profile.agent.mcp_servers[offer.server],
         tool=offer.name,
         arguments=call.input,
     )

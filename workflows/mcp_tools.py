@@ -194,7 +194,13 @@ class McpServerTools(Contract):
 
 
 class McpResolveInput(Contract):
-    servers: dict[str, McpServer]
+    """Which agent's servers to list, by name: the run's profile (its content hash) and
+    agent. The worker lists the servers its own loaded profile declares for that agent;
+    it never takes a server's declaration (a command, a URL) from its input, which is
+    whoever reaches the task queue's to write."""
+
+    profile_hash: str
+    agent_name: str
 
 
 class McpResolution(Contract):
@@ -205,16 +211,21 @@ class McpResolution(Contract):
 
 
 class McpToolCall(Contract):
-    """What the MCP call activity receives: the model's call, with the server's declaration
-    as the run recorded it (its policy decides the risk, never the server). The fields
-    are those of the run's `ToolCallInput` that the call needs; this module does not
-    import the contracts, which import the profiles, which import it."""
+    """What the MCP call activity receives: the model's call and names, nothing else.
+    The server (its transport, command, pin) and the tool's policy (its risk) are what
+    the worker's own profile with `profile_hash` declares for `agent_name`
+    (activities/held_profiles.py): an activity input is the attacker's until proven.
+    The fields are those of the run's `ToolCallInput` that the call needs; this module
+    does not import the contracts, which import the profiles, which import it."""
 
     run_id: str
+    tenant_id: str
+    ticket_id: str
     tool_use_id: str
     idempotency_key: str
+    profile_hash: str
+    agent_name: str
     server_name: str
-    server: McpServer
     tool: str  # the server's own name for it
     arguments: dict[str, Any]
 

@@ -18,7 +18,7 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import anyio
 from mcp_types import CallToolResult, RequestParamsMeta, TextContent
@@ -28,9 +28,23 @@ from activities.mcp.pin import pin_of
 from activities.mcp.session import advertised_tools, connected
 from activities.tool_output import dumps_with_bounded_field
 from workflows.contracts import ToolResult
-from workflows.mcp_tools import IDEMPOTENCY_META_KEY, McpToolCall
+from workflows.mcp_tools import IDEMPOTENCY_META_KEY, McpServer
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class McpTarget:
+    """One call as the worker makes it: the model's call, and the server as the worker's
+    own profile declares it (activities/held_profiles.py), never as an input said."""
+
+    run_id: str
+    tool_use_id: str
+    idempotency_key: str
+    server_name: str
+    server: McpServer
+    tool: str  # the server's own name for it
+    arguments: dict[str, Any]
 
 
 class McpServerUnavailable(Exception):
@@ -56,7 +70,7 @@ def _text_of(result: CallToolResult) -> str:
     return "\n".join(parts)
 
 
-async def _exchange(request: McpToolCall, timeout: float) -> CallToolResult | _NotCalled:
+async def _exchange(request: McpTarget, timeout: float) -> CallToolResult | _NotCalled:
     server, tool = request.server, request.tool
     policy = server.tools[tool]
     # A tool given a `call_timeout` of its own may take that long: its activity's
@@ -87,7 +101,7 @@ async def _exchange(request: McpToolCall, timeout: float) -> CallToolResult | _N
             return await session.call_tool(tool, request.arguments, meta=meta)
 
 
-async def call_tool(request: McpToolCall, timeout: float) -> ToolResult:
+async def call_tool(request: McpTarget, timeout: float) -> ToolResult:
     name, tool = request.server_name, request.tool
     source = provenance(name, tool)
 

@@ -14,6 +14,7 @@ from activities.connectors.breakers import Breakers, policy_from_settings
 from activities.connectors.replies import HelpdeskReplies
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
+from activities.held_profiles import HeldProfiles
 from activities.local_lane import local_lane
 from activities.mcp.activities import McpTools
 from activities.metrics import keep_fresh, register_store_gauges
@@ -136,7 +137,7 @@ def activity_parts(
         decisions=DecisionActivities(engine, keys),
         limits=RunLimitsActivity(settings, keys),
         notifier=ReviewerNotifier(settings),
-        mcp=McpTools(settings.mcp_timeout_seconds),
+        mcp=McpTools(settings.mcp_timeout_seconds, HeldProfiles.of([profiles]), engine),
         rules=StandingRuleActivities(local.engine, keys, threads=local.threads),
     )
 

@@ -34,6 +34,7 @@ from temporalio.worker import Worker
 
 from activities.decision_verifier import DecisionVerifier
 from activities.decisions import DecisionActivities
+from activities.held_profiles import HeldProfiles
 from activities.mcp.activities import McpTools
 from activities.model_turn import ModelTurns
 from activities.payments.registry import PaymentConnectors
@@ -217,7 +218,11 @@ def store_parts(
         decisions=audit or DecisionActivities(engine, TEST_KEYS),
         limits=RunLimitsActivity(settings),
         notifier=ReviewerNotifier(settings),
-        mcp=McpTools(MCP_TIMEOUT_SECONDS),
+        mcp=McpTools(
+            MCP_TIMEOUT_SECONDS,
+            HeldProfiles.of([profiles or load_profile_file(BUILTIN_PROFILES)]),
+            engine,
+        ),
         rules=rules or StandingRuleActivities(engine, TEST_KEYS),
     )
 
