@@ -36,6 +36,7 @@ from activities.store.effect_proofs import ProofCheck, spend_proofs
 from activities.store.rule_schema import StandingRule, StandingRuleUse
 from activities.store.schema import Ticket
 from activities.store.standing_rules import admin_problem
+from activities.store.waiting_actions import remove_waiting
 from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import ActionState, PendingAction, RefundCommand, ToolActionCommand
 from workflows.approval_policy import money
@@ -67,9 +68,9 @@ WAITS_FOR_A_REVIEWER = "The standing rule does not apply; the action waits for a
 def match_rules(
     engine: Engine, request: RuleMatchRequest, keys: VerificationKeys, now: datetime
 ) -> RuleMatch:
-    """The active rule (the one that expires first) that would approve the action, and
-    every shadow rule that would have; rules that fail any check of the effect's are
-    left out."""
+    """The active rule (the one that expires first) that would approve the action, or
+    else every shadow rule that would have; rules that fail any check of the effect's
+    are left out."""
     action = request.action
     with use_session(engine) as session:
         probe = {"tenant_id": request.tenant_id, "tool": action.tool}
@@ -97,7 +98,9 @@ def match_rules(
                 shadows.append(grant_of(rule))
             elif grant is None:
                 grant = grant_of(rule)
-    return RuleMatch(grant=grant, shadows=shadows)
+    # A shadow rule says what it would have approved where a reviewer decides; where a
+    # live rule approves, no reviewer does, and the run's record must not say one will.
+    return RuleMatch(grant=grant, shadows=[] if grant is not None else shadows)
 
 
 def grant_of(rule: StandingRule) -> RuleGrant:
@@ -183,6 +186,9 @@ def _spend_use(session: Session, command: RefundCommand | ToolActionCommand, now
     )
     rule.uses += 1
     session.flush()
+    # Approved: out of the inbox with the use, whether or not the run's own record of
+    # the rule's approval reached the store (waiting_actions.py).
+    remove_waiting(session, command.run_id, action.action_hash)
     amount = amount_of(action)
     append_event(
         session,

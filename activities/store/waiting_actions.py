@@ -11,7 +11,9 @@ history:
 - the audit's writer (`decisions.append_decision`) adds a first approval of two to the
   row, and deletes the row on the event that ends the wait (approved, rejected,
   expired, voided, cancelled, denied);
-- the release and a superseding hold delete it too (`pending_refunds.py`).
+- the release and a superseding hold delete it too (`pending_refunds.py`), and so does
+  the effect that spends a standing rule's use, in its own transaction
+  (`rule_grants.py`): an action a rule approved never lingers as waiting.
 
 What no activity sees (a run terminated, or one started before the read model) is
 mended from visibility when a worker starts (`waiting_repair.py`). Every write here is
@@ -40,8 +42,13 @@ UNWAIT = delete(WAITING).where(
 FIRST_APPROVAL = "first_approval"
 # Audit kinds after which the action no longer waits.
 # `edited`: the edited action (its own row, from its hold) waits in its place.
+# `rule_approved`: a standing rule approved it; the effect that spends the rule's use
+# takes the row away too (rule_grants.py), whichever of the two the store sees first.
+# Should the effect refuse the grant, the run raises the action again, as a new one
+# with a hold (and a row) of its own.
 WAIT_ENDED_KINDS = (
     "approved",
+    "rule_approved",
     "rejected",
     "expired",
     "voided",
