@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import Engine
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.mcp.activities import McpTools
-from activities.mcp.call import McpServerUnavailable, call_tool
+from activities.mcp.call import McpServerUnavailable, McpTarget, call_tool
 from activities.mcp.pin import pin_of
 from activities.mcp.resolve import fetch_advertised
 from testkit.mcp_server import calls, labels
@@ -31,14 +31,17 @@ from tests.mcp.conftest import (
     DECLARED_TOOLS,
     TIMEOUT_SECONDS,
     RunningServer,
+    call_of,
     declared,
+    held_profile,
     mcp_server_process,
+    mcp_tools,
     stdio_command,
 )
 from tests.mcp.probe_workflow import PROBE_ATTEMPTS, McpCallProbe
 from tests.postgres import free_port
 from workflows.contracts import ToolResult
-from workflows.mcp_tools import McpServer, McpToolCall
+from workflows.mcp_tools import McpServer
 from workflows.policy import MAX_TOOL_RESULT_CHARS
 from workflows.sandbox import workflow_runner
 
@@ -52,8 +55,8 @@ async def pinned(server: RunningServer, **declaration: Any) -> McpServer:
 
 def request(
     server: McpServer, tool: str, arguments: dict[str, Any], key: str = "run-demo-1:call-1"
-) -> McpToolCall:
-    return McpToolCall(
+) -> McpTarget:
+    return McpTarget(
         run_id="run-demo-1",
         tool_use_id="toolu_1",
         idempotency_key=key,
@@ -143,14 +146,18 @@ async def test_a_malformed_answer_is_an_error_result_with_a_safe_message(
     assert record.exc_info is not None  # the details are in the log, not in the result
 
 
-async def test_a_server_that_is_down_is_retried_by_temporal() -> None:
+async def test_a_server_that_is_down_is_retried_by_temporal(seeded_engine: Engine) -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
     server = declared(url=url, pin="0" * 64)
     call = request(server, "lookup_warranty", {"order_id": "A-5"})
     with pytest.raises(McpServerUnavailable, match=r"^The MCP server warranty was unreachable"):
         await call_tool(call, 5.0)
+    profile = held_profile(server)
+    activities = mcp_tools(profile, engine=seeded_engine, timeout=5.0)
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(McpTools(5.0).run, call)
+        await ActivityEnvironment().run(
+            activities.run, call_of(profile, "lookup_warranty", {"order_id": "A-5"})
+        )
     assert (raised.value.type, raised.value.non_retryable) == ("McpServerUnavailable", False)
 
 
@@ -196,16 +203,17 @@ async def test_an_irreversible_call_over_stdio_carries_its_key(
 
 
 async def test_temporal_retries_a_server_that_is_down_then_the_call_fails(
-    time_skipping_env: WorkflowEnvironment,
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
-    call = request(declared(url=url, pin="0" * 64), "lookup_warranty", {"order_id": "A-9"})
+    profile = held_profile(declared(url=url, pin="0" * 64))
+    call = call_of(profile, "lookup_warranty", {"order_id": "A-9"})
     queue = f"mcp-{uuid.uuid4()}"
     async with Worker(
         time_skipping_env.client,
         task_queue=queue,
         workflows=[McpCallProbe],
-        activities=[McpTools(5.0).run],
+        activities=[mcp_tools(profile, engine=seeded_engine, timeout=5.0).run],
         workflow_runner=workflow_runner("tests.mcp.probe_workflow"),
     ):
         handle = await time_skipping_env.client.start_workflow(
@@ -260,12 +268,14 @@ async def test_arguments_the_server_refuses_are_an_error_result(
     assert "order_id" in decoded["error"]
 
 
-async def test_the_call_activity_refuses_an_irreversible_tool(mcp_server: RunningServer) -> None:
+async def test_the_call_activity_refuses_an_irreversible_tool(
+    mcp_server: RunningServer, seeded_engine: Engine
+) -> None:
     """Anyone may call an activity: an irreversible tool runs only through the gate's
     effect, which verifies the decisions itself."""
-    server = await pinned(mcp_server)
-    call = request(server, "create_return_label", {"order_id": "A-11"}, key="run-demo-11:x")
-    result = await ActivityEnvironment().run(McpTools(TIMEOUT_SECONDS).run, call)
+    profile = held_profile(await pinned(mcp_server))
+    call = call_of(profile, "create_return_label", {"order_id": "A-11"}, key="run-demo-11:x")
+    result = await ActivityEnvironment().run(mcp_tools(profile, engine=seeded_engine).run, call)
     assert (result.is_error, result.content) == (
         True,
         "The tool 'warranty__create_return_label' is irreversible: it runs only after a "
