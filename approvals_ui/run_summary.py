@@ -24,6 +24,7 @@ from approvals_ui.time_format import local_text, time_left_text
 from approvals_ui.words import N_
 from workflows.actions import DecisionRecord
 from workflows.contracts import RunState
+from workflows.outside_text import without_bidi
 
 QUOTE_CHARS = 200
 # What each tool call means, said as something the agent did.
@@ -82,7 +83,9 @@ class Voice:
 
 
 def _quote(text: str) -> str:
-    flat = " ".join(text.split())
+    """Outside words (a ticket, a reviewer's reason) on one line, cut, without the bidi
+    controls that would reorder the sentence they are quoted in."""
+    flat = " ".join(without_bidi(text).split())
     return flat if len(flat) <= QUOTE_CHARS else flat[: QUOTE_CHARS - 1].rstrip() + "…"
 
 
@@ -92,7 +95,9 @@ def _unique(items: Iterable[str]) -> list[str]:
 
 def asked(state: RunState, ticket_text: str | None, customer: str | None, say: Voice) -> str:
     ticket = state.ticket_id
-    named = customer if customer and customer != "unknown" else None
+    # A sentence is plain text, with no element to isolate a name in: its bidi controls
+    # go, so that a name cannot reverse the ticket id and the words after it.
+    named = without_bidi(customer) if customer and customer != "unknown" else None
     if ticket_text is None:
         if named:
             return say(

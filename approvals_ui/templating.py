@@ -44,6 +44,7 @@ from approvals_ui.translations import translations
 from approvals_ui.words import N_
 from signoff.service.languages import LANGUAGES, SOURCE_LANGUAGE
 from workflows.approval_requirements import missing, next_step_refusal
+from workflows.outside_text import without_bidi
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 SHORT_HASH = 12
@@ -63,6 +64,16 @@ def short_hash(value: str) -> str:
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def isolated(value: object) -> Markup:
+    """Data set apart in its own direction (escaped, in `<bdi>`): a name with a
+    right-to-left override cannot reorder the words and the ids around it."""
+    return Markup("<bdi>{}</bdi>").format(value)
+
+
+def _without_bidi(value: object) -> str:
+    return without_bidi(str(value))
 
 
 def _language(context: Context) -> str:
@@ -129,6 +140,9 @@ templates.env.install_gettext_callables(  # type: ignore[attr-defined]  # the i1
 )
 templates.env.filters["short_hash"] = short_hash
 templates.env.filters["excerpt"] = excerpt
+templates.env.filters["isolated"] = isolated
+# For a page's <title>, which holds no markup to isolate data in.
+templates.env.filters["without_bidi"] = _without_bidi
 templates.env.filters["utc"] = _utc_time
 templates.env.filters["utc_time"] = _utc_time
 templates.env.filters["readable_event"] = readable_event

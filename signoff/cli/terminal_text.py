@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import re
 
-# C0 controls but the newline, DEL, and the C1 controls (U+0080-U+009F).
-CONTROLS = "\x00-\x09\x0b-\x1f\x7f-\x9f"
-# Marks and controls that set the direction of what follows: the marks LRM, RLM and ALM,
-# the embeddings and overrides (U+202A-U+202E), the isolates (U+2066-U+2069).
-BIDI_CONTROLS = "\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069"
+from workflows.outside_text import BIDI_CONTROLS, CONTROLS
+
 # Breaks a line as a newline does, for a value that must stay on its line.
 LINE_BREAKS = "\n\u2028\u2029"
 
