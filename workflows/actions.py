@@ -314,7 +314,7 @@ class PreparedArguments(Contract):
     problem: str = ""
 
 
-class ToolActionCommand(Contract):
+class ToolActionCommand(TrailCommand):
     """Carries out one irreversible tool call. Like `RefundCommand`, it carries its
     proof: the action and the signed approvals, which the effect verifies itself.
     `agent_name` says which agent of the worker's profiles judges the tool's policy;
@@ -327,6 +327,10 @@ class ToolActionCommand(Contract):
     idempotency_key: str
     action: PendingAction
     proofs: list[Decision] = []
+    # As the refund's: the run's decision records not in the audit yet, which the effect
+    # writes in its claim's transaction (activities/store/tool_effects.py). Empty in
+    # commands recorded before it was added.
+    trail: list[DecisionEvent] = []
 
 
 class EffectResult(Contract):

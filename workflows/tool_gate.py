@@ -63,8 +63,9 @@ class ToolHooks:
     tool: str
     policy: ToolPolicy | None
     noun: str = field(init=False)
-    # The tool's effect writes no decision record: the gate writes them before it.
-    writes_trail: bool = field(default=False, init=False)
+    # The effect writes the run's records not yet in the audit (the approvals) in its
+    # claim's transaction, as the refund's does: none runs without them on the record.
+    writes_trail: bool = field(default=True, init=False)
 
     def __post_init__(self) -> None:
         self.noun = f"call to {self.tool}"
@@ -155,7 +156,6 @@ class ToolHooks:
     async def execute(
         self, action: PendingAction, proofs: list[Decision], trail: list[DecisionEvent]
     ) -> Effect | None:
-        # `trail` is empty: this effect writes no record (`writes_trail`).
         run_id = workflow.info().workflow_id
         command = ToolActionCommand(
             run_id=run_id,
@@ -165,6 +165,7 @@ class ToolHooks:
             idempotency_key=effect_key(run_id, action.tool, action.action_hash),
             action=action,
             proofs=proofs,
+            trail=trail,
         )
         try:
             result: EffectResult = await workflow.execute_activity(
@@ -183,7 +184,14 @@ class ToolHooks:
             return None  # every attempt failed, perhaps after the tool acted
         if result.status == "approver_invalid":
             return Effect(status=result.status, message=result.message, state=action.state)
-        return Effect(status=result.status, message=result.message, content=result.content)
+        # Done: the claim that let it run committed the trail with it. Otherwise the gate
+        # writes it (a record the effect already wrote is found, not written twice).
+        return Effect(
+            status=result.status,
+            message=result.message,
+            content=result.content,
+            trail_written=result.status == "done",
+        )
 
 
 def _cut(value: str) -> str:

@@ -7,12 +7,18 @@ is two short transactions around it:
 1. `claim_effect`: the command proves itself (the module note of `effect_proofs.py`:
    the caller is the run, the action hashes to its own hash, the key is the run's and
    the action's, every proof is a signed approval of this action accepted by this run
-   and unspent), the approvers are read again (active, of the tenant, holding a role
-   the worker's profile asks for, not the run's actor) and counted against what the
-   worker's own profiles demand of the tool (`workflows/effect_requirements.py`). Then
-   the effect's row is written (`started`) and the proofs are spent on it. A refusal
-   writes a `refused` audit row instead and spends nothing. A key whose effect is done
-   answers with its stored output: a retried activity never acts twice.
+   and unspent), the run's decision records not in the audit yet (`trail`: the
+   approvals, or the standing rule's approval) are written, each checked as
+   `record_decision` checks it (`effect_trail.py`), the approvers are read again
+   (active, of the tenant, holding a role the worker's profile asks for, not the run's
+   actor) and counted against what the worker's own profiles demand of the tool
+   (`workflows/effect_requirements.py`). Then the effect's row is written (`started`)
+   and the proofs are spent on it (a rule's use, with its `rule_used` row). All in one
+   transaction: the approval is on the record before the tool runs, even when the
+   run's own `record_decision` never got through; a record the store refuses refuses
+   the effect. A refusal writes a `refused` audit row instead and spends nothing. A
+   key whose effect is done answers with its stored output: a retried activity never
+   acts twice.
 2. `finish_effect`: the tool's output is stored (`done`) with an `executed` audit row;
    or `fail_effect`: the tool answered that it did not act (an MCP tool's error
    result), stored (`failed`) with a `refused` audit row. A retry of a failed key
@@ -47,6 +53,7 @@ from activities.store.effect_proofs import (
     signers,
     spending_problem,
 )
+from activities.store.effect_trail import trail_problem
 from activities.store.passkey_proofs import passkey_problem
 from activities.store.rule_grants import rule_approvers, spend_approvals, tool_grant_refusal
 from workflows.actions import ToolActionCommand
@@ -83,6 +90,10 @@ def claim_effect(
             problem = passkey_problem(
                 session, command.action, command.proofs, command.run_id, check.passkeys, check.keys
             )
+        if problem is None:
+            # The approvals on the record first, in this transaction: an effect never
+            # runs unless they are (module note).
+            problem = trail_problem(session, command.trail, command.run_id, check.keys)
         if problem is not None:
             _append_refused(session, command, f"{problem} {NOTHING_DONE_HERE}", check.caller_run_id)
             return EffectClaim("refused", f"{problem} {NOTHING_DONE_HERE}")
