@@ -12,6 +12,10 @@ from __future__ import annotations
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+# The error type of a call refused for its caller; activities/refusal_audit.py puts each
+# on the audit.
+NOT_ITS_RUN = "NotItsRun"
+
 
 def caller_run_id() -> str:
     """The workflow that scheduled this activity; "" for one no workflow scheduled, which
@@ -29,7 +33,7 @@ def only_its_own(run_id: str) -> None:
         # Retrying cannot make the caller another workflow.
         raise ApplicationError(
             f"Workflow '{caller}' may not act for run '{run_id}'.",
-            type="NotItsRun",
+            type=NOT_ITS_RUN,
             non_retryable=True,
         )
 
@@ -44,6 +48,6 @@ def only_in_its_worker(run_id: str) -> None:
         activity.logger.warning("refused: workflow %s called a local step remotely", run_id)
         raise ApplicationError(
             "This step runs only inside a run's own workflow task, as a local activity.",
-            type="NotItsRun",
+            type=NOT_ITS_RUN,
             non_retryable=True,
         )

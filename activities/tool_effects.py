@@ -24,7 +24,7 @@ from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.caller import caller_run_id, only_its_own
+from activities.caller import NOT_ITS_RUN, caller_run_id, only_its_own
 from activities.connectors.replies import HelpdeskReplies
 from activities.refunds import non_retryable
 from activities.rule_callers import CallerUnknown, foreign_caller, rule_caller_problem
@@ -94,7 +94,7 @@ class ToolEffects:
             activity.logger.warning("refused an inbox hold: %s", foreign)
             raise ApplicationError(
                 f"{foreign}: only a run's own gate lists its actions for the reviewers.",
-                type="NotItsRun",
+                type=NOT_ITS_RUN,
                 non_retryable=True,
             )
         try:
@@ -173,6 +173,8 @@ class ToolEffects:
         judged the call, may ask. A workflow of someone else's is refused, on the record."""
         if command.proofs or command.action.rule_grant is not None:
             return None
+        if caller_run_id() != command.run_id:
+            return None  # for another run: the claim refuses it, on the record
         try:
             foreign = await foreign_caller()
         except CallerUnknown:

@@ -22,6 +22,7 @@ from activities.model_turn import ModelTurns, build_model_turns
 from activities.observe_interceptor import ObserveInterceptor
 from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
+from activities.refusal_audit import RefusalAudit
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
 from activities.standing_rules import StandingRuleActivities
@@ -74,7 +75,8 @@ def build_worker(
         activities=worker_activities(parts),
         **capacity(settings),
         # Metrics of attempts and outcomes; tracing comes with the client (telemetry.py).
-        interceptors=[ObserveInterceptor()],
+        # Every caller refusal of any activity on the audit (activities/refusal_audit.py).
+        interceptors=[ObserveInterceptor(), RefusalAudit(engine)],
     )
 
 
