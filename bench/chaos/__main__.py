@@ -66,6 +66,7 @@ async def chaos(home: Path, faults: list[str], runs: int) -> list[Row]:
         seed_demo(engine)
         # The bench is the decision service; its workers read the public keys in `home`.
         signer = ensure_key_ring(settings)
+        settings = settings.model_copy(update={"trusted_key_ids": signer.key_id})
         bench = Bench(await server.client(), settings, signer, engine)
 
         def on_own_queue(name: str) -> tuple[Bench, dict[str, str]]:

@@ -104,6 +104,8 @@ def worker_environment(settings: Settings, **extra: str) -> dict[str, str]:
         SIGNOFF_DATABASE_URL=settings.resolved_database_url,
         SIGNOFF_LOG_LEVEL="WARNING",
     )
+    if settings.trusted_key_ids:  # a worker trusts only the decision keys it is given
+        env["SIGNOFF_TRUSTED_KEY_IDS"] = settings.trusted_key_ids
     env.update(extra)
     return env
 

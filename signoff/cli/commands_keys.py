@@ -1,8 +1,11 @@
 """`signoff keys list|init|rotate|retire`: the decision service's Ed25519 signing keys.
 
-`rotate` and `retire` change the key ring and the public key set in place
-(signoff/config/decision_keys.py); run them on the decision service's host, then give
-the workers the new public key set and restart the processes (docs/operating/decision-keys.md).
+`init`, `rotate` and `retire` change the key ring and the public key set in place
+(signoff/config/decision_keys.py), and only where a decision service is configured
+(it holds the ring, or SIGNOFF_DECISION_SIGNING_KEYS_FILE says where it goes):
+elsewhere they refuse and say where to run them. After a rotation, pin the new id in
+the workers' SIGNOFF_TRUSTED_KEY_IDS, give them the new public key set and restart
+them (docs/operating/decision-keys.md).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from signoff.config.decision_keys import (
     PublicKeyEntry,
     ensure_key_ring,
     public_entries,
+    require_decision_service,
     retire,
     rotate,
     signing_key_id,
@@ -64,10 +68,14 @@ def init_command() -> None:
     """Make the first signing key unless there is one; safe to repeat (a deploy step)."""
     current = settings()
     try:
+        require_decision_service(current)
         signer = ensure_key_ring(current)
     except DecisionKeyError as error:
         fail(str(error))
-    say(f"signing key {signer.key_id}; public keys in {current.public_keys_path}")
+    say(
+        f"signing key {signer.key_id}; public keys in {current.public_keys_path}. Workers "
+        "trust it once their SIGNOFF_TRUSTED_KEY_IDS names it."
+    )
 
 
 @keys.command("rotate")
@@ -75,6 +83,7 @@ def rotate_command(json_output: JsonOption = False) -> None:
     """Make a new signing key; the old keys keep verifying until retired."""
     current = settings()
     try:
+        require_decision_service(current)
         entry = rotate(current)
     except DecisionKeyError as error:
         fail(str(error))
@@ -83,8 +92,9 @@ def rotate_command(json_output: JsonOption = False) -> None:
         return
     say(f"signing key {entry.key_id} made; decisions are signed with it from the next start.")
     say(
-        f"Give the workers {current.public_keys_path} and restart them, then restart the "
-        "decision service (`signoff ui`)."
+        "Add its id to the workers' SIGNOFF_TRUSTED_KEY_IDS, give them "
+        f"{current.public_keys_path} and restart them, then restart the decision service "
+        "(`signoff ui`)."
     )
 
 
@@ -96,6 +106,7 @@ def retire_command(
     """Retire a key: decisions it signed no longer verify; refused for the signing key."""
     current = settings()
     try:
+        require_decision_service(current)
         entry = retire(current, key_id.strip().lower())
     except DecisionKeyError as error:
         fail(str(error))

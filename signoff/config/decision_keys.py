@@ -7,6 +7,21 @@ Design note. Two files, so that each host holds only what it needs:
   and, once retired, when. Workers and the ledger (the refund's own check) load it.
   Nothing in it is secret, but whoever can write it can add a key and so sign: it must
   be writable by its owner only.
+
+Which keys a verifier trusts is not the file's to say: a key set that someone on a
+worker's host wrote a key into (by hand, or with `signoff keys init` run there) would
+otherwise let that host sign. So a verifier trusts only the key ids its configuration
+pins (`SIGNOFF_TRUSTED_KEY_IDS`, set where the process is deployed: a Kubernetes
+manifest, a unit file), and ignores, with a warning, every other entry of the set.
+`signoff worker` does not start without a pin. A process that holds the key ring is
+the decision service's own host (`signoff dev`, `make demo`, the CLI in that home): it
+could sign with those keys anyway, so unpinned it trusts the set it writes. We chose
+pinned ids over a key set signed by an offline root key: the same guarantee (only the
+deployment's configuration adds a trusted key) with no second key to keep, and a
+rotation is one more id in the pin, given to the workers before they see the new key.
+The key ring and the public set are changed only where a decision service is
+configured (`require_decision_service`): elsewhere `signoff keys` refuses, and says so.
+
 Rotation adds a key to both and makes it the signer; the old public keys keep
 verifying until `retire` marks them, and drops their private halves. A file is
 replaced whole (written beside it, then renamed), so a reader never sees half of one,
@@ -18,7 +33,9 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
+import re
 import secrets
 import stat
 from collections.abc import Iterator
@@ -39,9 +56,12 @@ from signoff.config.decision_signatures import (
 )
 from signoff.config.secret_files import WeakSecret
 from signoff.config.settings import Settings
-from workflows.decision_proof import key_id_of
+from workflows.decision_proof import KEY_ID_PATTERN, key_id_of
 
 FORMAT_VERSION = 1
+PIN_VARIABLE = "SIGNOFF_TRUSTED_KEY_IDS"
+
+log = logging.getLogger(__name__)
 
 
 class DecisionKeyError(WeakSecret):
@@ -80,7 +100,8 @@ def load_signer(settings: Settings) -> DecisionSigner:
 
 
 def load_verification_keys(settings: Settings) -> VerificationKeys:
-    """The public keys decisions may be signed with; DecisionKeyError when missing."""
+    """The public keys decisions may be signed with: the pinned ones of the public set;
+    DecisionKeyError when missing or when nothing is pinned."""
     path = settings.public_keys_path
     if not path.exists():
         raise DecisionKeyError(
@@ -89,7 +110,7 @@ def load_verification_keys(settings: Settings) -> VerificationKeys:
             "SIGNOFF_DECISION_PUBLIC_KEYS_FILE), or make the first key with `signoff keys "
             "rotate` on the decision service's host."
         )
-    entries = public_entries(settings)
+    entries = trusted_entries(settings)
     keys = {
         entry.key_id: Ed25519PublicKey.from_public_bytes(bytes.fromhex(entry.public_key))
         for entry in entries
@@ -100,15 +121,15 @@ def load_verification_keys(settings: Settings) -> VerificationKeys:
 
 
 def load_audit_keys(settings: Settings) -> AuditKeys:
-    """Every published public key, retired ones too (the audit checks past decisions);
-    DecisionKeyError when this host has no public key file."""
+    """Every trusted published public key, retired ones too (the audit checks past
+    decisions); DecisionKeyError when this host has no public key file or pins none."""
     if not settings.public_keys_path.exists():
         raise DecisionKeyError(
             f"No decision public keys at {settings.public_keys_path}: checking the "
             "decisions' signatures needs them. Copy the decision service's "
             "decision-public-keys.json here (or set SIGNOFF_DECISION_PUBLIC_KEYS_FILE)."
         )
-    entries = public_entries(settings)
+    entries = trusted_entries(settings)
     return AuditKeys(
         keys={
             entry.key_id: Ed25519PublicKey.from_public_bytes(bytes.fromhex(entry.public_key))
@@ -118,6 +139,50 @@ def load_audit_keys(settings: Settings) -> AuditKeys:
             entry.key_id: entry.retired_at for entry in entries if entry.retired_at is not None
         },
     )
+
+
+def pinned_key_ids(settings: Settings) -> frozenset[str] | None:
+    """The key ids this process's configuration pins; None when it pins none."""
+    text = settings.trusted_key_ids
+    if text is None or not text.strip():
+        return None
+    ids = frozenset(part.strip().lower() for part in text.split(",") if part.strip())
+    malformed = sorted(key_id for key_id in ids if not re.fullmatch(KEY_ID_PATTERN, key_id))
+    if malformed:
+        raise DecisionKeyError(
+            f"{PIN_VARIABLE} names {', '.join(malformed)}, which is not a decision key id "
+            "(16 hex digits). Give the ids `signoff keys list` shows on the decision "
+            "service's host, comma-separated."
+        )
+    return ids
+
+
+def trusted_entries(settings: Settings) -> list[PublicKeyEntry]:
+    """The entries of the public set this process trusts: the pinned ones, or on the
+    decision service's own host (it holds the ring), unpinned, all. Others are ignored
+    with a warning; DecisionKeyError when none is left."""
+    entries = public_entries(settings)
+    pinned = pinned_key_ids(settings)
+    if pinned is None:
+        if settings.signing_keys_path.exists():
+            return entries  # the set this host's own decision service writes
+        raise _not_pinned()
+    for entry in entries:
+        if entry.key_id not in pinned:
+            log.warning(
+                "decision key %s in %s is not pinned in %s: ignored, it verifies nothing here",
+                entry.key_id,
+                settings.public_keys_path,
+                PIN_VARIABLE,
+            )
+    trusted = [entry for entry in entries if entry.key_id in pinned]
+    if not trusted:
+        raise DecisionKeyError(
+            f"None of the decision keys {PIN_VARIABLE} pins ({', '.join(sorted(pinned))}) "
+            f"is in {settings.public_keys_path}. Copy the decision service's public key set "
+            "here, or pin the ids `signoff keys list` shows on its host."
+        )
+    return trusted
 
 
 def public_entries(settings: Settings) -> list[PublicKeyEntry]:
@@ -147,6 +212,43 @@ def public_entries(settings: Settings) -> list[PublicKeyEntry]:
             "match its key). Copy it again from the decision service's host."
         ) from None
     return entries
+
+
+def require_pinned(settings: Settings) -> frozenset[str]:
+    """The pinned key ids; DecisionKeyError when none are: `signoff worker` trusts only
+    what its configuration names, even beside a key ring (which anyone on its host could
+    have written)."""
+    pinned = pinned_key_ids(settings)
+    if pinned is None:
+        raise _not_pinned()
+    return pinned
+
+
+def _not_pinned() -> DecisionKeyError:
+    return DecisionKeyError(
+        f"This host trusts no decision key: {PIN_VARIABLE} is not set. Set it to the ids "
+        "of the decision service's keys (`signoff keys list` on its host, comma-"
+        "separated) in the process's own configuration; a key the public key set holds "
+        "but the configuration does not name is never trusted."
+    )
+
+
+def require_decision_service(settings: Settings) -> None:
+    """DecisionKeyError unless this host is configured as the decision service: it holds
+    the key ring, or its configuration names where the ring is to be
+    (SIGNOFF_DECISION_SIGNING_KEYS_FILE). A guard against a key made on the wrong host;
+    what a verifier trusts is its pin (`trusted_entries`), whatever a host makes."""
+    if settings.signing_keys_path.exists() or settings.decision_signing_keys_file is not None:
+        return
+    raise DecisionKeyError(
+        f"No decision service is configured on this host: it holds no key ring "
+        f"({settings.signing_keys_path}) and SIGNOFF_DECISION_SIGNING_KEYS_FILE is not set. "
+        "Decision keys are made and rotated only on the decision service's host (the "
+        "reviewer UI/API server's); a key made here would sign nothing any worker "
+        f"trusts, since workers trust only the ids {PIN_VARIABLE} pins. Run this command "
+        "there, or set SIGNOFF_DECISION_SIGNING_KEYS_FILE if this host is the decision "
+        "service."
+    )
 
 
 def signing_key_id(settings: Settings) -> str | None:

@@ -166,6 +166,10 @@ class Settings(BaseSettings):
     # and the retired ids. `signoff keys` (docs/operating/decision-keys.md) manages both.
     decision_signing_keys_file: Path | None = None
     decision_public_keys_file: Path | None = None
+    # The key ids (comma-separated) a verifier trusts; every other entry of the public
+    # set is ignored. `signoff worker` needs it; unset elsewhere: the keys of this host's
+    # own key ring, if it holds one (signoff/config/decision_keys.py).
+    trusted_key_ids: str | None = None
     # Where `signoff approve` and `reject` send a decision: the decision service's URL;
     # default the local reviewer UI (http://ui_host:ui_port).
     decision_service_url: str | None = Field(default=None, pattern=r"^https?://[^\s]+$")

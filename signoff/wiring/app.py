@@ -141,7 +141,11 @@ def worker_command() -> None:
     import asyncio
 
     from signoff.cli.support import client_for, fail, run_async, say, settings
-    from signoff.config.decision_keys import DecisionKeyError, load_verification_keys
+    from signoff.config.decision_keys import (
+        DecisionKeyError,
+        load_verification_keys,
+        require_pinned,
+    )
     from signoff.config.helpdesks import HelpdeskConfigError, load_helpdesk_connectors
     from signoff.config.temporal_tls import TemporalSettingsError, connection_security
     from signoff.service.handles import client_of
@@ -158,6 +162,7 @@ def worker_command() -> None:
         connection_security(current)  # a TLS setting it could not use, named first
         payload_cipher(current)  # then a payload key it could not use
         load_verification_keys(current)  # refused here, before it polls, with what to do
+        require_pinned(current)  # it trusts only the decision keys it was given
         load_helpdesk_connectors(current.helpdesk_connectors)  # and the helpdesks' file
         stripe_tenants(current)  # a Stripe keys file it cannot read (a key: at first use)
     except (

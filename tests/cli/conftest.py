@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from activities.store import make_engine, seed_demo
 from activities.store.decisions import append_decision
 from signoff.config.settings import get_settings
-from tests.workflow.approvals import install_test_public_keys, signed
+from tests.workflow.approvals import TEST_SIGNER, install_test_public_keys, signed
 from workflows.actions import Decision, DecisionEvent, DecisionRecord, Verdict
 
 
@@ -19,8 +19,9 @@ from workflows.actions import Decision, DecisionEvent, DecisionRecord, Verdict
 def audited_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
     """The demo data and two decisions of tenant demo (seq 1 approved by alice, 2
     rejected by bob), each with its signed decision; the home holds the test decision
-    public key (no signing key), so `audit verify` can check the signatures."""
+    public key (no signing key), pinned, so `audit verify` can check the signatures."""
     monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
+    monkeypatch.setenv("SIGNOFF_TRUSTED_KEY_IDS", TEST_SIGNER.key_id)
     get_settings.cache_clear()
     install_test_public_keys(tmp_path)
     engine = make_engine(get_settings().resolved_database_url)

@@ -8,17 +8,33 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
+from signoff.config.decision_keys import load_signer
+from signoff.config.settings import get_settings
 from signoff.wiring.app import app
 from tests.store.chain_rewrite import delete_from, edit_row, rewrite_and_rehash
+from tests.workflow.approvals import TEST_SIGNER
 
 
-def saved(tmp_path: Path) -> Path:
-    """Heads exported where they are signed: on the decision service's host (its key ring
-    made here with `signoff keys init`)."""
-    assert CliRunner().invoke(app, ["keys", "init"]).exit_code == 0
+def decision_service_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This home as the decision service's host too: its key ring made here with
+    `signoff keys init` (where SIGNOFF_DECISION_SIGNING_KEYS_FILE says it goes), and its
+    key pinned beside the tests' one, which signed the store's decisions."""
+    monkeypatch.setenv("SIGNOFF_DECISION_SIGNING_KEYS_FILE", str(tmp_path / "ring.json"))
+    get_settings.cache_clear()
+    made = CliRunner().invoke(app, ["keys", "init"])
+    assert made.exit_code == 0, made.output
+    pinned = f"{TEST_SIGNER.key_id},{load_signer(get_settings()).key_id}"
+    monkeypatch.setenv("SIGNOFF_TRUSTED_KEY_IDS", pinned)
+    get_settings.cache_clear()
+
+
+def saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Heads exported where they are signed: on the decision service's host."""
+    decision_service_here(tmp_path, monkeypatch)
     heads = tmp_path / "heads.json"
     answer = CliRunner().invoke(app, ["audit", "heads", "--output", str(heads)])
     assert answer.exit_code == 0, answer.output
@@ -27,9 +43,9 @@ def saved(tmp_path: Path) -> Path:
 
 
 def test_a_rehashed_chain_fails_only_against_saved_heads(
-    audited_store: Engine, tmp_path: Path
+    audited_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    heads = saved(tmp_path)
+    heads = saved(tmp_path, monkeypatch)
     document = json.loads(heads.read_text())["document"]
     assert [(head["tenant_id"], head["seq"]) for head in document["heads"]] == [("demo", 2)]
     cli = CliRunner()
@@ -51,16 +67,20 @@ def test_a_rehashed_chain_fails_only_against_saved_heads(
     assert report["saved_heads_not_matched"][0]["seq"] == 2
 
 
-def test_rows_removed_up_to_a_saved_head_fail(audited_store: Engine, tmp_path: Path) -> None:
-    heads = saved(tmp_path)
+def test_rows_removed_up_to_a_saved_head_fail(
+    audited_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    heads = saved(tmp_path, monkeypatch)
     delete_from(audited_store, "demo", 2)
     against = CliRunner().invoke(app, ["audit", "verify", "--expect-heads", str(heads)])
     assert against.exit_code == 1
     assert "tenant demo, seq 2: the saved head's row is gone" in against.stderr
 
 
-def test_an_edit_below_a_saved_head_fails_it_too(audited_store: Engine, tmp_path: Path) -> None:
-    heads = saved(tmp_path)
+def test_an_edit_below_a_saved_head_fails_it_too(
+    audited_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    heads = saved(tmp_path, monkeypatch)
     edit_row(audited_store, "demo", 1, "approved after a call")  # not rehashed
     against = CliRunner().invoke(app, ["audit", "verify", "--expect-heads", str(heads)])
     assert against.exit_code == 1
@@ -70,8 +90,10 @@ def test_an_edit_below_a_saved_head_fails_it_too(audited_store: Engine, tmp_path
     )
 
 
-def test_an_altered_heads_file_is_refused(audited_store: Engine, tmp_path: Path) -> None:
-    heads = saved(tmp_path)
+def test_an_altered_heads_file_is_refused(
+    audited_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    heads = saved(tmp_path, monkeypatch)
     signed = json.loads(heads.read_text())
     # The attacker who rehashed the chain writes the new head into the file.
     rewrite_and_rehash(audited_store, "demo", 1, "approved after a call")
@@ -83,9 +105,9 @@ def test_an_altered_heads_file_is_refused(audited_store: Engine, tmp_path: Path)
 
 
 def test_a_file_that_is_not_a_heads_file_is_bad_input(
-    audited_store: Engine, tmp_path: Path
+    audited_store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert CliRunner().invoke(app, ["keys", "init"]).exit_code == 0  # the public keys are there
+    decision_service_here(tmp_path, monkeypatch)  # the public keys are there
     other = tmp_path / "other.json"
     other.write_text('{"intact": true}')
     for path in (other, tmp_path / "missing.json"):

@@ -6,6 +6,7 @@ traceback."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -65,8 +66,16 @@ def test_temporal_metrics_port_taken_is_said_not_temporal_unreachable(
 def test_a_worker_whose_metrics_port_is_taken_says_so_and_stops(tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("SIGNOFF_")}
     env.update(SIGNOFF_HOME=str(tmp_path), SIGNOFF_TEMPORAL_ADDRESS=f"127.0.0.1:{free_port()}")
-    rotated = subprocess.run([SIGNOFF, "keys", "rotate"], env=env, capture_output=True, timeout=60)
+    # This home is the decision service's too: it makes the key the worker pins.
+    ring = {"SIGNOFF_DECISION_SIGNING_KEYS_FILE": str(tmp_path / "decision-signing-keys.json")}
+    rotated = subprocess.run(
+        [SIGNOFF, "keys", "rotate", "--json"],
+        env={**env, **ring},
+        capture_output=True,
+        timeout=60,
+    )
     assert rotated.returncode == 0, rotated.stderr
+    env["SIGNOFF_TRUSTED_KEY_IDS"] = json.loads(rotated.stdout)["key_id"]
     with port_taken() as port:
         env["SIGNOFF_METRICS_PORT"] = str(port)
         ran = subprocess.run(

@@ -22,6 +22,8 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from signoff.config.data_converter import data_converter
+from signoff.config.decision_keys import load_signer
+from signoff.config.settings import Settings
 from signoff.wiring.local_stack import free_port
 from tests.deploy.compose_file import REPO_ROOT
 from tests.deploy.worker_process import wait_until, worker_process
@@ -147,11 +149,15 @@ async def test_the_worker_polls_and_the_ui_answers(clean_venv: Path, tmp_path: P
             SIGNOFF_TEMPORAL_ADDRESS=address,
             SIGNOFF_TASK_QUEUE=f"clean-install-{os.getpid()}",
         )
-        # The decision service's keys first: a worker checks decisions with their public half.
+        # The decision service's keys first (this home is its host too): a worker checks
+        # decisions with their public half, and trusts the key its configuration pins.
+        ring = Settings(home=tmp_path).signing_keys_path
+        env["SIGNOFF_DECISION_SIGNING_KEYS_FILE"] = str(ring)
         keys = subprocess.run(
             [str(clean_venv / "signoff"), "keys", "init"], env=env, capture_output=True, text=True
         )
         assert keys.returncode == 0, keys.stderr
+        env["SIGNOFF_TRUSTED_KEY_IDS"] = load_signer(Settings(home=tmp_path)).key_id
         with worker_process(env, signoff=str(clean_venv / "signoff")) as (worker, _):
             assert worker.poll() is None
         port = free_port()

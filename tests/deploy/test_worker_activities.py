@@ -13,7 +13,7 @@ from temporalio.testing import WorkflowEnvironment
 from signoff.config.settings import Settings
 from signoff.wiring.worker import build_worker
 from signoff.wiring.worker_activities import activity_name, worker_activities
-from tests.workflow.approvals import install_test_public_keys, store_parts
+from tests.workflow.approvals import TEST_SIGNER, install_test_public_keys, store_parts
 from tests.workflow.fakes import FakeModel, generous_limits, new_task_queue
 from workflows.run_limits import RUN_LIMITS_ACTIVITY
 
@@ -51,7 +51,9 @@ async def test_signoff_worker_registers_the_list(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, tmp_path: Path
 ) -> None:
     install_test_public_keys(tmp_path)
-    settings = Settings(home=tmp_path, task_queue=new_task_queue())
+    settings = Settings(
+        home=tmp_path, task_queue=new_task_queue(), trusted_key_ids=TEST_SIGNER.key_id
+    )
     config = build_worker(time_skipping_env.client, settings, seeded_engine).config()
 
     registered = names(list(config.get("activities", [])))

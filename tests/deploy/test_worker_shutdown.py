@@ -38,6 +38,7 @@ from tests.deploy.worker_process import (
     worker_process,
 )
 from tests.postgres import postgres_cluster
+from tests.workflow.approvals import TEST_SIGNER
 from tests.workflow.fakes import new_task_queue, run_request, start
 from workflows.contracts import RUN_TOOL_ACTIVITY, ModelRef, RunOutcome
 
@@ -147,7 +148,12 @@ async def test_sigterm_lets_the_tool_call_in_flight_finish_then_exits_0(
 
     # Polling stopped with the drain: the run waits for a worker, and the next one
     # finishes it from where the drained one left it.
-    settings = Settings(home=tmp_path, database_url=database_url, task_queue=task_queue)
+    settings = Settings(
+        home=tmp_path,
+        database_url=database_url,
+        task_queue=task_queue,
+        trusted_key_ids=TEST_SIGNER.key_id,  # as worker_environment pins it
+    )
     engine = make_engine(database_url)
     try:
         async with build_worker(client, settings, engine):

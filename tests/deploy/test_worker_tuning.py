@@ -19,7 +19,7 @@ from activities.models.scripted import ScriptedModel
 from signoff.config.settings import Settings
 from signoff.wiring import worker as worker_module
 from signoff.wiring.worker import build_worker, run_worker
-from tests.workflow.approvals import install_test_public_keys
+from tests.workflow.approvals import TEST_SIGNER, install_test_public_keys
 from tests.workflow.fakes import new_task_queue
 
 WAIT_SECONDS = 30
@@ -43,6 +43,7 @@ async def test_the_worker_is_built_from_the_settings(
     install_test_public_keys(tmp_path)
     settings = Settings(
         home=tmp_path,
+        trusted_key_ids=TEST_SIGNER.key_id,
         task_queue=new_task_queue(),
         worker_max_concurrent_activities=7,
         worker_max_concurrent_workflow_tasks=3,
@@ -81,7 +82,10 @@ async def test_a_running_worker_has_a_thread_for_every_activity_slot(
     loop.set_default_executor(ThreadPoolExecutor(2))
     install_test_public_keys(tmp_path)
     settings = Settings(
-        home=tmp_path, task_queue=new_task_queue(), worker_max_concurrent_activities=slots
+        home=tmp_path,
+        trusted_key_ids=TEST_SIGNER.key_id,
+        task_queue=new_task_queue(),
+        worker_max_concurrent_activities=slots,
     )
     stop, release = asyncio.Event(), threading.Event()
     running = asyncio.create_task(run_worker(time_skipping_env.client, settings, stop))
@@ -112,7 +116,12 @@ async def test_the_heartbeat_file_lives_while_the_worker_runs(
 ) -> None:
     alive = tmp_path / "state" / "worker-alive"
     install_test_public_keys(tmp_path)
-    settings = Settings(home=tmp_path, task_queue=new_task_queue(), worker_heartbeat_file=alive)
+    settings = Settings(
+        home=tmp_path,
+        trusted_key_ids=TEST_SIGNER.key_id,
+        task_queue=new_task_queue(),
+        worker_heartbeat_file=alive,
+    )
     stop = asyncio.Event()
     running = asyncio.create_task(run_worker(time_skipping_env.client, settings, stop))
     async with asyncio.timeout(WAIT_SECONDS):
@@ -141,7 +150,9 @@ async def test_a_stopped_worker_closes_its_model_clients(
 
     monkeypatch.setattr(worker_module, "build_model_turns", watched_turns)
     install_test_public_keys(tmp_path)
-    settings = Settings(home=tmp_path, task_queue=new_task_queue())
+    settings = Settings(
+        home=tmp_path, task_queue=new_task_queue(), trusted_key_ids=TEST_SIGNER.key_id
+    )
     stop = asyncio.Event()
     running = asyncio.create_task(run_worker(time_skipping_env.client, settings, stop))
     await asyncio.sleep(0.5)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from signoff.config.settings import Settings
 from signoff.wiring.local_stack import SIGNOFF
-from tests.workflow.approvals import install_test_public_keys
+from tests.workflow.approvals import TEST_SIGNER, install_test_public_keys
 
 # A fresh worker process takes seconds to import everything; more on a busy machine.
 READY_SECONDS = 60
@@ -28,7 +28,8 @@ def wait_until(condition: Callable[[], object], what: str, within: float = READY
 def worker_environment(home: Path, **settings: str) -> dict[str, str]:
     """This process's environment without any model key, plus signoff's settings."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC")}
-    env.update(SIGNOFF_HOME=str(home), **settings)
+    # A worker trusts only the decision keys its configuration pins: the tests' one.
+    env.update(SIGNOFF_HOME=str(home), SIGNOFF_TRUSTED_KEY_IDS=TEST_SIGNER.key_id, **settings)
     # A worker host holds the decision service's public keys and no private one.
     if not Settings(home=home).public_keys_path.exists():
         install_test_public_keys(home)

@@ -103,6 +103,8 @@ def test_decision_keys_page_makes_rotates_and_retires_keys(
     reader: tuple[dict[str, str], Path],
 ) -> None:
     env, folder = reader
+    # The decision service's host: its configuration says where its key ring goes.
+    env = {**env, "SIGNOFF_DECISION_SIGNING_KEYS_FILE": str(folder / "ring.json")}
     init, listed, rotate, retire = shell_commands(REPO_ROOT / "docs/operating/decision-keys.md")
 
     def run(command: str) -> str:

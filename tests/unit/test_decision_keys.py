@@ -27,6 +27,7 @@ from signoff.config.decision_keys import (
     ensure_key_ring,
     load_signer,
     load_verification_keys,
+    public_entries,
     retire,
     rotate,
 )
@@ -48,9 +49,10 @@ def service(tmp_path: Path) -> Settings:
 
 
 def worker_host(tmp_path: Path, service_settings: Settings) -> Settings:
-    """A host given only the service's public key set, as docs/operating/decision-keys.md
-    says to."""
-    settings = Settings(home=tmp_path / "worker")
+    """A host given only the service's public key set and its key ids pinned in its
+    configuration, as docs/operating/decision-keys.md says to."""
+    pinned = ",".join(entry.key_id for entry in public_entries(service_settings))
+    settings = Settings(home=tmp_path / "worker", trusted_key_ids=pinned)
     settings.home.mkdir(parents=True, exist_ok=True)
     shutil.copy2(service_settings.public_keys_path, settings.public_keys_path)
     return settings
@@ -148,6 +150,9 @@ def test_key_files_others_can_change_are_refused(tmp_path: Path) -> None:
 
 def test_the_keys_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
+    # The decision service's host: its configuration says where its key ring goes.
+    ring = tmp_path / "decision-signing-keys.json"
+    monkeypatch.setenv("SIGNOFF_DECISION_SIGNING_KEYS_FILE", str(ring))
     get_settings.cache_clear()
     runner = CliRunner()
     try:
