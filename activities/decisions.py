@@ -10,6 +10,7 @@ retried by Temporal.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine
@@ -30,16 +31,27 @@ class DecisionActivities:
     """`keys` (public only) verify the signed decision an approval or a rejection record
     carries."""
 
-    def __init__(self, engine: Engine, keys: VerificationKeys) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        keys: VerificationKeys,
+        callers: Callable[[], Awaitable[str | None]] = foreign_caller,
+    ) -> None:
         self._engine = engine
         self._keys = keys
+        # Who may write a record without a proof: signoff's own run (`foreign_caller`
+        # asks Temporal). The store's tests, which run no Temporal, name their own.
+        self._foreign_caller = callers
 
     @activity.defn(name=RECORD_DECISION_ACTIVITY)
     async def record_decision(self, event: DecisionEvent) -> int:
         """Append the event; return its row id (the same id on a retry). Only the run
         itself writes its trail (activities/caller.py)."""
         only_its_own(event.run_id)
-        await self._only_signoffs_run()
+        if event.proof is None:
+            # A reviewer's record is proven by its signed decision (below); any other is
+            # the run's own word, so the run must be signoff's.
+            await self._only_signoffs_run()
         refusal = await asyncio.to_thread(record_refusal, self._engine, event, self._keys)
         if refusal is not None:
             activity.logger.warning("refused an audit record of %s: %s", event.run_id, refusal)
@@ -57,13 +69,12 @@ class DecisionActivities:
             observe.decision_recorded(event)
         return row.id
 
-    @staticmethod
-    async def _only_signoffs_run() -> None:
+    async def _only_signoffs_run(self) -> None:
         """A run's trail is written by signoff's own run only. A workflow of someone
         else's is its own caller too, and could otherwise append rows of a run's kinds
         (`rule_approved`, `expired`) to any tenant's chain for a run id of its own."""
         try:
-            foreign = await foreign_caller()
+            foreign = await self._foreign_caller()
         except CallerUnknown:
             # Retryable: Temporal will say on a later attempt.
             raise ApplicationError(

@@ -107,3 +107,9 @@ def in_its_workflow_task(run_id: str = RUN_ID) -> ActivityEnvironment:
     environment = as_run(run_id)
     environment.info = dataclasses.replace(environment.info, is_local=True)
     return environment
+
+
+async def signoffs_own_run() -> str | None:
+    """Temporal's answer to "who called?" for signoff's own run. The store's tests run no
+    Temporal; the check itself is tried in tests/workflow/test_refusal_audit.py."""
+    return None

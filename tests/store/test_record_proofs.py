@@ -14,7 +14,7 @@ from temporalio.exceptions import ApplicationError
 from activities.decisions import DecisionActivities
 from activities.store.database import use_session, write_transaction
 from activities.store.schema import DecisionNonce, DecisionRow
-from tests.store.proofs import PROOF_KEYS, as_run, signed_decision
+from tests.store.proofs import PROOF_KEYS, as_run, signed_decision, signoffs_own_run
 from tests.workflow.approvals import signed_by_an_impostor
 from workflows.actions import Decision, DecisionEvent, DecisionKind, DecisionRecord
 
@@ -38,7 +38,7 @@ def event(
 
 
 async def recorded(store: Engine, sent: DecisionEvent) -> int:
-    activity = DecisionActivities(store, PROOF_KEYS).record_decision
+    activity = DecisionActivities(store, PROOF_KEYS, signoffs_own_run).record_decision
     row_id: int = await as_run(RUN).run(activity, sent)
     return row_id
 
