@@ -107,6 +107,7 @@ if TYPE_CHECKING:
     from activities.store.token_admin import (
         UnknownToken,
         issue_token,
+        listed_tokens,
         revoke_token,
         revoke_tokens,
     )
@@ -170,6 +171,7 @@ _HOMES = {
     "tenant_exists": "activities.store.tickets",
     "UnknownToken": "activities.store.token_admin",
     "issue_token": "activities.store.token_admin",
+    "listed_tokens": "activities.store.token_admin",
     "revoke_token": "activities.store.token_admin",
     "revoke_tokens": "activities.store.token_admin",
     "end_session": "activities.store.ui_sessions",
@@ -216,6 +218,7 @@ __all__ = [
     "hash_password",
     "issue_token",
     "list_refunds",
+    "listed_tokens",
     "make_engine",
     "prove",
     "read_action_state",

@@ -1,6 +1,7 @@
 """What an administrator does with API tokens: issue one, revoke one by its id, revoke
-all of a reviewer's. Each goes through `account_admin.administered` (proof, change and
-audit row in one transaction), like every account change (reviewer_accounts.py).
+all of a reviewer's, list a reviewer's. Each goes through `account_admin.administered`
+(proof, change and audit row in one transaction), like every account change
+(reviewer_accounts.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from activities.store.account_admin import Changed, administered
 from activities.store.account_schema import ApiToken
-from activities.store.api_tokens import moment, new_token, revoke_all_of
+from activities.store.api_tokens import moment, new_token, revoke_all_of, tokens_of
 from activities.store.credentials import Credential
 from activities.store.database import use_session
 from activities.store.errors import StoreError
@@ -86,3 +87,20 @@ def revoke_tokens(
         return Changed(ended, reviewer.tenant_id, what)
 
     return administered(engine, admin, f"user token {name} --revoke", change, target=name, now=now)
+
+
+def listed_tokens(
+    engine: Engine, admin: Credential | None, name: str, now: datetime | None = None
+) -> list[ApiToken]:
+    """The reviewer's API tokens (ids and times; only hashes are kept), shown to an
+    administrator only: which tokens live, and when they end, tells an attacker which
+    to aim at. The listing is on the audit like a change. Raises NotAdministrator or
+    UnknownReviewer."""
+
+    def change(session: Session, _acting: Reviewer, _at: datetime) -> Changed[list[ApiToken]]:
+        reviewer = require_reviewer(session, name)
+        rows = tokens_of(session, reviewer.id)
+        what = f"user tokens {reviewer.id}: {len(rows)} API token(s) listed"
+        return Changed(rows, reviewer.tenant_id, what)
+
+    return administered(engine, admin, f"user tokens {name}", change, target=name, now=now)

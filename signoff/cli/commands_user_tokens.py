@@ -3,8 +3,8 @@ personal API tokens, issued and revoked by an administrator (`--as ADMIN`).
 
 A token is printed once; only its SHA-256 is stored, so a lost token is replaced, never
 shown again. It expires SIGNOFF_TOKEN_TTL_DAYS (default 90) after it is issued. A
-reviewer may hold several; `tokens` lists them (id, created, expires, revoked, never
-the secret), and `token revoke ID` ends one.
+reviewer may hold several; `tokens` lists them to an administrator (id, created,
+expires, revoked, never the secret), and `token revoke ID` ends one.
 """
 
 from __future__ import annotations
@@ -92,11 +92,13 @@ def _revoke_one(credential: Credential | None, token_id: int, json_output: bool)
 @users.command("tokens")
 def tokens_command(
     name: ReviewerName,
+    admin: AdminOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """List a reviewer's API tokens: id, created, expires, revoked (never the token)."""
+    """List a reviewer's API tokens (as an admin): id, created, expires, revoked."""
+    credential = credential_of(settings(), admin, doing="listed")
     now = datetime.now(UTC)
-    rows = in_store(lambda engine: account_tokens(engine, name))
+    rows = in_store(lambda engine: account_tokens(engine, credential, name))
     listed = [
         {
             "id": row.id,

@@ -15,10 +15,10 @@ from signoff.service.accounts import (
     change_roles,
     get_reviewer,
     issue_token,
+    listed_tokens,
     revoke_token,
     set_active,
     set_password,
-    tokens_of,
 )
 from signoff.service.store import Store
 
@@ -107,6 +107,7 @@ def revoke_account_token(store: Store, admin: Credential | None, token_id: int) 
     return _token(revoke_token(store, admin, token_id))
 
 
-def account_tokens(store: Store, name: str) -> list[TokenRecord]:
-    """Every API token the reviewer was issued; raises UnknownReviewer."""
-    return [_token(row) for row in tokens_of(store, existing_account(store, name).id)]
+def account_tokens(store: Store, admin: Credential | None, name: str) -> list[TokenRecord]:
+    """Every API token the reviewer was issued, for an administrator; raises
+    NotAdministrator (the refusal on the audit) or UnknownReviewer."""
+    return [_token(row) for row in listed_tokens(store, admin, name)]

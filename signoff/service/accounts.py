@@ -54,6 +54,7 @@ __all__ = [
     "end_session",
     "get_reviewer",
     "issue_token",
+    "listed_tokens",
     "password_holder",
     "revoke_token",
     "revoke_tokens",
@@ -74,6 +75,7 @@ check_token = on_store(store_layer.check_token)
 end_session = on_store(store_layer.end_session)
 get_reviewer = on_store(store_layer.get_reviewer)
 issue_token = on_store(store_layer.issue_token)
+listed_tokens = on_store(store_layer.listed_tokens)
 revoke_token = on_store(store_layer.revoke_token)
 revoke_tokens = on_store(store_layer.revoke_tokens)
 session_reviewer = on_store(store_layer.session_reviewer)

@@ -80,6 +80,28 @@ def test_a_token_minted_without_admin_is_refused_with_nothing_written(store: Eng
     ]
 
 
+def test_a_reviewers_tokens_are_listed_to_an_administrator_only(
+    store: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which tokens live and when they end tells an attacker which to aim at."""
+    seed_demo(store)
+    _, _, alices = issue_token(store, ADMIN, "alice", timedelta(days=1))
+    for credential in ([], ["--as", "alice"]):  # none, then alice's own token
+        monkeypatch.setenv("SIGNOFF_TOKEN", alices)
+        get_settings.cache_clear()
+        code, out, err = signoff("user", "tokens", "alice", "--json", *credential)
+        assert code == 2 and out == "", out
+        assert "Account changes need an administrator's credential" in err
+        kind, _, what = audit_kinds(store)[-1]
+        assert kind == ACCOUNT_REFUSED and "refused `user tokens alice`" in what
+    admin = issue_token(store, ADMIN, "admin", timedelta(days=1))[2]
+    monkeypatch.setenv("SIGNOFF_TOKEN", admin)
+    get_settings.cache_clear()
+    code, out, _ = signoff("user", "tokens", "alice", "--json", "--as", "admin")
+    assert code == 0 and [item["status"] for item in json.loads(out)] == ["active"]
+    assert audit_kinds(store)[-1][2] == "user tokens alice: 1 API token(s) listed"
+
+
 def test_as_admin_without_a_token_or_a_terminal_is_one_sentence(store: Engine) -> None:
     seed_demo(store)
     code, out, err = signoff("user", "token", "alice", "--as", "admin")

@@ -40,7 +40,7 @@ def store(home: Path) -> Iterator[Engine]:
 
 def signoff(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
     """A `signoff user` change as the demo administrator; other commands as given."""
-    changes = {"add", "passwd", "disable", "enable", "roles", "token"}
+    changes = {"add", "passwd", "disable", "enable", "roles", "token", "tokens"}
     as_admin = ["--as", "admin"] if args[:1] == ("user",) and args[1] in changes else []
     result = CliRunner().invoke(app, [*args, *as_admin], input=stdin)
     return result.exit_code, result.stdout, result.stderr

@@ -121,11 +121,11 @@ def test_accounts_page_adds_erin_gives_her_a_token_and_revokes_it(reader: Shell)
 
     issued = reader.run(token, ADMIN, stdout_apart=True)
     assert issued.stdout.strip().startswith("so_")  # printed once, on stdout alone
-    [(token_id, status)] = TOKEN_ROW.findall(reader.run(tokens).terminal)
+    [(token_id, status)] = TOKEN_ROW.findall(reader.run(tokens, ADMIN).terminal)
     assert status == "active"
     revoked = reader.run(filled(revoke, **{"revoke 3": f"revoke {token_id}"}), ADMIN)
     assert f"API token {token_id} of erin revoked" in revoked.terminal
-    assert TOKEN_ROW.findall(reader.run(tokens).terminal) == [(token_id, "revoked")]
+    assert TOKEN_ROW.findall(reader.run(tokens, ADMIN).terminal) == [(token_id, "revoked")]
 
     rows = reader.run(audit).terminal  # the account rows beside the decisions
     for change in (
