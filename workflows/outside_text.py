@@ -42,7 +42,7 @@ def nul_problem(what: str, value: str) -> str | None:
 
 def refuse_nul(value: str) -> str:
     """A pydantic validator: the value as it is, or a ValueError that says why not."""
-    problem = nul_problem("text", value)
+    problem = nul_problem("value", value)
     if problem is not None:
         raise ValueError(problem)
     return value

@@ -18,7 +18,7 @@ from activities.store.connector_schema import IntakeDelivery
 from activities.store.database import use_session, write_transaction
 from activities.store.errors import StoreError, UnknownTenant
 from activities.store.schema import Ticket
-from activities.store.tickets import get_order, new_ticket_id, tenant_exists
+from activities.store.tickets import get_order, new_ticket_id, refuse_nul, tenant_exists
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ def store_delivery(
     engine: Engine, key: DeliveryKey, ticket: NewTicket, run_id: str, now: datetime
 ) -> StoredDelivery:
     """The delivery and its new ticket, or the ticket and run stored for it before."""
+    refuse_nul({"ticket text": ticket.text, "customer name": ticket.customer_name})
     try:
         with write_transaction(engine) as session:
             row = session.scalars(_by_key(key)).one_or_none()

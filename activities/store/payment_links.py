@@ -10,6 +10,8 @@ from sqlalchemy.orm import Session
 from activities.store.database import use_session, write_transaction
 from activities.store.errors import StoreError, UnknownTenant
 from activities.store.schema import ID_LENGTH, Order, PaymentLink, Tenant
+from activities.store.tickets import refuse_nul
+from workflows.currencies import currency_problem
 
 
 class NoPaymentLink(StoreError):
@@ -48,6 +50,10 @@ def link_order(
     columns stay 0: the platform is the truth). True when the order was added."""
     if len(order_id) > ID_LENGTH or len(payment_ref) > ID_LENGTH:
         raise StoreError(f"An order id or payment reference is at most {ID_LENGTH} characters.")
+    problem = currency_problem(currency)
+    if problem is not None:
+        raise StoreError(f"The payment's currency: {problem}")
+    refuse_nul({"customer name": customer_name})
     with write_transaction(engine) as session:
         if session.get(Tenant, tenant_id) is None:
             raise UnknownTenant(tenant_id)

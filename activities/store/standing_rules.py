@@ -28,6 +28,8 @@ from activities.store.errors import StoreError
 from activities.store.rule_schema import StandingRule
 from activities.store.schema import Reviewer, Tenant
 from workflows.approval_policy import money
+from workflows.currencies import currency_problem
+from workflows.outside_text import nul_problem
 from workflows.rule_contracts import RuleTerms, rule_document
 from workflows.rule_ids import RULE_ID_HEX, RULE_ID_PREFIX
 
@@ -79,6 +81,24 @@ class NewRule:
     shadow: bool
 
 
+def terms_problem(asked: NewRule) -> str | None:
+    """What the store cannot keep in a rule, whichever face asked: a currency that is not
+    money (workflows/currencies.py), a NUL byte in its text. None when it can."""
+    if asked.currency is not None:
+        problem = currency_problem(asked.currency)
+        if problem is not None:
+            return problem
+    for what, value in (
+        ("tool", asked.tool),
+        ("customer", asked.customer),
+        ("category", asked.category),
+    ):
+        problem = nul_problem(what, value or "")
+        if problem is not None:
+            return problem
+    return None
+
+
 def new_rule_id() -> str:
     return RULE_ID_PREFIX + uuid.uuid4().hex[:RULE_ID_HEX].upper()
 
@@ -94,6 +114,9 @@ def create_rule(
     """Make the rule, signed by `sign` (the decision service's key `key_id`), as the
     administrator `admin_id`; raises RuleRefused (audited) or UnknownTenant-like
     StoreErrors."""
+    problem = terms_problem(asked)
+    if problem is not None:
+        raise StoreError(f"{problem} No rule was made.")
     created_at = now.replace(microsecond=0)  # the same instant through every database
     terms = RuleTerms(
         rule_id=new_rule_id(),

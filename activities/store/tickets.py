@@ -21,6 +21,7 @@ from activities.store.errors import (
     UnknownTenant,
 )
 from activities.store.schema import NAME_LENGTH, Order, Tenant, Ticket
+from workflows.outside_text import nul_problem
 
 MAX_TICKET_TEXT_CHARS = 20_000
 # 16^6 ids per tenant: a collision is rare, several in a row means something is wrong.
@@ -39,6 +40,7 @@ def add_ticket(
     customer_name: str = "unknown",
 ) -> str:
     """Store a new ticket and return its id. Raises a StoreError that says what to fix."""
+    refuse_nul({"ticket text": text, "customer name": customer_name})
     if not text.strip():
         raise EmptyTicketText()
     if len(text) > MAX_TICKET_TEXT_CHARS:
@@ -65,6 +67,15 @@ def add_ticket(
             )
         )
     return ticket_id
+
+
+def refuse_nul(fields: dict[str, str]) -> None:
+    """A StoreError naming the first field that holds a NUL byte: PostgreSQL refuses one
+    in text and SQLite keeps it, so every backend refuses it here, in the same words."""
+    for what, value in fields.items():
+        problem = nul_problem(what, value)
+        if problem is not None:
+            raise StoreError(problem)
 
 
 def _free_ticket_id(session: Session, tenant_id: str) -> str:

@@ -16,18 +16,21 @@ import json
 from dataclasses import dataclass
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from activities.store.schema import NAME_LENGTH
 from activities.store.tickets import MAX_TICKET_TEXT_CHARS
 from signoff.config.helpdesks import IntakeSource
 from signoff.service.intake_signatures import IntakeRefused
 from workflows.contract_base import IDENTIFIER_PATTERN
+from workflows.outside_text import refuse_nul
 
 ZENDESK_TICKET_CREATED = "zen:event-type:ticket.created"
 # The biggest body the intake reads: a ticket's text at its limit, with room for JSON.
 MAX_BODY_BYTES = 4 * MAX_TICKET_TEXT_CHARS + 16_384
 SourceId = Annotated[str, Field(pattern=IDENTIFIER_PATTERN)]
+# Text with no NUL byte, which no store keeps (workflows/outside_text.py).
+Text = Annotated[str, AfterValidator(refuse_nul)]
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,8 @@ class _GenericTicket(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     id: SourceId
-    text: Annotated[str, Field(min_length=1, max_length=MAX_TICKET_TEXT_CHARS)]
-    customer_name: Annotated[str, Field(min_length=1, max_length=NAME_LENGTH)] = "unknown"
+    text: Annotated[Text, Field(min_length=1, max_length=MAX_TICKET_TEXT_CHARS)]
+    customer_name: Annotated[Text, Field(min_length=1, max_length=NAME_LENGTH)] = "unknown"
     order_id: SourceId | None = None
 
 
@@ -60,8 +63,8 @@ class _ZendeskDetail(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     id: Annotated[str, Field(pattern=r"^[0-9]{1,20}$")]
-    subject: Annotated[str, Field(max_length=1000)] = ""
-    description: Annotated[str, Field(max_length=MAX_TICKET_TEXT_CHARS)] = ""
+    subject: Annotated[Text, Field(max_length=1000)] = ""
+    description: Annotated[Text, Field(max_length=MAX_TICKET_TEXT_CHARS)] = ""
     requester_id: str | int | None = None
     external_id: str | None = None
 
@@ -122,4 +125,4 @@ def _from_zendesk(body: _Zendesk) -> IncomingTicket:
 def _first(error: ValidationError) -> str:
     item = error.errors(include_url=False)[0]
     where = ".".join(str(part) for part in item["loc"]) or "the body"
-    return f"{where}: {item['msg']}."
+    return f"{where}: {str(item['msg']).removeprefix('Value error, ').rstrip('.')}."

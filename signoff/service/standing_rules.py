@@ -34,7 +34,9 @@ from signoff.service.handles import Store, engine_of
 from signoff.tools import known_tools
 from workflows.approval_policy import money, to_minor
 from workflows.contract_base import IDENTIFIER_PATTERN
+from workflows.currencies import currency_problem
 from workflows.mcp_tools import split_offered_name
+from workflows.outside_text import nul_problem
 from workflows.tool_catalog import REFUND
 
 __all__ = [
@@ -51,7 +53,6 @@ __all__ = [
 
 LIFETIME_PATTERN = re.compile(r"^\s*(\d{1,6})\s*([mhd])\s*$")
 LIFETIME_UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1)}
-CURRENCY_PATTERN = re.compile(r"^[A-Z]{3}$")
 LONGEST_SCOPE = 64
 
 
@@ -135,8 +136,9 @@ def rule_request(
     currency = (currency or "").strip().upper() or None
     if amount_minor is not None and currency is None:
         raise InvalidRule("A maximum amount needs its currency (--currency EUR).")
-    if currency is not None and not CURRENCY_PATTERN.match(currency):
-        raise InvalidRule(f"'{currency}' is not a currency code: use three letters, e.g. EUR.")
+    currency_refused = None if currency is None else currency_problem(currency)
+    if currency_refused is not None:
+        raise InvalidRule(currency_refused)
     if currency is not None and amount_minor is None:
         raise InvalidRule("A currency goes with a maximum amount (--max-amount 50.00).")
     if tool == REFUND.name and amount_minor is None:
@@ -223,6 +225,9 @@ def _scope(name: str, value: str | None) -> str | None:
     value = (value or "").strip()
     if not value:
         return None
+    problem = nul_problem(name, value)
+    if problem is not None:
+        raise InvalidRule(problem)
     if len(value) > LONGEST_SCOPE:
         raise InvalidRule(f"The {name} is longer than {LONGEST_SCOPE} characters.")
     return value

@@ -51,3 +51,21 @@ def test_a_customer_name_past_the_limit_is_refused_in_words(cli: CliRunner) -> N
     )
     assert result.exit_code == 2
     assert "customer name has 1000 characters" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("customer", "text", "named"),
+    [("Kim", "The vase\x00 is broken.", "ticket text"), ("Kim\x00", "Broken.", "customer name")],
+)
+def test_a_nul_byte_in_a_ticket_is_refused_in_words(
+    cli: CliRunner, customer: str, text: str, named: str
+) -> None:
+    assert cli.invoke(app, ["seed"]).exit_code == 0
+    result = cli.invoke(
+        app,
+        ["ticket", "add", "--tenant", "demo", "--customer", customer, "--text-file", "-"],
+        input=text,
+    )
+    assert result.exit_code == 2
+    assert f"The {named} holds a NUL byte (\\x00)" in result.stderr
+    assert "\x00" not in result.stderr

@@ -151,11 +151,20 @@ async def test_a_malformed_delivery_is_422_and_says_what_is_wrong(intake: Intake
         (json.dumps({"event_id": "e", "ticket": {"id": "1"}}).encode(), "ticket.text"),
         (json.dumps({"event_id": "e", "ticket": {"id": "1 2", "text": "x"}}).encode(), "id"),
         (generic_body(text=" "), "empty"),
+        # A NUL byte, which SQLite would keep and PostgreSQL refuse: refused on both.
+        (generic_body(text="Broken\x00lamp"), "ticket.text: The value holds a NUL byte"),
+        (generic_body(customer_name="Sam\x00"), "ticket.customer_name: The value holds a NUL"),
     ]
     for body, said in cases:
         answer = await intake.post(body, generic_headers(DEMO_GENERIC, body))
         assert answer.status_code == 422 and answer.json()["reason"] == "malformed", body
         assert said in answer.json()["detail"], answer.json()
+    nul = zendesk_body("35437", description="Cracked\x00")
+    answer = await intake.post(nul, zendesk_headers(DEMO_ZENDESK, nul))
+    assert (
+        answer.status_code == 422
+        and "detail.description: The value holds a NUL" in (answer.json()["detail"])
+    )
     other_event = zendesk_body("35436").replace(b"ticket.created", b"ticket.status_changed")
     headers = zendesk_headers(DEMO_ZENDESK, other_event)
     assert await refused(intake, other_event, headers, 422) == "malformed"
