@@ -19,6 +19,7 @@ from signoff.config.decision_keys import (
     DecisionKeyError,
     PublicKeyEntry,
     ensure_key_ring,
+    pinned_key_ids,
     public_entries,
     require_decision_service,
     retire,
@@ -33,8 +34,12 @@ def register(app: typer.Typer) -> None:
     app.add_typer(keys, name="keys")
 
 
-def _row(entry: PublicKeyEntry, signing: str | None) -> dict[str, str | None]:
+def _row(
+    entry: PublicKeyEntry, signing: str | None, pinned: frozenset[str] | None = None
+) -> dict[str, str | None]:
     state = "retired" if entry.retired_at else "signing" if entry.key_id == signing else "verifying"
+    if pinned is not None and entry.key_id not in pinned:
+        state = "unpinned"  # in the set, but this host's configuration trusts it not
     return {
         "key_id": entry.key_id,
         "state": state,
@@ -49,7 +54,8 @@ def list_command(json_output: JsonOption = False) -> None:
     """List the decision keys: which one signs, which verify, which are retired."""
     current = settings()
     try:
-        rows = [_row(entry, signing_key_id(current)) for entry in public_entries(current)]
+        signing, pinned = signing_key_id(current), pinned_key_ids(current)
+        rows = [_row(entry, signing, pinned) for entry in public_entries(current)]
     except DecisionKeyError as error:
         fail(str(error))
     if json_output:

@@ -8,6 +8,7 @@ the decision service's own host (`signoff dev`) keeps working unpinned.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -51,6 +52,24 @@ def test_a_key_written_into_the_set_by_hand_is_ignored_where_it_is_not_pinned(
     assert set(load_verification_keys(worker).keys) == {signer.key_id}
     assert set(load_audit_keys(worker).keys) == {signer.key_id}
     assert f"decision key {own.key_id}" in caplog.text and "not pinned" in caplog.text
+
+
+def test_keys_list_on_a_pinned_host_shows_what_it_does_not_trust(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    signer, worker = service_and_worker(tmp_path, None)
+    own = DecisionSigner.generate()
+    written_in_by_hand(worker, own)
+    monkeypatch.setenv("SIGNOFF_HOME", str(worker.home))
+    monkeypatch.setenv("SIGNOFF_TRUSTED_KEY_IDS", signer.key_id)
+    get_settings.cache_clear()
+    try:
+        listed = CliRunner().invoke(app, ["keys", "list", "--json"])
+    finally:
+        get_settings.cache_clear()
+    assert listed.exit_code == 0, listed.output
+    states = {row["key_id"]: row["state"] for row in json.loads(listed.stdout)}
+    assert states == {signer.key_id: "verifying", own.key_id: "unpinned"}
 
 
 def test_an_unpinned_worker_host_trusts_no_key_and_says_what_to_set(tmp_path: Path) -> None:
