@@ -32,6 +32,7 @@ from workflows.action_edits import edited_action
 from workflows.actions import Decision, DecisionResult, PendingAction, RejectCategory, Verdict
 from workflows.approval_policy import DecisionRefused
 from workflows.decision_proof import NONCE_BYTES
+from workflows.outside_text import nul_problem
 from workflows.reject_reasons import CATEGORIES, category_problem
 
 UNAVAILABLE = (
@@ -137,6 +138,9 @@ def draft_decision(
     """The decision before its signature: what a passkey's challenge is derived from.
     With edits it approves the edited action: over its hash, naming the original."""
     choice = choice or Choice()
+    unstorable = nul_problem("reason", reason)
+    if unstorable is not None:  # every face's reason comes here: the UI, the API, the CLI
+        raise InvalidDecision(unstorable)
     category = checked_category(verdict, choice.category)
     edited = edited_hash(run_id, decider, verdict, reason, choice)
     original = action_hash.strip().lower()
