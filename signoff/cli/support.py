@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 import typer
 from pydantic import BaseModel, ValidationError
 
-from signoff.cli.terminal_text import shown
+from signoff.cli.terminal_text import in_json, shown
 from signoff.config.settings import Settings, get_settings
 from workflows.contract_base import IDENTIFIER_PATTERN, TENANT_ID_PATTERN
 
@@ -180,7 +180,7 @@ def emit_json(document: BaseModel | dict[str, Any] | list[Any]) -> None:
         text = document.model_dump_json(indent=2)
     else:
         text = json.dumps(document, indent=2, default=str)
-    typer.echo(text)
+    typer.echo(in_json(text))
 
 
 def say(text: str, *, err: bool = False) -> None:

@@ -12,8 +12,9 @@ becomes a visible escape (`\\x1b`, `\\u202e`).
 `shown` keeps the newline, since our own lines are joined by it and a long text (a
 run's answer) is printed as a block. Where a value sits inside one line (a table cell,
 a reason after its label), `one_line` escapes its line breaks too, so that a value
-cannot print a row of its own. JSON output (`emit_json`) is left as it is: JSON escapes
-control characters itself.
+cannot print a row of its own. JSON output (`emit_json`) keeps its values: JSON escapes
+the C0 controls itself, and `in_json` writes what an encoder may leave raw (the C1 and
+bidi controls: pydantic's does) as JSON's own `\\uXXXX`, which reads back the same.
 """
 
 from __future__ import annotations
@@ -45,6 +46,12 @@ def _escape(match: re.Match[str]) -> str:
 def shown(text: str) -> str:
     """`text` with every control and bidi character as a visible escape, newlines kept."""
     return STEERING.sub(_escape, text)
+
+
+def in_json(text: str) -> str:
+    """A JSON document with every control and bidi character in its strings written as
+    a `\\uXXXX` escape: the same document to a parser, inert to a terminal."""
+    return STEERING.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def one_line(value: object) -> str:

@@ -12,13 +12,14 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
 from activities.store import make_engine, seed_demo, write_transaction
 from activities.store.refunds import read_action_state
 from activities.store.waiting_actions import put_waiting
-from signoff.cli.terminal_text import one_line, shown
+from signoff.cli.terminal_text import in_json, one_line, shown
 from signoff.config.settings import get_settings
 from signoff.wiring.app import app
 from tests.clock import clock_now
@@ -53,6 +54,20 @@ def test_shown_escapes_controls_and_bidi_and_keeps_our_newlines() -> None:
 def test_one_line_keeps_a_value_on_its_line() -> None:
     forged = "ok\nrun-demo-x  refund 1.00 EUR\u2028more"
     assert one_line(forged) == "ok\\nrun-demo-x  refund 1.00 EUR\\u2028more"
+
+
+def test_json_keeps_its_values_and_leaves_nothing_a_terminal_obeys() -> None:
+    class Row(BaseModel):
+        reason: str
+
+    row = Row(reason=HOSTILE + "\u0085\u2066")
+    # pydantic leaves the C1 and bidi controls raw; JSON's own escapes read back the same.
+    raw = row.model_dump_json(indent=2)
+    assert "\u202e" in raw and "\x9b" in raw
+    written = in_json(raw)
+    assert_inert(written)
+    assert "\x85" not in written and "\u2066" not in written
+    assert Row.model_validate_json(written) == row
 
 
 def test_pending_shows_a_hostile_refund_reason_as_visible_escapes(
