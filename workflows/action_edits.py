@@ -5,22 +5,25 @@ Design note. A reviewer may change only the arguments the tool's policy lists as
 targets, reason and state, the edited arguments, and `supersedes` = the proposed
 action's hash, so its own hash (`recomputed_hash`) covers the edit and names the
 original. The decision is signed over that hash; an approval of the original is over
-another hash and never authorizes the edit, at the gate or at the effect. An amount
-may only go down, never above what the agent proposed nor above what remains
-refundable. The decision service computes the same action to sign its hash, and the
-gate computes it again from the signed edits: one function, so they agree.
+another hash and never authorizes the edit, at the gate or at the effect. The argument
+that holds the action's money (its exposure's `amount_argument`, whatever its name:
+`workflows/exposure.py`) may only go down, never above what the agent proposed nor
+above what remains refundable; the edited action's exposure says the new amount. The
+decision service computes the same action to sign its hash, and the gate computes it
+again from the signed edits: one function, so they agree.
 
 Pure: the workflow, the decision service and the tests share it.
 """
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal, InvalidOperation
 
 from workflows.actions import PendingAction
 from workflows.approval_policy import DecisionRefused, money, recomputed_hash, to_minor
+from workflows.exposure import ActionExposure
 
-AMOUNT = "amount"
 # Longest text a reviewer may put in place of the agent's.
 EDITED_TEXT_CHARS = 4000
 
@@ -37,6 +40,7 @@ def edited_action(
     if not edits:
         raise DecisionRefused("No argument was changed: approve the request as it stands.")
     arguments = dict(original.arguments)
+    exposure = original.exposure
     for name, value in sorted(edits.items()):
         if name not in original.editable or name not in original.arguments:
             allowed = ", ".join(original.editable) or "nothing"
@@ -44,7 +48,12 @@ def edited_action(
                 f"'{name}' cannot be edited on {original.tool}; its policy lets a reviewer "
                 f"edit: {allowed}."
             )
-        arguments[name] = _lowered_amount(original, value) if name == AMOUNT else _text(name, value)
+        if exposure is not None and name == exposure.amount_argument:
+            lowered = _lowered_amount(original, exposure, value)
+            exposure = exposure.with_amount(lowered)
+            arguments[name] = _as_written(original.arguments[name], lowered)
+        else:
+            arguments[name] = _text(name, value)
     if arguments == original.arguments:
         raise DecisionRefused(
             "The edit changes nothing: approve the request as it stands, or change a value."
@@ -53,6 +62,7 @@ def edited_action(
         update={
             "action_hash": "",
             "arguments": arguments,
+            "exposure": exposure,
             "supersedes": original.action_hash,
             "approvals": [],
             "editable": [],
@@ -64,8 +74,14 @@ def edited_action(
     return unhashed.model_copy(update={"action_hash": recomputed_hash(unhashed, run_id)})
 
 
-def _lowered_amount(original: PendingAction, value: str) -> str:
-    currency = original.arguments.get("currency", "")
+def _as_written(proposed: str, amount: str) -> str:
+    """The lowered amount written as the agent's was: an MCP tool's arguments are JSON,
+    so a string stays a string (`"15.00"`) and a number a number."""
+    return json.dumps(amount) if proposed.startswith('"') else amount
+
+
+def _lowered_amount(original: PendingAction, exposure: ActionExposure, value: str) -> str:
+    currency = exposure.currency
     try:
         amount = Decimal(value.strip())
     except InvalidOperation:
@@ -73,7 +89,7 @@ def _lowered_amount(original: PendingAction, value: str) -> str:
     if not amount.is_finite() or amount != amount.quantize(Decimal("0.01")):
         raise DecisionRefused(f"'{value}' is not an amount with at most two decimals.")
     minor = to_minor(amount)
-    proposed = to_minor(Decimal(original.arguments[AMOUNT]))
+    proposed = exposure.amount_minor
     if minor <= 0:
         raise DecisionRefused("The amount must be greater than zero; to refund nothing, reject.")
     if minor > proposed:
@@ -99,6 +115,11 @@ def _text(name: str, value: str) -> str:
     return text
 
 
+def _scalar_text(text: str) -> str:
+    """A JSON string argument's content (an MCP tool's), any other text as it is."""
+    return json.loads(text) if text.startswith('"') else text
+
+
 def changed(action: PendingAction) -> list[str]:
     """The arguments an edited action changed, by name; none for a proposed action."""
     proposed = action.proposed or {}
@@ -113,8 +134,9 @@ def edit_note(original: PendingAction, arguments: dict[str, str], editor: str) -
     for name in sorted(arguments):
         if arguments[name] == original.arguments.get(name):
             continue
-        if name == AMOUNT:
-            parts.append(f"amount {original.arguments[name]} → {arguments[name]}")
+        exposure = original.exposure
+        if exposure is not None and name == exposure.amount_argument:
+            parts.append(f"amount {exposure.amount} → {_scalar_text(arguments[name])}")
         else:
             parts.append(f"{name} rewritten")
     return f"Edited by {editor} before approval: {', '.join(parts)}."
@@ -124,11 +146,11 @@ def edit_summary(action: PendingAction) -> str:
     """What the reviewer's edit did, for the model: `refunded 50.00 EUR of the 89.90
     EUR proposed`."""
     proposed = action.proposed or {}
-    currency = action.arguments.get("currency", "")
-    if action.tool == "refund" and AMOUNT in changed(action):
-        return (
-            f"refunded {action.arguments[AMOUNT]} {currency} of the "
-            f"{proposed[AMOUNT]} {currency} proposed"
-        )
+    exposure = action.exposure
+    if exposure is not None and exposure.amount_argument in changed(action):
+        currency = exposure.currency
+        before = _scalar_text(proposed[exposure.amount_argument])
+        done = "refunded" if action.tool == "refund" else f"{action.tool} was carried out for"
+        return f"{done} {exposure.amount} {currency} of the {before} {currency} proposed"
     names = ", ".join(changed(action))
     return f"{action.tool} was carried out with the reviewer's {names} in place of yours"

@@ -18,6 +18,8 @@ from pydantic import Field
 from workflows.command_wire import TrailCommand
 from workflows.contract_base import Contract, Identifier
 from workflows.decision_proof import KEY_ID_PATTERN, SIGNATURE_PATTERN, signed_document
+from workflows.exposure import ActionExposure
+from workflows.passkey_assertion import PasskeyAssertion as PasskeyAssertion  # re-exported
 from workflows.rule_grant import RuleGrant
 from workflows.wire_contract import WireContract
 
@@ -148,6 +150,7 @@ class PendingAction(WireContract):
         "chain",
         "escalations",
         "rule_grant",
+        "exposure",
     )
 
     action_hash: str
@@ -189,27 +192,9 @@ class PendingAction(WireContract):
     # The standing rule that approved it instead of a reviewer (`workflows/standing_rules.py`);
     # not part of its hash: the effect checks the rule itself.
     rule_grant: RuleGrant | None = None
-
-
-# A base64url string as WebAuthn sends it (no padding); the longest part, the client
-# data JSON, is a few hundred characters.
-Base64Url = Annotated[str, Field(min_length=1, max_length=4096, pattern=r"^[A-Za-z0-9_-]+$")]
-
-
-class PasskeyAssertion(Contract):
-    """A reviewer's passkey signature over the decision (WebAuthn `navigator.credentials.get`).
-
-    Its challenge is the SHA-256 of the decision's signed document
-    (`signoff/config/passkey_challenge.py`), so the reviewer's own authenticator signed
-    this exact decision; the effect checks it against the reviewer's registered public
-    key (`activities/store/passkey_proofs.py`).
-    """
-
-    credential_id: Base64Url
-    authenticator_data: Base64Url
-    client_data_json: Base64Url
-    signature: Base64Url
-    user_handle: Base64Url | None = None
+    # Its money, currency and order where its tool's policy declares them (exposure.py;
+    # hashed). None: no amount, whatever its arguments are called.
+    exposure: ActionExposure | None = None
 
 
 class Decision(WireContract):

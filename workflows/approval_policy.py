@@ -89,20 +89,24 @@ def action_hash(
     state_digest: str,
     run_id: str,
     call_id: str,
+    exposure: dict[str, Any] | None = None,
 ) -> str:
-    """Two identical proposals are still two actions: the run and the call are hashed too."""
-    return canonical_hash(
-        {
-            "run_id": run_id,
-            "call_id": call_id,
-            "tool": tool,
-            "arguments": arguments,
-            "targets": targets,
-            "reason": reason,
-            "policy_version": policy_version,
-            "state_hash": state_digest,
-        }
-    )
+    """Two identical proposals are still two actions: the run and the call are hashed too.
+    An action's exposure (`workflows/exposure.py`) is hashed where it has one, so what a
+    reviewer saw at stake is what the decision names."""
+    document: dict[str, Any] = {
+        "run_id": run_id,
+        "call_id": call_id,
+        "tool": tool,
+        "arguments": arguments,
+        "targets": targets,
+        "reason": reason,
+        "policy_version": policy_version,
+        "state_hash": state_digest,
+    }
+    if exposure is not None:
+        document["exposure"] = exposure
+    return canonical_hash(document)
 
 
 def call_id_of(tool_use_id: str, supersedes: str | None) -> str:
@@ -128,6 +132,7 @@ def recomputed_hash(action: PendingAction, run_id: str) -> str:
         state_digest=state_hash(action.state),
         run_id=run_id,
         call_id=call_id_of(action.tool_use_id, action.supersedes),
+        exposure=None if action.exposure is None else action.exposure.model_dump(mode="json"),
     )
 
 

@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
         with_exposure,
     )
     from workflows.contracts import RunRequest, ToolUseBlock
+    from workflows.exposure import ActionExposure
     from workflows.gate_store import hold
     from workflows.profile_contracts import ToolPolicy
 
@@ -39,6 +40,7 @@ def new_action(
     policy: ToolPolicy | None,
     supersedes: str | None,
     note: str,
+    exposure: ActionExposure | None = None,
 ) -> PendingAction:
     """The action a reviewer decides on, hashed; its mode is judged after (the tool's
     hooks). Its expiry is the shorter of the run's and the tool policy's approval time
@@ -69,6 +71,7 @@ def new_action(
         supersedes=supersedes,
         note=note,
         editable=list(policy.editable) if policy is not None else [],
+        exposure=exposure,
     )
     # The hash every effect computes again from the same fields (recomputed_hash).
     digest = recomputed_hash(unhashed, workflow.info().workflow_id)

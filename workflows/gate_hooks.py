@@ -24,6 +24,7 @@ from typing import Literal, Protocol
 
 from workflows.actions import ActionState, ApprovalMode, Decision, DecisionEvent, PendingAction
 from workflows.contracts import ToolUseBlock
+from workflows.exposure import ActionExposure
 from workflows.tool_policy import ToolPolicy
 
 EffectStatus = Literal["done", "state_changed", "approver_invalid", "refused"]
@@ -39,6 +40,8 @@ class Prepared:
     reason: str
     state: ActionState
     problem: str = ""
+    # What the call puts at stake, where the tool's policy declares it (exposure.py).
+    exposure: ActionExposure | None = None
 
 
 @dataclass(frozen=True)

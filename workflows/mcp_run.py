@@ -37,7 +37,7 @@ with workflow.unsafe.imports_passed_through():
         McpToolOffer,
         shown_arguments,
     )
-    from workflows.tool_gate import NO_STATE, ToolHooks
+    from workflows.tool_gate import NO_STATE, ToolHooks, declared_exposure
     from workflows.tool_policy import call_timeout
 
 # Listing every declared server's tools: each is one connection, in parallel.
@@ -96,9 +96,11 @@ class McpHooks(ToolHooks):
         self.noun = f"call to {offer.offered_name}"
 
     async def prepare(self, call: ToolUseBlock) -> Prepared:
+        arguments = shown_arguments(call.input)
         return Prepared(
-            arguments=shown_arguments(call.input),
+            arguments=arguments,
             targets={"tenant_id": self.request.tenant_id, "ticket_id": self.request.ticket_id},
             reason="",
             state=NO_STATE,
+            exposure=declared_exposure(self.policy, arguments),
         )

@@ -33,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_policy import action_amount_minor, money, refund_mode, to_minor
     from workflows.approval_requirements import with_policy
     from workflows.contracts import RunRequest, ToolUseBlock
+    from workflows.exposure import ActionExposure
     from workflows.gate_actions import judged_on_exposure, new_action
     from workflows.gate_hooks import Effect, Prepared
     from workflows.gate_store import execute, read_state, release
@@ -74,6 +75,18 @@ class RefundHooks:
         # The order and currency are the state's: a voided action's successor may be
         # judged on another state, never on another order.
         amount_minor = to_minor(Decimal(prepared.arguments["amount"]))
+        # The refund declares its exposure in code: its amount, on its order, in the
+        # order's currency (none when the ticket has no order: the refund is denied).
+        exposure = (
+            None
+            if state.order_id is None or state.currency is None
+            else ActionExposure(
+                amount=money(amount_minor),
+                currency=state.currency,
+                order_id=state.order_id,
+                amount_argument="amount",
+            )
+        )
         return new_action(
             self.request,
             call,
@@ -84,6 +97,7 @@ class RefundHooks:
             policy=self.policy,
             supersedes=supersedes,
             note=note,
+            exposure=exposure,
         )
 
     def mode(self, action: PendingAction) -> tuple[ApprovalMode, str]:

@@ -40,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_requirements import with_policy
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest, ToolCallInput, ToolUseBlock
+    from workflows.exposure import ActionExposure, ExposureProblem, exposure_of
     from workflows.gate_actions import new_action
     from workflows.gate_hooks import Effect, Prepared
     from workflows.gate_store import STORE_CALL_TIMEOUT, STORE_RETRIES, release
@@ -99,6 +100,7 @@ class ToolHooks:
             targets={"tenant_id": self.request.tenant_id, "ticket_id": self.request.ticket_id},
             reason=prepared.arguments.get("reason", ""),
             state=NO_STATE,
+            exposure=declared_exposure(self.policy, prepared.arguments),
         )
 
     def action(
@@ -119,6 +121,7 @@ class ToolHooks:
             policy=self.policy,
             supersedes=supersedes,
             note=note,
+            exposure=prepared.exposure,
         )
 
     def mode(self, action: PendingAction) -> tuple[ApprovalMode, str]:
@@ -192,6 +195,19 @@ class ToolHooks:
             content=result.content,
             trail_written=result.status == "done",
         )
+
+
+def declared_exposure(
+    policy: ToolPolicy | None, arguments: dict[str, str]
+) -> ActionExposure | None:
+    """The call's exposure where its policy declares one; ToolCallRejected, for the
+    model to read, when a declared argument is not what it must be."""
+    if policy is None or policy.exposure is None:
+        return None
+    try:
+        return exposure_of(policy.exposure, arguments)
+    except ExposureProblem as problem:
+        raise ToolCallRejected(str(problem)) from None
 
 
 def _cut(value: str) -> str:

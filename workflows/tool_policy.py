@@ -15,6 +15,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from workflows.actions import ApprovalMode
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contract_base import Identifier
+from workflows.exposure import ExposureRule
 from workflows.known_tools import ProfileRisk
 from workflows.profile_values import Duration, Money, WholeNumber, format_duration, problem
 from workflows.wire_contract import WireContract
@@ -51,6 +52,7 @@ class ToolPolicy(WireContract):
         "max_escalations",
         "keep_approvals",
         "call_timeout",
+        "exposure",
     )
 
     risk: ProfileRisk = "irreversible"
@@ -82,6 +84,9 @@ class ToolPolicy(WireContract):
     # How long one attempt of a call of this tool may take before it is tried again
     # (`call_timeout` below); unset, the engine's default for its kind of call.
     call_timeout: Duration | None = None
+    # Which arguments hold the money, its currency and the order (`workflows/exposure.py`);
+    # unset, the tool's actions have no amount, whatever their arguments are called.
+    exposure: ExposureRule | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -141,6 +146,8 @@ class ToolPolicy(WireContract):
         _check_approvals(self)
         _check_escalation(self)
         _check_call_timeout(self)
+        if self.exposure is not None and self.risk == "read":
+            raise problem("a read tool puts nothing at stake", key="exposure")
         return self
 
     def approvals_needed(self) -> int:

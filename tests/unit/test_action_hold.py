@@ -5,6 +5,7 @@ sent (workflows/action_hold.py)."""
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 
@@ -12,7 +13,8 @@ from signoff.config.data_converter import data_converter
 from tests.clock import clock_now
 from workflows.action_hold import full_hold
 from workflows.actions import ActionHold, ActionState, PendingAction, PendingRefundHold
-from workflows.approval_policy import state_hash
+from workflows.approval_policy import CENTS, state_hash
+from workflows.exposure import ActionExposure
 
 NOW = clock_now()
 
@@ -36,6 +38,13 @@ def an_action(amount: str = "310.00", supersedes: str | None = None) -> PendingA
         requested_at=NOW,
         expires_at=NOW + timedelta(hours=24),
         supersedes=supersedes,
+        # As the refund's hooks declare it (workflows/refund_hooks.py).
+        exposure=ActionExposure(
+            amount=str(Decimal(amount).quantize(CENTS)),
+            currency="EUR",
+            order_id="C-3107",
+            amount_argument="amount",
+        ),
     )
 
 
