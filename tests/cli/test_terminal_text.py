@@ -8,7 +8,6 @@ reviewer's hostile reject reason is tried on the dev stack (tests/ui/test_hostil
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,12 @@ from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
 from activities.store import make_engine, seed_demo, write_transaction
-from activities.store.refunds import read_action_state
 from activities.store.waiting_actions import put_waiting
 from signoff.cli.terminal_text import in_json, one_line, shown
 from signoff.config.settings import get_settings
 from signoff.wiring.app import app
 from tests.clock import clock_now
-from workflows.actions import PendingAction
-from workflows.approval_policy import money, state_hash
+from tests.store.test_waiting_actions import an_action
 
 # Up a line, erase it, write a smaller amount, then ask the terminal to set the clipboard.
 HOSTILE = (
@@ -77,24 +74,11 @@ def test_pending_shows_a_hostile_refund_reason_as_visible_escapes(
     get_settings.cache_clear()
     engine = make_engine(get_settings().resolved_database_url)
     seed_demo(engine)
-    state = read_action_state(engine, "demo", "T-3107")
-    assert state.order_id is not None and state.currency is not None
-    now = clock_now()
-    action = PendingAction(
-        action_hash="e" * 64,
-        tool_use_id="call-1",
-        tool="refund",
-        arguments={"amount": money(4990), "currency": state.currency},
-        targets={"tenant_id": "demo", "order_id": state.order_id},
-        reason=HOSTILE + "\nrun-demo-forged  refund 1.00 EUR",
-        policy_version="test",
-        state=state,
-        state_hash=state_hash(state),
-        mode="confirm",
-        required_approvals=1,
-        requested_at=now,
-        expires_at=now + timedelta(hours=24),
+    # The store tests' action on order C-3107, with the hostile reason.
+    action = an_action(engine, "e" * 64, 4990).model_copy(
+        update={"reason": HOSTILE + "\nrun-demo-forged  refund 1.00 EUR"}
     )
+    now = clock_now()
     with engine.begin() as connection:
         put_waiting(connection, "demo", "run-demo-hostile", "T-3107", action, now)
     engine.dispose()
@@ -104,7 +88,7 @@ def test_pending_shows_a_hostile_refund_reason_as_visible_escapes(
     assert_inert(listed.output)
     assert f"  reason: {VISIBLE}\\nrun-demo-forged  refund 1.00 EUR" in listed.stdout
     assert "refund 49.90 EUR on order" in listed.stdout
-    # JSON is left as it is: it escapes control characters itself.
+    # JSON keeps the value: it escapes control characters itself.
     document = json.loads(CliRunner().invoke(app, ["pending", "--json"]).stdout)
     assert document["items"][0]["reason"] == action.reason
     get_settings.cache_clear()
