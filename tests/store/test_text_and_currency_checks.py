@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select
@@ -73,7 +74,7 @@ ASKED = NewRule(
     ],
 )
 def test_the_store_makes_no_rule_in_a_currency_that_is_no_money_or_with_a_nul(
-    store: Engine, changes: dict[str, str], words: str
+    store: Engine, changes: dict[str, Any], words: str
 ) -> None:
     before = count(store, StandingRule)
     asked = replace(ASKED, **changes)
