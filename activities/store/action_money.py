@@ -3,10 +3,12 @@
 Design note. A store write that raises on its input raises on every retry: a hold or an
 audit row that parsed any argument named `amount` as money stuck a run in `retrying`
 (an MCP tool's arguments are JSON text, so its `"15.00"` arrives with its quotes). So
-only a tool that declares an exposure has an amount on its rows (the refund, today:
-`EXPOSURE_TOOLS`), and a value that is not money in the columns' terms (a finite
-number with at most two decimals, within the column's integer) is stored as no
-amount, never as an error. The action itself, whole, stays on the row and the trail.
+no argument is read here: an action's amount is its `exposure`, which its tool's policy
+declares and the gate reads once (`workflows/exposure.py`); an action without one has no
+amount, whatever its arguments are called. A value that is not money in the columns'
+terms (a finite number with at most two decimals, within the column's integer) is
+stored as no amount, never as an error. The action itself, whole, stays on the row and
+the trail.
 """
 
 from __future__ import annotations
@@ -15,10 +17,8 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from activities.store.schema import MINOR_UNITS
-from workflows.tool_catalog import REFUND
+from workflows.actions import PendingAction
 
-# The tools whose `amount` and `currency` arguments are their exposure.
-EXPOSURE_TOOLS = frozenset({REFUND.name})
 # The columns are SQL INTEGER: PostgreSQL's holds 32 bits, and a larger value fails
 # the insert on every attempt.
 LARGEST_MINOR = 2**31 - 1
@@ -46,10 +46,11 @@ def currency_or_none(text: str | None) -> str | None:
     return text if text is not None and CURRENCY_CODE.fullmatch(text) else None
 
 
-def exposure_of(tool: str, arguments: dict[str, str]) -> tuple[int | None, str | None]:
-    """The amount (minor units) and currency a tool's action puts at stake, where its
-    policy declares one; (None, None) for any other tool, whatever its arguments say."""
-    if tool not in EXPOSURE_TOOLS:
+def action_money(action: PendingAction) -> tuple[int | None, str | None]:
+    """The amount (minor units) and currency the action's exposure puts at stake;
+    (None, None) for an action without one, whatever its arguments say."""
+    exposure = action.exposure
+    if exposure is None:
         return None, None
-    amount = minor_or_none(arguments.get("amount"))
-    return amount, None if amount is None else currency_or_none(arguments.get("currency"))
+    amount = minor_or_none(exposure.amount)
+    return amount, None if amount is None else currency_or_none(exposure.currency)

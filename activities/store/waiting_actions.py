@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from activities.store.action_money import exposure_of
+from activities.store.action_money import action_money
 from activities.store.database import connection_of, table_of, write_transaction
 from activities.store.schema import WaitingAction
 from workflows.actions import ActionHold, DecisionEvent, PendingAction
@@ -62,13 +62,15 @@ def waiting_values(
     tenant_id: str, run_id: str, ticket_id: str, action: PendingAction, now: datetime
 ) -> dict[str, Any]:
     """The columns of the action's row."""
-    amount_minor, currency = exposure_of(action.tool, action.arguments)
+    amount_minor, currency = action_money(action)
+    exposure = action.exposure
     return {
         "run_id": run_id,
         "action_hash": action.action_hash,
         "tenant_id": tenant_id,
         "ticket_id": ticket_id,
-        "order_id": action.targets.get("order_id", ""),
+        # The exposure's order: no target is read by its name (an empty column for none).
+        "order_id": "" if exposure is None or exposure.order_id is None else exposure.order_id,
         "amount_minor": amount_minor,
         "currency": currency,
         "created_at": now,

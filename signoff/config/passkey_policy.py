@@ -8,16 +8,17 @@ files and environment, never from the store or the command: a DBA cannot lower t
 The decision service and the effect build the same policy from the same profiles and
 settings, so the page asks for a passkey exactly where the effect will demand one.
 
-The amount is the action's `amount` argument. An action without one (a tool that moves
-no money) cannot be measured, so under a threshold it always needs the passkey: fail
-closed. Only approvals need it: a rejection makes nothing happen.
+The amount is the action's exposure (`workflows/exposure.py`: the argument its tool's
+policy declares as money), never an argument read by its name. An action without one
+(a tool that declares no money) cannot be measured, so under a threshold it always
+needs the passkey: fail closed. Only approvals need it: a rejection makes nothing happen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from workflows.actions import PendingAction, Verdict
 from workflows.approval_policy import to_minor
@@ -70,20 +71,8 @@ class PasskeyPolicy:
         threshold = self.threshold_minor(action.tool, action.targets.get("tenant_id", ""))
         if threshold is None:
             return False
-        amount = amount_minor(action)
-        return amount is None or amount > threshold
-
-
-def amount_minor(action: PendingAction) -> int | None:
-    """The action's `amount` argument in minor units; None when it has none (or no number)."""
-    text = action.arguments.get("amount")
-    if text is None:
-        return None
-    try:
-        amount = Decimal(text)
-    except InvalidOperation:
-        return None
-    return to_minor(amount) if amount.is_finite() else None
+        exposure = action.exposure
+        return exposure is None or exposure.amount_minor > threshold
 
 
 NO_PASSKEY_POLICY = PasskeyPolicy()

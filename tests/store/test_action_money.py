@@ -1,8 +1,8 @@
-"""Money on the store's rows, on both backends: only a tool that declares an exposure
-(the refund) has an amount in the inbox's read model, whatever another tool's
-arguments are named; and a decision whose record carries a value that is not money
-is written with no amount, never refused on every retry (an MCP tool's `amount`
-arrives as JSON text, quotes included)."""
+"""Money on the store's rows, on both backends: only an action with an exposure (its
+tool's policy declares one: the refund, or a team's tool) has an amount in the inbox's
+read model, whatever another tool's arguments are named; and a decision whose record
+carries a value that is not money is written with no amount, never refused on every
+retry (an MCP tool's `amount` arrives as JSON text, quotes included)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from activities.store.waiting_actions import hold_waiting
 from tests.clock import clock_now
 from workflows.actions import ActionHold, DecisionEvent, DecisionRecord, PendingAction
 from workflows.approval_policy import state_hash
+from workflows.exposure import ActionExposure
 from workflows.tool_gate import NO_STATE
 
 NOW = clock_now()
@@ -25,7 +26,9 @@ NOW = clock_now()
 VOUCHER = {"customer_id": '"C-9"', "amount": '"15.00"', "currency": '"EUR"'}
 
 
-def an_action(tool: str, arguments: dict[str, str], digest: str) -> PendingAction:
+def an_action(
+    tool: str, arguments: dict[str, str], digest: str, exposure: ActionExposure | None = None
+) -> PendingAction:
     return PendingAction(
         action_hash=digest,
         tool_use_id="call-1",
@@ -40,6 +43,7 @@ def an_action(tool: str, arguments: dict[str, str], digest: str) -> PendingActio
         required_approvals=1,
         requested_at=NOW,
         expires_at=NOW + timedelta(hours=1),
+        exposure=exposure,
     )
 
 
@@ -66,7 +70,7 @@ def test_a_tool_without_a_declared_exposure_waits_with_no_amount(
     store: Engine, tool: str, arguments: dict[str, str]
 ) -> None:
     row = held_row(store, an_action(tool, arguments, "a" * 64))
-    assert (row.amount_minor, row.currency) == (None, None)
+    assert (row.amount_minor, row.currency, row.order_id) == (None, None, "")
     assert PendingAction.model_validate_json(row.action).arguments == arguments
 
 
@@ -106,6 +110,18 @@ def test_a_record_whose_amount_is_not_money_is_written_without_one(store: Engine
     assert audit_money(store) == [(None, None)] * len(not_money) + [(1500, None), (1500, "EUR")]
 
 
-def test_the_refund_waits_with_its_amount(store: Engine) -> None:
-    row = held_row(store, an_action("refund", {"amount": "15.00", "currency": "EUR"}, "c" * 64))
-    assert (row.amount_minor, row.currency) == (1500, "EUR")
+def test_the_refund_waits_with_its_exposure(store: Engine) -> None:
+    # As the refund's hooks declare it (workflows/refund_hooks.py).
+    exposure = ActionExposure(
+        amount="15.00", currency="EUR", order_id="C-1042", amount_argument="amount"
+    )
+    arguments = {"amount": "15.00", "currency": "EUR"}
+    row = held_row(store, an_action("refund", arguments, "c" * 64, exposure))
+    assert (row.amount_minor, row.currency, row.order_id) == (1500, "EUR", "C-1042")
+
+
+def test_a_tool_that_declares_its_money_waits_with_it_whatever_its_name(store: Engine) -> None:
+    # The team's tool: `exposure = { amount = "value", currency = "EUR" }`, no order.
+    exposure = ActionExposure(amount="15.00", currency="EUR", amount_argument="value")
+    row = held_row(store, an_action("issue_voucher", {"value": "15"}, "d" * 64, exposure))
+    assert (row.amount_minor, row.currency, row.order_id) == (1500, "EUR", "")

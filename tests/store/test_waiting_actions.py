@@ -14,8 +14,10 @@ from activities.store.decisions import append_decision
 from activities.store.pending_refunds import hold_pending_refund, release_pending_refund
 from activities.store.refunds import read_action_state
 from activities.store.schema import WaitingAction
+from activities.store.waiting_actions import hold_waiting
 from tests.clock import clock_now
 from workflows.actions import (
+    ActionHold,
     DecisionEvent,
     DecisionKind,
     DecisionRecord,
@@ -24,6 +26,7 @@ from workflows.actions import (
     PendingRefundRelease,
 )
 from workflows.approval_policy import money, state_hash
+from workflows.exposure import ActionExposure
 
 NOW = clock_now()
 LATER = NOW + timedelta(hours=24)
@@ -48,6 +51,13 @@ def an_action(
         required_approvals=1,
         requested_at=NOW,
         expires_at=LATER,
+        # As the refund's hooks declare it (workflows/refund_hooks.py).
+        exposure=ActionExposure(
+            amount=money(amount_minor),
+            currency=state.currency,
+            order_id=state.order_id,
+            amount_argument="amount",
+        ),
     )
 
 
@@ -149,3 +159,15 @@ def test_a_release_and_a_superseding_hold_delete_the_row(store: Engine) -> None:
     assert len(rows(store)) == 1  # only the run that held it releases it
     release_pending_refund(store, PendingRefundRelease(run_id="run-a", action_hash="b" * 64))
     assert rows(store) == []
+
+
+def test_a_tool_without_exposure_waits_with_no_money_and_no_order(store: Engine) -> None:
+    # Its arguments and targets use the refund's names: none of them is read as money.
+    refund = an_action(store, "a" * 64, 5_000)
+    reply = refund.model_copy(update={"tool": "send_reply", "exposure": None})
+    hold_waiting(
+        store, ActionHold(run_id="run-r", tenant_id="demo", ticket_id="T-3107", action=reply), NOW
+    )
+    [row] = rows(store)
+    assert (row.amount_minor, row.currency, row.order_id) == (None, None, "")
+    assert PendingAction.model_validate_json(row.action) == reply

@@ -18,6 +18,7 @@ from signoff.service.inbox_order import InboxSort
 from signoff.service.paging import InvalidCursor
 from signoff.service.waiting_listing import read_pending_page
 from tests.clock import clock_now
+from tests.exposures import refund_exposure
 from workflows.actions import ActionState, PendingAction
 
 NOW = clock_now()
@@ -53,6 +54,7 @@ def an_action(index: int, tenant_id: str) -> PendingAction:
         requested_at=NOW,
         # Expiries repeat too (every 5th), and are not in index order.
         expires_at=NOW + timedelta(minutes=(index * 11) % 17),
+        exposure=None if voucher else refund_exposure(refund["amount"], "C-1"),
     )
 
 

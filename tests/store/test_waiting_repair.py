@@ -17,6 +17,7 @@ from activities.store.schema import WaitingAction
 from activities.store.waiting_actions import new_row
 from activities.store.waiting_repair import WaitingTruth, reconcile_rows, remove_unlisted
 from tests.clock import clock_now
+from tests.exposures import refund_exposure
 from workflows.actions import ActionState, DecisionEvent, DecisionRecord, PendingAction
 
 LISTED = clock_now()
@@ -42,6 +43,7 @@ def action(letter: str, approvals: list[DecisionRecord] | None = None) -> Pendin
         approvals=approvals or [],
         requested_at=BEFORE,
         expires_at=LISTED + timedelta(hours=20),
+        exposure=refund_exposure("250.00", "C-3107"),
     )
 
 

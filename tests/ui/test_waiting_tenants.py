@@ -20,6 +20,7 @@ from activities.store import make_engine, seed_demo, write_transaction
 from activities.store.waiting_actions import new_row
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from tests.exposures import refund_exposure
 from workflows.actions import ActionState, PendingAction
 
 NOW = datetime.now(UTC)
@@ -50,6 +51,7 @@ def action(tenant_id: str, index: int) -> PendingAction:
         requested_at=NOW,
         # Interleaved expiries: demo's and globex's alternate in the expiry order.
         expires_at=NOW + timedelta(minutes=2 * index + (tenant_id == "globex")),
+        exposure=refund_exposure(f"{index + 1}0.00", "X-1"),
     )
 
 

@@ -20,6 +20,7 @@ from tests.passkey_authenticator import RELYING_PARTY, SoftAuthenticator
 from tests.workflow.approvals import TEST_SIGNER, signed
 from workflows.actions import ActionState, Decision, PendingAction
 from workflows.decision_proof import canonical_bytes
+from workflows.exposure import ActionExposure
 from workflows.profile_contracts import ProfileSet
 
 RUN_ID = "run-demo-passkey"
@@ -105,6 +106,10 @@ def refund(amount: str, tenant: str = "demo") -> PendingAction:
         required_approvals=1,
         requested_at=NOW,
         expires_at=NOW + timedelta(hours=1),
+        # As the refund's hooks declare it (workflows/refund_hooks.py).
+        exposure=ActionExposure(
+            amount=amount, currency="EUR", order_id="O-1", amount_argument="amount"
+        ),
     )
 
 
@@ -136,9 +141,28 @@ def test_the_tenants_amount_applies_to_its_tenant_only_and_the_lower_wins() -> N
 
 
 def test_no_threshold_no_passkey_and_an_action_without_amount_always_needs_one() -> None:
-    assert not PasskeyPolicy.of(with_refund_policy(None), {}).needs_passkey(refund("1e6"))
+    assert not PasskeyPolicy.of(with_refund_policy(None), {}).needs_passkey(refund("1000000.00"))
     tenant_wide = PasskeyPolicy.of(None, {"demo": Decimal("0.00")})
     no_amount = refund("1.00").model_copy(
         update={"tool": "send_reply", "arguments": {"text": "hi"}}
     )
     assert tenant_wide.needs_passkey(no_amount)
+
+
+def test_the_amount_measured_is_the_exposure_never_an_argument_named_amount() -> None:
+    tenant_wide = PasskeyPolicy.of(None, {"demo": Decimal("100.00")})
+    # An MCP tool's string named `amount`, below the threshold, declares no exposure:
+    # it cannot be measured, so it needs the passkey (fail closed).
+    voucher = refund("1.00").model_copy(
+        update={"tool": "shop__issue_voucher", "arguments": {"amount": '"1.00"'}, "exposure": None}
+    )
+    assert tenant_wide.needs_passkey(voucher)
+    # A tool whose policy declares its money is measured by it, whatever it is called.
+    declared = ActionExposure(amount="15.00", currency="EUR", amount_argument="value")
+    gift = voucher.model_copy(
+        update={"tool": "issue_voucher", "arguments": {"value": "15.00"}, "exposure": declared}
+    )
+    assert not tenant_wide.needs_passkey(gift)
+    assert tenant_wide.needs_passkey(
+        gift.model_copy(update={"exposure": declared.with_amount("100.01")})
+    )
