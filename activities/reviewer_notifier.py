@@ -2,8 +2,9 @@
 
 The body is what Slack and Microsoft Teams incoming webhooks both accept: a `text`
 field (Markdown-ish, with the link), and beside it a `signoff` object with the same
-facts as data, for receivers that read JSON. It says amount, currency, order, mode,
-tenant and time left, and links to the request's page (`SIGNOFF_UI_BASE_URL`); it
+facts as data, for receivers that read JSON. It says the tool, the amount, currency
+and order of its exposure (null for a tool that declares none), mode, tenant and time
+left, and links to the request's page (`SIGNOFF_UI_BASE_URL`); it
 never carries ticket text, customer names or the agent's reason: the link is the way
 in. The `Idempotency-Key` header (run, action hash, kind) lets a receiver drop the copy
 a retry may deliver.
@@ -46,24 +47,24 @@ def _mode(notice: Notice) -> str:
 
 
 def notice_text(notice: Notice, link: str) -> str:
-    refund = f"Refund {notice.amount} {notice.currency} on order {notice.order_id}"
+    what = notice.subject()
     where = f"tenant {notice.tenant_id}, {_mode(notice)}"
     expires = notice.expires_at.strftime("%Y-%m-%d %H:%M:%S UTC")
     if notice.kind == "waiting":
-        return f"{refund} waits for a decision ({where}); {_time_left(notice)}. Decide: {link}"
+        return f"{what} waits for a decision ({where}); {_time_left(notice)}. Decide: {link}"
     if notice.kind == "reminder":
         return (
-            f"Reminder: {refund} still waits for a decision ({where}); {_time_left(notice)}, "
+            f"Reminder: {what} still waits for a decision ({where}); {_time_left(notice)}, "
             f"it expires at {expires}. Decide: {link}"
         )
     if notice.kind == "escalated":
         roles = " or ".join(notice.approver_roles)
         return (
-            f"Escalated to {roles}: {refund} got no decision in time and now waits for you "
+            f"Escalated to {roles}: {what} got no decision in time and now waits for you "
             f"({where}); {_time_left(notice)}. Decide: {link}"
         )
     ago = expired_message(notice.expires_at, notice.sent_at)
-    return f"Expired: {refund} ({where}) got no decision by {expires}. {ago} Run: {link}"
+    return f"Expired: {what} ({where}) got no decision by {expires}. {ago} Run: {link}"
 
 
 def notice_body(notice: Notice, ui_base_url: str, blocks: bool = False) -> dict[str, Any]:
@@ -73,14 +74,16 @@ def notice_body(notice: Notice, ui_base_url: str, blocks: bool = False) -> dict[
     page = "runs" if notice.kind == "expired" else "approvals"
     link = f"{base}/{page}/{notice.run_id}"
     text = notice_text(notice, link)
+    exposure = notice.exposure
     return {
         "text": text,
         **({"blocks": notice_blocks(notice, text, link)} if blocks else {}),
         "signoff": {
             "kind": notice.kind,
-            "amount": notice.amount,
-            "currency": notice.currency,
-            "order": notice.order_id,
+            "tool": notice.tool,
+            "amount": None if exposure is None else exposure.amount,
+            "currency": None if exposure is None else exposure.currency,
+            "order": None if exposure is None else exposure.order_id,
             "mode": notice.mode,
             "approvals": notice.approvals,
             "required_approvals": notice.required_approvals,

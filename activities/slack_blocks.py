@@ -41,7 +41,7 @@ def _confirm(title: str, text: str, confirm: str) -> dict[str, Any]:
 
 def decision_controls(notice: Notice, link: str) -> dict[str, Any]:
     """The actions block: Approve, Reject (choose why) and Open."""
-    what = f"Refund {notice.amount} {notice.currency} on order {notice.order_id}"
+    what = notice.subject()
     return {
         "type": "actions",
         "block_id": notice.run_id,

@@ -102,9 +102,9 @@ class GateResults:
                 action_hash=action.action_hash,
                 tool=action.tool,
                 idempotency_key=refund_key(action),
-                order_id=action.targets.get("order_id") or None,
-                amount=action.arguments.get("amount"),
-                currency=action.arguments.get("currency") or None,
+                order_id=order_of(action),
+                amount=amount_of(action),
+                currency=currency_of(action),
                 description=hooks.describe(action),
             )
         )
@@ -166,8 +166,23 @@ def trail_record(
         reviewer_id=reviewer_id,
         at=workflow.now(),
         reason=reason,
-        order_id=action.targets.get("order_id") or None,
-        amount=action.arguments.get("amount"),
-        currency=action.arguments.get("currency") or None,
+        order_id=order_of(action),
+        amount=amount_of(action),
+        currency=currency_of(action),
         category=category,
     )
+
+
+# The order, amount and currency a record names: the action's exposure, as its tool's
+# policy declares it; none at all for an action without one, whatever its arguments
+# are called (`workflows/exposure.py`).
+def order_of(action: PendingAction) -> str | None:
+    return None if action.exposure is None else action.exposure.order_id
+
+
+def amount_of(action: PendingAction) -> str | None:
+    return None if action.exposure is None else action.exposure.amount
+
+
+def currency_of(action: PendingAction) -> str | None:
+    return None if action.exposure is None else action.exposure.currency

@@ -1,6 +1,6 @@
-"""Reviewers are told when a refund waits for them.
+"""Reviewers are told when an action (a refund, a reply, any tool's) waits for them.
 
-Design note. A refund that waits unseen expires, and the customer waits for nothing.
+Design note. An action that waits unseen expires, and the customer waits for nothing.
 So when an action starts waiting, the run posts a notice (the `notify_reviewers`
 activity, which holds the webhook URL: the workflow never does); when 80 % of its time
 to expiry has passed without a final decision, a reminder; when it expires, a final
@@ -9,8 +9,10 @@ never awaits it, so a webhook that is slow or down neither blocks nor fails the 
 The activity retries a few times (bounded), then the notice is given up with a log
 line. The receiver may see a retry twice: every notice carries an idempotency key made
 of the run, the action hash and the kind, so it can drop the copy. A notice carries
-amount, order, mode, tenant and expiry, never ticket text, customer names nor the
-agent's reason (which may quote the ticket): the link is the way in.
+the tool, its exposure (amount, currency and order, where the tool's policy declares
+one: `workflows/exposure.py`), mode, tenant and expiry, never the arguments, ticket
+text, customer names nor the agent's reason (which may quote the ticket): the link is
+the way in.
 
 When the run ends, it waits for notices still being sent (`drain`), bounded by the
 activity's schedule-to-close timeout, so that the expiry notice of a run that then
@@ -38,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.actions import PendingAction
     from workflows.contract_base import Contract
     from workflows.contracts import RunRequest
+    from workflows.exposure import ActionExposure
 
 NOTIFY_ACTIVITY = "notify_reviewers"
 # The reminder goes when this share of the time from request to expiry has passed.
@@ -59,6 +62,9 @@ NOTIFY_RETRY = RetryPolicy(
 # `escalated`: the action expired unanswered and now waits for another role
 # (workflows/escalation.py); its reminder follows the new time to live.
 NoticeKind = Literal["waiting", "reminder", "expired", "escalated"]
+# The refund is named in words; another tool by its own name, which its reviewers know.
+REFUND_TOOL = "refund"
+REFUND_WORD = "Refund"
 
 
 class Notice(Contract):
@@ -68,9 +74,10 @@ class Notice(Contract):
     run_id: str
     tenant_id: str
     action_hash: str
-    amount: str
-    currency: str
-    order_id: str
+    tool: str
+    # What the action puts at stake, where its tool's policy declares it; None: no
+    # amount to tell (its arguments stay off the notice: they may quote the ticket).
+    exposure: ActionExposure | None = None
     mode: Literal["confirm", "review"]
     required_approvals: int
     approvals: int
@@ -81,6 +88,13 @@ class Notice(Contract):
     # tells the new role, and its reminder is another notice than the first one's.
     approver_roles: list[str] = []
     escalations: int = 0
+
+    def subject(self) -> str:
+        """What waits, in a line: `Refund 89.90 EUR on order C-1042`, a tool with an
+        exposure `issue_voucher 15.00 EUR`, any other its name alone (`send_reply`)."""
+        exposure = self.exposure
+        name = REFUND_WORD if self.tool == REFUND_TOOL else self.tool
+        return name if exposure is None else f"{name} {exposure.said()}"
 
     def idempotency_key(self) -> str:
         base = f"{self.run_id}:{self.action_hash}:{self.kind}"
@@ -98,9 +112,8 @@ def notice(kind: NoticeKind, action: PendingAction, request: RunRequest) -> Noti
         run_id=workflow.info().workflow_id,
         tenant_id=request.tenant_id,
         action_hash=action.action_hash,
-        amount=action.arguments.get("amount", ""),
-        currency=action.arguments.get("currency", ""),
-        order_id=action.targets.get("order_id") or "",
+        tool=action.tool,
+        exposure=action.exposure,
         mode=action.mode,
         required_approvals=action.required_approvals,
         approvals=len(action.approvals),

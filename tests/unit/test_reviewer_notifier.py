@@ -13,6 +13,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.reviewer_notifier import IDEMPOTENCY_HEADER, ReviewerNotifier, notice_body
 from signoff.config.settings import Settings
+from tests.exposures import refund_exposure, voucher_exposure
 from tests.workflow.webhook_receiver import webhook_receiver
 from workflows.reviewer_notices import Notice
 
@@ -22,9 +23,8 @@ NOTICE = Notice(
     run_id="run-demo-" + "a" * 32,
     tenant_id="demo",
     action_hash="b" * 64,
-    amount="250.00",
-    currency="EUR",
-    order_id="C-3107",
+    tool="refund",
+    exposure=refund_exposure("250.00", "C-3107"),
     mode="review",
     required_approvals=2,
     approvals=1,
@@ -47,6 +47,29 @@ def test_the_body_says_what_waits_and_links_to_it() -> None:
         f"Decide: https://ui.example/approvals/{NOTICE.run_id}"
     )
     assert body["signoff"]["time_left"] == "4 h 48 min left"
+
+
+@pytest.mark.parametrize("tool", ["send_reply", "shop__issue_voucher"])
+def test_a_tool_without_exposure_is_named_with_no_amount(tool: str) -> None:
+    # An MCP tool's string argument named `amount` is no exposure: the notice has none.
+    body = notice_body(NOTICE.model_copy(update={"tool": tool, "exposure": None}), "u/")
+    assert body["text"].startswith(f"Reminder: {tool} still waits for a decision (tenant")
+    assert "None" not in body["text"] and "order" not in body["text"]
+    facts = body["signoff"]
+    assert (facts["tool"], facts["amount"], facts["currency"], facts["order"]) == (
+        tool,
+        None,
+        None,
+        None,
+    )
+
+
+def test_a_tool_that_declares_its_money_is_named_with_it() -> None:
+    voucher = NOTICE.model_copy(update={"tool": "issue_voucher", "exposure": voucher_exposure()})
+    body = notice_body(voucher, "u/")
+    assert body["text"].startswith("Reminder: issue_voucher 15.00 EUR still waits for a")
+    facts = body["signoff"]
+    assert (facts["amount"], facts["currency"], facts["order"]) == ("15.00", "EUR", None)
 
 
 def test_an_escalation_tells_the_new_role_under_a_key_of_its_own() -> None:

@@ -44,6 +44,15 @@ def test_text_stays_the_default_and_blocks_add_approve_reject_open() -> None:
     assert open_button["url"] == f"https://ui.example/approvals/{NOTICE.run_id}"
 
 
+def test_the_confirmations_name_any_tool_and_its_money_only_where_it_has_some() -> None:
+    reply = NOTICE.model_copy(update={"tool": "send_reply", "exposure": None})
+    approve, reject, _ = controls(notice_body(reply, "u/", blocks=True))["elements"]
+    assert approve["confirm"]["text"]["text"] == "send_reply: approve it as proposed."
+    assert reject["confirm"]["text"]["text"] == "send_reply: reject it."
+    refund_approve, _, _ = controls(notice_body(NOTICE, "u/", blocks=True))["elements"]
+    assert refund_approve["confirm"]["text"]["text"].startswith("Refund 250.00 EUR on order C-3107")
+
+
 def test_an_expired_notice_offers_only_open() -> None:
     expired = NOTICE.model_copy(update={"kind": "expired"})
     (only,) = controls(notice_body(expired, "https://ui.example/", blocks=True))["elements"]

@@ -27,6 +27,7 @@ from activities.store.database import use_session
 from activities.store.prompt_catalogs import read_catalog
 from activities.store.schema import DecisionRow, WaitingAction
 from signoff.config.profiles import LoadedProfiles, load_profile_file
+from tests.exposures import voucher_exposure
 from tests.tools import team_tools
 from tests.workflow.approvals import (
     WAIT_SECONDS,
@@ -115,15 +116,20 @@ async def test_an_irreversible_python_tool_waits_is_approved_and_executes_once(
         assert action.targets == {"tenant_id": "demo", "ticket_id": "T-1042"}
         assert (action.mode, action.required_approvals) == ("confirm", 1)
         assert action.expires_at - action.requested_at == timedelta(hours=2)  # the policy's TTL
+        # Its money is the argument its policy declares (`value`, in EUR), not a name.
+        assert action.exposure == voucher_exposure("10.00")
         with use_session(seeded_engine) as session:
             row = session.get(WaitingAction, (handle.id, action.action_hash))
             assert row is not None and row.tenant_id == "demo"  # in the reviewers' inbox
+            assert (row.amount_minor, row.currency, row.order_id) == (1000, "EUR", "")
         assert team_tools.CALLS == []  # nothing happens before the decision
         result = await decide(handle, decision(seeded_engine, "alice", action.action_hash))
         assert result.status == "approved"
         outcome = await handle.result()
 
     assert outcome.status == "completed"
+    (approved,) = outcome.decisions
+    assert (approved.amount, approved.currency, approved.order_id) == ("10.00", "EUR", None)
     key = effect_key(handle.id, "issue_voucher", action.action_hash)
     assert team_tools.CALLS == [key]
     assert team_tools.VOUCHERS == {key: {"code": "V-0001", "value": 10}}
