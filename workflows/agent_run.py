@@ -166,7 +166,7 @@ class AgentRun:
             model=request.model,
             tool_calls=list(books.tool_calls),
             events=list(books.events),
-            pending_actions=list(self._gate.pending.values()),
+            pending_actions=self._gate.pending,
             decisions=list(self._gate.decisions),
             effects_unknown=list(self._gate.unknown),
             outcome=self._outcome,
@@ -367,7 +367,7 @@ class AgentRun:
 
     def _set_status(self, status: RunStatus) -> None:
         self._status = status
-        pending = tuple(sorted(self._gate.pending))
+        pending = tuple(sorted(action.action_hash for action in self._gate.pending))
         publish_waiting(
             status if status != self._published_status else None,
             pending if pending != self._published_pending else None,

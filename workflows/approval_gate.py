@@ -2,16 +2,17 @@
 
 Design note. Any irreversible call becomes a `PendingAction` whose hash covers the tool,
 its normalized arguments, the targets, the model's reason, the policy version and the
-state the reviewer judges on. The `decide` update's validator refuses, before anything
-reaches history, a hash that is not pending, an expired action, a reviewer without one
-of its roles, of another tenant, the run's actor, the same reviewer twice, or one its
-next step does not accept (N of M, chains: `approval_requirements.py`). Expiry is a
-durable timer; the policy may escalate instead (`gate_expiry.py`). After approval the
-effect verifies the signed approvals itself and re-checks what it depends on; when it
-answers that the approval went void (the refund's order changed, an approver no longer
-counts) a new pending action (new hash) is raised, saying why. Every outcome of the gate
-is one tool result: an error result says the effect did not happen and must not be
-retried.
+state the reviewer judges on. What the run knows of each action is one record
+(`waiting_action.WaitingAction`) in the gate's `records`; reviewers' decisions replace
+it through the `decide` update (`gate_decisions.py`), a standing rule may approve it
+before anyone sees it (`standing_rules.py`), and at expiry the policy may escalate it
+instead of ending it (`escalation.py`): each returns what changed, and only the gate
+stores it. After approval the effect verifies the signed approvals itself and
+re-checks what it depends on; when it answers that the approval went void (the
+refund's order changed, an approver no longer counts) a new pending action (new hash)
+is raised, saying why; a reviewer's edit likewise waits in its original's place. Every
+outcome of the gate is one tool result: an error result says the effect did not happen
+and must not be retried.
 
 Tools differ by their hooks (`gate_hooks.py`): the refund's order state, exposure four
 eyes and ledger (`refund_hooks.py`), or the profile's policy and the tool's own function
@@ -23,234 +24,40 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.action_edits import edited_action
-    from workflows.actions import Decision, DecisionRecord, DecisionResult, PendingAction
-    from workflows.approval_policy import DecisionRefused, check_decision, expired_message
-    from workflows.approval_requirements import is_complete, next_step_refusal, recorded_message
-    from workflows.audit_trail import TrailRecorder
-    from workflows.contracts import RunRequest, ToolUseBlock
+    from workflows.actions import PendingAction
+    from workflows.contracts import ToolUseBlock
+    from workflows.escalation import at_expiry
+    from workflows.gate_decisions import GateDecisions
     from workflows.gate_effect import execute_with_trail
-    from workflows.gate_expiry import Resolution, wait_or_escalate
     from workflows.gate_hooks import Effect, GateHooks
-    from workflows.gate_results import GateResult, GateResults, trail_record
-    from workflows.refusal_kinds import DECISION_REFUSED, NOT_PENDING, UNKNOWN_ACTION
+    from workflows.gate_results import GateResult, trail_record
     from workflows.reviewer_notices import ReviewerNotices
     from workflows.standing_rules import rule_approval
+    from workflows.waiting_action import Resolution, WaitingAction
     from workflows.write_order import NoOrder, WriteTurn
 
 
 @dataclass
-class ApprovalGate(GateResults):
-    """Holds each irreversible call until its decision; the records live in GateResults."""
+class ApprovalGate(GateDecisions):
+    """Holds each irreversible call until its decision; one record per action
+    (`waiting_action.py`), decided on in `GateDecisions`."""
 
-    request: RunRequest
     # Called with a line of progress whenever the set of pending actions changes.
     notify: Callable[[str], None] = lambda text: None
     # Says why the run may no longer spend (a budget is used up), or None when it may.
     over_budget: Callable[[], str | None] = lambda: None
-    pending: dict[str, PendingAction] = field(default_factory=dict)
-    resolutions: dict[str, Resolution] = field(default_factory=dict)
-    voided: set[str] = field(default_factory=set)
-    # The signed approvals of each action, in order: the effect's proof.
-    proofs: dict[str, list[Decision]] = field(default_factory=dict)
-    # The edited action that takes the place of each action a reviewer edited.
-    edits: dict[str, PendingAction] = field(default_factory=dict)
-    # Each action's tool hooks: what it is called, for the messages of its decisions.
-    hooks: dict[str, GateHooks] = field(default_factory=dict)
-    # When each expired action expired, to tell a late reviewer how long ago.
-    expiries: dict[str, datetime] = field(default_factory=dict)
-    # Writes the trail to the store's audit table.
-    recorder: TrailRecorder = field(init=False)
     # Tells reviewers when an action waits, when the worker says to.
     notices: ReviewerNotices = field(default_factory=ReviewerNotices)
 
-    def __post_init__(self) -> None:
-        self.recorder = TrailRecorder(self.request, self.decisions)
-
     @property
     def waiting(self) -> bool:
-        return bool(self.pending)
-
-    # --- the update ----------------------------------------------------------------
-
-    def validate(self, decision: Decision) -> None:
-        """The update validator: raise to refuse, write nothing."""
-        digest = decision.original_hash or decision.action_hash
-        action = self.pending.get(digest)
-        if action is None or digest in self.resolutions:
-            raise self._not_pending(digest)
-        try:
-            if decision.original_hash is not None or decision.edits is not None:
-                self._edited(action, decision)
-                # An approval of the original does not count for its edit: only the
-                # edit's own approvals do, so the original's approvers may edit too.
-                action = action.model_copy(update={"approvals": []})
-            check_decision(
-                action,
-                decision,
-                run_tenant=self.request.tenant_id,
-                run_actor=self.request.actor_id,
-                now=workflow.now(),
-            )
-            if decision.verdict == "approve":
-                # N of M, one from a role, a chain's order (approval_requirements.py).
-                why = next_step_refusal(action, decision.reviewer_id, decision.reviewer_roles)
-                if why is not None:
-                    raise DecisionRefused(why)
-        except DecisionRefused as refused:
-            raise ApplicationError(str(refused), type=DECISION_REFUSED) from None
-
-    def _edited(self, original: PendingAction, decision: Decision) -> PendingAction:
-        """The edited action the decision approves; DecisionRefused when it does not
-        match what was signed, or the edit is not allowed."""
-        if decision.original_hash is None or decision.edits is None:
-            raise DecisionRefused("An edit names both the original action and its edits.")
-        if decision.verdict != "approve":
-            raise DecisionRefused("Only an approval carries edits; reject the request as it is.")
-        if not decision.reason.strip():
-            raise DecisionRefused("Say why you changed it: the agent is told your reason.")
-        edited = edited_action(
-            original,
-            decision.edits,
-            editor=decision.reviewer_id,
-            run_id=workflow.info().workflow_id,
-        )
-        if edited.action_hash != decision.action_hash:
-            raise DecisionRefused(
-                "The decision's hash is not the hash of the edited action; open the request "
-                "again and edit it there."
-            )
-        return edited
-
-    def decide(self, decision: Decision) -> DecisionResult:
-        if decision.original_hash is not None:
-            return self._decide_edit(decision)
-        action = self.pending[decision.action_hash]
-        kind: Literal["approved", "rejected"] = (
-            "approved" if decision.verdict == "approve" else "rejected"
-        )
-        record = trail_record(
-            action,
-            kind,
-            reviewer_id=decision.reviewer_id,
-            reason=decision.reason,
-            category=(decision.category or "other") if kind == "rejected" else None,
-        )
-        self.decisions.append(record)
-        self.recorder.signed[len(self.decisions) - 1] = decision  # the audit writes it
-        if kind == "rejected":
-            self.resolutions[action.action_hash] = "rejected"
-            return DecisionResult(
-                action_hash=action.action_hash,
-                status="rejected",
-                message=(
-                    f"Rejected. The {self._noun(action)} will not happen, and the agent is "
-                    "told why."
-                ),
-            )
-        if action.one_from is not None or action.chain:
-            # The roles the store verified: what a role's or a chain's step counts on.
-            record = record.model_copy(update={"roles": list(decision.reviewer_roles)})
-            self.decisions[-1] = record
-        action = action.model_copy(update={"approvals": [*action.approvals, record]})
-        self.pending[action.action_hash] = action
-        # The signed decision itself goes to the effect, which verifies it again.
-        self.proofs.setdefault(action.action_hash, []).append(decision)
-        if not is_complete(action):
-            return DecisionResult(
-                action_hash=action.action_hash,
-                status="approval_recorded",
-                message=recorded_message(action),
-            )
-        self.resolutions[action.action_hash] = "approved"
-        return DecisionResult(
-            action_hash=action.action_hash,
-            status="approved",
-            message=f"Approved. The {self._noun(action)} is carried out once, after a last check.",
-        )
-
-    def _decide_edit(self, decision: Decision) -> DecisionResult:
-        """The original ends as `edited`; the edited action, with this approval as its
-        first, waits in its place (the gate judges its mode on its own arguments)."""
-        assert decision.original_hash is not None
-        original = self.pending[decision.original_hash]
-        edited = self._edited(original, decision)
-        self.decisions.append(
-            trail_record(
-                original,
-                "edited",
-                reviewer_id=decision.reviewer_id,
-                reason=f"{edited.note} {decision.reason}",
-            )
-        )
-        approval = trail_record(
-            edited, "approved", reviewer_id=decision.reviewer_id, reason=decision.reason
-        )
-        if edited.one_from is not None or edited.chain:
-            approval = approval.model_copy(update={"roles": list(decision.reviewer_roles)})
-        self.decisions.append(approval)
-        self.recorder.signed[len(self.decisions) - 1] = decision
-        self.proofs[edited.action_hash] = [decision]
-        self.hooks[edited.action_hash] = self.hooks[original.action_hash]
-        self.edits[original.action_hash] = edited.model_copy(update={"approvals": [approval]})
-        self.resolutions[original.action_hash] = "edited"
-        return DecisionResult(
-            action_hash=edited.action_hash,
-            status="edited",
-            message=(
-                f"Approved with changes. The edited {self._noun(original)} is checked again "
-                "and carried out once; if its amount still needs four eyes, a second "
-                "reviewer must approve the edited version."
-            ),
-        )
-
-    def _noun(self, action: PendingAction) -> str:
-        hooks = self.hooks.get(action.action_hash)
-        return "action" if hooks is None else hooks.noun
-
-    def refuse(self, decision: Decision, why: str) -> None:
-        """A decide attempt that failed verification: kept in the trail, decides nothing."""
-        action = self.pending.get(decision.action_hash)
-        if action is not None:
-            record = trail_record(action, "refused", reviewer_id=decision.reviewer_id, reason=why)
-        else:
-            record = DecisionRecord(
-                action_hash=decision.action_hash,
-                kind="refused",
-                reviewer_id=decision.reviewer_id,
-                at=workflow.now(),
-                reason=why,
-            )
-        self.decisions.append(record)
-
-    def _not_pending(self, digest: str) -> ApplicationError:
-        known = digest in self.pending or digest in self.resolutions or digest in self.voided
-        kind = NOT_PENDING if known else UNKNOWN_ACTION
-        return ApplicationError(self._why_not_pending(digest), type=kind)
-
-    def _why_not_pending(self, digest: str) -> str:
-        if digest in self.voided:
-            return "This request changed since you opened it; review the new version."
-        resolution = self.resolutions.get(digest)
-        if resolution == "expired":
-            return expired_message(self.expiries[digest], workflow.now())
-        if resolution == "edited":
-            edited = self.edits[digest]
-            return (
-                f"This request was edited by {edited.edited_by}; decide on the edited version "
-                f"({edited.action_hash})."
-            )
-        if resolution is not None:
-            return f"This request was already decided ({resolution})."
-        return "No pending request has this hash in this run; it may have been decided already."
+        return any(record.waiting for record in self.records.values())
 
     # --- the gate ------------------------------------------------------------------
 
@@ -271,7 +78,7 @@ class ApprovalGate(GateResults):
                 action = hooks.action(call, prepared, state, supersedes, note)
             else:  # a reviewer's edit takes the original's place, hold and all
                 action, supersedes, edited = edited, edited.supersedes, None
-            self.hooks[action.action_hash] = hooks
+            self._track(action, hooks)
             mode, why = hooks.mode(action)
             if mode == "deny":
                 denied = self._denied(action, why, hooks)
@@ -294,7 +101,8 @@ class ApprovalGate(GateResults):
                 raise
             held = action.action_hash
             if resolution == "edited":
-                edited = self.edits[held]
+                edited = self.records[held].edit
+                assert edited is not None  # `decide` keeps the edit with its original
                 continue
             if resolution == "rejected":
                 return await self._released(self._rejected(action, hooks), held, hooks)
@@ -306,7 +114,7 @@ class ApprovalGate(GateResults):
                 refused = Effect(status="refused", message=f"the run {spent}")
                 return await self._released(self._executed(action, refused, hooks), held, hooks)
             await turn.before_effect()
-            proofs = self.proofs.get(action.action_hash, [])
+            proofs = list(self.records[action.action_hash].proofs)
             effect = await execute_with_trail(self.recorder, action, hooks, proofs)
             turn.after_effect()
             # An approver who no longer counts voids the approval like a changed state.
@@ -315,7 +123,7 @@ class ApprovalGate(GateResults):
                 and effect.status in ("state_changed", "approver_invalid")
                 and effect.state is not None
             ):
-                self.voided.add(action.action_hash)
+                self.records[held] = replace(self.records[held], voided=True)
                 self.decisions.append(trail_record(action, "voided", reason=effect.message))
                 await self.recorder.flush()
                 supersedes, note, state = action.action_hash, effect.message, effect.state
@@ -341,28 +149,47 @@ class ApprovalGate(GateResults):
             await hooks.release(held)
         return result
 
+    def _track(self, action: PendingAction, hooks: GateHooks) -> None:
+        """The action's record, made when the gate first meets it (an edit's was made by
+        its decision), with the hooks of the call it came from."""
+        record = self.records.get(action.action_hash)
+        self.records[action.action_hash] = (
+            WaitingAction(action, hooks) if record is None else replace(record, hooks=hooks)
+        )
+
+    def _start_waiting(self, action: PendingAction) -> WaitingAction:
+        """The record waits from now, last in the table: the `state` query lists the
+        waiting actions in the order they started to wait."""
+        digest = action.action_hash
+        record = self.records.pop(digest).started(action)
+        self.records[digest] = record
+        return record
+
     async def _await_decision(
         self, action: PendingAction, hooks: GateHooks
     ) -> tuple[PendingAction, Resolution]:
-        if (ruled := await rule_approval(self, action)) is not None:
-            return ruled, "approved"  # by an administrator's standing rule
         digest = action.action_hash
-        self.pending[digest] = action
+        ruled = await rule_approval(self.request, replace(self.records[digest], action=action))
+        self.decisions.extend(ruled.trail)
+        if ruled.approved is not None:
+            self.records[digest] = ruled.approved
+        if ruled.trail:
+            await self.recorder.flush()
+        if ruled.approved is not None:
+            return ruled.approved.action, "approved"  # by an administrator's standing rule
+        self._start_waiting(action)
         self.notify(
             f"{hooks.describe(action)} waits for {action.required_approvals} approval(s); "
             f"hash {digest}, expires {action.expires_at.isoformat()}"
         )
-        self.recorder.required[digest] = action.required_approvals
-        self.recorder.waited[digest] = (action.mode, action.requested_at)
         self.notices.watch(
-            self.request, lambda: self.pending.get(digest), lambda: self.resolutions.get(digest)
+            self.request,
+            lambda: self.waiting_action(digest),
+            lambda: self.records[digest].resolution,
         )
-        if action.approvals and is_complete(action):
-            # An edit whose own approval is all it needs.
-            self.resolutions[digest] = "approved"
         closing = False
         try:
-            await wait_or_escalate(self, digest, action, hooks)
+            await self._wait_or_escalate(digest, hooks)
         except asyncio.CancelledError:
             self.decisions.append(
                 trail_record(
@@ -381,13 +208,40 @@ class ApprovalGate(GateResults):
             raise
         finally:
             if not closing:
-                # `decide` replaced the entry with a copy that holds the approvals.
-                action = self.pending.pop(digest, action)
-                self.notify(
-                    f"{hooks.describe(action)}: {self.resolutions.get(digest, 'run ended')}"
-                )
-        if self.resolutions[digest] not in ("edited", "approved"):
+                record = replace(self.records[digest], waiting=False)
+                self.records[digest] = record
+                # `decide` replaced the action with a copy that holds the approvals.
+                action = record.action
+                self.notify(f"{hooks.describe(action)}: {record.resolution or 'run ended'}")
+        resolution = self.records[digest].resolution
+        assert resolution is not None
+        if resolution not in ("edited", "approved"):
             # An edit's records are written once its action says how many approvals
             # it needs (the gate holds it next); an approval's go with its effect.
             await self.recorder.flush()
-        return action, self.resolutions[digest]
+        return action, resolution
+
+    async def _wait_or_escalate(self, digest: str, hooks: GateHooks) -> None:
+        """Wait for the decision; at expiry, escalate while the policy allows
+        (`escalation.py`), then end the action as expired."""
+        while True:
+            try:
+                await self.recorder.wait(
+                    lambda: self.records[digest].resolution is not None,
+                    self.records[digest].action.expires_at,
+                )
+                return
+            except TimeoutError:  # the expiry timer fired first
+                expiry = at_expiry(
+                    self.records[digest], workflow.now(), self.request.deadline, len(self.decisions)
+                )
+            kind: Literal["escalated", "expired"] = "escalated" if expiry.escalated else "expired"
+            self.decisions.append(trail_record(expiry.record.action, kind, reason=expiry.reason))
+            self.records[digest] = expiry.record
+            if not expiry.escalated:
+                return
+            # Its inbox row (and a refund's exposure hold) with the new expiry and roles;
+            # an approval that arrived meanwhile stays.
+            held = await hooks.hold(expiry.record.action)
+            self.records[digest] = self.records[digest].held_again(held)
+            await self.recorder.flush()

@@ -23,10 +23,9 @@ This is workflow code: no I/O; the activity does the writing.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -41,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
+    from workflows.waiting_action import WaitingAction
 
 RECORD_CALL_TIMEOUT = timedelta(seconds=30)
 RECORD_CALL_ATTEMPTS = 10
@@ -51,14 +51,12 @@ class TrailRecorder:
     request: RunRequest
     # The gate's own list: the recorder reads it, never changes it.
     trail: list[DecisionRecord]
-    # How many approvals each action needs, to tell a first approval of two apart.
-    required: dict[str, int] = field(default_factory=dict)
-    # Each waiting action's mode and pending time, for the worker's metrics and spans.
-    waited: dict[str, tuple[Literal["confirm", "review"], datetime]] = field(default_factory=dict)
+    # The gate's records of its actions (`waiting_action.py`), read likewise: how many
+    # approvals each needs (to tell a first approval of two apart), where they count
+    # from, and its mode and pending time (for the worker's metrics and spans).
+    actions: Mapping[str, WaitingAction]
     # The signed decision behind each reviewer's record, by its index in the trail.
     signed: dict[int, Decision] = field(default_factory=dict)
-    # Where an escalation dropped an action's approvals: its approvals count from there.
-    restarts: dict[str, int] = field(default_factory=dict)
     recorded: int = 0  # trail[:recorded] is in the store
     attempted: int = 0  # trail[:attempted] was tried; a new record wakes the waiter
 
@@ -135,15 +133,17 @@ class TrailRecorder:
         record = self.trail[index]
         number: int | None = None
         required: int | None = None
+        action = self.actions.get(record.action_hash)
         if record.kind == "approved":
-            start = self.restarts.get(record.action_hash, 0)
+            start = 0 if action is None else action.approvals_from
             number = sum(
                 1
                 for earlier in self.trail[start : index + 1]
                 if earlier.kind == "approved" and earlier.action_hash == record.action_hash
             )
-            required = self.required.get(record.action_hash)
-        mode, requested_at = self.waited.get(record.action_hash, (None, None))
+            required = None if action is None else action.required
+        waited = None if action is None else action.waited
+        mode, requested_at = (None, None) if waited is None else waited
         return DecisionEvent(
             run_id=workflow.info().workflow_id,
             tenant_id=self.request.tenant_id,

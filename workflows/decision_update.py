@@ -86,7 +86,7 @@ async def verified(
     (module note). `refused` is told the refusal's event text once the gate has
     recorded it."""
     update = workflow.current_update_info()
-    action = gate.pending.get(decision.original_hash or decision.action_hash)
+    action = gate.waiting_action(decision.original_hash or decision.action_hash)
     proof = await verify(
         DecisionCheck(
             run_id=workflow.info().workflow_id,

@@ -13,15 +13,49 @@ roles), its expiry, and its count of escalations. Approvals given before the
 escalation are dropped unless the policy says `keep_approvals = true`: those reviewers
 let it expire half-approved, and the role it goes to decides afresh.
 
-Pure: the gate (`approval_gate.py`) calls it with the workflow's time.
+At expiry the gate (`approval_gate.py`) hands the action's record (`waiting_action.py`)
+to `at_expiry` and gets back what changed: the record ended as expired, or escalated and
+waiting again, with its trail line's reason. The gate writes the line, holds the
+escalated action again (its inbox row, and a refund's exposure hold, with the new
+expiry and roles) and keeps waiting.
+
+Pure: the gate calls it with the workflow's time.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from workflows.actions import PendingAction
 from workflows.tool_policy import ToolPolicy
+from workflows.waiting_action import WaitingAction
+
+
+@dataclass(frozen=True)
+class Expiry:
+    """What expiry made of a waiting action: `record` ended as expired, or escalated
+    (then `reason` is its trail line's reason)."""
+
+    record: WaitingAction
+    escalated: bool
+    reason: str = ""
+
+
+def at_expiry(
+    record: WaitingAction, now: datetime, deadline: datetime, trail_length: int
+) -> Expiry:
+    """The record once its action's time ran out unanswered; `trail_length` is the
+    index its trail line (`expired` or `escalated`) will take."""
+    policy = record.hooks.policy
+    raised = escalated(record.action, policy, now, deadline)
+    if raised is None or policy is None:
+        return Expiry(replace(record.ended("expired"), expired_at=record.action.expires_at), False)
+    changed = replace(record, action=raised)
+    if not policy.keep_approvals:
+        # The audit numbers its approvals again from the escalation on.
+        changed = replace(changed, proofs=(), approvals_from=trail_length)
+    return Expiry(changed, True, escalation_reason(raised, policy))
 
 
 def escalated(

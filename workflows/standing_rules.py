@@ -27,13 +27,18 @@ answer is a proposal, never the proof:
 A store that does not answer the match is not an error of the run: the action waits
 for a reviewer, as it would without rules.
 
+The rules take the action's record (`waiting_action.py`) and return a `RuleOutcome`:
+the trail's new lines and the record approved by a rule, if one did. The gate appends
+the lines, writes them to the audit and keeps the record; nothing here writes the
+gate's state.
+
 This is workflow code: the local activity by name, explicit timeouts, bounded retries.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import Protocol
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -41,10 +46,8 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.actions import DecisionRecord, PendingAction
-    from workflows.audit_trail import TrailRecorder
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest
-    from workflows.gate_expiry import Resolution
     from workflows.gate_results import trail_record
     from workflows.local_calls import local_call
     from workflows.rule_contracts import (
@@ -53,6 +56,7 @@ with workflow.unsafe.imports_passed_through():
         RuleMatchRequest,
         needs_more_than_one,
     )
+    from workflows.waiting_action import WaitingAction
 
 # One attempt is a few indexed reads; every attempt with its backoffs stays well inside
 # the workflow task's 10 s (see the module note).
@@ -63,40 +67,39 @@ MATCH_RETRIES = RetryPolicy(
 )
 
 
-class RuleGate(Protocol):
-    """What of the gate (`approval_gate.ApprovalGate`) the rules read and write."""
+@dataclass(frozen=True)
+class RuleOutcome:
+    """What the rules made of a waiting action: the trail's new lines (shadows, and the
+    rule's approval), and the record approved by a rule, or None when a reviewer decides."""
 
-    request: RunRequest
-    resolutions: dict[str, Resolution]
-    decisions: list[DecisionRecord]
-    recorder: TrailRecorder
+    trail: list[DecisionRecord] = field(default_factory=list)
+    approved: WaitingAction | None = None
 
 
-async def rule_approval(gate: RuleGate, action: PendingAction) -> PendingAction | None:
-    """The action approved by a standing rule, carrying its grant; or None, when it waits
-    for a reviewer (see the module note)."""
+async def rule_approval(request: RunRequest, record: WaitingAction) -> RuleOutcome:
+    """The record approved by a standing rule, its action carrying the grant; or none,
+    when a reviewer decides (see the module note). The gate writes the trail."""
+    action = record.action
     if needs_more_than_one(action) or action.approvals or action.supersedes is not None:
-        return None
-    match = await _match(gate.request, action)
-    for shadow in match.shadows:
-        gate.decisions.append(
-            trail_record(
-                action,
-                "rule_shadow",
-                reviewer_id=shadow.created_by,
-                reason=(
-                    f"standing rule {shadow.rule_id} would have approved this (created by "
-                    f"{shadow.created_by}); it is in shadow mode, so a reviewer decides"
-                ),
-            )
+        return RuleOutcome()
+    match = await _match(request, action)
+    trail = [
+        trail_record(
+            action,
+            "rule_shadow",
+            reviewer_id=shadow.created_by,
+            reason=(
+                f"standing rule {shadow.rule_id} would have approved this (created by "
+                f"{shadow.created_by}); it is in shadow mode, so a reviewer decides"
+            ),
         )
+        for shadow in match.shadows
+    ]
     grant = match.grant
     if grant is None:
-        if match.shadows:
-            await gate.recorder.flush()
-        return None
+        return RuleOutcome(trail)
     approved = action.model_copy(update={"rule_grant": grant})
-    gate.decisions.append(
+    trail.append(
         trail_record(
             approved,
             "rule_approved",
@@ -104,9 +107,7 @@ async def rule_approval(gate: RuleGate, action: PendingAction) -> PendingAction 
             reason=f"approved by standing rule {grant.rule_id} (created by {grant.created_by})",
         )
     )
-    gate.resolutions[approved.action_hash] = "approved"
-    await gate.recorder.flush()
-    return approved
+    return RuleOutcome(trail, replace(record, action=approved).ended("approved"))
 
 
 async def _match(request: RunRequest, action: PendingAction) -> RuleMatch:
