@@ -10,16 +10,22 @@ it says what the row says (run, action, verdict, reviewer, tenant), and its Ed25
 signature holds under the key it names (a key retired since still proves what it
 signed before its retirement). Only the decision service holds a private key, so a DBA
 or an operator can delete or copy a proof but never make one.
+
+A signature covers the action's hash, not the order and amount a row shows; so each
+row also keeps the action its proof names, and the row's shown values must be that
+action's (`audit_actions.values_problem`). Rows from before actions were kept are
+counted as not covered (`ProofReport.not_covered`), not failed (audit_actions.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from pydantic import ValidationError
 from sqlalchemy import Engine, select
 
+from activities.store.audit_actions import BEFORE_ACTIONS, NOT_KEPT, values_problem
 from activities.store.database import use_session
 from activities.store.decision_chain import VERIFY_BATCH_ROWS
 from activities.store.schema import DecisionRow
@@ -52,6 +58,9 @@ class NoKeysToCheck(Exception):
 class ProofReport:
     checked: int
     unproven: list[UnprovenDecision]
+    # Decisions signed, but from before their rows kept the action: the order and amount
+    # they show are not proven (audit_actions.py).
+    not_covered: list[UnprovenDecision] = field(default_factory=list)
 
 
 def proof_problem(row: DecisionRow, keys: AuditKeys) -> str | None:
@@ -84,7 +93,8 @@ def unproven_decisions(
     )
     if tenant_id is not None:
         query = query.where(DecisionRow.tenant_id == tenant_id)
-    checked, unproven = 0, []
+    checked, unproven, not_covered = 0, [], []
+    keeping: set[str] = set()  # tenants whose chain has kept an action so far
     with use_session(engine) as session:
         if keys is None:
             if session.scalars(query.limit(1)).first() is not None:
@@ -93,16 +103,19 @@ def unproven_decisions(
         for row in session.scalars(query.execution_options(yield_per=VERIFY_BATCH_ROWS)):
             checked += 1
             why = proof_problem(row, keys)
+            if why is None and row.action is not None:
+                keeping.add(row.tenant_id)
+                why = values_problem(row)
+            elif why is None and row.tenant_id in keeping:
+                why = NOT_KEPT
+            elif why is None:
+                not_covered.append(_unproven(row, BEFORE_ACTIONS))
             if why is not None:
-                unproven.append(
-                    UnprovenDecision(
-                        row.id,
-                        row.tenant_id,
-                        row.seq,
-                        row.kind,
-                        row.reviewer_id,
-                        row.decided_at,
-                        why,
-                    )
-                )
-    return ProofReport(checked, unproven)
+                unproven.append(_unproven(row, why))
+    return ProofReport(checked, unproven, not_covered)
+
+
+def _unproven(row: DecisionRow, why: str) -> UnprovenDecision:
+    return UnprovenDecision(
+        row.id, row.tenant_id, row.seq, row.kind, row.reviewer_id, row.decided_at, why
+    )

@@ -2,7 +2,8 @@
 
 Design note. Each tenant's decisions form one chain, in `seq` order from 1. A row's
 `row_hash` is the SHA-256 of its `prev_hash`, a newline, and the RFC 8785 canonical
-JSON of its fields (everything but the database id and the two hashes). The first row's
+JSON of its fields (everything but the database id, the two hashes and the proof; a
+reviewer's decision's kept action by the SHA-256 of its text). The first row's
 `prev_hash` is `GENESIS`. So an edited field breaks that row's hash; a row rewritten
 with a fresh hash breaks the next row's `prev_hash`; a deleted row leaves a gap in
 `seq`. `verify_chain` walks the rows and names, per tenant, the first row where one of
@@ -36,8 +37,13 @@ def _moment(value: datetime) -> str:
 
 
 def row_fields(row: DecisionRow) -> dict[str, Any]:
-    """What the hash covers: every column but the id and the hashes themselves."""
+    """What the hash covers: every column but the id, the hashes themselves and the
+    proof (its signature is its own seal). A reviewer's decision's kept action is covered
+    by its digest, and only where the row has one, so rows written before it keep their
+    hashes (audit_actions.py says why it is inside)."""
+    kept = {} if row.action is None else {"action_sha256": action_digest(row.action)}
     return {
+        **kept,
         "tenant_id": row.tenant_id,
         "seq": row.seq,
         "event_key": row.event_key,
@@ -54,6 +60,10 @@ def row_fields(row: DecisionRow) -> dict[str, Any]:
         "decided_at": _moment(row.decided_at),
         "recorded_at": _moment(row.recorded_at),
     }
+
+
+def action_digest(action: str) -> str:
+    return hashlib.sha256(action.encode()).hexdigest()
 
 
 def hashed_fields(row: DecisionRow) -> str:

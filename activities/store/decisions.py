@@ -28,12 +28,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from activities.store.action_money import currency_or_none, minor_or_none
+from activities.store.audit_actions import kept_action, shown_values
 from activities.store.database import table_of, write_transaction
 from activities.store.decision_chain import GENESIS, row_hash
 from activities.store.errors import StoreError, UnknownTenant
 from activities.store.schema import DecisionRow, Tenant
 from activities.store.waiting_actions import FIRST_APPROVAL, follow_decision
-from workflows.actions import DecisionEvent, DecisionKind, RefundCommand
+from workflows.actions import DecisionEvent, DecisionKind, PendingAction, RefundCommand
 from workflows.reject_reasons import labelled
 
 # The audit's table, for the Core statements of `append_event`.
@@ -111,6 +112,9 @@ class NewEvent:
     refund_id: str | None = None
     # The signed decision of a reviewer's approval or rejection (JSON), for the audit.
     proof: str | None = None
+    # The action that decision names (JSON), whence the row's order and amount
+    # (audit_actions.py).
+    action: str | None = None
 
 
 def event_key(*parts: object) -> str:
@@ -126,10 +130,19 @@ def audit_kind(event: DecisionEvent) -> str:
     return event.record.kind
 
 
-def from_trail(event: DecisionEvent) -> NewEvent:
+def from_trail(event: DecisionEvent, action: PendingAction | None = None) -> NewEvent:
+    """The row of a trail record. With the action a reviewer's record decided (found by
+    `audit_actions.kept_action`), the row keeps it and shows its order and amount, not
+    the record's."""
     record = event.record
     kind = audit_kind(event)
     amount_minor = minor_or_none(record.amount)
+    order_id = record.order_id
+    # Money only where the record's amount is money (module note of action_money.py):
+    # an audit row that cannot be written is a run that cannot go on.
+    currency = None if amount_minor is None else currency_or_none(record.currency)
+    if action is not None:
+        order_id, amount_minor, currency = shown_values(action)
     return NewEvent(
         event_key=event_key(
             event.run_id, event.sequence, record.kind, record.action_hash, record.reviewer_id
@@ -142,30 +155,33 @@ def from_trail(event: DecisionEvent) -> NewEvent:
         decided_at=record.at,
         reviewer_id=record.reviewer_id,
         reason=labelled(record.category, record.reason),
-        order_id=record.order_id,
-        # Money only where the record's amount is money (module note of action_money.py):
-        # an audit row that cannot be written is a run that cannot go on.
+        order_id=order_id,
         amount_minor=amount_minor,
-        currency=None if amount_minor is None else currency_or_none(record.currency),
+        currency=currency,
         proof=None if event.proof is None else event.proof.model_dump_json(),
+        action=None if action is None else action.model_dump_json(),
     )
 
 
 def append_decision(engine: Engine, event: DecisionEvent) -> DecisionRow:
-    """Append one trail record; a retry of the same event returns the stored row."""
-    new = from_trail(event)
+    """Append one trail record; a retry of the same event returns the stored row. A
+    reviewer's record keeps the action it decided, from the inbox's row (read before the
+    event ends the wait and takes that row away)."""
     try:
         with write_transaction(engine) as session:
-            row = append_event(session, new)
-            follow_decision(session, event, new.kind)  # the inbox's read model, at once
-            return row
+            return _append_decision_in(session, event)
     except IntegrityError:
         # Two attempts raced past each other's lock (a timed-out attempt still running):
         # the unique key let one commit. Answer as the retry would.
         with write_transaction(engine) as session:
-            row = append_event(session, new)
-            follow_decision(session, event, new.kind)
-            return row
+            return _append_decision_in(session, event)
+
+
+def _append_decision_in(session: Session, event: DecisionEvent) -> DecisionRow:
+    new = from_trail(event, kept_action(session, event))
+    row = append_event(session, new)
+    follow_decision(session, event, new.kind)  # the inbox's read model, at once
+    return row
 
 
 def append_executed(session: Session, command: RefundCommand, refund_id: str) -> DecisionRow:

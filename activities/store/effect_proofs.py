@@ -103,7 +103,7 @@ def proof_refusal(
             session, command.action, command.proofs, command.run_id, passkeys, keys
         )
     if problem is None:
-        problem = trail_problem(session, command.trail, command.run_id, keys)
+        problem = trail_problem(session, command.trail, command.run_id, keys, command.action)
     return None if problem is None else f"{problem} {NOTHING_DONE}"
 
 

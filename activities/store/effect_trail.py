@@ -19,19 +19,26 @@ from datetime import datetime
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from activities.store.audit_actions import kept_action
 from activities.store.decisions import append_event, from_trail
 from activities.store.record_proofs import record_refusal_in
 from activities.store.schema import DecisionRow
 from activities.store.waiting_actions import follow_decision
 from signoff.config.decision_signatures import VerificationKeys
-from workflows.actions import DecisionEvent
+from workflows.actions import DecisionEvent, PendingAction
 
 
 def trail_problem(
-    session: Session, trail: list[DecisionEvent], run_id: str, keys: VerificationKeys
+    session: Session,
+    trail: list[DecisionEvent],
+    run_id: str,
+    keys: VerificationKeys,
+    action: PendingAction | None = None,
 ) -> str | None:
     """Write every record of `trail` in the caller's transaction; or say why none may be
-    written (nothing is then written: the run's own `record_decision` tries again)."""
+    written (nothing is then written: the run's own `record_decision` tries again). A
+    reviewer's record keeps the action it decided: the effect's `action` where it is that
+    one (audit_actions.py)."""
     for event in trail:
         if event.run_id != run_id:
             return f"A decision record of run '{event.run_id}' came with an effect of '{run_id}'."
@@ -39,7 +46,7 @@ def trail_problem(
         if refusal is not None:
             return refusal
     for event in trail:
-        new = from_trail(event)
+        new = from_trail(event, kept_action(session, event, action))
         append_event(session, new)
         follow_decision(session, event, new.kind)
     return None

@@ -231,6 +231,10 @@ class DecisionRow(Base):
     # hash: the signature is its own seal (activities/store/audit_proofs.py, revision
     # 0006_decision_proofs).
     proof: Mapped[str | None] = mapped_column(Text, nullable=True, default=None)
+    # The action that proof names (the PendingAction's JSON), from which the row's order,
+    # amount and currency come; covered by the hash through its digest
+    # (activities/store/audit_actions.py, revision 0011_decision_actions).
+    action: Mapped[str | None] = mapped_column(Text, nullable=True, default=None)
 
     @property
     def amount(self) -> Decimal | None:

@@ -93,7 +93,9 @@ def claim_effect(
         if problem is None:
             # The approvals on the record first, in this transaction: an effect never
             # runs unless they are (module note).
-            problem = trail_problem(session, command.trail, command.run_id, check.keys)
+            problem = trail_problem(
+                session, command.trail, command.run_id, check.keys, command.action
+            )
         if problem is not None:
             _append_refused(session, command, f"{problem} {NOTHING_DONE_HERE}", check.caller_run_id)
             return EffectClaim("refused", f"{problem} {NOTHING_DONE_HERE}")

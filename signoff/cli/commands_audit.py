@@ -38,6 +38,7 @@ from signoff.service.audit import (
     ChainReport,
     NoKeysToCheck,
     ProofReport,
+    UnprovenDecision,
     audit_page,
     read_prompt_catalog,
     unproven_decisions,
@@ -58,6 +59,8 @@ from signoff.service.store import Store
 audit = typer.Typer(help="The decision audit: every decision, from the store, tamper-evident.")
 TenantFilter = Annotated[str | None, typer.Option(help="Only this tenant (default: all).")]
 LIST_DEFAULT = 50
+# The amount column of a row whose shown order and amount are not its action's.
+UNPROVEN = "unproven"
 
 
 def register(app: typer.Typer) -> None:
@@ -97,6 +100,8 @@ def list_command(
                         "order_id": row.order_id,
                         "refund_id": row.refund_id,
                         "reason": row.reason,
+                        # Why the order and amount above are not the signed action's.
+                        "not_proven": row.values_problem,
                     }
                     for row in page.rows
                 ],
@@ -106,9 +111,13 @@ def list_command(
     say(f"{page.total} decision(s) of tenant {tenant}, newest first:")
     for row in page.rows:
         amount = f"{row.amount} {row.currency}" if row.amount is not None else "-"
+        reason = one_line(row.reason)
+        if row.values_problem is not None:
+            # What the row shows is not what its decision names: never show it as decided.
+            amount, reason = UNPROVEN, f"NOT PROVEN: {one_line(row.values_problem)}"
         say(
             f"{row.decided_at:%Y-%m-%d %H:%M:%S}  {row.kind:<14} {row.reviewer_id or '-':<12} "
-            f"{amount:<12} {row.run_id}  {one_line(row.reason)}"
+            f"{amount:<12} {row.run_id}  {reason}"
         )
 
 
@@ -164,6 +173,8 @@ def verify_command(
             say(f"every saved head holds: {len(wanted)} head(s) from {expect_heads}")
         if proofs is not None:
             say(f"every reviewer decision is signed: {proofs.checked} checked")
+            if proofs.not_covered:
+                say(_not_covered(proofs))
     else:
         for link in report.broken:
             say(
@@ -182,6 +193,20 @@ def verify_command(
             )
     if not report.intact or problems or unproven:
         raise typer.Exit(EXIT_RUN_FAILED)
+
+
+def _not_covered(proofs: ProofReport) -> str:
+    seqs: dict[str, list[int]] = {}
+    for row in proofs.not_covered:
+        seqs.setdefault(row.tenant_id, []).append(row.seq)
+    rows = "; ".join(
+        f"tenant {tenant}: {len(found)} row(s), seq {min(found)} to {max(found)}"
+        for tenant, found in sorted(seqs.items())
+    )
+    return (
+        f"{len(proofs.not_covered)} of them not covered (written before decisions kept their "
+        f"action: the order and amount they show are not proven): {rows}"
+    )
 
 
 @audit.command("heads")
@@ -266,17 +291,8 @@ def _as_json(
     return {
         "intact": report.intact and not problems and not unproven,
         "signatures_checked": None if proofs is None else proofs.checked,
-        "unproven_decisions": [
-            {
-                "row_id": row.row_id,
-                "tenant_id": row.tenant_id,
-                "seq": row.seq,
-                "kind": row.kind,
-                "reviewer_id": row.reviewer_id,
-                "why": row.why,
-            }
-            for row in unproven
-        ],
+        "not_covered": [] if proofs is None else [_row_json(row) for row in proofs.not_covered],
+        "unproven_decisions": [_row_json(row) for row in unproven],
         "chains_intact": report.intact,
         "rows": report.rows,
         "heads": report.heads,
@@ -295,6 +311,17 @@ def _as_json(
             }
             for link in report.broken
         ],
+    }
+
+
+def _row_json(row: UnprovenDecision) -> dict[str, object]:
+    return {
+        "row_id": row.row_id,
+        "tenant_id": row.tenant_id,
+        "seq": row.seq,
+        "kind": row.kind,
+        "reviewer_id": row.reviewer_id,
+        "why": row.why,
     }
 
 

@@ -7,11 +7,13 @@ this is the boundary the faces read it through.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
 from activities.store import audit_proofs, decision_chain, decision_queries
+from activities.store.audit_actions import shown_problems
 from activities.store.audit_proofs import (
     NoKeysToCheck,
     ProofReport,
@@ -75,6 +77,10 @@ class AuditEntry:
     row_hash: str
     proof: str | None
     hashed_fields: str
+    # A reviewer's decision: the action its proof names (JSON), and why the order and
+    # amount the row shows are not that action's, or None (audit_actions.py).
+    action: str | None = None
+    values_problem: str | None = None
 
     @property
     def amount(self) -> Decimal | None:
@@ -89,7 +95,12 @@ class AuditPage:
     next_before: int | None
 
 
-def _entry(row: DecisionRow) -> AuditEntry:
+def _entries(store: Store, rows: Sequence[DecisionRow]) -> tuple[AuditEntry, ...]:
+    problems = shown_problems(engine_of(store), rows)
+    return tuple(_entry(row, problems.get(row.id)) for row in rows)
+
+
+def _entry(row: DecisionRow, values_problem: str | None) -> AuditEntry:
     return AuditEntry(
         id=row.id,
         tenant_id=row.tenant_id,
@@ -111,6 +122,8 @@ def _entry(row: DecisionRow) -> AuditEntry:
         row_hash=row.row_hash,
         proof=row.proof,
         hashed_fields=hashed_fields(row),
+        action=row.action,
+        values_problem=values_problem,
     )
 
 
@@ -120,11 +133,9 @@ def audit_page(
     """One page of the tenant's audit, newest first (`before`: the previous page's
     cursor)."""
     page = decision_queries.audit_page(engine_of(store), query, before=before, limit=limit)
-    return AuditPage(tuple(_entry(row) for row in page.rows), page.total, page.next_before)
+    return AuditPage(_entries(store, page.rows), page.total, page.next_before)
 
 
 def audit_rows(store: Store, query: AuditQuery, *, batch: int) -> list[AuditEntry]:
     """Every matching event, newest first, read in batches of `batch` (for the CSV)."""
-    return [
-        _entry(row) for row in decision_queries.audit_rows(engine_of(store), query, batch=batch)
-    ]
+    return list(_entries(store, decision_queries.audit_rows(engine_of(store), query, batch=batch)))
