@@ -23,6 +23,7 @@ from signoff.cli.decision_service import (
     ServiceUnreachable,
     service_session,
 )
+from signoff.cli.render import what_it_does
 from signoff.cli.service_http import ServiceHttp, TransportError
 from signoff.cli.support import EXIT_OK, EXIT_RUN_FAILED, emit_json, fail, say
 from signoff.service.batch_summary import SUCCEEDED, summary_of
@@ -95,13 +96,8 @@ def _show_plan(items: list[PendingItem], verdict: Verdict) -> None:
     say(f"{'Approve' if verdict == 'approve' else 'Reject'} these requests?", err=True)
     for item in items:
         action = item.action
-        amount = action.arguments.get("amount")
-        what = f"{action.tool} {amount} {action.arguments.get('currency', '')}".strip()
-        if amount is None:
-            what = action.tool
-        order = action.targets.get("order_id", "-")
         say(
-            f"  {item.run_id}  {what}  order {order}  {action.mode}  "
+            f"  {item.run_id}  {what_it_does(action)}  {action.mode}  "
             f"{action.action_hash[:SHORT_HASH]}",
             err=True,
         )

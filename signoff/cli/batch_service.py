@@ -9,7 +9,7 @@ that changed meanwhile fails on its own line, it is never decided unseen.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from signoff.cli.decision_service import ServiceRefused, answer_of
@@ -32,10 +32,10 @@ class Filter:
             return False
         if self.max_amount is None:
             return True
-        try:
-            return Decimal(action.arguments["amount"]) <= self.max_amount
-        except (KeyError, InvalidOperation):
-            return False  # no amount to compare: a bounded filter never takes it
+        # The exposure its tool's policy declares, never an argument by its name: an
+        # action without one has no amount to compare, so a bounded filter never takes it.
+        exposure = action.exposure
+        return exposure is not None and Decimal(exposure.amount) <= self.max_amount
 
 
 def _item(document: dict[str, Any], run_id: str, tenant_id: str, ticket_id: str) -> PendingItem:

@@ -73,7 +73,11 @@ ToolOption = Annotated[
 ]
 MaxAmountOption = Annotated[
     str | None,
-    typer.Option(help="With --all-pending: only requests of at most this amount, e.g. 20.00."),
+    typer.Option(
+        help="With --all-pending: only requests whose exposure (the money their tool's "
+        "policy declares) is at most this amount, e.g. 20.00; a request without one "
+        "never matches."
+    ),
 ]
 YesOption = Annotated[
     bool,

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from signoff.cli.render import progress_line
+from signoff.cli.render import progress_line, what_it_does
 from signoff.cli.support import AfterOption, JsonOption, emit_json, fail, say, settings
 from signoff.cli.terminal_text import one_line
 from signoff.config.settings import MAX_PAGE_SIZE, Settings
@@ -84,10 +84,10 @@ def _print_pending(listed: PendingPage, json_output: bool) -> None:
     say(pending_summary(page.total, listed.waiting_runs, page.first or 0, len(rows)))
     if listed.unread_runs:
         say(unread_warning(listed.unread_runs), err=True)
-    for row in rows:
+    for item, row in zip(page.items, rows, strict=True):
         say(
-            f"{row['run_id']}  {row['tool']} {row['amount']} {row['currency']} on order "
-            f"{one_line(row['order'])}  mode {row['mode']} ({row['approvals']}/{row['required']})"
+            f"{row['run_id']}  {what_it_does(item.action)}  "
+            f"mode {row['mode']} ({row['approvals']}/{row['required']})"
             f"  expires {row['expires_at']}\n  hash {row['action_hash']}\n"
             f"  reason: {one_line(row['reason'])}"
         )

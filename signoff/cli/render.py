@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from workflows.contracts import RunEvent, RunOutcome, RunState, TurnUsage
 
 
+# How much of an argument's value, and of all of them, one line shows.
+ARGUMENT_CHARS = 40
+ARGUMENTS_CHARS = 120
+ELLIPSIS = "…"
+
+
 def shown_status(
     cancelled: bool, outcome: RunOutcome | None, state: RunState | None, retries: list[Retry]
 ) -> str:
@@ -86,12 +92,10 @@ def decision_lines(decisions: list[DecisionRecord]) -> list[str]:
     lines = ["decisions:"]
     for decision in decisions:
         who = f" by {decision.reviewer_id}" if decision.reviewer_id else ""
-        what = (
-            f"refund {decision.amount} {decision.currency or ''}".rstrip()
-            + f" on {decision.order_id or 'no order'}  "
-            if decision.amount
-            else ""
-        )
+        # The record's money is its action's exposure; a tool without one shows none.
+        money = f"{decision.amount} {decision.currency or ''}".rstrip()
+        order = f" on order {decision.order_id}" if decision.order_id else ""
+        what = f"{one_line(money + order)}  " if decision.amount else ""
         reason = labelled(decision.category, decision.reason)
         why = f": {one_line(reason)}" if reason else ""
         lines.append(
@@ -102,15 +106,26 @@ def decision_lines(decisions: list[DecisionRecord]) -> list[str]:
 
 
 def what_it_does(action: PendingAction) -> str:
-    """`refund 12.00 EUR on order O-1`, or any other tool with its arguments."""
-    if action.tool == "refund":
-        return (
-            f"refund {one_line(action.arguments.get('amount'))} "
-            f"{one_line(action.arguments.get('currency'))} "
-            f"on order {one_line(action.targets.get('order_id'))}"
-        )
-    shown = ", ".join(f"{name}={value!r}" for name, value in sorted(action.arguments.items()))
-    return f"{action.tool}({shown})"
+    """`refund 89.90 EUR on order C-1042`, `issue_voucher 15.00 EUR` (a tool whose policy
+    declares its money), or a tool without one with its arguments, shortened:
+    `send_reply text=Hello, thank you for…`. One line, whatever the arguments hold."""
+    if action.exposure is not None:
+        return f"{one_line(action.tool)} {one_line(action.exposure.said())}"
+    shown = arguments_said(action.arguments)
+    return f"{one_line(action.tool)} {shown}" if shown else one_line(action.tool)
+
+
+def arguments_said(arguments: dict[str, str]) -> str:
+    """`name=value; name=value`, each value cut at `ARGUMENT_CHARS` and the whole at
+    `ARGUMENTS_CHARS`: a reply's whole text would push the line off the screen."""
+    parts = [
+        f"{name}={_shortened(value, ARGUMENT_CHARS)}" for name, value in sorted(arguments.items())
+    ]
+    return one_line(_shortened("; ".join(parts), ARGUMENTS_CHARS))
+
+
+def _shortened(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 1] + ELLIPSIS
 
 
 def progress_line(approved_by: list[str], still_missing: str) -> str:

@@ -41,11 +41,15 @@ def summary_of(actions: Iterable[PendingAction]) -> BatchSummary:
     for action in actions:
         count += 1
         modes[action.mode] += 1
-        amount, currency = action.arguments.get("amount"), action.arguments.get("currency")
-        if amount is None or currency is None:
+        # Money is the exposure its tool's policy declares; any other action is counted
+        # by its tool, whatever its arguments are called.
+        exposure = action.exposure
+        if exposure is None:
             others[action.tool] += 1
             continue
-        totals[currency] = totals.get(currency, Decimal(0)) + Decimal(amount)
+        totals[exposure.currency] = totals.get(exposure.currency, Decimal(0)) + Decimal(
+            exposure.amount
+        )
     return BatchSummary(
         count=count,
         totals=[(currency, f"{total:.2f}") for currency, total in sorted(totals.items())],

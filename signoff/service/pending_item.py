@@ -23,6 +23,7 @@ class PendingItem:
     def row(self) -> dict[str, Any]:
         """The flat form `signoff pending --json` prints."""
         action = self.action
+        exposure = action.exposure
         return {
             "run_id": self.run_id,
             "tenant": self.tenant_id,
@@ -30,9 +31,13 @@ class PendingItem:
             "ticket": self.ticket_id,
             "action_hash": action.action_hash,
             "tool": action.tool,
-            "amount": action.arguments.get("amount"),
-            "currency": action.arguments.get("currency"),
-            "order": action.targets.get("order_id"),
+            "arguments": action.arguments,
+            # Its exposure, where its tool's policy declares one (workflows/exposure.py);
+            # null, and no amount, currency or order, for any other tool.
+            "exposure": None if exposure is None else exposure.model_dump(),
+            "amount": None if exposure is None else exposure.amount,
+            "currency": None if exposure is None else exposure.currency,
+            "order": None if exposure is None else exposure.order_id,
             "reason": action.reason,
             "mode": action.mode,
             "required": action.required_approvals,

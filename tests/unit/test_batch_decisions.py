@@ -5,9 +5,12 @@ own line while the others go on."""
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 
+from signoff.cli.batch_service import Filter
+from signoff.cli.render import what_it_does
 from signoff.service.batch_decisions import (
     DECIDE_ALONE,
     MAX_BATCH,
@@ -25,6 +28,7 @@ from signoff.service.batch_decisions import (
 from signoff.service.decisions import DecisionNotAccepted, DecisionUnavailable, InvalidDecision
 from signoff.service.passkey_step_up import PasskeyRequired
 from tests.clock import clock_now
+from tests.exposures import refund_exposure, voucher_exposure
 from workflows.actions import ActionState, DecisionResult, PendingAction
 
 HASH = "ab" * 32
@@ -49,7 +53,28 @@ def action(index: int, amount: str | None, currency: str, mode: str = "confirm")
         required_approvals=2 if mode == "review" else 1,
         requested_at=now,
         expires_at=now + timedelta(hours=1),
+        exposure=None if amount is None else refund_exposure(amount, "X-1", currency),
     )
+
+
+# An MCP tool's string argument named `amount`, with no exposure declared by its policy.
+MCP_VOUCHER = {"amount": '"15.00"', "currency": '"EUR"'}
+
+
+def others(index: int) -> list[PendingAction]:
+    """An MCP tool whose argument is named `amount`, and the team's tool that declares
+    its money in another argument."""
+    mcp = action(index, None, "EUR").model_copy(
+        update={"tool": "shop__issue_voucher", "arguments": MCP_VOUCHER}
+    )
+    team = action(index + 1, None, "EUR").model_copy(
+        update={
+            "tool": "issue_voucher",
+            "arguments": {"value": "7"},
+            "exposure": voucher_exposure("7.00"),
+        }
+    )
+    return [mcp, team]
 
 
 def test_the_summary_counts_totals_per_currency_and_modes() -> None:
@@ -66,6 +91,36 @@ def test_the_summary_counts_totals_per_currency_and_modes() -> None:
     assert summary.modes == [("confirm", 3), ("review", 1)]
     assert summary.tools == [("send_reply", 1)]
     assert summary_of([]).count == 0
+
+
+def test_the_summary_adds_the_declared_money_of_any_tool_and_no_argument_by_name() -> None:
+    summary = summary_of([action(1, "19.90", "EUR"), *others(2)])
+    assert summary.totals == [("EUR", "26.90")]
+    assert summary.tools == [("shop__issue_voucher", 1)]
+
+
+def test_a_max_amount_compares_the_exposure_and_never_takes_an_action_without_one() -> None:
+    bounded = Filter(max_amount=Decimal("20.00"))
+    mcp, team = others(2)
+    assert bounded.keeps(action(1, "19.90", "EUR")) and bounded.keeps(team)
+    assert not bounded.keeps(action(1, "20.01", "EUR"))
+    assert not bounded.keeps(mcp)  # its `amount` is no exposure: nothing to compare
+    assert not bounded.keeps(action(3, None, "EUR"))
+    assert Filter().keeps(mcp)
+
+
+def test_each_action_reads_as_its_tool_and_its_money_or_its_arguments() -> None:
+    mcp, team = others(2)
+    assert what_it_does(action(1, "89.90", "EUR")) == "refund 89.90 EUR on order X-1"
+    assert what_it_does(team) == "issue_voucher 7.00 EUR"
+    assert what_it_does(mcp) == 'shop__issue_voucher amount="15.00"; currency="EUR"'
+    reply = action(4, None, "EUR").model_copy(
+        update={"arguments": {"text": "Hello, thank you for writing.\n" + "x" * 200}}
+    )
+    said = what_it_does(reply)
+    assert said.startswith("send_reply text=Hello, thank you for writing.\\nxxx")
+    assert said.endswith("…") and len(said) < len("send_reply text=") + 45
+    assert "None" not in said
 
 
 def test_a_key_names_a_run_and_a_full_hash() -> None:
