@@ -40,10 +40,11 @@ from approvals_ui.sessions import SessionMiddleware, load_secret
 from approvals_ui.signin_limiter import SignInRateLimiter
 from approvals_ui.tracing import trace_requests
 from signoff.config.decision_keys import ensure_key_ring
+from signoff.config.passkey_policy import PasskeyPolicy
 from signoff.config.payload_codec import payload_codec
+from signoff.config.profiles import load_profiles
 from signoff.config.settings import Settings
 from signoff.service.metrics import refresh_in_background, watch_store
-from signoff.service.passkey_step_up import passkey_policy
 from signoff.service.run_connection import connect
 from signoff.service.store import Store, close_store, open_store
 
@@ -101,9 +102,11 @@ def create_app(
     # it or it is damaged (DecisionKeyError, a WeakSecret).
     app.state.decision_signer = ensure_key_ring(settings)
     app.state.engine = store
-    # When an approval needs the reviewer's passkey: the same profiles and settings the
-    # workers judge by, read once at start (a bad profile file stops the server here).
-    app.state.passkey_policy = passkey_policy(settings)
+    # The profiles the workers judge by, read once at start (a bad profile file stops the
+    # server here): when an approval needs the reviewer's passkey, and each tool's card.
+    profiles = load_profiles(settings).profiles
+    app.state.profiles = profiles
+    app.state.passkey_policy = PasskeyPolicy.of(profiles, settings.passkey_above)
     # The codec endpoint's keys (SIGNOFF_PAYLOAD_KEYS), checked here, at start; None: off.
     app.state.payload_codec = payload_codec(settings)
     app.state.temporal = TemporalProvider(settings, temporal_connect)

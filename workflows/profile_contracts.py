@@ -195,13 +195,14 @@ class AgentRules(Contract):
                     key=f"{name}.four_eyes_above",
                 )
             arguments = list(tool.arguments.model_fields)
-            for argument in policy.editable:
-                if argument not in arguments:
-                    raise problem(
-                        f"{argument!r} is not an argument of {name}; allowed: "
-                        f"{_listing(arguments)}",
-                        key=f"{name}.editable",
-                    )
+            for field, named in policy.named_arguments().items():
+                for argument in named:
+                    if argument not in arguments:
+                        raise problem(
+                            f"{argument!r} is not an argument of {name}; allowed: "
+                            f"{_listing(arguments)}",
+                            key=f"{name}.{field}",
+                        )
         return policies
 
     @field_validator("budgets")

@@ -18,6 +18,7 @@ from workflows.contract_base import Identifier
 from workflows.exposure import ExposureRule
 from workflows.known_tools import ProfileRisk
 from workflows.profile_values import Duration, Money, WholeNumber, format_duration, problem
+from workflows.review_card import ReviewCard
 from workflows.wire_contract import WireContract
 
 NEEDS_APPROVAL: tuple[ApprovalMode, ...] = ("confirm", "review")
@@ -53,6 +54,7 @@ class ToolPolicy(WireContract):
         "keep_approvals",
         "call_timeout",
         "exposure",
+        "card",
     )
 
     risk: ProfileRisk = "irreversible"
@@ -87,6 +89,9 @@ class ToolPolicy(WireContract):
     # Which arguments hold the money, its currency and the order (`workflows/exposure.py`);
     # unset, the tool's actions have no amount, whatever their arguments are called.
     exposure: ExposureRule | None = None
+    # How a reviewer sees its actions (`workflows/review_card.py`); unset, the default
+    # card: the tool's name and every argument.
+    card: ReviewCard | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -149,6 +154,15 @@ class ToolPolicy(WireContract):
         if self.exposure is not None and self.risk == "read":
             raise problem("a read tool puts nothing at stake", key="exposure")
         return self
+
+    def named_arguments(self) -> dict[str, tuple[str, ...]]:
+        """The arguments this policy names, by key (editable, exposure, card): each must be
+        an argument of the tool, which its loader checks against the tool's schema."""
+        return {
+            "editable": self.editable,
+            "exposure": () if self.exposure is None else self.exposure.arguments(),
+            "card": () if self.card is None else tuple(self.card.arguments),
+        }
 
     def approvals_needed(self) -> int:
         """How many different reviewers a `review` needs: the chain's length, `approvals`,

@@ -73,18 +73,20 @@ def server_tools(name: str, server: McpServer, advertised: list[AdvertisedTool])
             pinned=server.pin,
             advertised=now,
         )
-    unknown_editable = [
+    unknown_arguments = [
         f"{tool}.{argument}"
         for tool, policy in server.tools.items()
-        for argument in policy.editable
+        for named in policy.named_arguments().values()
+        for argument in named
         if argument not in by_name[tool].input_schema.get("properties", {})
     ]
-    if unknown_editable:
+    if unknown_arguments:
         return McpServerTools(
             server=name,
             status="missing_tool",
             message=(
-                f"editable names arguments the tool does not take: {', '.join(unknown_editable)}"
+                "the policy (editable, exposure or card) names arguments the tool does not "
+                f"take: {', '.join(unknown_arguments)}"
             ),
             pinned=server.pin,
             advertised=now,

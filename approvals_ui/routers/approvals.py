@@ -39,6 +39,7 @@ from approvals_ui.sessions import session_of
 from approvals_ui.templating import render, request_language, request_words
 from approvals_ui.words import N_, shown
 from signoff.config.settings import MAX_PAGE_SIZE
+from signoff.service.action_cards import card_of
 from signoff.service.decisions import (
     Choice,
     DecisionNotAccepted,
@@ -177,6 +178,11 @@ async def _detail(
             "reviewer": reviewer,
             "run": context,
             "state": state,
+            # Each waiting action's card, from this server's own profiles (action_cards.py).
+            "cards": {
+                action.action_hash: card_of(action, request.app.state.profiles)
+                for action in state.pending_actions
+            },
             "trajectory": await trajectory_or_none(client, run_id),
             "refusal": refusal_text,
             "refusal_language": refusal_language,

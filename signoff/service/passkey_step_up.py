@@ -24,7 +24,6 @@ from activities.store.passkeys import count_use
 from signoff.config.passkey_challenge import decision_challenge
 from signoff.config.passkey_policy import PasskeyPolicy
 from signoff.config.passkeys import RelyingParty, verify_assertion
-from signoff.config.profiles import load_profiles
 from signoff.config.settings import Settings
 from signoff.service.handles import Store, engine_of
 from workflows.actions import Decision, PasskeyAssertion, PendingAction, Verdict
@@ -105,12 +104,6 @@ class StepUp:
 
 
 NO_STEP_UP = StepUp()
-
-
-def passkey_policy(settings: Settings) -> PasskeyPolicy:
-    """The policy this host judges by: its profiles (SIGNOFF_PROFILES) and settings, as
-    the workers build theirs."""
-    return PasskeyPolicy.of(load_profiles(settings).profiles, settings.passkey_above)
 
 
 def step_up_for(

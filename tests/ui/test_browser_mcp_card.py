@@ -1,6 +1,6 @@
 """An MCP server's irreversible tool in a real browser: the run waits on the server's
-`create_return_label`, the reviewer sees the generic card (the tool's arguments as a
-table, and what the run's read tools returned, the MCP server's answer included, as
+`create_return_label`, the reviewer sees the default card (the tool's arguments as a
+person reads them, and what the run's read tools returned, the MCP server's answer included, as
 text), approves, and the server makes one label under the run's idempotency key.
 
 Its own `signoff dev` on a profile that pins the tests' MCP server (testkit/
@@ -86,14 +86,17 @@ def test_a_reviewer_approves_an_mcp_write_on_its_card_and_it_runs_once(
 
     sign_in(page, mcp_stack, "alice")
     page.goto(f"{mcp_stack.ui_url}/approvals/{case.run_id}")
-    expect(page.locator("#decision-title")).to_contain_text("warranty__create_return_label")
+    # The default card: the tool's name as a title, with its server; each argument as a
+    # person reads it (the JSON string "C-1042" without its quotes).
+    expect(page.locator("#decision-title")).to_contain_text("Create return label (warranty)")
     card = page.locator("#arguments-1")
-    expect(card.get_by_role("row", name="order_id")).to_contain_text("C-1042")
+    expect(card.locator("dt")).to_have_text(["order_id"])
+    expect(card.locator("dd")).to_have_text(["C-1042"])
     expect(page.locator("#order")).to_have_count(0)  # not a refund's card
     # What the MCP server's read answered, as text, in what the agent did.
     page.locator("#trajectory summary").click()
     expect(page.locator("#trajectory")).to_contain_text("warranty_months_left")
-    page.get_by_role("button", name="Approve warranty__create_return_label").click()
+    page.get_by_role("button", name="Approve: Create return label (warranty)").click()
     expect(page.get_by_role("status")).to_contain_text("Approved.")
 
     deadline = time.monotonic() + LABEL_SECONDS

@@ -21,7 +21,7 @@ from signoff.config.profiles import STRICT_PROFILES
 from signoff.wiring.local_stack import signoff_dev_stack
 from tests.conftest import demo_home
 from tests.store.outbox import replies_of
-from tests.ui.browser import sign_in, watch_console
+from tests.ui.browser import screenshot, sign_in, watch_console
 from tests.ui.conftest import DevStack, add_case, wait_until_pending
 
 pytestmark = [pytest.mark.devserver, pytest.mark.browser]
@@ -30,6 +30,8 @@ DRAFT = (
     "send the broken one back."
 )
 SENT_SECONDS = 60
+WIDE = {"width": 1280, "height": 900}
+PHONE = {"width": 375, "height": 800}
 
 
 @pytest.fixture(scope="module")
@@ -65,12 +67,26 @@ def test_a_reviewer_confirms_the_exact_draft_and_only_then_it_is_sent(
 
     sign_in(page, strict_stack, "alice")
     page.goto(f"{strict_stack.ui_url}/approvals/{case.run_id}")
-    expect(page.locator("#decision-title")).to_contain_text("send_reply")
-    card = page.locator("#arguments-1")
-    expect(card.get_by_role("row", name="text")).to_contain_text(DRAFT)  # as text, escaped
+    # The profile's card: its title in support words, what approving does, the draft.
+    expect(page.locator("#decision-title")).to_contain_text("Send a reply to the customer")
+    expect(page.locator("#effect-1")).to_have_text(
+        "The reply below is sent to the customer on this ticket, once, exactly as written."
+    )
+    draft = page.locator("#arguments-1 pre.long-text")
+    expect(draft).to_have_text(DRAFT)  # as text, escaped
     assert page.locator("kettle").count() == 0  # no markup from the draft
     expect(page.locator("#order")).to_have_count(0)  # not a refund's card
-    page.get_by_role("button", name="Approve send_reply").click()
+    # The reply gives no reason of its own: no empty box, a sentence that says so.
+    expect(page.locator("#no-reason-1")).to_be_visible()
+    expect(page.locator("section.action > blockquote.agent")).to_have_count(0)
+    # On a phone the draft wraps: the page never scrolls sideways.
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    box = draft.bounding_box()
+    assert box is not None and box["width"] <= PHONE["width"]
+    screenshot(page, "decision-reply-phone.png", docs=True, top="#action-1")
+    page.set_viewport_size(WIDE)
+    page.get_by_role("button", name="Approve: Send a reply to the customer").click()
     expect(page.get_by_role("status")).to_contain_text("Approved.")
 
     deadline = time.monotonic() + SENT_SECONDS
