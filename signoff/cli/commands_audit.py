@@ -6,11 +6,11 @@ and that the order and amount its row shows are those of the action it signed
 (`activities/store/audit_actions.py`), and walks each tenant's hash chain
 (`activities/store/decision_chain.py`): exit 0 with a summary when every chain holds,
 exit 1 naming, per broken tenant, the first row that was altered, deleted before, or
-rewritten. `heads` exports each chain's head,
-signed with the decision key; `verify --expect-heads FILE` also fails (exit 1) naming
-the tenant and seq of each saved head the store no longer matches: a chain rewritten
-and rehashed by someone with write access, or rows removed up to a head. `prompt` shows
-what a run's model was offered: its prompt catalog, hashed again.
+rewritten. `heads` exports each chain's head, signed with the decision key; `verify
+--expect-heads FILE` also fails (exit 1) naming the tenant and seq of each saved head
+the store no longer matches: a chain rewritten and rehashed by someone with write
+access, or rows removed up to a head. `prompt` shows what a run's model was offered:
+its prompt catalog, hashed again.
 """
 
 from __future__ import annotations
