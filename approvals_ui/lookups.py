@@ -20,6 +20,7 @@ from signoff.service.payment_orders import (
     PaymentConnectors,
     PaymentLinkRefused,
     RefundLine,
+    on_ticket,
     refund_lines,
 )
 from signoff.service.pending import PendingItem, RunNotFound
@@ -97,7 +98,7 @@ def _store_context(engine: Store, state: RunState, payments: PaymentConnectors) 
         ticket_text=ticket.text if ticket else None,
         customer_name=ticket.customer_name if ticket else None,
         ticket_created_at=ticket.created_at if ticket else None,
-        prior_refunds=refunds,
+        prior_refunds=on_ticket(engine, state.tenant_id, state.ticket_id, refunds),
         refunds_unavailable=unavailable,
     )
 

@@ -8,7 +8,7 @@ platform at the time of reading, never from our tables.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 
@@ -17,6 +17,7 @@ from activities.payments.registry import PaymentConnectors as PaymentConnectors
 from activities.store.payment_links import link_order, payment_link
 from activities.store.refunds import list_refunds
 from activities.store.schema import minor_to_decimal
+from activities.store.ticket_refunds import ticket_refunds
 from signoff.config.settings import Settings
 from signoff.config.stripe_keys import StripeKeyProblem
 from signoff.service.handles import Store, engine_of
@@ -123,6 +124,10 @@ class RefundLine:
     created_at: datetime
     approver_list: list[str] = field(default_factory=list)
     reason: str = ""
+    # Made for a run of the ticket a reviewer is deciding on: what the reviewer who
+    # approved it wrote when they edited it ("" when approved as proposed); None when it
+    # was made for another ticket.
+    same_ticket: str | None = None
 
     @property
     def amount(self) -> Decimal:
@@ -167,3 +172,11 @@ def refund_lines(
             )
         )
     return lines
+
+
+def on_ticket(
+    store: Store, tenant_id: str, ticket_id: str, lines: list[RefundLine]
+) -> list[RefundLine]:
+    """`lines`, each refund made for a run of this ticket marked with its edit note."""
+    made = ticket_refunds(engine_of(store), tenant_id, ticket_id)
+    return [replace(line, same_ticket=made.get(line.id)) for line in lines]

@@ -40,6 +40,7 @@ from signoff.service.waiting_listing import read_pending_page
 from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
 from tests.conftest import demo_home
 from tests.live_ui import served
+from workflows.model_contracts import ModelRef
 
 PENDING_SECONDS = 30
 Result = TypeVar("Result")
@@ -166,11 +167,11 @@ def in_thread(coroutine: Coroutine[Any, Any, Result]) -> Result:
         return thread.submit(asyncio.run, coroutine).result()
 
 
-def start_run(stack: DevStack, case: RefundCase) -> None:
-    """The run `signoff run --ticket T --tenant X --request-id R` starts, through the same
-    service calls, in this process: the UI tests judge the run, not the command that
-    started it (tests/e2e and tests/cli run the command), and a CLI process per case cost
-    about a second of CPU each, a hundred times a full run."""
+def start_run(stack: DevStack, case: RefundCase, model: ModelRef | None = None) -> None:
+    """The run `signoff run --ticket T --tenant X --request-id R [--model M]` starts,
+    through the same service calls, in this process: the UI tests judge the run, not the
+    command that started it (tests/e2e and tests/cli run the command), and a CLI process
+    per case cost about a second of CPU each, a hundred times a full run."""
     settings = stack.settings()
     engine = make_engine(settings.resolved_database_url)
     try:
@@ -180,6 +181,7 @@ def start_run(stack: DevStack, case: RefundCase) -> None:
             tenant_id=case.tenant_id,
             ticket_id=case.ticket_id,
             request_id=case.run_id.removeprefix(f"run-{case.tenant_id}-"),
+            model=model,
         )
     finally:
         engine.dispose()

@@ -6,6 +6,7 @@ refunds the lowered amount; `signoff reject` needs a known `--category`."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -24,6 +25,7 @@ from tests.ui.conftest import (
     wait_until_pending,
 )
 from tests.ui.test_api_routes import as_user, decide, proxied  # noqa: F401  (a fixture)
+from workflows.model_contracts import ModelRef
 
 pytestmark = pytest.mark.devserver
 REFUNDED_SECONDS = 60
@@ -101,6 +103,17 @@ def test_bad_edits_and_rejections_are_bad_input_on_every_face_then_the_cli_edits
     (row,) = list_refunds(store, case.tenant_id, case.order_id)
     assert (row.amount, row.approver_list) == (Decimal("25.00"), ["alice"])
     assert row.action_hash != action_hash
+
+    # A later refund on the same ticket: its reviewer sees that this ticket was refunded
+    # before, and why alice changed that amount.
+    again = replace(case, run_id=f"{case.run_id}-again")
+    start_run(dev_stack, again, ModelRef(provider="scripted", model_id="partial-refund"))
+    wait_until_pending(dev_stack, again)
+    page = ui.get(f"/approvals/{again.run_id}").text
+    assert 'id="same-ticket"' in page
+    assert "This ticket was refunded before: the refund marked below was made for it." in page
+    marked = page.split('class="same-ticket"')[1].split("</td>")[0]
+    assert "amount 60.00 → 25.00" in marked and "goodwill" in marked
 
 
 def test_under_four_eyes_the_second_reviewer_sees_and_approves_the_edited_action(
