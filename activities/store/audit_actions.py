@@ -13,8 +13,10 @@ row shows what the action's exposure says (`values_problem`, run by `audit verif
 
 Where the action comes from: the command of the effect that writes the row (the refund's
 or a tool's, `effect_trail.py`), or the inbox's row of the action while it waits (every
-other reviewer's record, `decisions.append_decision`). Either is taken only when it
-hashes to the record's action hash, so neither needs trusting.
+other reviewer's record, `decisions.append_decision`); for an edit's approval, written
+before the edited action has an inbox row, the edit its proof names applied to the
+original (`action_edits.edited_action`), which the run's `edited` row keeps for it. Each
+is taken only when it hashes to the record's action hash, so none needs trusting.
 
 The action is inside the chain's hash (by its digest, `decision_chain.row_fields`),
 unlike the proof: the proof is sealed by its signature, but a row whose action was taken
@@ -37,9 +39,12 @@ from activities.store.action_money import currency_or_none, minor_or_none
 from activities.store.database import use_session
 from activities.store.schema import DecisionRow, WaitingAction, minor_to_decimal
 from activities.store.waiting_actions import FIRST_APPROVAL
+from workflows.action_edits import edited_action
 from workflows.actions import DecisionEvent, PendingAction
-from workflows.approval_policy import recomputed_hash
+from workflows.approval_policy import DecisionRefused, recomputed_hash
 
+# The run's record that an action was edited: its row keeps the original (kept_action).
+EDITED = "edited"
 # The kinds of a reviewer's decision, which carry a proof and keep their action.
 REVIEWER_KINDS = ("approved", FIRST_APPROVAL, "rejected")
 # What a decision row shows of its action: order id, amount in minor units, currency.
@@ -81,23 +86,64 @@ def kept_action(
     session: Session, event: DecisionEvent, offered: PendingAction | None = None
 ) -> PendingAction | None:
     """The action a reviewer's record decided, to keep on its row: `offered` (the effect's
-    command's) or the inbox's row of it, whichever hashes to the record's action hash.
-    None for a record of no reviewer's (it has no proof) or when neither does."""
-    if event.proof is None:
+    command's), the inbox's row of it, or for an edit's approval the edit of the original
+    it names; whichever hashes to the record's action hash. None for a record of no
+    reviewer's (it has no proof) or when none does. An `edited` record (the run's own)
+    keeps its original too: its inbox row is gone by the time the edit's approval is
+    written, and the approval is derived from it."""
+    record = event.record
+    if event.proof is None and record.kind != EDITED:
         return None
-    digest = event.record.action_hash
     candidates = [] if offered is None else [offered]
-    waiting = session.get(WaitingAction, (event.run_id, digest))
-    if waiting is not None:
-        try:
-            candidates.append(PendingAction.model_validate_json(waiting.action))
-        except ValidationError:
-            pass  # an unreadable inbox row proves nothing: the command may
+    candidates += _waiting(session, event.run_id, record.action_hash)
+    proof = event.proof
+    if proof is not None and proof.original_hash is not None and proof.edits:
+        for original in _known(session, event, proof.original_hash):
+            try:
+                candidates.append(
+                    edited_action(
+                        original, proof.edits, editor=proof.reviewer_id, run_id=event.run_id
+                    )
+                )
+            except DecisionRefused:
+                pass  # an edit the original does not allow names no action of it
     for action in candidates:
-        if _names(action, event.run_id, digest):
+        if _names(action, event.run_id, record.action_hash):
             # Its approvals are rows of their own, and no part of its hash.
             return action.model_copy(update={"approvals": []})
     return None
+
+
+def _waiting(session: Session, run_id: str, action_hash: str) -> list[PendingAction]:
+    waiting = session.get(WaitingAction, (run_id, action_hash))
+    return [] if waiting is None else _readable(waiting.action)
+
+
+def _known(session: Session, event: DecisionEvent, action_hash: str) -> list[PendingAction]:
+    """The action as the inbox keeps it, or else an earlier row of its run (read through
+    the tenant's kind index: edits are rare, the audit is not)."""
+    waiting = _waiting(session, event.run_id, action_hash)
+    if waiting:
+        return waiting
+    kept = session.scalars(
+        select(DecisionRow.action)
+        .where(
+            DecisionRow.tenant_id == event.tenant_id,
+            DecisionRow.kind.in_((EDITED, *REVIEWER_KINDS)),
+            DecisionRow.run_id == event.run_id,
+            DecisionRow.action_hash == action_hash,
+            DecisionRow.action.is_not(None),
+        )
+        .limit(1)
+    ).first()
+    return [] if kept is None else _readable(kept)
+
+
+def _readable(text: str) -> list[PendingAction]:
+    try:
+        return [PendingAction.model_validate_json(text)]
+    except ValidationError:
+        return []  # an unreadable row proves nothing: another source may
 
 
 def values_problem(row: DecisionRow) -> str | None:
