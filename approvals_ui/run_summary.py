@@ -19,6 +19,7 @@ from gettext import NullTranslations
 
 from approvals_ui.decision_words import REJECT_LABELS, RUN_STATUSES
 from approvals_ui.money_format import amount_text
+from approvals_ui.readable import SHORT_HASH
 from approvals_ui.run_words import OUTCOME_REASONS, said
 from approvals_ui.time_format import local_text, time_left_text
 from approvals_ui.words import N_
@@ -27,6 +28,7 @@ from workflows.contracts import RunState
 from workflows.outside_text import without_bidi
 
 QUOTE_CHARS = 200
+REFUND_TOOL = "refund"
 # What each tool call means, said as something the agent did.
 TOOL_DEEDS = {
     "read_ticket": N_("read the ticket"),
@@ -120,20 +122,36 @@ def asked(state: RunState, ticket_text: str | None, customer: str | None, say: V
     )
 
 
+def _tool_of(record: DecisionRecord, state: RunState) -> str | None:
+    """The tool a decision was about: a waiting action's own; else the one tool the run
+    proposed (a record names no tool); None when the run proposed several."""
+    for action in state.pending_actions:
+        if action.action_hash == record.action_hash:
+            return action.tool
+    proposed = {call.name for call in state.tool_calls if call.name not in TOOL_DEEDS}
+    return next(iter(proposed)) if len(proposed) == 1 else None
+
+
 def _refunds_asked(state: RunState, say: Voice) -> list[str]:
+    """The refunds proposed, with their money: each record's and waiting action's
+    exposure (`workflows/exposure.py`), the refund's alone: another tool's call is said
+    as a call (`_deed`)."""
     on_order = N_("%(amount)s on order %(order)s")
     amounts = [
         say(on_order, amount=say.amount(record.amount, record.currency), order=record.order_id)
         for record in state.decisions
-        if record.amount
+        if record.amount and record.order_id and _tool_of(record, state) == REFUND_TOOL
     ]
     amounts += [
         say(
             on_order,
-            amount=say.amount(action.arguments.get("amount"), action.arguments.get("currency")),
-            order=action.targets.get("order_id"),
+            amount=say.amount(action.exposure.amount, action.exposure.currency),
+            order=action.exposure.order_id,
         )
         for action in state.pending_actions
+        if action.tool == REFUND_TOOL
+        and action.exposure is not None
+        and action.exposure.order_id is not None
     ]
     return _unique(amounts)
 
@@ -143,7 +161,7 @@ def _deed(tool: str, say: Voice) -> str:
 
 
 def did(state: RunState, say: Voice) -> str:
-    deeds = _unique(_deed(call.name, say) for call in state.tool_calls if call.name != "refund")
+    deeds = _unique(_deed(call.name, say) for call in state.tool_calls if call.name != REFUND_TOOL)
     refunds = _refunds_asked(state, say)
     if refunds:
         deeds.append(say(N_("proposed a refund of %(refunds)s"), refunds=say.join(refunds)))
@@ -161,7 +179,7 @@ def did(state: RunState, say: Voice) -> str:
             "The agent has not used a tool yet in %(count)s model turns",
             turns,
         )
-    failed = sum(1 for call in state.tool_calls if not call.ok and call.name != "refund")
+    failed = sum(1 for call in state.tool_calls if not call.ok and call.name != REFUND_TOOL)
     if failed:
         text += say.ngettext(
             "; %(count)s tool call failed", "; %(count)s tool calls failed", failed
@@ -169,14 +187,23 @@ def did(state: RunState, say: Voice) -> str:
     return text + "."
 
 
-def _decision(record: DecisionRecord, say: Voice) -> str:
+def _subject(record: DecisionRecord, tool: str | None, say: Voice) -> str:
+    """What a decision was about, per tool: the refund in words; another tool by its
+    name (the reviewer's own word for it), with its money where it declares some; an
+    unknown tool by its money, else by its action's short hash."""
+    money = say.amount(record.amount, record.currency) if record.amount else None
+    if tool == REFUND_TOOL:
+        if money is None:
+            return say(N_("a refund request"))
+        return say(N_("the refund of %(amount)s"), amount=money)
+    if tool is not None:
+        return tool if money is None else f"{tool} ({money})"
+    return money or record.action_hash[:SHORT_HASH]
+
+
+def _decision(record: DecisionRecord, state: RunState, say: Voice) -> str:
     what = say(DECISION_WORDS[record.kind]) if record.kind in DECISION_WORDS else record.kind
-    if record.amount:
-        subject = say(
-            N_("the refund of %(amount)s"), amount=say.amount(record.amount, record.currency)
-        )
-    else:
-        subject = say(N_("a refund request"))
+    subject = _subject(record, _tool_of(record, state), say)
     at = local_text(record.at, say.language)
     if record.reviewer_id and record.kind != "expired":
         text = say(
@@ -198,7 +225,7 @@ def _decision(record: DecisionRecord, say: Voice) -> str:
 
 def decided(state: RunState, time_left: str, say: Voice) -> str:
     records = [record for record in state.decisions if record.kind != "refused"]
-    parts = [_decision(record, say) for record in records]
+    parts = [_decision(record, state, say) for record in records]
     if state.pending_actions:
         parts.append(
             say.ngettext(
@@ -211,6 +238,9 @@ def decided(state: RunState, time_left: str, say: Voice) -> str:
     if not parts:
         return say(N_("Nothing needed a reviewer's decision."))
     text = say(N_("; then ")).join(parts) + "."
+    first = _tool_of(records[0], state) if records else None
+    if first is not None and first != REFUND_TOOL:
+        return text  # a tool's name is written as the tool is named
     return text[0].upper() + text[1:]
 
 

@@ -20,6 +20,7 @@ MODEL = ModelRef(provider="scripted", model_id="demo")
 CALLS = [
     ToolCallRecord(turn=1, tool_use_id="t1", name="read_ticket", ok=True),
     ToolCallRecord(turn=2, tool_use_id="t2", name="get_order", ok=False, error="timeout"),
+    ToolCallRecord(turn=2, tool_use_id="t3", name="refund", ok=True),
 ]
 REJECTED = DecisionRecord(
     action_hash="ab" * 32,
@@ -93,3 +94,31 @@ def test_the_same_summary_in_french() -> None:
         "L’exécution : terminée (réponse donnée) ; aucun remboursement n’a été fait, et "
         "l’agent a répondu au client.",
     ]
+
+
+def test_a_decision_on_another_tool_is_said_with_its_name_never_as_a_refund() -> None:
+    reply = ToolCallRecord(turn=2, tool_use_id="t3", name="send_reply", ok=True)
+    edited = REJECTED.model_copy(
+        update={"kind": "edited", "order_id": None, "amount": None, "currency": None}
+    )
+    run = rejected_run().model_copy(
+        update={"tool_calls": [*CALLS[:2], reply], "decisions": [edited]}
+    )
+    for language in ("en", "fr"):
+        summary = summarize(run, "My vase broke.", "Kim", NOW, translations(language), language)
+        assert summary.decided.startswith("send_reply ")
+        assert "refund" not in summary.decided and "rembours" not in summary.decided
+        assert "refund" not in summary.did and "rembours" not in summary.did
+
+
+def test_a_decision_on_a_tool_with_exposure_names_its_money_with_it() -> None:
+    voucher = ToolCallRecord(turn=2, tool_use_id="t3", name="issue_voucher", ok=True)
+    approved = REJECTED.model_copy(
+        update={"kind": "approved", "order_id": None, "amount": "15.00", "reason": ""}
+    )
+    run = rejected_run().model_copy(
+        update={"tool_calls": [*CALLS[:2], voucher], "decisions": [approved]}
+    )
+    summary = summarize(run, "My vase broke.", "Kim", NOW, translations("en"), "en")
+    assert summary.decided.startswith("issue_voucher (15.00 EUR) approved by bob at ")
+    assert "None" not in " ".join(summary.sentences())
