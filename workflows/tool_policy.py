@@ -62,8 +62,9 @@ class ToolPolicy(WireContract):
     # Above this amount (the tool's policy hook measures it: for refund, the order's
     # cumulative exposure) a `confirm` needs a second reviewer.
     four_eyes_above: Money | None = None
-    # Above this amount (the action's `amount` argument; any call of a tool without one)
-    # each approval needs the reviewer's passkey (`signoff/config/passkey_policy.py`).
+    # Above this amount (the action's exposure, as `exposure` below declares it; any call
+    # of a tool without one, which cannot be measured) each approval needs the reviewer's
+    # passkey (`signoff/config/passkey_policy.py`).
     passkey_above: Money | None = None
     approval_ttl: Duration | None = Field(default=None, validate_default=True)
     approver_roles: tuple[Identifier, ...] = Field(default=(), validate_default=True)

@@ -71,7 +71,7 @@ def test_the_docs_commands_pin_and_offer_the_declared_tools(
         "the profile gives no pin",
         f'to accept these tools, review them below, then set pin = "{pin}" in '
         "[agents.support.mcp_servers.warranty]",
-        "tools it covers (5):",
+        "tools it covers (6):",
     ]
     assert "  check_recall (not declared: never offered)" in lines
     assert "  create_return_label (declared, irreversible, approval confirm)" in lines
@@ -131,3 +131,28 @@ def test_a_server_or_agent_the_profile_does_not_declare_exits_2(
         2,
         f"error: {path}: no agent 'x' in this profile; agents: support\n",
     )
+
+
+def test_the_docs_exposure_declaration_checks_and_its_tool_is_offered(
+    cli: CliRunner, tmp_path: Path, mcp_server: RunningServer
+) -> None:
+    """docs/configuration/mcp.md's **Money**: its `issue_voucher` with an exposure, added
+    to the page's profile, is a valid profile, and the server offers the tool."""
+    section = docs_page()
+    money = section[section.index("**Money**") :]
+    start = money.index("```toml\n") + len("```toml\n")
+    declaration = money[start : money.index("\n```\n", start)]
+    assert 'exposure = { amount = "amount", currency = "EUR" }' in declaration
+    path = docs_profile(tmp_path, mcp_server.url)
+    pin = pin_of(advertised_now(mcp_server.url))
+    pinned = path.read_text().replace(DOCS_PIN_LINE, f'pin = "{pin}"  #')
+    path.write_text(f"{pinned}\n{declaration}\n")
+    checked = cli.invoke(app, ["profiles", "check", str(path)])
+    assert checked.exit_code == 0, checked.output
+    offered = cli.invoke(app, ["mcp", "tools", "warranty", "--profiles", str(path)])
+    assert offered.exit_code == 0, offered.output
+    assert "  warranty__issue_voucher (irreversible, approval confirm)" in offered.stdout
+    # The same declaration naming an argument the tool does not take is refused.
+    path.write_text(path.read_text().replace('amount = "amount"', 'amount = "value"'))
+    refused = cli.invoke(app, ["mcp", "tools", "warranty", "--profiles", str(path)])
+    assert refused.exit_code == 1
