@@ -172,10 +172,10 @@ def shown_problems(engine: Engine, rows: Sequence[DecisionRow]) -> dict[int, str
     with use_session(engine) as session:
         for tenant in {row.tenant_id for row in reviewers if row.action is None}:
             first_kept[tenant] = session.scalar(
+                # Any kind: its partial index answers (schema.py), and only reviewers'
+                # rows and the edits they approve keep an action.
                 select(func.min(DecisionRow.seq)).where(
-                    DecisionRow.tenant_id == tenant,
-                    DecisionRow.kind.in_(REVIEWER_KINDS),
-                    DecisionRow.action.is_not(None),
+                    DecisionRow.tenant_id == tenant, DecisionRow.action.is_not(None)
                 )
             )
     problems: dict[int, str] = {}

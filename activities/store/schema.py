@@ -24,6 +24,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    text,
     true,
 )
 from sqlalchemy.engine import Dialect
@@ -42,6 +43,8 @@ LANGUAGE_LENGTH = 16  # a language tag the reviewer UI has a catalog for, e.g. "
 PASSKEY_ID_LENGTH = 1400
 MINOR_UNITS = Decimal("0.01")  # every currency we sell in has 2 decimals
 DEFAULT_REFUND_REVIEW_THRESHOLD_MINOR = 20_000
+# The rows of the audit that keep the action their proof names (a partial index's rule).
+KEPT_ACTION = "action IS NOT NULL"
 
 
 def minor_to_decimal(minor: int) -> Decimal:
@@ -206,6 +209,15 @@ class DecisionRow(Base):
         # an index, not 100,000 rows (revision 0003).
         Index("ix_decisions_tenant_reviewer_seq", "tenant_id", "reviewer_id", "seq"),
         Index("ix_decisions_tenant_kind_seq", "tenant_id", "kind", "seq"),
+        # A tenant's first row that keeps its action (audit_actions.py): read for every
+        # audit page, and only the rows written since revision 0011 hold one.
+        Index(
+            "ix_decisions_tenant_kept_seq",
+            "tenant_id",
+            "seq",
+            sqlite_where=text(KEPT_ACTION),
+            postgresql_where=text(KEPT_ACTION),
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

@@ -19,10 +19,23 @@ branch_labels = None
 depends_on = None
 
 
+KEPT = "action IS NOT NULL"
+
+
 def upgrade() -> None:
     op.add_column("decisions", sa.Column("action", sa.Text, nullable=True))
+    # Each audit page asks where a tenant's chain began to keep actions: an index of
+    # those rows alone answers at once (no row written before this revision is in it).
+    op.create_index(
+        "ix_decisions_tenant_kept_seq",
+        "decisions",
+        ["tenant_id", "seq"],
+        sqlite_where=sa.text(KEPT),
+        postgresql_where=sa.text(KEPT),
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("ix_decisions_tenant_kept_seq", table_name="decisions")
     with op.batch_alter_table("decisions") as batch:
         batch.drop_column("action")
