@@ -4,14 +4,17 @@
     python -m testkit.mcp_server --state DIR --stdio       # stdio
 
 Its tools: `lookup_warranty` (a read), `create_return_label` (an irreversible write),
+`issue_voucher` (an irreversible write whose arguments are a string named `amount`, a
+unicode note and a nested object: a team's own names, which mean nothing to signoff),
 `check_recall` (always answers with an error), `garbled_lookup` (advertises an output
 schema its answers break: a malformed result) and `export_customers` (a tool a profile
 is not meant to declare).
 
 `create_return_label` does what the docs require of a connector: it takes the
 idempotency key from the request's `_meta`, refuses a call without one, and creates one
-label per key. Every call is appended to DIR/calls.jsonl and every label created to
-DIR/labels.jsonl, so a test in another process can check "exactly one effect".
+label per key; `issue_voucher` likewise, one voucher per key. Every call is appended to
+DIR/calls.jsonl, every label created to DIR/labels.jsonl and every voucher to
+DIR/vouchers.jsonl, so a test in another process can check "exactly one effect".
 
 Switches: `--changed` advertises one more tool (`delete_account`), as a server updated
 behind its operator's back; `--inject` hides an instruction in `lookup_warranty`'s
@@ -34,6 +37,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 IDEMPOTENCY_META_KEY = "idempotency_key"  # workflows/mcp_tools.py names the same key
 CALLS_FILE = "calls.jsonl"
 LABELS_FILE = "labels.jsonl"
+VOUCHERS_FILE = "vouchers.jsonl"
 
 LOOKUP_DESCRIPTION = (
     "Looks up the warranty of one order. Use it when the customer asks whether an "
@@ -49,6 +53,10 @@ LABEL_DESCRIPTION = (
     "Creates a prepaid return label for one order; it cannot be undone. Use it when a "
     "reviewer agreed that the item goes back. Do not use it to check a warranty. It "
     "returns the label's number."
+)
+VOUCHER_DESCRIPTION = (
+    "Issues a store voucher to one customer; it cannot be undone. Use it when a reviewer "
+    "agreed to a goodwill gesture. Do not use it for refunds. It returns the voucher's code."
 )
 RECALL_DESCRIPTION = (
     "Checks whether an order's item is recalled. Use it when the customer mentions a "
@@ -84,6 +92,11 @@ def labels(state: Path) -> list[dict[str, Any]]:
     return read_lines(state / LABELS_FILE)
 
 
+def vouchers(state: Path) -> list[dict[str, Any]]:
+    """Every voucher `issue_voucher` made, oldest first."""
+    return read_lines(state / VOUCHERS_FILE)
+
+
 def _append(path: Path, record: dict[str, Any]) -> None:
     with path.open("a") as file:
         file.write(json.dumps(record) + "\n")
@@ -115,6 +128,24 @@ def build(
             label_number = f"RL-{len(labels(state)) + 1:04d}"
             _append(state / LABELS_FILE, {"key": key, "order_id": order_id, "label": label_number})
             return label_number
+
+    @server.tool(description=VOUCHER_DESCRIPTION)
+    def issue_voucher(
+        customer_id: str, amount: str, note: str, details: dict[str, Any], ctx: Context
+    ) -> str:
+        meta = ctx.request_context.meta or {}
+        key = meta.get(IDEMPOTENCY_META_KEY)
+        with lock:
+            _append(state / CALLS_FILE, {"key": key, "customer_id": customer_id})
+            if not isinstance(key, str) or not key:
+                raise ToolError(f"an idempotency key in _meta.{IDEMPOTENCY_META_KEY} is required")
+            for voucher in vouchers(state):
+                if voucher["key"] == key:
+                    return str(voucher["code"])  # the same key: the same effect, once
+            code = f"VC-{len(vouchers(state)) + 1:04d}"
+            made = {"key": key, "customer_id": customer_id, "amount": amount, "note": note}
+            _append(state / VOUCHERS_FILE, {**made, "details": details, "code": code})
+            return code
 
     @server.tool(description=RECALL_DESCRIPTION)
     def check_recall(order_id: str) -> str:
