@@ -35,7 +35,7 @@ from pydantic import ValidationError
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from activities.store.action_money import currency_or_none, minor_or_none
+from activities.store.action_money import action_money
 from activities.store.database import use_session
 from activities.store.schema import DecisionRow, WaitingAction, minor_to_decimal
 from activities.store.waiting_actions import FIRST_APPROVAL
@@ -61,12 +61,8 @@ NOT_KEPT = (
 
 def shown_values(action: PendingAction) -> Shown:
     """The order, amount and currency a row of `action` shows: its exposure's."""
-    exposure = action.exposure
-    if exposure is None:
-        return None, None, None
-    amount_minor = minor_or_none(exposure.amount)
-    currency = None if amount_minor is None else currency_or_none(exposure.currency)
-    return exposure.order_id, amount_minor, currency
+    order_id = None if action.exposure is None else action.exposure.order_id
+    return (order_id, *action_money(action))
 
 
 def said(shown: Shown) -> str:
