@@ -83,7 +83,11 @@ async def run_to_decide(
 
 def _store_context(engine: Store, state: RunState, payments: PaymentConnectors) -> RunContext:
     ticket = get_ticket(engine, state.tenant_id, state.ticket_id)
-    order_ids = {action.targets.get("order_id") for action in state.pending_actions}
+    # The orders the waiting actions' exposures name (no target is read by its name),
+    # and the ticket's.
+    order_ids = {
+        action.exposure.order_id for action in state.pending_actions if action.exposure is not None
+    }
     if ticket is not None and ticket.order_id:
         order_ids.add(ticket.order_id)
     refunds: list[RefundLine] = []
