@@ -21,18 +21,15 @@ Pure and stdlib-only (with rfc8785 through decision_proof): workflow code import
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from workflows.actions import PendingAction
-from workflows.approval_policy import money, to_minor
+from workflows.approval_policy import money
 from workflows.contract_base import Contract
 from workflows.rule_grant import RuleGrant
 
 MATCH_STANDING_RULE_ACTIVITY = "match_standing_rule"
 RULE_DOCUMENT_PURPOSE = "signoff-standing-rule-v1"
-AMOUNT_ARGUMENT = "amount"
-CURRENCY_ARGUMENT = "currency"
 CATEGORY_ARGUMENT = "category"
 
 
@@ -90,15 +87,11 @@ def rule_document(terms: RuleTerms) -> dict[str, Any]:
 
 
 def amount_of(action: PendingAction) -> tuple[int, str] | None:
-    """The action's amount in minor units and its currency; None when it has none (or
-    an amount that is not a number, which no rule covers)."""
-    amount = action.arguments.get(AMOUNT_ARGUMENT)
-    if amount is None:
-        return None
-    try:
-        return to_minor(Decimal(amount)), action.arguments.get(CURRENCY_ARGUMENT, "")
-    except (InvalidOperation, ValueError):
-        return None
+    """The action's amount in minor units and its currency: its exposure, as its tool's
+    policy declares it (`workflows/exposure.py`); None for an action without one,
+    whatever its arguments are called."""
+    exposure = action.exposure
+    return None if exposure is None else (exposure.amount_minor, exposure.currency)
 
 
 def coverage_problem(
@@ -112,8 +105,7 @@ def coverage_problem(
     if terms.tool != action.tool:
         return f"standing rule {rule} covers {terms.tool}, not {action.tool}"
     amount = amount_of(action)
-    has_amount = AMOUNT_ARGUMENT in action.arguments
-    if terms.max_amount_minor is None and has_amount:
+    if terms.max_amount_minor is None and amount is not None:
         return f"standing rule {rule} has no maximum amount, and this action has an amount"
     if terms.max_amount_minor is not None:
         if amount is None:

@@ -205,7 +205,7 @@ def _spend_use(session: Session, command: RefundCommand | ToolActionCommand, now
                 f"approved by standing rule {rule.id} (created by {rule.created_by}); "
                 f"use {rule.uses} of {rule.max_uses}"
             ),
-            order_id=action.targets.get("order_id") or None,
+            order_id=None if action.exposure is None else action.exposure.order_id,
             amount_minor=None if amount is None else amount[0],
             currency=None if amount is None else amount[1] or None,
         ),
