@@ -7,9 +7,10 @@ that declares nothing, a unicode note and a nested object. Each, on the time-ski
 server with the real gateway, effects, store and MCP server:
 
 - waits for a reviewer, with an exposure exactly where its policy declares one;
-- reads readably on every face that lists it: the inbox's read model, `status`'s lines,
-  the decision card, the batch summary and the reviewers' notice; never "None", and
-  money only where it is declared;
+- reads readably on every face that lists it: the inbox's read model (which `pending`
+  and the inbox list), `status`'s lines, the decision card, the batch summary and the
+  reviewers' notice; never "None", and money only where it is declared (the pages, in
+  both languages and on a phone: tests/ui/test_browser_every_tool_kind.py);
 - is approved once and carried out once;
 - has its approval and then its execution on the audit, and the audit verifies: the
   chain, every signature, and every row's values against the action it proves;
@@ -31,6 +32,7 @@ from temporalio.worker import Replayer
 
 from activities.mcp.pin import pin_of
 from activities.mcp.resolve import fetch_advertised
+from activities.reviewer_notifier import notice_text
 from activities.store import list_refunds
 from activities.store.audit_proofs import unproven_decisions
 from activities.store.database import use_session
@@ -51,6 +53,7 @@ from tests.workflow.fakes import FakeModel, text_reply, tool_reply
 from tests.workflow.test_python_tools import on_profile
 from workflows.actions import PendingAction
 from workflows.agent_run import AgentRun
+from workflows.reviewer_notices import Notice
 from workflows.sandbox import workflow_runner
 
 pytestmark = pytest.mark.slow
@@ -184,6 +187,23 @@ def faces(action: PendingAction, engine: Engine, profiles: LoadedProfiles, kind:
     summary = summary_of([action])
     assert bool(summary.totals) == (kind.money is not None)
     assert summary.tools == ([] if kind.money is not None else [(action.tool, 1)])
+    told = notice_text(
+        Notice(
+            kind="waiting",
+            run_id="run-demo-x",
+            tenant_id="demo",
+            action_hash=action.action_hash,
+            tool=action.tool,
+            exposure=action.exposure,
+            mode=action.mode,
+            required_approvals=action.required_approvals,
+            approvals=0,
+            expires_at=action.expires_at,
+            sent_at=action.requested_at,
+        ),
+        "http://reviewers.example/approvals/run-demo-x",
+    )
+    assert "None" not in told and ("15.00" in told or "89.90" in told) == bool(kind.money)
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
