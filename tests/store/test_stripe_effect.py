@@ -29,6 +29,7 @@ from signoff.service.handles import Store
 from signoff.service.payment_orders import link_payment
 from signoff.service.standing_rules import revoke
 from tests.clock import clock_now
+from tests.exposures import refund_exposure
 from tests.payments.conftest import stripe_settings
 from tests.payments.localstripe import LocalStripe, running_localstripe
 from tests.rules import make_rule
@@ -103,6 +104,7 @@ def stripe_action(
         required_approvals=1,
         requested_at=NOW,
         expires_at=LATER,
+        exposure=refund_exposure(money(amount_minor), ORDER),
     )
     return action.model_copy(update={"action_hash": recomputed_hash(action, RUN_ID)}), charge
 
