@@ -71,6 +71,10 @@ COMMANDS_NOT_RUN = {
         "signoff run --ticket T-1042 --model scripted:reply --wait": (
             "waits on a reply draft that only the strict profile asks a reviewer for"
         ),
+        "export SIGNOFF_PROFILES=signoff/config/strict_profiles.toml": (
+            "the run beside that stack, in another terminal: tests/ui/test_browser_reply.py "
+            "starts its runs with the same SIGNOFF_PROFILES as its stack"
+        ),
     },
     "docs/ui/index.md": {
         ".venv/bin/signoff ui [--host H] [--port P]": (
