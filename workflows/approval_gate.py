@@ -35,7 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.escalation import at_expiry
     from workflows.gate_decisions import GateDecisions
     from workflows.gate_effect import execute_with_trail
-    from workflows.gate_hooks import Effect, GateHooks
+    from workflows.gate_hooks import Effect, GateHooks, Prepared
     from workflows.gate_results import GateResult, trail_record
     from workflows.reviewer_notices import ReviewerNotices
     from workflows.standing_rules import rule_approval
@@ -69,6 +69,8 @@ class ApprovalGate(GateDecisions):
         other writes (`write_order.py`)."""
         turn = turn or NoOrder()
         prepared = await hooks.prepare(call)
+        if prepared.problem:
+            return await self._not_proposed(call, prepared, hooks)
         state = prepared.state
         supersedes: str | None = None
         note = ""
@@ -148,6 +150,22 @@ class ApprovalGate(GateDecisions):
         if held is not None:
             await hooks.release(held)
         return result
+
+    async def _not_proposed(
+        self, call: ToolUseBlock, prepared: Prepared, hooks: GateHooks
+    ) -> GateResult:
+        """A call whose arguments cannot be judged (a declared money argument that is
+        not money): nothing waits on it; the model reads why and may call again, and the
+        audit holds the refusal, for the action as the model asked for it."""
+        action = hooks.action(call, prepared, prepared.state, None, "")
+        self._track(action, hooks)
+        self.decisions.append(trail_record(action, "denied", reason=prepared.problem))
+        await self.recorder.flush()
+        return GateResult(
+            f"{prepared.problem} Nothing was proposed to a reviewer; call the tool again "
+            "with a corrected value, or answer without it.",
+            True,
+        )
 
     def _track(self, action: PendingAction, hooks: GateHooks) -> None:
         """The action's record, made when the gate first meets it (an edit's was made by

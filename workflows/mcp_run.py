@@ -97,10 +97,12 @@ class McpHooks(ToolHooks):
 
     async def prepare(self, call: ToolUseBlock) -> Prepared:
         arguments = shown_arguments(call.input)
+        exposure, problem = declared_exposure(self.policy, arguments)
         return Prepared(
             arguments=arguments,
             targets={"tenant_id": self.request.tenant_id, "ticket_id": self.request.ticket_id},
             reason="",
             state=NO_STATE,
-            exposure=declared_exposure(self.policy, arguments),
+            exposure=exposure,
+            problem=problem,
         )

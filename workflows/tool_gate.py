@@ -95,12 +95,14 @@ class ToolHooks:
         )
         if prepared.arguments is None:
             raise ToolCallRejected(prepared.problem)
+        exposure, problem = declared_exposure(self.policy, prepared.arguments)
         return Prepared(
             arguments=prepared.arguments,
             targets={"tenant_id": self.request.tenant_id, "ticket_id": self.request.ticket_id},
             reason=prepared.arguments.get("reason", ""),
             state=NO_STATE,
-            exposure=declared_exposure(self.policy, prepared.arguments),
+            exposure=exposure,
+            problem=problem,
         )
 
     def action(
@@ -199,15 +201,16 @@ class ToolHooks:
 
 def declared_exposure(
     policy: ToolPolicy | None, arguments: dict[str, str]
-) -> ActionExposure | None:
-    """The call's exposure where its policy declares one; ToolCallRejected, for the
-    model to read, when a declared argument is not what it must be."""
+) -> tuple[ActionExposure | None, str]:
+    """The call's exposure where its policy declares one (and no problem); or none and
+    why a declared argument is not what it must be (the gate refuses the call, on the
+    record, and nothing waits)."""
     if policy is None or policy.exposure is None:
-        return None
+        return None, ""
     try:
-        return exposure_of(policy.exposure, arguments)
+        return exposure_of(policy.exposure, arguments), ""
     except ExposureProblem as problem:
-        raise ToolCallRejected(str(problem)) from None
+        return None, str(problem)
 
 
 def _cut(value: str) -> str:

@@ -50,7 +50,7 @@ from tests.store.outbox import replies_of
 from tests.tools import team_tools
 from tests.workflow.approvals import TEST_KEYS, decide, decision, gate_run, pending_actions
 from tests.workflow.fakes import FakeModel, text_reply, tool_reply
-from tests.workflow.test_python_tools import on_profile
+from tests.workflow.test_python_tools import on_profile, tool_results
 from workflows.actions import PendingAction
 from workflows.agent_run import AgentRun
 from workflows.reviewer_notices import Notice
@@ -249,3 +249,53 @@ async def test_every_kind_of_tool_waits_reads_is_approved_once_and_is_on_the_aud
         workflows=[AgentRun], workflow_runner=workflow_runner(), data_converter=data_converter
     )
     await replayer.replay_workflow(history)
+
+
+async def test_a_declared_money_argument_that_is_not_money_refuses_the_call_on_the_record(
+    time_skipping_env: WorkflowEnvironment,
+    seeded_engine: Engine,
+    shop: RunningServer,
+    tmp_path: Path,
+) -> None:
+    """Where the MCP tool's policy declares its string `amount` as money: "15.00" waits
+    as 15.00 EUR; "fifteen" is refused at the gate, as an error the model reads and may
+    correct, with a `denied` audit row, and nothing waits or is carried out."""
+    pin = pin_of(await fetch_advertised(declared(url=shop.url), TIMEOUT_SECONDS))
+    path = tmp_path / "declared.toml"
+    declares = (
+        PROFILE.format(url=shop.url, pin=pin)
+        + 'exposure = { amount = "amount", currency = "EUR" }\n'
+    )
+    path.write_text(declares)
+    profiles = load_profile_file(path)
+    name, arguments = KINDS["mcp"].call
+    model = FakeModel().enqueue(
+        tool_reply((name, {**arguments, "amount": "fifteen"})),
+        tool_reply((name, arguments)),
+        text_reply("Done."),
+    )
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(profiles)) as handle:
+        (action,) = await pending_actions(handle)
+        assert action.exposure is not None
+        assert (action.exposure.amount, action.exposure.currency) == ("15.00", "EUR")
+        (refused,) = tool_results(model, 1)
+        assert refused.is_error
+        assert refused.content.startswith(
+            "The argument 'amount' holds money, and '\"fifteen\"' is not an amount"
+        )
+        assert "call the tool again with a corrected value" in refused.content
+        with use_session(seeded_engine) as session:
+            rows = list(
+                session.scalars(
+                    select(DecisionRow)
+                    .where(DecisionRow.run_id == handle.id)
+                    .order_by(DecisionRow.seq)
+                )
+            )
+            waiting = list(session.scalars(select(WaitingAction.action_hash)))
+        assert [row.kind for row in rows] == ["denied"]
+        assert "is not an amount" in rows[0].reason
+        assert waiting.count(action.action_hash) == 1 and rows[0].action_hash not in waiting
+        await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+        assert (await handle.result()).status == "completed"
+    assert len([v for v in vouchers(shop.state) if v["key"].startswith(handle.id)]) == 1
