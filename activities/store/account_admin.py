@@ -30,7 +30,8 @@ from activities.store.credentials import Credential, prove
 from activities.store.database import write_transaction
 from activities.store.errors import StoreError
 from activities.store.reviewers import find_reviewer
-from activities.store.schema import Reviewer, Tenant, split_list
+from activities.store.schema import Reviewer, Tenant
+from activities.store.text_lists import split_list
 
 ADMIN_ROLE = "admin"
 # Any fixed number: the PostgreSQL advisory lock that serializes bootstraps.

@@ -63,7 +63,8 @@ from activities.store.ledger_reads import (
 )
 from activities.store.pending_refunds import release_in
 from activities.store.rule_grants import refund_grant_refusal, spend_approvals
-from activities.store.schema import ID_LENGTH, KEY_LENGTH, Refund, join_list
+from activities.store.schema import ID_LENGTH, KEY_LENGTH, Refund
+from activities.store.text_lists import join_list
 from workflows.actions import ActionState, RefundCommand, RefundResult
 from workflows.approval_policy import money, state_hash
 from workflows.effect_requirements import Requirements, judged_threshold

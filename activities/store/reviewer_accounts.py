@@ -33,7 +33,8 @@ from activities.store.database import write_transaction
 from activities.store.errors import StoreError, UnknownTenant
 from activities.store.passwords import hash_password
 from activities.store.reviewers import ReviewerExists, find_reviewer, require_reviewer
-from activities.store.schema import Reviewer, Tenant, join_list
+from activities.store.schema import Reviewer, Tenant
+from activities.store.text_lists import join_list
 from activities.store.ui_sessions import end_sessions_of
 
 

@@ -21,7 +21,8 @@ from sqlalchemy import Connection, Row, bindparam, select
 
 from activities.store.database import table_of
 from activities.store.reviewer_names import reviewer_name_key
-from activities.store.schema import Reviewer, split_list
+from activities.store.schema import Reviewer
+from activities.store.text_lists import split_list
 
 REVIEWERS = table_of(Reviewer)
 _STANDING = (REVIEWERS.c.id, REVIEWERS.c.tenant_id, REVIEWERS.c.roles, REVIEWERS.c.active)

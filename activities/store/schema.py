@@ -31,6 +31,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
 
 from activities.store.reviewer_names import reviewer_name_key
+from activities.store.text_lists import split_list
 from workflows.contract_base import tenant_id_problem
 
 ID_LENGTH = 128  # matches IDENTIFIER_PATTERN in workflows.contracts
@@ -390,14 +391,3 @@ class WaitingAction(Base):
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     action: Mapped[str] = mapped_column(Text)
-
-
-def split_list(text: str) -> list[str]:
-    return [item.strip() for item in text.split(",") if item.strip()]
-
-
-def join_list(items: list[str]) -> str:
-    for item in items:
-        if "," in item or not item.strip():
-            raise ValueError(f"{item!r} cannot be stored in a comma-separated list")
-    return ",".join(items)

@@ -50,6 +50,8 @@ def make_old_store(store: Engine) -> str:
         connection.execute(text("DROP TABLE customer_replies"))  # revision 0005's, later
         connection.execute(text("DROP TABLE tool_effects"))
         connection.execute(text("ALTER TABLE decisions DROP COLUMN proof"))  # 0006's
+        connection.execute(text("DROP INDEX ix_decisions_tenant_kept_seq"))  # 0011's, later
+        connection.execute(text("ALTER TABLE decisions DROP COLUMN action"))
         connection.execute(text("DROP TABLE reviewers"))
         connection.execute(text(OLD_REVIEWERS))
         for row in rows:

@@ -90,5 +90,5 @@ def test_a_right_to_left_name_cannot_reorder_the_order_id_on_the_page(
     status = dev_stack.signoff("status", case.run_id)
     for steering in ("\x1b", "\x07", "\r"):
         assert steering not in status.stdout + status.stderr
-    assert f"rejected by bob  refund 60.00 EUR on {case.order_id}" in status.stdout
+    assert f"rejected by bob  60.00 EUR on order {case.order_id}" in status.stdout
     assert f"not eligible: {SHOWN_REASON}" in status.stdout
