@@ -28,9 +28,8 @@ from activities.store.schema import (
     Order,
     Refund,
     RefundSettlement,
-    join_list,
-    split_list,
 )
+from activities.store.text_lists import join_list, split_list
 
 SettlementOutcome = Literal["refunded", "not_refunded"]
 

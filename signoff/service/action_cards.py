@@ -77,10 +77,14 @@ def readable(text: str, mcp: bool) -> tuple[str, ArgumentView]:
 
 
 def _policy(profiles: ProfileSet | None, tool: str) -> tuple[str | None, ToolPolicy | None]:
-    """The first agent (by name) whose profile offers `tool`, and its policy for it."""
+    """The first agent (by name) whose profile offers `tool` with a card, else the first
+    that offers it, and its policy for it; (None, None) when none does."""
     found = [] if profiles is None else tool_policies(profiles, tool)
     with_card = [(agent, policy) for agent, policy in found if policy.card is not None]
-    return (with_card or found or [(None, None)])[0]
+    chosen = with_card or found
+    if not chosen:
+        return None, None
+    return chosen[0]
 
 
 def title_of(tool: str, profiles: ProfileSet | None) -> str:
@@ -120,7 +124,8 @@ def _next_steps(
     for server_name, server in sorted(agent.mcp_servers.items()):
         for name, declared in server.tools.items():
             policies[f"{server_name}__{name}"] = declared
-    alone, asked = [], []
+    alone: list[str] = []
+    asked: list[str] = []
     for name, policy in policies.items():
         if name == tool or policy.risk == "read" or policy.approval == "deny":
             continue
