@@ -92,5 +92,5 @@ def test_the_refund_waits_then_alice_approves_it(stack: dict[str, str]) -> None:
         lambda result: "outcome:  completed" in result.stdout,
         "completed",
     )
-    assert "approved by alice  refund 89.90 EUR on C-1042" in shown.stdout
+    assert "approved by alice  89.90 EUR on order C-1042" in shown.stdout
     assert "effects:  none" not in shown.stdout  # the refund was made
