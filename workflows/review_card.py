@@ -27,7 +27,7 @@ class ReviewCard(WireContract):
     """A tool's card: `title`, `effect` (what approving does) and `arguments` (the ones to
     show first, in this order, each with how it reads)."""
 
-    WIRE_OMITS = ("effect", "arguments")
+    WIRE_OMITS = ("effect",)
 
     title: CardTitle
     effect: CardEffect | None = None

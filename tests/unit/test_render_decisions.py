@@ -21,11 +21,12 @@ def test_each_decision_says_what_it_was_about() -> None:
         amount="89.90",
         currency="EUR",
     )
-    # A record from before the amount was kept names its action by hash only.
+    # Its money and order are its action's exposure; a record without one (from before
+    # the amount was kept, or of a tool that declares none) names its action by hash only.
     older = DecisionRecord(action_hash="cd" * 32, kind="expired", at=AT)
     assert decision_lines([rejected, older]) == [
         "decisions:",
-        "  2026-11-29 09:30:00  rejected by bob  refund 89.90 EUR on C-1042  "
+        "  2026-11-29 09:30:00  rejected by bob  89.90 EUR on order C-1042  "
         "abababababab: no photo",
         "  2026-11-29 09:30:00  expired  cdcdcdcdcdcd",
     ]
