@@ -29,7 +29,7 @@ tell: a row forged without an action in a chain where no decision kept one yet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from pydantic import ValidationError
 from sqlalchemy import Engine, func, select
@@ -90,24 +90,30 @@ def kept_action(
     record = event.record
     if event.proof is None and record.kind != EDITED:
         return None
-    candidates = [] if offered is None else [offered]
-    candidates += _waiting(session, event.run_id, record.action_hash)
-    proof = event.proof
-    if proof is not None and proof.original_hash is not None and proof.edits:
-        for original in _known(session, event, proof.original_hash):
-            try:
-                candidates.append(
-                    edited_action(
-                        original, proof.edits, editor=proof.reviewer_id, run_id=event.run_id
-                    )
-                )
-            except DecisionRefused:
-                pass  # an edit the original does not allow names no action of it
-    for action in candidates:
+    # Tried in turn, each read only when the one before does not name the action: the
+    # effect's own command is the usual answer, and the store is not read for it.
+    for action in _candidates(session, event, offered):
         if _names(action, event.run_id, record.action_hash):
             # Its approvals are rows of their own, and no part of its hash.
             return action.model_copy(update={"approvals": []})
     return None
+
+
+def _candidates(
+    session: Session, event: DecisionEvent, offered: PendingAction | None
+) -> Iterator[PendingAction]:
+    if offered is not None:
+        yield offered
+    yield from _waiting(session, event.run_id, event.record.action_hash)
+    proof = event.proof
+    if proof is not None and proof.original_hash is not None and proof.edits:
+        for original in _known(session, event, proof.original_hash):
+            try:
+                yield edited_action(
+                    original, proof.edits, editor=proof.reviewer_id, run_id=event.run_id
+                )
+            except DecisionRefused:
+                pass  # an edit the original does not allow names no action of it
 
 
 def _waiting(session: Session, run_id: str, action_hash: str) -> list[PendingAction]:
