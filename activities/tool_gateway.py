@@ -26,9 +26,11 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import observe
+from activities.caller import caller_run_id
 from activities.payments.connector import PaymentError
 from activities.payments.order_tool import order_from_platform
 from activities.payments.registry import PaymentConnectors
+from activities.store.activity_refusals import record_refusal
 from activities.store.payment_links import NoPaymentLink
 from activities.store.schema import minor_to_decimal
 from activities.store.tool_reads import ticket_order, ticket_text
@@ -55,6 +57,11 @@ MAX_CUSTOMER_NAME_CHARS = 200
 
 class ToolFailed(Exception):
     """An expected failure whose message is written for the model."""
+
+
+class IrreversibleAsRead(ToolFailed):
+    """An irreversible tool asked for as a read: what a rogue caller would try, so it is
+    refused on the audit too, not only to the model."""
 
 
 ToolFunction = Callable[[Engine, ToolCallInput], str]
@@ -149,6 +156,19 @@ class ToolGateway:
             else:
                 function = self._function(tool.name, call.tenant_id)
                 content = await asyncio.to_thread(function, self._engine, call)
+        except IrreversibleAsRead as error:
+            await asyncio.to_thread(
+                record_refusal,
+                self._engine,
+                tenant_id=call.tenant_id,
+                run_id=call.run_id,
+                ticket_id=call.ticket_id,
+                activity=RUN_TOOL_ACTIVITY,
+                what=f"{call.name} as a read",
+                why=str(error),
+                caller_run_id=caller_run_id(),
+            )
+            return self._result(call, str(error), is_error=True)
         except (ToolCallRejected, ToolFailed, PaymentError, NoPaymentLink) as error:
             # A payment platform's refusal or silence is said as it is (no key, no trace).
             return self._result(call, str(error), is_error=True)
@@ -214,7 +234,7 @@ def _read_tool(name: str) -> ToolDefinition:
             f"Unknown tool '{name}'. The tools that exist are: {', '.join(sorted(known))}."
         )
     if tool.risk != "read":
-        raise ToolFailed(
+        raise IrreversibleAsRead(
             f"The tool '{name}' is irreversible: it runs only after the approval gate, "
             "never as a read."
         )

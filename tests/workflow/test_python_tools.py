@@ -214,8 +214,13 @@ async def test_the_effect_refuses_a_caller_without_proof_and_the_gateway_refuses
             refusals = list(
                 session.scalars(select(DecisionRow.reason).where(DecisionRow.kind == "refused"))
             )
-        # Same caller, action and reason: the attempt is on the record once.
-        assert len(refusals) == 1 and "effect refused (called by workflow 'rogue-" in refusals[0]
+        # Same caller, action and reason: the attempt is on the record once; and the
+        # irreversible tool asked for as a read is on it too, naming the caller.
+        effects = [reason for reason in refusals if reason.startswith("effect refused")]
+        reads = [reason for reason in refusals if reason.startswith("run_tool refused")]
+        assert len(effects) == 1 and "(called by workflow 'rogue-" in effects[0]
+        assert len(reads) == 1 and "issue_voucher as a read" in reads[0]
+        assert len(refusals) == 2
         await decide(handle, decision(seeded_engine, "alice", action.action_hash))
         assert (await handle.result()).status == "completed"
     assert len(team_tools.CALLS) == 1  # the run, approved for real, acts once
