@@ -47,7 +47,11 @@ def check(engine: Engine, update_id: str) -> DecisionCheck:
 @asynccontextmanager
 async def shared_threads_held() -> AsyncIterator[None]:
     """asyncio's default executor, every thread of it blocked until the block ends (as
-    refunds waiting on their order's lock hold theirs)."""
+    refunds waiting on their order's lock hold theirs). The tests share one event loop,
+    and another may have sized its default executor (as `signoff worker` does): this
+    block gives it one of asyncio's own size first, so that its threads are all held."""
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(SHARED_THREADS))
     release = threading.Event()
     holders = [asyncio.to_thread(release.wait) for _ in range(SHARED_THREADS)]
     waiting = asyncio.gather(*holders)
@@ -56,6 +60,7 @@ async def shared_threads_held() -> AsyncIterator[None]:
     finally:
         release.set()
         await waiting
+        loop.set_default_executor(ThreadPoolExecutor())
 
 
 async def test_the_check_answers_while_the_shared_threads_are_all_held(
