@@ -18,8 +18,8 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import observe
-from activities.caller import NOT_ITS_RUN, only_its_own
-from activities.rule_callers import CallerUnknown, foreign_caller
+from activities.caller import only_its_own
+from activities.rule_callers import foreign_caller, only_signoffs_run
 from activities.store import decisions as audit
 from activities.store.errors import StoreError
 from activities.store.record_proofs import record_refusal
@@ -51,7 +51,14 @@ class DecisionActivities:
         if event.proof is None:
             # A reviewer's record is proven by its signed decision (below); any other is
             # the run's own word, so the run must be signoff's.
-            await self._only_signoffs_run()
+            # A workflow of someone else's is its own caller too, and could otherwise
+            # append rows of a run's kinds (`rule_approved`, `expired`) to any tenant's
+            # chain for a run id of its own.
+            await only_signoffs_run(
+                "to write this record",
+                "only a run's own workflow writes its decision trail",
+                self._foreign_caller,
+            )
         refusal = await asyncio.to_thread(record_refusal, self._engine, event, self._keys)
         if refusal is not None:
             activity.logger.warning("refused an audit record of %s: %s", event.run_id, refusal)
@@ -68,22 +75,3 @@ class DecisionActivities:
         if row.recorded_at >= started:  # written now, not found by a retry: count it once
             observe.decision_recorded(event)
         return row.id
-
-    async def _only_signoffs_run(self) -> None:
-        """A run's trail is written by signoff's own run only. A workflow of someone
-        else's is its own caller too, and could otherwise append rows of a run's kinds
-        (`rule_approved`, `expired`) to any tenant's chain for a run id of its own."""
-        try:
-            foreign = await self._foreign_caller()
-        except CallerUnknown:
-            # Retryable: Temporal will say on a later attempt.
-            raise ApplicationError(
-                "Temporal could not say which workflow asked to write this record."
-            ) from None
-        if foreign is not None:
-            activity.logger.warning("refused an audit record: %s", foreign)
-            raise ApplicationError(
-                f"{foreign}: only a run's own workflow writes its decision trail.",
-                type=NOT_ITS_RUN,
-                non_retryable=True,
-            )

@@ -15,9 +15,13 @@ the same (`foreign_caller`): only signoff's own runs list an action for the revi
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
+from activities.caller import NOT_ITS_RUN
 from workflows.actions import PendingAction
 from workflows.contracts import WORKFLOW_NAME
 
@@ -57,3 +61,20 @@ async def rule_caller_problem(action: PendingAction) -> str | None:
     if foreign is not None:
         return f"{foreign}: a standing rule approves only the actions signoff's own runs propose."
     return None
+
+
+async def only_signoffs_run(
+    asked: str, why: str, callers: Callable[[], Awaitable[str | None]] = foreign_caller
+) -> None:
+    """Refuse (`NotItsRun`, on the audit through activities/refusal_audit.py) a caller
+    that is not signoff's own run on this worker's task queue; `asked` says what it asked
+    ("to list this action"), `why` why only a run may ("only a run's own gate lists its
+    actions for the reviewers"). Retryable while Temporal cannot say who called."""
+    try:
+        foreign = await callers()
+    except CallerUnknown:
+        # Retryable: Temporal will say on a later attempt.
+        raise ApplicationError(f"Temporal could not say which workflow asked {asked}.") from None
+    if foreign is not None:
+        activity.logger.warning("refused %s: %s", asked, foreign)
+        raise ApplicationError(f"{foreign}: {why}.", type=NOT_ITS_RUN, non_retryable=True)

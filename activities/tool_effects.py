@@ -24,10 +24,15 @@ from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.caller import NOT_ITS_RUN, caller_run_id, only_its_own
+from activities.caller import caller_run_id, only_its_own
 from activities.connectors.replies import HelpdeskReplies
 from activities.refunds import non_retryable
-from activities.rule_callers import CallerUnknown, foreign_caller, rule_caller_problem
+from activities.rule_callers import (
+    CallerUnknown,
+    foreign_caller,
+    only_signoffs_run,
+    rule_caller_problem,
+)
 from activities.store import tool_effects as store
 from activities.store.customer_replies import send_reply
 from activities.store.effect_proofs import ProofCheck
@@ -83,20 +88,9 @@ class ToolEffects:
         run lists its action: a workflow of someone else's would put a request of its
         making before the reviewers."""
         only_its_own(hold.run_id)
-        try:
-            foreign = await foreign_caller()
-        except CallerUnknown:
-            # Retryable: Temporal will say on a later attempt.
-            raise ApplicationError(
-                "Temporal could not say which workflow asked to list this action."
-            ) from None
-        if foreign is not None:
-            activity.logger.warning("refused an inbox hold: %s", foreign)
-            raise ApplicationError(
-                f"{foreign}: only a run's own gate lists its actions for the reviewers.",
-                type=NOT_ITS_RUN,
-                non_retryable=True,
-            )
+        await only_signoffs_run(
+            "to list this action", "only a run's own gate lists its actions for the reviewers"
+        )
         try:
             await asyncio.to_thread(hold_waiting, self._engine, hold, datetime.now(UTC))
         except StoreError as error:
