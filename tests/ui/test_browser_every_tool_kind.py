@@ -12,29 +12,25 @@ port, pinned), with scripted models from tests/ui/scripts (`kind-*.json`).
 
 from __future__ import annotations
 
-import asyncio
-import os
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import select
 
-from activities.mcp.resolve import resolve_server
 from activities.store import list_refunds, make_engine
 from activities.store.connector_schema import ToolEffect
 from activities.store.database import use_session
-from signoff.wiring.local_stack import signoff_dev_stack
 from testkit.mcp_server import vouchers
 from tests.conftest import demo_home
-from tests.mcp.conftest import TIMEOUT_SECONDS, RunningServer, declared, mcp_server_process
+from tests.mcp.conftest import RunningServer, mcp_server_process
 from tests.mcp.test_every_tool_kind import PROFILE
 from tests.store.outbox import replies_of
 from tests.ui.browser import new_page, screenshot, sign_in, watch_console
 from tests.ui.conftest import DevStack, RefundCase, add_case, wait_until_pending
+from tests.ui.mcp_stacks import pinned_stack
 
 pytestmark = [pytest.mark.devserver, pytest.mark.browser]
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -61,23 +57,8 @@ def kinds_stack(
     tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path, shop: RunningServer
 ) -> Iterator[DevStack]:
     home = demo_home(demo_store_template, tmp_path_factory.mktemp("signoff-kinds-home"))
-    # A thread of its own: Playwright's event loop runs in this one.
-    with ThreadPoolExecutor(max_workers=1) as thread:
-        resolved = thread.submit(
-            asyncio.run, resolve_server("shop", declared(url=shop.url), TIMEOUT_SECONDS)
-        ).result()
-    assert resolved.advertised is not None
-    profile = home / "every-kind.toml"
-    profile.write_text(PROFILE.format(url=shop.url, pin=resolved.advertised))
-    with signoff_dev_stack(
-        home,
-        task_queue=f"kinds-ui-{os.getpid()}",
-        SIGNOFF_PROFILES=str(profile),
-        SIGNOFF_SCRIPTS_DIR=str(SCRIPTS),
-        # The team's Python tool module (tests/tools), importable as a team's would be.
-        PYTHONPATH=str(Path(__file__).parents[2]),
-    ) as (env, _):
-        yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{env['SIGNOFF_UI_PORT']}")
+    with pinned_stack(home, shop, "shop", PROFILE, "kinds-ui") as stack:
+        yield stack
 
 
 def waiting_case(stack: DevStack, script: str) -> RefundCase:

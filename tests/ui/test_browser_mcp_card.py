@@ -8,25 +8,21 @@ mcp_server.py, on a free port), with a scripted model from tests/ui/scripts."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from activities.mcp.resolve import resolve_server
 from activities.store import make_engine
-from signoff.wiring.local_stack import signoff_dev_stack
 from testkit.mcp_server import calls, labels
 from tests.conftest import demo_home
-from tests.mcp.conftest import TIMEOUT_SECONDS, RunningServer, declared, mcp_server_process
+from tests.mcp.conftest import RunningServer, mcp_server_process
 from tests.mcp.test_mcp_runs import PROFILE
 from tests.ui.browser import sign_in, watch_console
 from tests.ui.conftest import DevStack, add_case, wait_until_pending
+from tests.ui.mcp_stacks import pinned_stack
 
 pytestmark = [pytest.mark.devserver, pytest.mark.browser]
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -44,21 +40,8 @@ def mcp_stack(
     tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path, warranty: RunningServer
 ) -> Iterator[DevStack]:
     home = demo_home(demo_store_template, tmp_path_factory.mktemp("signoff-mcp-home"))
-    # A thread of its own: Playwright's event loop runs in this one.
-    with ThreadPoolExecutor(max_workers=1) as thread:
-        resolved = thread.submit(
-            asyncio.run, resolve_server("warranty", declared(url=warranty.url), TIMEOUT_SECONDS)
-        ).result()
-    assert resolved.advertised is not None
-    profile = home / "warranty.toml"
-    profile.write_text(PROFILE.format(url=warranty.url, pin=resolved.advertised))
-    with signoff_dev_stack(
-        home,
-        task_queue=f"mcp-ui-{os.getpid()}",
-        SIGNOFF_PROFILES=str(profile),
-        SIGNOFF_SCRIPTS_DIR=str(SCRIPTS),
-    ) as (env, _):
-        yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{env['SIGNOFF_UI_PORT']}")
+    with pinned_stack(home, warranty, "warranty", PROFILE, "mcp-ui") as stack:
+        yield stack
 
 
 def test_a_reviewer_approves_an_mcp_write_on_its_card_and_it_runs_once(
