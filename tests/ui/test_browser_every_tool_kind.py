@@ -33,7 +33,6 @@ from tests.ui.conftest import DevStack, RefundCase, add_case, wait_until_pending
 from tests.ui.mcp_stacks import pinned_stack
 
 pytestmark = [pytest.mark.devserver, pytest.mark.browser]
-SCRIPTS = Path(__file__).parent / "scripts"
 DONE_SECONDS = 60
 WIDE = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 800}

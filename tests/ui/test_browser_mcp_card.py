@@ -25,7 +25,6 @@ from tests.ui.conftest import DevStack, add_case, wait_until_pending
 from tests.ui.mcp_stacks import pinned_stack
 
 pytestmark = [pytest.mark.devserver, pytest.mark.browser]
-SCRIPTS = Path(__file__).parent / "scripts"
 LABEL_SECONDS = 60
 
 
