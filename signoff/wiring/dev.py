@@ -39,6 +39,9 @@ SERVER_STOP_SECONDS = 10.0
 UI_START_SECONDS = 60.0
 DEMO_UI_REVIEWERS = ("alice", "bob", "carol", "dave")
 
+# The loopback addresses a browser reaches as `localhost`.
+LOOPBACK = ("127.0.0.1", "::1")
+
 
 def temporal_binary() -> str:
     beside = Path(sys.executable).parent / "temporal"
@@ -197,11 +200,18 @@ async def stop_ui(server: EmbeddedServer, task: asyncio.Task[None]) -> None:
         await asyncio.wait_for(task, timeout=SERVER_STOP_SECONDS)
 
 
+def browsed_host(host: str) -> str:
+    """The name to open the UI by: a passkey registers only on a host name, and the
+    loopback address's is `localhost` (SIGNOFF_PASSKEY_RP_ID's default)."""
+    return "localhost" if host in LOOPBACK else host
+
+
 def next_steps(settings: Settings, ui_started: bool = True) -> str:
     model = settings.default_model().label()
     ui_lines = (
         [
-            f"Reviewer UI on http://{settings.ui_host}:{settings.ui_port}/ - sign in as "
+            f"Reviewer UI on http://{browsed_host(settings.ui_host)}:{settings.ui_port}/ - "
+            "sign in as "
             + ", ".join(f"{name} / {demo_password(name)}" for name in DEMO_UI_REVIEWERS)
             + " (dave has no approver role; carol is tenant globex).",
             f"Accounts: `signoff user ... --as admin` (password {demo_password('admin')}).",

@@ -83,7 +83,7 @@ def dev_stack(
         home, task_queue=f"ui-{os.getpid()}", SIGNOFF_UI_INBOX_REFRESH_SECONDS="1"
     ) as (env, _):
         ui_port = env["SIGNOFF_UI_PORT"]
-        assert f"Reviewer UI on http://127.0.0.1:{ui_port}/" in (home / "dev.log").read_text()
+        assert f"Reviewer UI on http://localhost:{ui_port}/" in (home / "dev.log").read_text()
         yield DevStack(env=env, home=home, ui_url=f"http://127.0.0.1:{ui_port}")
 
 
