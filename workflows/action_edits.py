@@ -23,6 +23,7 @@ from decimal import Decimal, InvalidOperation
 from workflows.actions import PendingAction
 from workflows.approval_policy import DecisionRefused, money, recomputed_hash, to_minor
 from workflows.exposure import ActionExposure
+from workflows.mcp_tools import split_offered_name
 
 # Longest text a reviewer may put in place of the agent's.
 EDITED_TEXT_CHARS = 4000
@@ -51,9 +52,10 @@ def edited_action(
         if exposure is not None and name == exposure.amount_argument:
             lowered = _lowered_amount(original, exposure, value)
             exposure = exposure.with_amount(lowered)
-            arguments[name] = _as_written(original.arguments[name], lowered)
+            arguments[name] = _as_written(original, name, lowered)
         else:
-            arguments[name] = _text(name, value)
+            text = _text(name, value)
+            arguments[name] = _json_text(text) if _is_mcp(original) else text
     if arguments == original.arguments:
         raise DecisionRefused(
             "The edit changes nothing: approve the request as it stands, or change a value."
@@ -74,10 +76,21 @@ def edited_action(
     return unhashed.model_copy(update={"action_hash": recomputed_hash(unhashed, run_id)})
 
 
-def _as_written(proposed: str, amount: str) -> str:
-    """The lowered amount written as the agent's was: an MCP tool's arguments are JSON,
-    so a string stays a string (`"15.00"`) and a number a number."""
-    return json.dumps(amount) if proposed.startswith('"') else amount
+def _is_mcp(action: PendingAction) -> bool:
+    """An MCP tool's arguments are each JSON (`mcp_tools.shown_arguments`): an edit is
+    written as JSON too, or the effect could not read it back."""
+    return split_offered_name(action.tool) is not None
+
+
+def _json_text(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _as_written(original: PendingAction, name: str, amount: str) -> str:
+    """The lowered amount written as the agent's was: an MCP tool's JSON string stays a
+    string (`"15.00"`) and a number a number; a Python tool's text stays text."""
+    proposed = original.arguments[name]
+    return _json_text(amount) if _is_mcp(original) and proposed.startswith('"') else amount
 
 
 def _lowered_amount(original: PendingAction, exposure: ActionExposure, value: str) -> str:

@@ -12,6 +12,8 @@ from tests.workflow.approvals import TEST_KEYS, TEST_SIGNER
 from workflows.action_edits import edit_summary, edited_action
 from workflows.actions import ActionState, PendingAction
 from workflows.approval_policy import DecisionRefused, recomputed_hash, state_hash
+from workflows.exposure import ActionExposure
+from workflows.mcp_tools import restored_arguments, shown_arguments
 
 RUN = "run-demo-1"
 ALICE = Decider("alice", "demo", ("refund_approver",))
@@ -135,3 +137,24 @@ def test_the_service_refuses_to_sign_an_invalid_choice(
             choice=with_action,  # type: ignore[arg-type]
         )
     assert str(invalid.value).startswith(why), invalid.value
+
+
+def test_an_mcp_tools_edited_text_is_written_as_json_the_effect_reads_back() -> None:
+    """An MCP tool's arguments are each JSON: an edited text is written as a JSON string,
+    and a lowered amount held in a JSON string stays one, so the effect restores them."""
+    shown = shown_arguments({"note": "Sorry for the wait", "amount": "15.00"})
+    exposure = ActionExposure(amount="15.00", currency="EUR", amount_argument="amount")
+    original = an_action().model_copy(
+        update={
+            "tool": "shop__issue_voucher",
+            "arguments": shown,
+            "exposure": exposure,
+            "editable": ["note", "amount"],
+        }
+    )
+    original = original.model_copy(update={"action_hash": recomputed_hash(original, RUN)})
+    edited = edited_action(
+        original, {"note": "Désolé ✓", "amount": "10"}, editor="alice", run_id=RUN
+    )
+    assert restored_arguments(edited.arguments) == {"note": "Désolé ✓", "amount": "10.00"}
+    assert edited.exposure is not None and edited.exposure.amount == "10.00"
