@@ -26,9 +26,9 @@ from approvals_ui.words import N_
 from workflows.actions import DecisionRecord
 from workflows.contracts import RunState
 from workflows.outside_text import without_bidi
+from workflows.tool_catalog import REFUND
 
 QUOTE_CHARS = 200
-REFUND_TOOL = "refund"
 # What each tool call means, said as something the agent did.
 TOOL_DEEDS = {
     "read_ticket": N_("read the ticket"),
@@ -140,7 +140,7 @@ def _refunds_asked(state: RunState, say: Voice) -> list[str]:
     amounts = [
         say(on_order, amount=say.amount(record.amount, record.currency), order=record.order_id)
         for record in state.decisions
-        if record.amount and record.order_id and _tool_of(record, state) == REFUND_TOOL
+        if record.amount and record.order_id and _tool_of(record, state) == REFUND.name
     ]
     amounts += [
         say(
@@ -149,7 +149,7 @@ def _refunds_asked(state: RunState, say: Voice) -> list[str]:
             order=action.exposure.order_id,
         )
         for action in state.pending_actions
-        if action.tool == REFUND_TOOL
+        if action.tool == REFUND.name
         and action.exposure is not None
         and action.exposure.order_id is not None
     ]
@@ -161,7 +161,7 @@ def _deed(tool: str, say: Voice) -> str:
 
 
 def did(state: RunState, say: Voice) -> str:
-    deeds = _unique(_deed(call.name, say) for call in state.tool_calls if call.name != REFUND_TOOL)
+    deeds = _unique(_deed(call.name, say) for call in state.tool_calls if call.name != REFUND.name)
     refunds = _refunds_asked(state, say)
     if refunds:
         deeds.append(say(N_("proposed a refund of %(refunds)s"), refunds=say.join(refunds)))
@@ -179,7 +179,7 @@ def did(state: RunState, say: Voice) -> str:
             "The agent has not used a tool yet in %(count)s model turns",
             turns,
         )
-    failed = sum(1 for call in state.tool_calls if not call.ok and call.name != REFUND_TOOL)
+    failed = sum(1 for call in state.tool_calls if not call.ok and call.name != REFUND.name)
     if failed:
         text += say.ngettext(
             "; %(count)s tool call failed", "; %(count)s tool calls failed", failed
@@ -192,7 +192,7 @@ def _subject(record: DecisionRecord, tool: str | None, say: Voice) -> str:
     name (the reviewer's own word for it), with its money where it declares some; an
     unknown tool by its money, else by its action's short hash."""
     money = say.amount(record.amount, record.currency) if record.amount else None
-    if tool == REFUND_TOOL:
+    if tool == REFUND.name:
         if money is None:
             return say(N_("a refund request"))
         return say(N_("the refund of %(amount)s"), amount=money)
@@ -239,7 +239,7 @@ def decided(state: RunState, time_left: str, say: Voice) -> str:
         return say(N_("Nothing needed a reviewer's decision."))
     text = say(N_("; then ")).join(parts) + "."
     first = _tool_of(records[0], state) if records else None
-    if first is not None and first != REFUND_TOOL:
+    if first is not None and first != REFUND.name:
         return text  # a tool's name is written as the tool is named
     return text[0].upper() + text[1:]
 

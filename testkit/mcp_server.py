@@ -114,38 +114,52 @@ def build(
             await anyio.sleep_forever()  # a server that accepts the call and never answers
         return json.dumps({"order_id": order_id, "warranty_months_left": 14})
 
-    @server.tool(description=LABEL_DESCRIPTION)
-    def create_return_label(order_id: str, ctx: Context) -> str:
+    def once(ctx: Context, called: dict[str, Any], made_in: str, result: str, make: Any) -> str:
+        """What a connector must do (docs/configuration/mcp.md): take the key from `_meta`,
+        refuse a call without one, and make one effect per key, `make(number)` the first
+        time; every call is appended to calls.jsonl, every effect to `made_in`, and the
+        tool answers the effect's `result` field."""
         meta = ctx.request_context.meta or {}
         key = meta.get(IDEMPOTENCY_META_KEY)
         with lock:
-            _append(state / CALLS_FILE, {"key": key, "order_id": order_id})
+            _append(state / CALLS_FILE, {"key": key, **called})
             if not isinstance(key, str) or not key:
                 raise ToolError(f"an idempotency key in _meta.{IDEMPOTENCY_META_KEY} is required")
-            for label in labels(state):
-                if label["key"] == key:
-                    return str(label["label"])  # the same key: the same effect, once
-            label_number = f"RL-{len(labels(state)) + 1:04d}"
-            _append(state / LABELS_FILE, {"key": key, "order_id": order_id, "label": label_number})
-            return label_number
+            made = read_lines(state / made_in)
+            for effect in made:
+                if effect["key"] == key:
+                    return str(effect[result])  # the same key: the same effect, once
+            record = {"key": key, **make(len(made) + 1)}
+            _append(state / made_in, record)
+            return str(record[result])
+
+    @server.tool(description=LABEL_DESCRIPTION)
+    def create_return_label(order_id: str, ctx: Context) -> str:
+        return once(
+            ctx,
+            {"order_id": order_id},
+            LABELS_FILE,
+            "label",
+            lambda number: {"order_id": order_id, "label": f"RL-{number:04d}"},
+        )
 
     @server.tool(description=VOUCHER_DESCRIPTION)
     def issue_voucher(
         customer_id: str, amount: str, note: str, details: dict[str, Any], ctx: Context
     ) -> str:
-        meta = ctx.request_context.meta or {}
-        key = meta.get(IDEMPOTENCY_META_KEY)
-        with lock:
-            _append(state / CALLS_FILE, {"key": key, "customer_id": customer_id})
-            if not isinstance(key, str) or not key:
-                raise ToolError(f"an idempotency key in _meta.{IDEMPOTENCY_META_KEY} is required")
-            for voucher in vouchers(state):
-                if voucher["key"] == key:
-                    return str(voucher["code"])  # the same key: the same effect, once
-            code = f"VC-{len(vouchers(state)) + 1:04d}"
-            made = {"key": key, "customer_id": customer_id, "amount": amount, "note": note}
-            _append(state / VOUCHERS_FILE, {**made, "details": details, "code": code})
-            return code
+        return once(
+            ctx,
+            {"customer_id": customer_id},
+            VOUCHERS_FILE,
+            "code",
+            lambda number: {
+                "customer_id": customer_id,
+                "amount": amount,
+                "note": note,
+                "details": details,
+                "code": f"VC-{number:04d}",
+            },
+        )
 
     @server.tool(description=RECALL_DESCRIPTION)
     def check_recall(order_id: str) -> str:

@@ -24,6 +24,7 @@ from workflows.actions import PendingAction
 from workflows.approval_policy import DecisionRefused, money, recomputed_hash, to_minor
 from workflows.exposure import ActionExposure
 from workflows.mcp_tools import split_offered_name
+from workflows.tool_catalog import REFUND
 
 # Longest text a reviewer may put in place of the agent's.
 EDITED_TEXT_CHARS = 4000
@@ -163,7 +164,7 @@ def edit_summary(action: PendingAction) -> str:
     if exposure is not None and exposure.amount_argument in changed(action):
         currency = exposure.currency
         before = _scalar_text(proposed[exposure.amount_argument])
-        done = "refunded" if action.tool == "refund" else f"{action.tool} was carried out for"
+        done = "refunded" if action.tool == REFUND.name else f"{action.tool} was carried out for"
         return f"{done} {exposure.amount} {currency} of the {before} {currency} proposed"
     names = ", ".join(changed(action))
     return f"{action.tool} was carried out with the reviewer's {names} in place of yours"

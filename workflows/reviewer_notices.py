@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.contract_base import Contract
     from workflows.contracts import RunRequest
     from workflows.exposure import ActionExposure
+    from workflows.tool_catalog import REFUND
 
 NOTIFY_ACTIVITY = "notify_reviewers"
 # The reminder goes when this share of the time from request to expiry has passed.
@@ -63,7 +64,6 @@ NOTIFY_RETRY = RetryPolicy(
 # (workflows/escalation.py); its reminder follows the new time to live.
 NoticeKind = Literal["waiting", "reminder", "expired", "escalated"]
 # The refund is named in words; another tool by its own name, which its reviewers know.
-REFUND_TOOL = "refund"
 REFUND_WORD = "Refund"
 
 
@@ -93,7 +93,7 @@ class Notice(Contract):
         """What waits, in a line: `Refund 89.90 EUR on order C-1042`, a tool with an
         exposure `issue_voucher 15.00 EUR`, any other its name alone (`send_reply`)."""
         exposure = self.exposure
-        name = REFUND_WORD if self.tool == REFUND_TOOL else self.tool
+        name = REFUND_WORD if self.tool == REFUND.name else self.tool
         return name if exposure is None else f"{name} {exposure.said()}"
 
     def idempotency_key(self) -> str:

@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 
 from workflows.actions import PendingAction
 from workflows.effect_requirements import tool_policies
-from workflows.mcp_tools import split_offered_name
+from workflows.mcp_tools import offered_name, split_offered_name
 from workflows.profile_contracts import ProfileSet
 from workflows.review_card import ArgumentView, ReviewCard
 from workflows.tool_policy import ToolPolicy
 
 # Past this, or with a line break, a text reads as a block.
 SHORT_TEXT_CHARS = 80
-REFUND = "refund"
 
 
 @dataclass(frozen=True)
@@ -123,7 +122,7 @@ def _next_steps(
     policies: dict[str, ToolPolicy] = {name: agent.policy(name) for name in agent.tools}
     for server_name, server in sorted(agent.mcp_servers.items()):
         for name, declared in server.tools.items():
-            policies[f"{server_name}__{name}"] = declared
+            policies[offered_name(server_name, name)] = declared
     alone: list[str] = []
     asked: list[str] = []
     for name, policy in policies.items():
