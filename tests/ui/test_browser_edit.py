@@ -33,7 +33,7 @@ def test_a_reviewer_lowers_the_refund_and_the_agent_reads_what_was_done(
     page.goto(detail_url)
 
     amount = page.get_by_label("Amount to refund instead (EUR, at most 60.00)")
-    expect(amount).to_have_value("60.00")
+    expect(amount).to_have_value("")  # not prefilled: an unchanged edit is Approve's job
     amount.fill("25.00")
     page.get_by_label("Why you change it (required; the agent is told)").fill("goodwill")
     screenshot(page, "detail-edit-amount.png", docs=True)
