@@ -31,6 +31,7 @@ from approvals_ui.decision_words import ORDER_STATUSES, REJECT_LABELS, RUN_STATU
 from approvals_ui.locale_choice import page_language
 from approvals_ui.money_format import amount_text, cost_text, minor_text
 from approvals_ui.readable import readable_event
+from approvals_ui.role_words import MODE_LABELS, ROLE_LABELS, asked_by, roles_text
 from approvals_ui.run_words import (
     BATCH_RESULTS,
     DECISION_KINDS,
@@ -122,12 +123,30 @@ CODE_WORDS = {
     "run_status": RUN_STATUSES,
     "order_status": ORDER_STATUSES,
     "reject": REJECT_LABELS,
+    "mode": MODE_LABELS,
+    "role": ROLE_LABELS,
 }
 
 
 @pass_context
 def _said(context: Context, code: str | None, table: str) -> str:
     return said(code, CODE_WORDS[table], _words(context))
+
+
+@pass_context
+def _roles(context: Context, roles: list[str] | tuple[str, ...]) -> str:
+    return roles_text(roles, _words(context))
+
+
+@pass_context
+def _asked_by(context: Context, actor_id: str | None) -> str:
+    return asked_by(actor_id, _words(context))
+
+
+def ident(value: object) -> Markup:
+    """An id (order, ticket, run) as one piece that never breaks at its hyphen, in its
+    own direction (`isolated`)."""
+    return Markup('<bdi class="id">{}</bdi>').format(value)
 
 
 @pass_context
@@ -141,6 +160,10 @@ templates.env.install_gettext_callables(  # type: ignore[attr-defined]  # the i1
 templates.env.filters["short_hash"] = short_hash
 templates.env.filters["excerpt"] = excerpt
 templates.env.filters["isolated"] = isolated
+templates.env.filters["ident"] = ident
+# Roles and who asked for a run in support words (role_words.py); codes stay for operators.
+templates.env.filters["roles"] = _roles
+templates.env.filters["asked_by"] = _asked_by
 # For a page's <title>, which holds no markup to isolate data in.
 templates.env.filters["without_bidi"] = _without_bidi
 templates.env.filters["utc"] = _utc_time
@@ -192,7 +215,9 @@ def page_context(language: str, now: datetime) -> dict[str, Any]:
         "now": now,
         "language": language,
         "translations": words,
-        "time_left": lambda expires_at: time_left_text(expires_at, now, language, words),
+        "time_left": lambda expires_at, bare=False: time_left_text(
+            expires_at, now, language, words, bare=bare
+        ),
     }
 
 

@@ -69,9 +69,16 @@ def duration_text(seconds: int, language: str) -> str:
 
 
 def time_left_text(
-    expires_at: datetime, now: datetime, language: str, words: NullTranslations
+    expires_at: datetime,
+    now: datetime,
+    language: str,
+    words: NullTranslations,
+    *,
+    bare: bool = False,
 ) -> str:
-    """What a countdown says, as `static/countdown.js` goes on saying it each second."""
+    """What a countdown says, as `static/countdown.js` goes on saying it each second:
+    `23 hr 58 min left`; `bare`, the duration alone (`23 hr 58 min`), where a label
+    already says "Time left" (its `data-bare` tells countdown.js the same)."""
     seconds = int((expires_at - now).total_seconds())
     if seconds <= 0:
         ago = -seconds
@@ -79,7 +86,8 @@ def time_left_text(
             return words.gettext("expired moments ago")
         duration = _unit(ago // 60, "minutes", language)
         return words.gettext("expired %(duration)s ago") % {"duration": duration}
-    return words.gettext("%(duration)s left") % {"duration": duration_text(seconds, language)}
+    left = duration_text(seconds, language)
+    return left if bare else words.gettext("%(duration)s left") % {"duration": left}
 
 
 def countdown_words(language: str, words: NullTranslations) -> dict[str, object]:
