@@ -212,7 +212,7 @@ def test_the_inbox_batch_pages_sum_up_decide_and_keep_to_the_tenant(
     summary = ui.get("/approvals/batch/summary", params={"selected": [*keys, foreign_key]}).text
     assert "2 requests selected" in summary  # globex's is not counted, nor named
     assert '<span class="batch-total" data-currency="EUR">120.00 EUR</span>' in summary
-    assert '<span class="batch-mode" data-mode="confirm">2 confirm</span>' in summary
+    assert '<span class="batch-mode" data-mode="confirm">2 with one reviewer</span>' in summary
     assert foreign.order_id not in summary
     # A poll keeps the boxes ticked.
     rows = ui.get("/approvals/rows", params={"selected": keys[0]}).text

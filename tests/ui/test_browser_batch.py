@@ -88,7 +88,9 @@ def test_a_batch_of_five_with_one_expired_in_the_middle(
     for case, amount in zip(cases, AMOUNTS, strict=True):
         label = f"Select Refund {amount // 100}.00 EUR on order {case.order_id}"
         page.get_by_label(label).check()
-    expect(summary).to_contain_text("5 requests selected: 150.00 EUR in all. By mode: 5 confirm.")
+    expect(summary).to_contain_text(
+        "5 requests selected: 150.00 EUR in all. By mode: 5 with one reviewer."
+    )
     # The list refreshes by itself; after its next refresh the five are still ticked.
     page.evaluate(NEXT_REFRESH)
     for case, amount in zip(cases, AMOUNTS, strict=True):

@@ -79,7 +79,7 @@ def test_a_right_to_left_name_cannot_reorder_the_order_id_on_the_page(
     inbox = ui.get("/approvals").text
     card = inbox[inbox.index(f'data-run-id="{case.run_id}"') :]
     card = card[: card.index("</li>")]
-    assert f"Refund 60.00 EUR on order {case.order_id}" in card
+    assert f'Refund 60.00 EUR on order <bdi class="id">{case.order_id}</bdi>' in card
     assert re.search(f"<bdi>[^<]*{OVERRIDE}lamp</bdi>", card), card
 
     run_page = ui.get(f"/runs/{case.run_id}").text
