@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from gettext import NullTranslations
 
+from approvals_ui.role_words import roles_text
 from approvals_ui.words import N_
 from signoff.service.languages import SOURCE_LANGUAGE
 from workflows.actions import REFUND_APPROVER_ROLE, DecisionResult, PendingAction
@@ -69,16 +70,15 @@ def result_notice(result: DecisionResult, words: NullTranslations, language: str
 
 def no_role_refusal(words: NullTranslations, action: PendingAction | None) -> str:
     """Why a reviewer without the action's approver role cannot decide on it (the page's
-    words for lookups.no_role_message, which the API answers)."""
+    words for lookups.no_role_message, which the API answers with the roles' codes)."""
     if action is None or action.tool == "refund":
         message = words.gettext(
             "You do not have the %(role)s role, so you cannot decide on refunds. Ask an "
             "administrator if you should."
         )
-        return message % {"role": REFUND_APPROVER_ROLE}
+        return message % {"role": roles_text([REFUND_APPROVER_ROLE], words)}
     message = words.gettext(
         "You do not have the %(role)s role, so you cannot decide on %(tool)s. Ask an "
         "administrator if you should."
     )
-    roles = words.gettext(" or ").join(action.approver_roles)
-    return message % {"role": roles, "tool": action.tool}
+    return message % {"role": roles_text(action.approver_roles, words), "tool": action.tool}

@@ -161,7 +161,7 @@ def test_reviewer_without_role_cannot_decide(ui: TestClient, pending_case: Refun
     assert 'name="verdict"' not in page.text
     answer = decide(ui, pending_case.run_id, token, "ab" * 32, "approve")
     assert answer.status_code == 403  # type: ignore[attr-defined]
-    assert "You do not have the refund_approver role" in answer.text  # type: ignore[attr-defined]
+    assert "You do not have the refund approver role" in answer.text  # type: ignore[attr-defined]
 
 
 def test_reject_needs_a_reason_then_ends_the_run_without_refund(
