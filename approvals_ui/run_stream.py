@@ -2,7 +2,9 @@
 
 Each change of the run (signoff/service/run_watch.py) becomes up to three events, each
 swapped into its own part of the page (run.html):
-- `state`: the summary, status, outcome, waiting requests and decisions, whole;
+- `state`: the summary, status, outcome, waiting requests and decisions, whole, with
+  the page's title and its crumbs ("Decide" while something waits), which htmx sets
+  beside the swap (a `<title>`, and an out-of-band swap: _run_live_head.html);
 - `numbers`: tokens, cost per turn and tool calls, inside the disclosure, whose open
   or closed state the reader chose and the swap keeps;
 - `entries`: the timeline's new entries, appended; its `id` is how many entries the
@@ -44,9 +46,10 @@ def state_html(
     summary = summarize(
         state, ticket_text, customer, context["now"], context["translations"], language
     )
-    return templates.env.get_template("_run_state.html").render(
-        state=state, summary=summary, **context
-    )
+    values = {"state": state, "summary": summary, **context}
+    # The page's title and its crumbs travel with the state, out of the swapped part.
+    head = templates.env.get_template("_run_live_head.html").render(**values)
+    return head + templates.env.get_template("_run_state.html").render(**values)
 
 
 def numbers_html(state: RunState, language: str) -> str:
