@@ -11,11 +11,11 @@ from urllib.parse import urlencode
 
 from fastapi import HTTPException, Query, status
 
-from approvals_ui.lookups import InboxRow
+from approvals_ui.lookups import InboxRow, inbox_rows
 from signoff.service.inbox_order import MODES, SORTS, InboxSort, ModeFilter
 from signoff.service.paging import Page
 from signoff.service.store import Store
-from signoff.service.ticket_excerpts import ticket_texts
+from signoff.service.ticket_excerpts import ticket_words
 from signoff.service.waiting_listing import PendingPage, pending_page_of
 
 ChoiceQuery = Annotated[str, Query(max_length=20)]
@@ -53,10 +53,11 @@ def inbox_view(sort: str, mode: str) -> InboxView:
 async def arranged_rows(
     engine: Store, tenant_id: str, view: InboxView, limit: int, after: str | None
 ) -> tuple[Page[InboxRow], PendingPage]:
-    """One page as the view asks, from the store's read model, with its tickets'
-    excerpts read for this page alone. Raises InvalidCursor for a foreign `after`."""
+    """One page as the view asks, from the store's read model, with its tickets' words
+    (excerpt, customer) read for this page alone, in one query. Raises InvalidCursor
+    for a foreign `after`."""
     listed = await pending_page_of(engine, tenant_id, limit, after, view.sort, view.mode)
     page = listed.page
-    texts = await asyncio.to_thread(ticket_texts, engine, page.items)
-    rows = [InboxRow(item, texts.get((item.tenant_id, item.ticket_id), "")) for item in page.items]
+    words = await asyncio.to_thread(ticket_words, engine, page.items)
+    rows = inbox_rows(page.items, words)
     return Page(total=page.total, items=rows, next=page.next, first=page.first), listed

@@ -27,8 +27,9 @@ from signoff.service.pending import PendingItem, RunNotFound
 from signoff.service.reviewer_access import SignedInReviewer
 from signoff.service.run_access import RunUnanswered, run_for_tenant
 from signoff.service.run_control import Runs
-from signoff.service.shop import get_ticket, get_tickets
+from signoff.service.shop import get_ticket
 from signoff.service.store import Store
+from signoff.service.ticket_excerpts import TicketWords, ticket_words
 from signoff.service.waiting_listing import PendingPage, pending_page_of
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 from workflows.contracts import RunState
@@ -43,6 +44,7 @@ NO_WORKER = N_(
 class InboxRow:
     item: PendingItem
     ticket_excerpt: str
+    customer_name: str | None = None  # the ticket's, as the decision page names them
 
 
 @dataclass(frozen=True)
@@ -117,14 +119,22 @@ async def run_context(
     )
 
 
+def inbox_rows(
+    items: list[PendingItem], words: dict[tuple[str, str], TicketWords]
+) -> list[InboxRow]:
+    """Each item with its ticket's words (an empty excerpt for a ticket no longer kept)."""
+    rows = []
+    for item in items:
+        found = words.get((item.tenant_id, item.ticket_id))
+        rows.append(
+            InboxRow(item, found.text if found else "", found.customer_name if found else None)
+        )
+    return rows
+
+
 def _excerpts(engine: Store, items: list[PendingItem]) -> list[InboxRow]:
-    """Each item with its ticket's text: one query per tenant, not one per ticket."""
-    texts: dict[tuple[str, str], str] = {}
-    for tenant_id in {item.tenant_id for item in items}:
-        wanted = {item.ticket_id for item in items if item.tenant_id == tenant_id}
-        for ticket_id, ticket in get_tickets(engine, tenant_id, wanted).items():
-            texts[(tenant_id, ticket_id)] = ticket.text
-    return [InboxRow(item, texts.get((item.tenant_id, item.ticket_id), "")) for item in items]
+    """Each item with its ticket's words: one query per tenant, not one per ticket."""
+    return inbox_rows(items, ticket_words(engine, items))
 
 
 async def inbox_page(

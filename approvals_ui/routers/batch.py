@@ -10,6 +10,7 @@ named "batch".
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request, status
@@ -32,6 +33,7 @@ from signoff.service.batch_decisions import (
     summary_of,
 )
 from signoff.service.batch_selection import Selection, selection_of
+from signoff.service.ticket_excerpts import ticket_words
 
 router = APIRouter(prefix="/approvals/batch", tags=["approvals"])
 
@@ -71,26 +73,32 @@ async def review(
     try:
         keys = _keys(selected)
     except InvalidBatch as invalid:
-        return _review(
-            request, reviewer, Selection([], []), str(invalid), status.HTTP_400_BAD_REQUEST
+        return await _review(
+            request, reviewer, engine, Selection([], []), str(invalid), status.HTTP_400_BAD_REQUEST
         )
-    return _review(request, reviewer, await selection_of(engine, reviewer.tenant_id, keys))
+    chosen = await selection_of(engine, reviewer.tenant_id, keys)
+    return await _review(request, reviewer, engine, chosen)
 
 
-def _review(
+async def _review(
     request: Request,
     reviewer: CurrentReviewer,
+    engine: EngineDep,
     chosen: Selection,
     problem: str | None = None,
     status_code: int = status.HTTP_200_OK,
 ) -> Response:
     needs_passkey = request.app.state.passkey_policy.needs_passkey
+    # Each request's ticket (the customer's words and name), in one query: the selection
+    # is the reviewer's tenant's alone, and so are the tickets read for it.
+    words = await asyncio.to_thread(ticket_words, engine, chosen.found)
     return render(
         request,
         "batch_review.html",
         {
             "reviewer": reviewer,
             "items": chosen.found,
+            "words": words,
             "gone": chosen.gone,
             "summary": summary_of(item.action for item in chosen.found),
             "needs_passkey": needs_passkey,
@@ -124,7 +132,9 @@ async def decide(
                 chosen = await selection_of(engine, reviewer.tenant_id, _keys(selected))
             except InvalidBatch:
                 pass  # the selection itself is what is wrong: the page says so
-        return _review(request, reviewer, chosen, str(invalid), status.HTTP_400_BAD_REQUEST)
+        return await _review(
+            request, reviewer, engine, chosen, str(invalid), status.HTTP_400_BAD_REQUEST
+        )
     shown = await selection_of(engine, reviewer.tenant_id, keys)
     outcomes = await decide_batch(request, reviewer, keys, verdict, reason, chosen_category)
     titles = {(item.run_id, item.action.action_hash): item for item in shown.found}
