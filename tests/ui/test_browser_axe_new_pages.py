@@ -108,7 +108,7 @@ def test_the_french_pages_pass_axe_on_desktop_and_phone(
     problems = watch_console(page)
     action_hash = wait_until_pending(dev_stack, pending_case)
     page.goto(f"{dev_stack.ui_url}/approvals")
-    page.get_by_label("Nom du relecteur").fill("alice")
+    page.get_by_label("Nom de l’approbateur").fill("alice")
     page.get_by_label("Mot de passe").fill("demo-alice")
     page.get_by_role("button", name="Se connecter").click()
     expect(page.locator("html")).to_have_attribute("lang", "fr")

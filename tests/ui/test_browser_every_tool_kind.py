@@ -117,7 +117,7 @@ def test_each_kind_reads_in_both_languages_on_a_phone_and_is_carried_out_once(
 
     french.goto(f"{kinds_stack.ui_url}/approvals/{case.run_id}")
     if french.locator("#decision-title").count() == 0:  # this page's first visit: sign in
-        french.get_by_label("Nom du relecteur").fill("alice")
+        french.get_by_label("Nom de l’approbateur").fill("alice")
         french.get_by_label("Mot de passe").fill("demo-alice")
         french.get_by_role("button", name="Se connecter").click()
     expect(french.locator("html")).to_have_attribute("lang", "fr")

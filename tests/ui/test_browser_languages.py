@@ -32,7 +32,7 @@ def test_the_french_decision_page_reads_in_french_and_passes_axe(
     problems = watch_console(page)
     page.goto(f"{dev_stack.ui_url}/approvals/{pending_case.run_id}")
     expect(page.locator("html")).to_have_attribute("lang", "fr")
-    page.get_by_label("Nom du relecteur").fill("alice")
+    page.get_by_label("Nom de l’approbateur").fill("alice")
     page.get_by_label("Mot de passe").fill("demo-alice")
     page.get_by_role("button", name="Se connecter").click()
     expect(page).to_have_url(f"{dev_stack.ui_url}/approvals/{pending_case.run_id}")

@@ -18,7 +18,7 @@ PHONE = {"width": 375, "height": 800}
 PAGES = ("/approvals", "/audit", "/admin/rules", "/language", "/passkeys")
 SIGN_IN = {
     "en": ("Reviewer name", "Password", "Sign in"),
-    "fr": ("Nom du relecteur", "Mot de passe", "Se connecter"),
+    "fr": ("Nom de l’approbateur", "Mot de passe", "Se connecter"),
 }
 
 

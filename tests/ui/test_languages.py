@@ -92,7 +92,7 @@ def _choose_and_clear(ui: TestClient, token: str, store: Engine) -> None:
     assert chosen.status_code == 303 and preferred_language(Store(store), "carol") == "fr"
     page = ui.get("/language", headers=ENGLISH).text
     assert html_lang(page) == "fr"
-    assert "L’interface de relecture vous parle désormais en Français." in page
+    assert "L’interface d’approbation vous parle désormais en Français." in page
     inbox = ui.get("/approvals", headers=ENGLISH).text
     assert html_lang(inbox) == "fr" and "En attente d’une décision" in inbox
     # Another reviewer's pages follow their own browser.

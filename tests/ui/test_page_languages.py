@@ -131,7 +131,7 @@ def test_the_pages_of_a_run_read_in_french_from_the_inbox_to_the_audit(
     assert (
         "Refusé. L’action n’aura pas lieu, et l’agent apprend pourquoi." in french["batch results"]
     )
-    assert "Le filtre de relecteur n’est pas un nom de relecteur." in french["audit refused"]
+    assert "Le filtre d’approbateur n’est pas un nom d’approbateur." in french["audit refused"]
     assert 'data-kind="rejected"' in french["audit"] and "60,00 EUR" in french["audit"]
 
     # The same check on the English pages finds our English: it can fail, page by page.
