@@ -102,7 +102,7 @@ def test_inbox_lists_the_tenants_pending_refund(ui: TestClient, pending_case: Re
     assert inbox.status_code == 200
     assert f'data-run-id="{pending_case.run_id}"' in inbox.text
     assert f'Refund 60.00 EUR on order <bdi class="id">{pending_case.order_id}</bdi>' in inbox.text
-    assert "confirm: one reviewer" in inbox.text
+    assert "<dd>one reviewer</dd>" in inbox.text
     assert "arrived damaged" in inbox.text  # the ticket excerpt
     assert 'hx-get="/approvals/rows" hx-trigger="every 5s"' in inbox.text
     fragment = ui.get("/approvals/rows", headers={"HX-Request": "true"})
