@@ -8,6 +8,12 @@ decides on exactly the action the reviewer read. Reject is a select menu of the
 rejection categories (an option's value is at most 150 characters: the category and
 the hash fit, a run id might not, hence the block id). Open is a link button.
 
+Above them, an optional text box takes the reviewer's reason. It sends nothing by
+itself: Slack puts what was typed in the `state` of the next press on the same message
+(block_actions payloads carry every input of their message), so Reject (or Approve)
+takes it with it, as the decision page's reason box does. A message needs no modal,
+hence no bot token and no scope beyond the incoming webhook.
+
 Nothing in it is trusted on the way back without Slack's signature, and even then the
 run checks the hash, the tenant and the reviewer as for any decision.
 """
@@ -24,6 +30,11 @@ REJECT_ACTION = "signoff_reject"
 OPEN_ACTION = "signoff_open"
 # A reject option's value: "<category>:<action hash>".
 OPTION_SEPARATOR = ":"
+# The reason box: one per message, so its ids need not name the run.
+REASON_BLOCK = "signoff_reason"
+REASON_ACTION = "signoff_reason_text"
+# The longest reason a decision holds (workflows/actions.py, Decision.reason).
+REASON_CHARS = 2000
 
 
 def _plain(text: str) -> dict[str, Any]:
@@ -72,6 +83,23 @@ def decision_controls(notice: Notice, link: str) -> dict[str, Any]:
     }
 
 
+def reason_box() -> dict[str, Any]:
+    """The optional reason, sent with the next Approve or Reject pressed below it."""
+    return {
+        "type": "input",
+        "block_id": REASON_BLOCK,
+        "optional": True,
+        "label": _plain("Why (optional): sent with your decision"),
+        "element": {
+            "type": "plain_text_input",
+            "action_id": REASON_ACTION,
+            "multiline": True,
+            "max_length": REASON_CHARS,
+            "placeholder": _plain("e.g. the parcel was delivered intact"),
+        },
+    }
+
+
 def notice_blocks(notice: Notice, text: str, link: str) -> list[dict[str, Any]]:
     """The message's blocks; an expired request gets only its text and Open."""
     section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
@@ -84,4 +112,4 @@ def notice_blocks(notice: Notice, text: str, link: str) -> list[dict[str, Any]]:
             ],
         }
         return [section, open_only]
-    return [section, decision_controls(notice, link)]
+    return [section, reason_box(), decision_controls(notice, link)]

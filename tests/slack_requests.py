@@ -16,7 +16,14 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from activities.slack_blocks import APPROVE_ACTION, OPEN_ACTION, REJECT_ACTION
+from activities.slack_blocks import (
+    APPROVE_ACTION,
+    OPEN_ACTION,
+    REASON_ACTION,
+    REASON_BLOCK,
+    REJECT_ACTION,
+    reason_box,
+)
 
 DEMO_TEAM = "TDEMO0001"
 GLOBEX_TEAM = "TGLOBEX01"
@@ -39,8 +46,11 @@ def press_payload(
     user: str = "UBOB00001",
     team: str = DEMO_TEAM,
     category: str = "other",
+    reason: str | None = None,
     response_url: str = "https://slack-response.invalid/actions/T0/1/xyz",
 ) -> dict[str, Any]:
+    """A press as Slack sends it; `reason`, what the message's reason box holds (Slack
+    sends null for an empty box)."""
     action: dict[str, Any] = {
         "action_id": action_id,
         "block_id": run_id,
@@ -72,8 +82,13 @@ def press_payload(
             "text": "Refund waits",
             "blocks": [
                 {"type": "section", "text": {"type": "mrkdwn", "text": "Refund waits"}},
+                reason_box(),
                 {"type": "actions", "block_id": run_id, "elements": []},
             ],
+        },
+        # Every input of the message, as Slack sends it with each press (its `state`).
+        "state": {
+            "values": {REASON_BLOCK: {REASON_ACTION: {"type": "plain_text_input", "value": reason}}}
         },
         "response_url": response_url,
         "actions": [action],

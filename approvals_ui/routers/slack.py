@@ -100,9 +100,7 @@ async def _answer(
         return ephemeral("Your reviewer account is disabled: nothing was decided.")
     reviewer = found.reviewer
     verdict: Verdict = "approve" if press.kind == "approve" else "reject"
-    label = next((text for key, text in LABELS.items() if key == press.category), "")
-    # The channel is on the record: the signed decision's reason says it came from Slack.
-    reason = f"Rejected from Slack: {label}." if verdict == "reject" else "Approved from Slack."
+    reason = _reason(press, verdict)
     outcome = await decide_away(
         request, reviewer, press.run_id, press.action_hash, verdict, reason, press.category
     )
@@ -111,6 +109,17 @@ async def _answer(
     return replacement(
         press, f"{outcome.message} ({reviewer.display_name}, from Slack)", outcome.still_waiting
     )
+
+
+def _reason(press: SlackPress, verdict: Verdict) -> str:
+    """The reason typed in the message's box, else the press's own words; either way the
+    channel is on the record: the signed decision's reason says it came from Slack."""
+    if press.reason:
+        return f"{press.reason} (from Slack)"
+    if verdict == "approve":
+        return "Approved from Slack."
+    label = next((text for key, text in LABELS.items() if key == press.category), "")
+    return f"Rejected from Slack: {label}."
 
 
 def _post_to_slack(

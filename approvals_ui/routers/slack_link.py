@@ -3,6 +3,10 @@
 GET shows whose Slack account asks to act as the reviewer and changes nothing; the POST
 (with the session's CSRF token) links it, once. Both need the reviewer's own session:
 nobody links a Slack account to someone else (activities/store/slack_links.py).
+
+GET names the Slack user as Slack does (users.info, when the tenant's Slack app has a
+bot token), beside the member id; when Slack does not say, the page shows the id alone
+and says so.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Query, Request, status
 from fastapi.responses import Response
 
-from approvals_ui.deps import CurrentReviewer, EngineDep
+from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep
 from approvals_ui.templating import render, request_language, request_words
 from approvals_ui.words import shown
 from signoff.service.slack_accounts import (
@@ -24,6 +28,7 @@ from signoff.service.slack_accounts import (
     links_of,
     read_link_code,
     redeem_link_code,
+    slack_user_name,
     unlink,
 )
 
@@ -39,7 +44,14 @@ async def _page(
     status_code: int = status.HTTP_200_OK,
 ) -> Response:
     links = await asyncio.to_thread(links_of, engine, reviewer.id)
-    context = {"reviewer": reviewer, "links": links, "user": None, "linked": None, **extra}
+    context = {
+        "reviewer": reviewer,
+        "links": links,
+        "user": None,
+        "linked": None,
+        "slack_name": None,
+        **extra,
+    }
     refusal = context.get("refusal")
     if isinstance(
         refusal, str
@@ -51,7 +63,11 @@ async def _page(
 
 @router.get("/link")
 async def link_page(
-    request: Request, reviewer: CurrentReviewer, engine: EngineDep, code: CodeText = ""
+    request: Request,
+    reviewer: CurrentReviewer,
+    engine: EngineDep,
+    settings: SettingsDep,
+    code: CodeText = "",
 ) -> Response:
     if not code:
         return await _page(request, reviewer, engine, {})
@@ -64,7 +80,8 @@ async def link_page(
         return await _page(request, reviewer, engine, {"refusal": str(refused)}, 403)
     except LinkCodeRefused as refused:
         return await _page(request, reviewer, engine, {"refusal": str(refused)}, 410)
-    return await _page(request, reviewer, engine, {"user": user, "code": code})
+    name = await slack_user_name(settings, user)
+    return await _page(request, reviewer, engine, {"user": user, "code": code, "slack_name": name})
 
 
 @router.post("/link")

@@ -261,6 +261,9 @@ class Settings(BaseSettings):
     notify_format: Literal["text", "slack_blocks"] = "text"
     slack_apps: Path | None = None
     slack_response_url_prefix: str = Field(default="https://hooks.slack.com/", min_length=8)
+    # Slack's Web API, asked for a Slack user's name (users.info) with the bot token of the
+    # tenant's app, when its apps file entry has one.
+    slack_api_url: str = Field(default="https://slack.com/api/", pattern=r"^https?://\S+/$")
     slack_link_minutes: float = Field(default=10.0, gt=0, le=60)
     email_link_minutes: float = Field(default=15.0, gt=0, le=60)
     # How long one exchange with an MCP server may take (connect, list its tools, call

@@ -1,7 +1,11 @@
 """The Slack apps file (SIGNOFF_SLACK_APPS): per tenant, its Slack workspace and the
 signing secret(s) of the Slack app installed there.
 
-    {"acme": {"team_id": "T0123ABCD", "signing_secrets": ["CURRENT", "PREVIOUS"]}}
+    {"acme": {"team_id": "T0123ABCD", "signing_secrets": ["CURRENT", "PREVIOUS"],
+              "bot_token": "xoxb-..."}}
+
+The bot token is optional: with it (scope `users:read`), the link page names the Slack
+user by the name Slack gives (users.info); without it, by their member id alone.
 
 Design note. One Slack app per tenant, in the tenant's own workspace: the tenant of a
 request is the one whose signing secret verified it, never a field of the body, and the
@@ -28,6 +32,10 @@ from workflows.contract_base import tenant_id_problem
 
 # Slack's workspace ids: T followed by upper-case letters and digits.
 TEAM_ID_PATTERN = re.compile(r"^T[A-Z0-9]{2,63}$")
+# A bot token, as Slack shows it under OAuth & Permissions.
+BOT_TOKEN_PATTERN = re.compile(r"^xoxb-[A-Za-z0-9-]{8,250}$")
+REQUIRED_KEYS = {"team_id", "signing_secrets"}
+OPTIONAL_KEYS = {"bot_token"}
 EXAMPLE = '{"acme": {"team_id": "T0123ABCD", "signing_secrets": ["SECRET"]}}'
 
 
@@ -40,6 +48,7 @@ class SlackApp:
     tenant_id: str
     team_id: str
     signing_secrets: tuple[str, ...]
+    bot_token: str | None = None  # to ask Slack a user's name; None: ids alone are shown
 
 
 def load_slack_apps(path: Path | None) -> tuple[SlackApp, ...]:
@@ -67,10 +76,21 @@ def _app(path: Path, tenant_id: object, entry: object) -> SlackApp:
     if problem is not None:
         raise SlackConfigError(f"{path}: tenant {tenant_id!r}: {problem}.")
     assert isinstance(tenant_id, str)
-    if not isinstance(entry, dict) or set(entry) != {"team_id", "signing_secrets"}:
+    if (
+        not isinstance(entry, dict)
+        or not REQUIRED_KEYS <= set(entry) <= REQUIRED_KEYS | OPTIONAL_KEYS
+    ):
         raise SlackConfigError(
-            f"{path}: tenant '{tenant_id}' needs exactly team_id and signing_secrets, "
-            f"e.g. {EXAMPLE}."
+            f"{path}: tenant '{tenant_id}' needs team_id and signing_secrets, and may have "
+            f"a bot_token, nothing else; e.g. {EXAMPLE}."
+        )
+    bot_token = entry.get("bot_token")
+    if bot_token is not None and not (
+        isinstance(bot_token, str) and BOT_TOKEN_PATTERN.match(bot_token)
+    ):
+        raise SlackConfigError(
+            f"{path}: tenant '{tenant_id}': bot_token is not a Slack bot token (xoxb-..., "
+            "under OAuth & Permissions); remove it to show Slack users by their id alone."
         )
     team_id, secrets = entry["team_id"], entry["signing_secrets"]
     if not isinstance(team_id, str) or not TEAM_ID_PATTERN.match(team_id):
@@ -90,4 +110,4 @@ def _app(path: Path, tenant_id: object, entry: object) -> SlackApp:
             f"{path}: tenant '{tenant_id}': a signing secret of {short} bytes; Slack's "
             f"have 32, and at least {MIN_SECRET_BYTES} are needed."
         )
-    return SlackApp(tenant_id, team_id, tuple(listed))
+    return SlackApp(tenant_id, team_id, tuple(listed), bot_token)

@@ -9,13 +9,17 @@ tenant in the transaction that links.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 
+from activities import slack_directory
 from activities.store import slack_links
 from activities.store.slack_links import (
     LinkCodeRefused,
     SlackUser,
 )
+from signoff.config.settings import Settings
+from signoff.config.slack_apps import SlackConfigError, load_slack_apps
 from signoff.service.handles import Store, engine_of, on_store
 
 __all__ = [
@@ -25,6 +29,7 @@ __all__ = [
     "links_of",
     "read_link_code",
     "redeem_link_code",
+    "slack_user_name",
     "unlink",
 ]
 
@@ -45,6 +50,27 @@ def read_link_code(store: Store, code: str, tenant_id: str, now: datetime) -> Sl
     if user.tenant_id != tenant_id:
         raise LinkCodeOfOtherTenant(OTHER_TENANT)
     return user
+
+
+async def slack_user_name(settings: Settings, user: SlackUser) -> str | None:
+    """The Slack user's name, as Slack gives it (users.info, with the bot token of the app
+    of the user's tenant and workspace); None when that app has no bot token, the apps
+    file cannot be used, or Slack does not answer: the face then shows the id alone."""
+    try:
+        apps = await asyncio.to_thread(load_slack_apps, settings.slack_apps)
+    except SlackConfigError:
+        return None
+    token = next(
+        (
+            app.bot_token
+            for app in apps
+            if (app.tenant_id, app.team_id) == (user.tenant_id, user.team_id)
+        ),
+        None,
+    )
+    if token is None:
+        return None
+    return await slack_directory.slack_user_name(settings.slack_api_url, token, user.user_id)
 
 
 # The store layer's calls, each taking the face's Store (handles.py).

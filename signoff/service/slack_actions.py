@@ -30,6 +30,8 @@ from signoff.service.handles import Store, engine_of
 from signoff.service.slack_payloads import SlackPress, parse_press
 from signoff.service.slack_signatures import WINDOW, SlackRefused, verified_request
 
+# The blocks a replacement drops once nothing waits: the buttons and the reason box.
+DECISION_BLOCKS = ("actions", "input")
 # Signatures are kept past the window by this much: a replay inside it is caught, and
 # one after it is stale anyway.
 KEEP_SIGNATURES = WINDOW * 2
@@ -89,10 +91,13 @@ def ephemeral(text: str) -> dict[str, Any]:
 
 
 def replacement(press: SlackPress, outcome: str, still_waiting: bool) -> dict[str, Any]:
-    """The message pressed with a line saying what happened; its Approve and Reject stay
-    only while the request still waits (a second reviewer's turn under four eyes)."""
+    """The message pressed with a line saying what happened; its Approve, Reject and
+    reason box stay only while the request still waits (a second reviewer's turn under
+    four eyes)."""
     kept = [
-        block for block in press.message_blocks if still_waiting or block.get("type") != "actions"
+        block
+        for block in press.message_blocks
+        if still_waiting or block.get("type") not in DECISION_BLOCKS
     ]
     line = {"type": "context", "elements": [{"type": "mrkdwn", "text": outcome}]}
     return {"replace_original": True, "text": outcome, "blocks": [*kept, line]}

@@ -4,7 +4,8 @@ Slack POSTs `application/x-www-form-urlencoded` with one field, `payload`: JSON 
 `type` ("block_actions"), `team` and `user` (each with an `id`; a user also names their
 own workspace, `team_id`, which differs from `team` in a channel shared between
 workspaces), `response_url`, the `message` pressed, and `actions` (each with
-`action_id`, `block_id` and a button's `value` or a select's `selected_option`).
+`action_id`, `block_id` and a button's `value` or a select's `selected_option`), and
+`state.values`: what the message's inputs hold, here the reason box's text.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qs
 
-from activities.slack_blocks import APPROVE_ACTION, OPEN_ACTION, OPTION_SEPARATOR, REJECT_ACTION
+from activities.slack_blocks import (
+    APPROVE_ACTION,
+    OPEN_ACTION,
+    OPTION_SEPARATOR,
+    REASON_ACTION,
+    REASON_BLOCK,
+    REASON_CHARS,
+    REJECT_ACTION,
+)
 from signoff.service.slack_signatures import SlackRefused
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.reject_reasons import CATEGORIES
@@ -33,6 +42,8 @@ class SlackPress:
     run_id: str
     action_hash: str
     category: str | None = None
+    # What the reviewer typed in the message's reason box; "" when nothing.
+    reason: str = ""
     response_url: str | None = None
     # The message pressed, as Slack sent it back: the base of its replacement.
     message_blocks: list[dict[str, Any]] = field(default_factory=list)
@@ -74,11 +85,26 @@ def parse_press(body: bytes) -> SlackPress:
         run_id=run_id,
         action_hash=action_hash,
         category=category,
+        reason=_typed_reason(payload.get("state")),
         response_url=response_url if isinstance(response_url, str) else None,
         message_blocks=[b for b in blocks if isinstance(b, dict)]
         if isinstance(blocks, list)
         else [],
     )
+
+
+def _typed_reason(state: object) -> str:
+    """The reason box's text (`state.values[block][action].value`); Slack sends null for
+    an empty box, and a message without the box has no entry."""
+    values = state.get("values") if isinstance(state, dict) else None
+    block = values.get(REASON_BLOCK) if isinstance(values, dict) else None
+    box = block.get(REASON_ACTION) if isinstance(block, dict) else None
+    typed = box.get("value") if isinstance(box, dict) else None
+    if typed is None:
+        return ""
+    if not isinstance(typed, str) or len(typed) > REASON_CHARS:
+        raise _malformed(f"the reason is not text of at most {REASON_CHARS} characters")
+    return typed.strip()
 
 
 def _action(action: dict[str, Any]) -> tuple[PressKind, str, str, str | None]:

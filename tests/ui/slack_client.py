@@ -81,9 +81,15 @@ def slack_user() -> str:
 
 
 @contextmanager
-def slack_front(settings: Settings, tmp_path: Path, **changes: Any) -> Iterator[SlackFront]:
+def slack_front(
+    settings: Settings, tmp_path: Path, bot_token: str | None = None, **changes: Any
+) -> Iterator[SlackFront]:
+    """The UI with the tenants' Slack apps; `bot_token`, the demo tenant's app's."""
+    document = apps_document()
+    if bot_token is not None:
+        document["demo"]["bot_token"] = bot_token
     apps = tmp_path / "slack-apps.json"
-    apps.write_text(json.dumps(apps_document()))
+    apps.write_text(json.dumps(document))
     apps.chmod(0o600)
     configured = settings.model_copy(update={"slack_apps": apps, **changes})
     with TestClient(create_app(configured), follow_redirects=False) as client:

@@ -15,11 +15,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from signoff.config.settings import Settings
+from signoff.wiring.local_stack import free_port
 from tests.clock import clock_now
 from tests.slack_requests import GLOBEX_SECRET, GLOBEX_TEAM, form_body, press_payload
 from tests.ui.conftest import DevStack, RefundCase, add_case, sign_in, start_run
 from tests.ui.conftest import wait_until_pending as wait_pending
-from tests.ui.slack_client import slack_front, slack_user
+from tests.ui.slack_api import BOT_TOKEN, member, slack_api
+from tests.ui.slack_client import SlackFront, slack_front, slack_user
 from tests.ui.test_routes import wait_completed
 from tests.workflow.webhook_receiver import webhook_receiver
 
@@ -175,6 +177,32 @@ def test_a_rejection_from_slack_carries_its_category(
     assert "no refund was made" in timeline
 
 
+def test_a_reason_typed_in_the_message_reaches_the_decision_and_the_audit(
+    app_settings: Settings, tmp_path: Path, pending_case: RefundCase, dev_stack: DevStack
+) -> None:
+    action_hash = wait_pending(dev_stack, pending_case)
+    typed = "The carrier confirmed the parcel was delivered intact."
+    with slack_front(app_settings, tmp_path) as slack:
+        bobs = slack_user()
+        slack.link("bob", bobs)
+        answer = slack.press(
+            REJECT,
+            pending_case.run_id,
+            action_hash,
+            user=bobs,
+            category="not_eligible",
+            reason=f"  {typed}\n",
+        ).json()
+        assert answer["text"].startswith("Rejected") and answer["replace_original"] is True
+        # Nothing waits: the buttons and the reason box are gone from the message.
+        assert [block["type"] for block in answer["blocks"]] == ["section", "context"]
+        timeline = wait_completed(slack.client_for("bob"), pending_case.run_id)
+    assert f"{typed} (from Slack)" in timeline and "Rejected from Slack" not in timeline
+    audit = dev_stack.signoff("audit", "list", "--tenant", "demo", "--json")
+    assert audit.returncode == 0, audit.stderr
+    assert f"not eligible: {typed} (from Slack)" in audit.stdout
+
+
 def test_an_approval_that_needs_a_passkey_is_sent_to_the_reviewer_ui(
     app_settings: Settings, tmp_path: Path, pending_case: RefundCase, dev_stack: DevStack
 ) -> None:
@@ -237,3 +265,45 @@ def test_a_reviewer_of_another_tenant_cannot_take_a_link_code(
     assert opened.status_code == 403 and "another tenant" in opened.text
     assert 'id="slack-link-confirm"' not in opened.text
     assert taken.status_code == 409 and "another tenant" in taken.text
+
+
+def link_page(slack: SlackFront, reviewer: str, user: str) -> str:
+    """The page `reviewer` sees on opening the link Slack gave `user` (nothing linked)."""
+    asked = slack.press(APPROVE, "run-linking", "0" * 64, user=user).json()
+    code = asked["text"].split("code=")[1].split("|")[0]
+    page = slack.client_for(reviewer).get(f"/slack/link?code={code}")
+    assert page.status_code == 200, page.text
+    return page.text
+
+
+def test_the_link_page_names_the_slack_user_as_slack_does(
+    app_settings: Settings, tmp_path: Path
+) -> None:
+    alices = slack_user()
+    with slack_api({alices: member(alices, "Alice Martin", "alice.m")}) as api:
+        with slack_front(
+            app_settings, tmp_path, bot_token=BOT_TOKEN, slack_api_url=api.url
+        ) as slack:
+            page = link_page(slack, "alice", alices)
+    assert "<bdi>Alice Martin</bdi></strong> (<code>" + alices in page
+    assert 'id="slack-no-name"' not in page
+    assert api.asked == [(BOT_TOKEN, alices)]  # the demo tenant's app's token, for her
+
+
+def test_when_slack_does_not_name_the_user_the_page_shows_the_id_and_says_so(
+    app_settings: Settings, tmp_path: Path
+) -> None:
+    user = slack_user()
+    with slack_api({}) as api:  # Slack knows nobody here
+        unanswered = f"http://127.0.0.1:{free_port()}/api/"  # nothing listens there
+        for token, url in (
+            (None, api.url),  # the tenant's app has no bot token: Slack is not asked
+            (BOT_TOKEN, api.url),  # Slack answers ok: false, user_not_found
+            ("xoxb-0000-revoked-token", api.url),  # invalid_auth
+            (BOT_TOKEN, unanswered),
+        ):
+            with slack_front(app_settings, tmp_path, bot_token=token, slack_api_url=url) as slack:
+                page = link_page(slack, "alice", user)
+            assert f"Slack user <code>{user}</code>" in page and 'id="slack-no-name"' in page
+            assert 'id="slack-link-confirm"' in page  # the id alone still links
+    assert [token for token, _ in api.asked] == [BOT_TOKEN, "xoxb-0000-revoked-token"]

@@ -27,6 +27,13 @@ def test_the_file_gives_each_tenant_its_app(tmp_path: Path) -> None:
     assert load_slack_apps(None) == ()
 
 
+def test_a_bot_token_is_optional_and_kept_for_its_tenant(tmp_path: Path) -> None:
+    document = apps_document()
+    document["globex"]["bot_token"] = "xoxb-1234-5678-abcdEFGH"
+    demo, globex = load_slack_apps(written(tmp_path, document))
+    assert (demo.bot_token, globex.bot_token) == (None, "xoxb-1234-5678-abcdEFGH")
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -43,7 +50,15 @@ def test_the_file_gives_each_tenant_its_app(tmp_path: Path) -> None:
             {"globex": {"team_id": "globex", "signing_secrets": ["z" * 32]}},
             "not a Slack workspace id",
         ),
-        ({"globex": {"team_id": "TGLOBEX01"}}, "needs exactly team_id and signing_secrets"),
+        ({"globex": {"team_id": "TGLOBEX01"}}, "needs team_id and signing_secrets"),
+        (
+            {"globex": {"team_id": "TGLOBEX01", "signing_secrets": ["z" * 32], "name": "x"}},
+            "may have a bot_token, nothing else",
+        ),
+        (
+            {"globex": {"team_id": "TGLOBEX01", "signing_secrets": ["z" * 32], "bot_token": "t"}},
+            "bot_token is not a Slack bot token",
+        ),
         ({"globex": {"team_id": "TGLOBEX01", "signing_secrets": []}}, "signing_secrets is a list"),
         ({"bad tenant!": {"team_id": "TGLOBEX01", "signing_secrets": ["z" * 32]}}, "tenant"),
     ],

@@ -11,7 +11,7 @@ import pytest
 from temporalio.testing import ActivityEnvironment
 
 from activities.reviewer_notifier import ReviewerNotifier, notice_body
-from activities.slack_blocks import APPROVE_ACTION, OPEN_ACTION, REJECT_ACTION
+from activities.slack_blocks import APPROVE_ACTION, OPEN_ACTION, REASON_ACTION, REJECT_ACTION
 from signoff.config.settings import Settings
 from signoff.service.slack_payloads import parse_press
 from signoff.service.slack_signatures import SlackRefused
@@ -20,8 +20,9 @@ from tests.unit.test_reviewer_notifier import NOTICE
 from tests.workflow.webhook_receiver import webhook_receiver
 from workflows.reject_reasons import CATEGORIES
 
-# Slack's documented maxima: block_id 255, a button's value 2000, an option's value 150.
-BLOCK_ID_MAX, BUTTON_VALUE_MAX, OPTION_VALUE_MAX = 255, 2000, 150
+# Slack's documented maxima: block_id 255, a button's value 2000, an option's value 150,
+# a plain-text input's max_length 3000.
+BLOCK_ID_MAX, BUTTON_VALUE_MAX, OPTION_VALUE_MAX, INPUT_MAX = 255, 2000, 150, 3000
 
 
 def controls(body: dict[str, Any]) -> dict[str, Any]:
@@ -105,3 +106,28 @@ async def test_the_notifier_posts_the_blocks_when_asked(tmp_path: Path) -> None:
     assert sent.status == "sent"
     (post,) = receiver.posts
     assert post.body == notice_body(NOTICE, "https://ui.example/", blocks=True)
+
+
+def test_a_reason_box_above_the_controls_is_sent_with_the_next_press() -> None:
+    blocks = notice_body(NOTICE, "https://ui.example/", blocks=True)["blocks"]
+    assert [block["type"] for block in blocks] == ["section", "input", "actions"]
+    box = blocks[1]
+    assert box["optional"] is True and box["element"]["action_id"] == REASON_ACTION
+    assert box["element"]["type"] == "plain_text_input"
+    assert box["element"]["max_length"] <= INPUT_MAX
+    typed = "  The parcel arrived intact.\n"
+    payload = press_payload(REJECT_ACTION, NOTICE.run_id, "b" * 64, reason=typed)
+    assert parse_press(form_body(payload)).reason == "The parcel arrived intact."
+    empty = press_payload(APPROVE_ACTION, NOTICE.run_id, "b" * 64)  # Slack's null
+    assert parse_press(form_body(empty)).reason == ""
+    older = {**empty, "state": {"values": {}}}  # a message sent before the box
+    assert parse_press(form_body(older)).reason == ""
+
+
+@pytest.mark.parametrize("typed", ["x" * 2001, ["not", "text"]])
+def test_a_reason_that_no_box_of_ours_sends_is_malformed(typed: object) -> None:
+    payload = press_payload(REJECT_ACTION, NOTICE.run_id, "b" * 64)
+    payload["state"]["values"]["signoff_reason"][REASON_ACTION]["value"] = typed
+    with pytest.raises(SlackRefused) as refused:
+        parse_press(form_body(payload))
+    assert refused.value.reason == "malformed"
