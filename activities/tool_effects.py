@@ -24,20 +24,19 @@ from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.auto_effects import auto_effect_problem, caller_start
 from activities.caller import caller_run_id, only_its_own
 from activities.connectors.replies import HelpdeskReplies
+from activities.held_profiles import HeldProfiles, ProfileNotHeld
+from activities.offered_tools import not_offered
 from activities.refunds import non_retryable
-from activities.rule_callers import (
-    CallerUnknown,
-    foreign_caller,
-    only_signoffs_run,
-    rule_caller_problem,
-)
+from activities.rule_callers import CallerUnknown, only_signoffs_run, rule_caller_problem
 from activities.store import tool_effects as store
 from activities.store.customer_replies import send_reply
 from activities.store.effect_proofs import ProofCheck
 from activities.store.errors import StoreError
 from activities.store.passkey_proofs import NO_STEP_UP, PasskeyCheck
+from activities.store.started_runs import started_run_fingerprint
 from activities.store.waiting_actions import hold_waiting
 from activities.tool_functions import call_tool_function
 from activities.tool_output import as_tool_output
@@ -77,6 +76,7 @@ class ToolEffects:
         self._passkeys = passkeys
         self._keys = keys
         self._profiles = profiles
+        self._held = HeldProfiles.of([profiles])
         self._mcp_timeout = mcp_timeout_seconds
         # The tenants' helpdesk connectors for `send_reply`; None: the outbox alone.
         self._helpdesks = helpdesks
@@ -98,6 +98,9 @@ class ToolEffects:
 
     @activity.defn(name=EXECUTE_TOOL_ACTION_ACTIVITY)
     async def execute_tool_action(self, command: ToolActionCommand) -> EffectResult:
+        not_offered_here = await self._not_offered_refusal(command)
+        if not_offered_here is not None:
+            return not_offered_here
         mcp = self._mcp_call(command)
         if mcp is not None:
             shown = command.action.arguments
@@ -160,28 +163,27 @@ class ToolEffects:
         activity.logger.info("effect %s done (%s)", command.idempotency_key, command.action.tool)
         return EffectResult(status="done", content=text)
 
-    async def _unproven_caller_refusal(self, command: ToolActionCommand) -> EffectResult | None:
-        """An effect with no reviewer's proof and no rule's grant (a tool every agent
-        runs `auto`, such as the built-in profile's `send_reply`) has nothing to verify
-        but who asks: only signoff's own run on this worker's task queue, whose gate
-        judged the call, may ask. A workflow of someone else's is refused, on the record."""
-        if command.proofs or command.action.rule_grant is not None:
-            return None
-        if caller_run_id() != command.run_id:
-            return None  # for another run: the claim refuses it, on the record
+    async def _not_offered_refusal(self, command: ToolActionCommand) -> EffectResult | None:
+        """A tool the run's agent, in the profile this worker holds by the command's
+        hash, does not offer to the tenant: refused, on the record. A profile this worker
+        does not hold is a retryable error (another worker may hold it)."""
         try:
-            foreign = await foreign_caller()
-        except CallerUnknown:
-            # Retryable: Temporal will say on a later attempt.
-            raise ApplicationError(
-                "Temporal could not say which workflow asked for this effect."
-            ) from None
-        if foreign is None:
+            why = not_offered(
+                self._held,
+                command.profile_hash,
+                command.agent_name,
+                command.tenant_id,
+                command.action.tool,
+            )
+        except ProfileNotHeld as error:
+            raise ApplicationError(str(error), type="ProfileNotHeld") from None
+        if why is None:
             return None
-        why = (
-            f"{foreign}: an effect without a reviewer's approval runs only for signoff's own "
-            "runs. Nothing was done."
-        )
+        return await self._refused(command, f"The tool is not offered to this run: {why}.")
+
+    async def _refused(self, command: ToolActionCommand, why: str) -> EffectResult:
+        """A refusal before the claim, on the record: nothing was done."""
+        why = f"{why} Nothing was done."
         try:
             await asyncio.to_thread(
                 store.refuse_effect, self._engine, command, why, caller_run_id()
@@ -190,6 +192,44 @@ class ToolEffects:
             raise non_retryable(error) from None
         activity.logger.warning("effect %s refused: %s", command.idempotency_key, why)
         return EffectResult(status="refused", message=why)
+
+    async def _unproven_caller_refusal(self, command: ToolActionCommand) -> EffectResult | None:
+        """An effect with no reviewer's proof and no rule's grant (a tool every agent
+        runs `auto`, such as the built-in profile's `send_reply`) has nothing to verify
+        but where the call came from: a run signoff's service started, whose agent runs
+        the tool `auto`, whose model asked for this very call (activities/auto_effects.py).
+        Anything else is refused, on the record."""
+        if command.proofs or command.action.rule_grant is not None:
+            return None
+        if caller_run_id() != command.run_id:
+            return None  # for another run: the claim refuses it, on the record
+        try:
+            start = await caller_start()
+        except CallerUnknown:
+            # Retryable: Temporal will say on a later attempt.
+            raise ApplicationError(
+                "Temporal could not say which workflow asked for this effect."
+            ) from None
+        stored = await asyncio.to_thread(started_run_fingerprint, self._engine, command.run_id)
+        try:
+            problem = auto_effect_problem(
+                start,
+                task_queue=activity.info().task_queue,
+                stored_fingerprint=stored,
+                command=command,
+                profiles=self._held,
+            )
+        except ProfileNotHeld as error:
+            # Retryable: during a rolling change of the profile file another worker may
+            # hold it; Temporal's retry policy bounds the attempts.
+            raise ApplicationError(str(error), type="ProfileNotHeld") from None
+        if problem is None:
+            return None
+        return await self._refused(
+            command,
+            f"{problem}: an effect without a reviewer's approval runs only for a call the "
+            "model of a run signoff started made, to a tool its agent runs automatically.",
+        )
 
     def _mcp_call(self, command: ToolActionCommand) -> Callable[..., Any] | None:
         """The call of an MCP tool named by its offered name, to the server as the

@@ -27,6 +27,8 @@ from temporalio.exceptions import ApplicationError
 
 from activities import observe
 from activities.caller import caller_run_id
+from activities.held_profiles import HeldProfiles, ProfileNotHeld
+from activities.offered_tools import not_offered
 from activities.payments.connector import PaymentError
 from activities.payments.order_tool import order_from_platform
 from activities.payments.registry import PaymentConnectors
@@ -62,6 +64,11 @@ class ToolFailed(Exception):
 class IrreversibleAsRead(ToolFailed):
     """An irreversible tool asked for as a read: what a rogue caller would try, so it is
     refused on the audit too, not only to the model."""
+
+
+class NotOffered(ToolFailed):
+    """A tool the run's own agent does not offer (activities/offered_tools.py): the gate
+    offers the model only the agent's tools, so this is a caller's doing, on the audit."""
 
 
 ToolFunction = Callable[[Engine, ToolCallInput], str]
@@ -124,9 +131,18 @@ TOOL_FUNCTIONS: dict[str, ToolFunction] = {
 
 
 class ToolGateway:
-    def __init__(self, engine: Engine, payments: PaymentConnectors | None = None) -> None:
+    """`profiles`: the profile files the worker loaded; none held serves only runs
+    without a profile (the built-in catalog)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        payments: PaymentConnectors | None = None,
+        profiles: HeldProfiles | None = None,
+    ) -> None:
         self._engine = engine
         self._payments = payments or PaymentConnectors.ledger_only()
+        self._profiles = profiles or HeldProfiles({})
 
     @activity.defn(name=RUN_TOOL_ACTIVITY)
     async def run_tool(self, call: ToolCallInput) -> ToolResult:
@@ -139,6 +155,11 @@ class ToolGateway:
     async def prepare_tool_call(self, call: ToolCallInput) -> PreparedArguments:
         """An irreversible call's arguments, checked by the tool's own model and
         normalized for the reviewer and the hash (`workflows/tool_arguments.py`)."""
+        try:
+            self._offered(call)
+        except NotOffered as error:
+            await self._refused(call, PREPARE_TOOL_CALL_ACTIVITY, f"{call.name} prepared", error)
+            return PreparedArguments(problem=str(error))
         tool = known_tools().get(call.name)
         if tool is None:
             return PreparedArguments(problem=_not_here(call.name))
@@ -147,7 +168,40 @@ class ToolGateway:
         except ToolCallRejected as rejected:
             return PreparedArguments(problem=str(rejected))
 
+    def _offered(self, call: ToolCallInput) -> None:
+        """NotOffered for a tool the run's agent does not offer; a retryable error for a
+        profile this worker does not hold (another worker may)."""
+        try:
+            why = not_offered(
+                self._profiles, call.profile_hash, call.agent_name, call.tenant_id, call.name
+            )
+        except ProfileNotHeld as error:
+            raise ApplicationError(str(error), type="ProfileNotHeld") from None
+        if why is not None:
+            raise NotOffered(f"The tool '{call.name}' is not offered to this run: {why}.")
+
+    async def _refused(
+        self, call: ToolCallInput, activity_name: str, what: str, error: Exception
+    ) -> None:
+        """A refused call on the audit: who called, what, why."""
+        await asyncio.to_thread(
+            record_refusal,
+            self._engine,
+            tenant_id=call.tenant_id,
+            run_id=call.run_id,
+            ticket_id=call.ticket_id,
+            activity=activity_name,
+            what=what,
+            why=str(error),
+            caller_run_id=caller_run_id(),
+        )
+
     async def _run_tool(self, call: ToolCallInput) -> ToolResult:
+        try:
+            self._offered(call)
+        except NotOffered as error:
+            await self._refused(call, RUN_TOOL_ACTIVITY, f"{call.name} as a read", error)
+            return self._result(call, str(error), is_error=True)
         try:
             tool = _read_tool(call.name)
             arguments = parse_arguments(tool, call.arguments)
@@ -157,17 +211,7 @@ class ToolGateway:
                 function = self._function(tool.name, call.tenant_id)
                 content = await asyncio.to_thread(function, self._engine, call)
         except IrreversibleAsRead as error:
-            await asyncio.to_thread(
-                record_refusal,
-                self._engine,
-                tenant_id=call.tenant_id,
-                run_id=call.run_id,
-                ticket_id=call.ticket_id,
-                activity=RUN_TOOL_ACTIVITY,
-                what=f"{call.name} as a read",
-                why=str(error),
-                caller_run_id=caller_run_id(),
-            )
+            await self._refused(call, RUN_TOOL_ACTIVITY, f"{call.name} as a read", error)
             return self._result(call, str(error), is_error=True)
         except (ToolCallRejected, ToolFailed, PaymentError, NoPaymentLink) as error:
             # A payment platform's refusal or silence is said as it is (no key, no trace).

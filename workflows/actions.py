@@ -316,6 +316,10 @@ class ToolActionCommand(TrailCommand):
     # writes in its claim's transaction (activities/store/tool_effects.py). Empty in
     # commands recorded before it was added.
     trail: list[DecisionEvent] = []
+    # As ToolCallInput's: the run's profile and agent, which the effect looks up in its
+    # worker's own; empty for a run without a profile.
+    profile_hash: str = ""
+    agent_name: str = ""
 
 
 class EffectResult(Contract):

@@ -245,6 +245,11 @@ class ToolCallInput(Contract):
     name: str
     arguments: dict[str, Any]
     idempotency_key: str
+    # The run's profile (content hash) and agent: the activity looks the tool up in the
+    # profile the worker holds by that hash, never in the input (activities/
+    # offered_tools.py). Empty for a run without a profile: the built-in catalog only.
+    profile_hash: str = ""
+    agent_name: str = ""
 
 
 class ToolResult(Contract):

@@ -38,6 +38,15 @@ def offered_names(request: RunRequest) -> list[str]:
     return list(request.tools)
 
 
+def profile_names(request: RunRequest) -> dict[str, str]:
+    """The run's profile hash and agent, as a tool activity's input names them (empty
+    for a run without a profile)."""
+    profile = request.profile
+    if profile is None:
+        return {"profile_hash": "", "agent_name": ""}
+    return {"profile_hash": profile.content_hash, "agent_name": profile.agent_name}
+
+
 def tool_policy(request: RunRequest, name: str) -> ToolPolicy | None:
     """The profile's policy for an offered tool; None for a run without a profile (the
     built-in catalog's own risk classes then apply)."""

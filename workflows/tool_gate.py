@@ -45,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_hooks import Effect, Prepared
     from workflows.gate_store import STORE_CALL_TIMEOUT, STORE_RETRIES, release
     from workflows.profile_contracts import ToolPolicy
+    from workflows.run_tools import profile_names
     from workflows.tool_catalog import ToolCallRejected
     from workflows.tool_policy import call_timeout
 
@@ -88,6 +89,7 @@ class ToolHooks:
                 name=call.name,
                 arguments=call.input,
                 idempotency_key=f"{workflow.info().workflow_id}:{call.name}:{call.id}",
+                **profile_names(self.request),
             ),
             result_type=PreparedArguments,
             start_to_close_timeout=STORE_CALL_TIMEOUT,
@@ -171,6 +173,7 @@ class ToolHooks:
             action=action,
             proofs=proofs,
             trail=trail,
+            **profile_names(self.request),
         )
         try:
             result: EffectResult = await workflow.execute_activity(

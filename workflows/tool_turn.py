@@ -29,7 +29,7 @@ with workflow.unsafe.imports_passed_through():
         ToolUseBlock,
     )
     from workflows.run_budgets import RunEnded
-    from workflows.run_tools import tool_policy
+    from workflows.run_tools import profile_names, tool_policy
     from workflows.tool_policy import call_timeout
 
 
@@ -45,6 +45,7 @@ async def call_tool(call: ToolUseBlock, request: RunRequest) -> ToolResult:
             name=call.name,
             arguments=call.input,
             idempotency_key=f"{workflow.info().workflow_id}:{call.name}:{call.id}",
+            **profile_names(request),
         ),
         result_type=ToolResult,
         start_to_close_timeout=call_timeout(

@@ -22,6 +22,7 @@ from activities.store import connector_schema as _connector_schema  # noqa: F401
 from activities.store import prompt_catalogs as _prompt_catalogs  # noqa: F401
 from activities.store import rule_schema as _rule_schema  # noqa: F401
 from activities.store import slack_schema as _slack_schema  # noqa: F401
+from activities.store import started_runs as _started_runs  # noqa: F401
 
 if TYPE_CHECKING:
     from activities.store.account_admin import (

@@ -9,7 +9,9 @@ The prompt side of what the run offers (the agent's system prompt, each offered 
 description and schema) is written to the store here, once per distinct catalog, and
 the request carries its digest (workflows/prompt_catalog.py): building the request and
 storing its catalog are one step, so no starter can start a run whose catalog the
-worker cannot find.
+worker cannot find. The run itself is recorded too, with the fingerprint of its request
+(activities/store/started_runs.py): a workflow started by anyone else is not one the
+store knows.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def new_run_request(
     )
     model = model or agent_model(settings, offer.profile)
     limits = within_budget(limits_from_settings(settings, model), offer.profile.agent.budget(kind))
-    return RunRequest(
+    request = RunRequest(
         tenant_id=tenant_id,
         actor_id=actor_id or settings.service_actor,
         request_id=request_id or uuid.uuid4().hex,
@@ -104,6 +106,13 @@ def new_run_request(
         ),
         **offer.fields(),
     )
+    # Here, not above: `signoff status` imports this module and never loads the store.
+    from activities.store.started_runs import record_started_run
+
+    # The store's word that signoff started this run, which an effect no reviewer
+    # approved asks for (activities/auto_effects.py).
+    record_started_run(engine_of(store), request)
+    return request
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ def activity_parts(
     local = local_lane(engine)
     return ActivityParts(
         models=models,
-        gateway=ToolGateway(engine, payments),
+        gateway=ToolGateway(engine, payments, HeldProfiles.of([profiles])),
         effects=effects
         or ToolEffects(
             engine,

@@ -208,6 +208,9 @@ async def test_a_rogue_sends_no_automatic_reply(
         ticket_id="T-1042",
         idempotency_key=effect_key(rogue_id, "send_reply", action.action_hash),
         action=action,
+        # Names copied from a real run's history: the worker holds that profile.
+        profile_hash=builtin.content_hash,
+        agent_name=builtin.profiles.default_agent,
     )
     payload = command.model_dump(mode="json")
     signoff_queue, rogue_queue = f"signoff-{uuid.uuid4()}", f"rogue-{uuid.uuid4()}"
@@ -232,4 +235,4 @@ async def test_a_rogue_sends_no_automatic_reply(
         sent = list(session.scalars(select(CustomerReply)))
     assert sent == []
     (refused,) = refusals(seeded_engine, rogue_id)
-    assert "an effect without a reviewer's approval runs only for signoff's own runs" in refused
+    assert "an effect without a reviewer's approval runs only for a call the model" in refused

@@ -30,6 +30,7 @@ from temporalio.worker import Worker
 
 from activities.refunds import RefundActivities
 from activities.store import make_engine, seed_demo
+from activities.store.started_runs import record_started_run
 from signoff.config.data_converter import data_converter
 from signoff.config.profiles import (
     BUILTIN_PROFILES,
@@ -67,7 +68,7 @@ def agent_request(
     """A run of the built-in agent (no profile), or of a profile file's default agent as
     the run factory records it, its prompt catalog written to the recording's store."""
     offer = {} if on is None else run_offer(Store(on[1]), on[0], "demo").fields()
-    return RunRequest(
+    request = RunRequest(
         **offer,
         tenant_id="demo",
         actor_id="ops",
@@ -79,6 +80,10 @@ def agent_request(
         model=model,
         deadline=now + timedelta(hours=48),
     )
+    if on is not None:
+        # As the run factory records it: an automatic effect asks the store for it.
+        record_started_run(on[1], request)
+    return request
 
 
 async def start_agent(

@@ -40,6 +40,7 @@ def make_old_store(store: Engine) -> str:
             connection.execute(text(f"DROP TABLE {table}"))  # revision 0007_slack's
         connection.execute(text("DROP TABLE reviewer_languages"))  # revision 0007_languages'
         connection.execute(text("DROP TABLE prompt_catalogs"))  # revision 0009_prompt_catalogs'
+        connection.execute(text("DROP TABLE started_runs"))  # revision 0012_started_runs'
         connection.execute(text("DROP TABLE standing_rule_uses"))  # revision 0008_rules'
         connection.execute(text("DROP TABLE standing_rules"))
         connection.execute(text("DROP TABLE api_tokens"))  # revision 0005_accounts', later

@@ -16,12 +16,15 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
 from temporalio.testing import ActivityEnvironment
 
+from activities.held_profiles import HeldProfiles
 from activities.tool_gateway import ToolGateway
+from signoff.config.profiles import load_profile_file
 from signoff.config.settings import Settings
 from signoff.wiring.worker_capacity import activity_threads
 from tests.tools import team_tools
@@ -35,6 +38,9 @@ STUCK = SHARED_THREADS + 2
 ANSWERS_WITHIN = 5.0
 
 
+TEAM = load_profile_file(Path(__file__).parents[1] / "tools" / "team_profile.toml")
+
+
 def call(name: str, arguments: dict[str, object], call_id: str) -> ToolCallInput:
     return ToolCallInput(
         run_id="run-demo-threads",
@@ -44,6 +50,8 @@ def call(name: str, arguments: dict[str, object], call_id: str) -> ToolCallInput
         name=name,
         arguments=arguments,
         idempotency_key=f"run-demo-threads:{name}:{call_id}",
+        profile_hash=TEAM.content_hash,
+        agent_name=TEAM.profiles.default_agent,
     )
 
 
@@ -79,7 +87,7 @@ async def until_waiting(count: int) -> None:
 async def test_tools_that_hang_leave_the_store_s_threads_to_the_store(
     seeded_engine: Engine, warehouse_stuck: threading.Event, workers_threads: None
 ) -> None:
-    gateway = ToolGateway(seeded_engine)
+    gateway = ToolGateway(seeded_engine, profiles=HeldProfiles.of([TEAM]))
     environment = ActivityEnvironment()
     stuck = [
         asyncio.create_task(

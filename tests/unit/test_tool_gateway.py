@@ -77,11 +77,13 @@ async def test_ticket_without_order_is_found_false(seeded: Engine) -> None:
 
 
 async def test_unknown_tool_is_a_readable_error(seeded: Engine) -> None:
+    # The run offers its model only its own tools, so only a caller of the activity
+    # itself asks for another: it is told why, and the refusal is on the audit.
     result = await _run(seeded, _call("refund_order"))
 
     assert result.is_error
-    assert "Unknown tool 'refund_order'" in result.content
-    assert "get_order" in result.content
+    assert "The tool 'refund_order' is not offered to this run" in result.content
+    assert "built-in catalog" in result.content
 
 
 async def test_extra_arguments_are_a_readable_error(seeded: Engine) -> None:

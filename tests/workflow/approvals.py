@@ -44,6 +44,7 @@ from activities.run_limits import RunLimitsActivity
 from activities.standing_rules import StandingRuleActivities
 from activities.store import get_reviewer, list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
+from activities.store.started_runs import record_started_run
 from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
 from signoff.config.decision_keys import public_entries, rotate
@@ -111,8 +112,16 @@ async def gate_run(
         # As the run factory records a profile's agent (test_python_tools.on_profile).
         tenant_id = overrides.get("tenant_id", "demo")
         values.update(run_offer(Store(engine), profiles, tenant_id).fields())
+    recorded = overrides.pop("recorded", None)
     values.update(overrides)
     request = run_request(await env.get_current_time(), **values)
+    # As the run factory does (service/run_requests.py): the store's word that signoff
+    # started this run, which an effect without a reviewer asks for. `recorded` makes
+    # the request the service recorded from the one the run starts with (a run started
+    # with another request under its id); False records none (a run someone started
+    # on signoff's task queue without the service).
+    if recorded is not False:
+        record_started_run(engine, request if recorded is None else recorded(request))
     async with gate_worker(
         env,
         model,
@@ -197,22 +206,17 @@ def store_parts(
     settings = settings or Settings()
     if isinstance(model, ModelTurns):
         model.read_catalogs_from(engine)  # as activity_parts does for `signoff worker`
+    loaded = profiles or load_profile_file(BUILTIN_PROFILES)
     return ActivityParts(
         models=model,
-        gateway=gateway or ToolGateway(engine, payments),
-        effects=effects
-        or ToolEffects(
-            engine,
-            TEST_KEYS,
-            profiles or load_profile_file(BUILTIN_PROFILES),
-            MCP_TIMEOUT_SECONDS,
-        ),
+        gateway=gateway or ToolGateway(engine, payments, HeldProfiles.of([loaded])),
+        effects=effects or ToolEffects(engine, TEST_KEYS, loaded, MCP_TIMEOUT_SECONDS),
         refunds=refunds
         or RefundActivities(
             engine,
             TEST_KEYS,
             payments=payments,
-            profiles=(profiles or load_profile_file(BUILTIN_PROFILES)).profiles,
+            profiles=loaded.profiles,
         ),
         verifier=verifier or DecisionVerifier(engine, TEST_KEYS, decision_max_age),
         decisions=audit or DecisionActivities(engine, TEST_KEYS),
@@ -220,7 +224,7 @@ def store_parts(
         notifier=ReviewerNotifier(settings),
         mcp=McpTools(
             MCP_TIMEOUT_SECONDS,
-            HeldProfiles.of([profiles or load_profile_file(BUILTIN_PROFILES)]),
+            HeldProfiles.of([loaded]),
             engine,
         ),
         rules=rules or StandingRuleActivities(engine, TEST_KEYS),

@@ -175,12 +175,15 @@ async def test_the_effect_refuses_a_caller_without_proof_and_the_gateway_refuses
     async with gate_run(env, model, seeded_engine, **on_profile(TEAM)) as handle:
         (action,) = await pending_actions(handle)
         key = effect_key(handle.id, "issue_voucher", action.action_hash)
+        # The run's names, as its history shows them: the worker holds that profile.
+        names = {"profile_hash": TEAM.content_hash, "agent_name": TEAM.profiles.default_agent}
         bare = ToolActionCommand(
             run_id=handle.id,
             tenant_id="demo",
             ticket_id="T-1042",
             idempotency_key=key,
             action=action,
+            **names,
         )
         # A real reviewer's signature, for this very action, that the run never accepted.
         unaccepted = signed(decision(seeded_engine, "alice", action.action_hash), handle.id)
@@ -195,6 +198,7 @@ async def test_the_effect_refuses_a_caller_without_proof_and_the_gateway_refuses
                 name="issue_voucher",
                 arguments=VOUCHER[1],
                 idempotency_key="rogue",
+                **names,
             ),
         )
         rogue_queue = f"rogue-{uuid.uuid4()}"
