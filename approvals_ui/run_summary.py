@@ -23,6 +23,7 @@ from approvals_ui.readable import SHORT_HASH
 from approvals_ui.run_words import OUTCOME_REASONS, said
 from approvals_ui.time_format import local_text, time_left_text
 from approvals_ui.words import N_
+from signoff.service.languages import SOURCE_LANGUAGE
 from workflows.actions import DecisionRecord
 from workflows.contracts import RunState
 from workflows.outside_text import without_bidi
@@ -251,11 +252,21 @@ def ended(state: RunState, say: Voice) -> str:
         return say(N_("The run is still going (%(status)s)."), status=status)
     status = said(outcome.status, RUN_STATUSES, say.words)
     reason = said(outcome.reason, OUTCOME_REASONS, say.words)
-    if outcome.effects_performed:
-        # The effects are the run's own lines (the audit's words), kept as written.
+    if outcome.effects_performed and say.language == SOURCE_LANGUAGE:
+        # The effects are the run's own lines (the audit's words), in English as written.
         how = say(
             N_("The run %(status)s (%(reason)s): it made %(effects)s"),
             status=status, reason=reason, effects=say.join(outcome.effects_performed),
+        )  # fmt: skip
+    elif outcome.effects_performed:
+        # In another language the sentence counts them: the run's English lines inside it
+        # would mix two languages ("elle a fait refund 45.00 EUR on order …"). The list
+        # below shows them as the run wrote them, marked English; the decisions' sentence
+        # above names each refund's amount in the page's language.
+        how = say.ngettext(
+            "The run %(status)s (%(reason)s): it made %(count)s change, listed below",
+            "The run %(status)s (%(reason)s): it made %(count)s changes, listed below",
+            len(outcome.effects_performed), status=status, reason=reason,
         )  # fmt: skip
     elif outcome.effects_unknown:
         how = say(

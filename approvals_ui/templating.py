@@ -42,10 +42,13 @@ from approvals_ui.run_words import (
 from approvals_ui.sessions import session_of
 from approvals_ui.time_format import countdown_words, time_left_text, utc_time
 from approvals_ui.translations import translations
-from approvals_ui.words import N_
+from approvals_ui.words import N_, shown
 from signoff.service.languages import LANGUAGES, SOURCE_LANGUAGE
-from workflows.approval_requirements import missing, next_step_refusal
+from signoff.service.reviewer_access import SignedInReviewer
+from workflows.actions import PendingAction
+from workflows.approval_requirements import missing_words, next_step_words
 from workflows.outside_text import without_bidi
+from workflows.wording import THEN, Wording
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 SHORT_HASH = 12
@@ -154,6 +157,29 @@ def _cost(context: Context, cost: Decimal | str) -> str:
     return cost_text(cost, _language(context))
 
 
+def _worded(context: Context, wording: Wording | None) -> str:
+    """A sentence the core keeps as a template and values, in the page's language."""
+    if wording is None:
+        return ""
+    return shown(wording, _words(context), _language(context))[0]
+
+
+@pass_context
+def _still_missing(context: Context, action: PendingAction) -> str:
+    return _worded(context, missing_words(action))
+
+
+@pass_context
+def _next_step_refusal(context: Context, action: PendingAction, reviewer: SignedInReviewer) -> str:
+    return _worded(context, next_step_words(action, reviewer.id, reviewer.roles))
+
+
+@pass_context
+def _in_order(context: Context, names: list[str]) -> str:
+    """A chain's roles, `support_lead, then finance`, joined in the page's language."""
+    return _words(context).gettext(THEN).join(names)
+
+
 templates.env.install_gettext_callables(  # type: ignore[attr-defined]  # the i18n extension's
     _gettext, _ngettext, newstyle=True
 )
@@ -174,10 +200,9 @@ templates.env.filters["money"] = _money
 templates.env.filters["amount"] = _amount
 templates.env.filters["cost"] = _cost
 # N of M, a role, a chain: what an action still needs (workflows/approval_requirements.py).
-templates.env.filters["still_missing"] = missing
-templates.env.filters["next_step_refusal"] = lambda action, reviewer: (
-    next_step_refusal(action, reviewer.id, reviewer.roles) or ""
-)
+templates.env.filters["still_missing"] = _still_missing
+templates.env.filters["next_step_refusal"] = _next_step_refusal
+templates.env.filters["in_order"] = _in_order
 
 
 def polled(request: Request) -> bool:

@@ -9,18 +9,38 @@ from __future__ import annotations
 
 from gettext import NullTranslations
 
+from babel.numbers import format_decimal
+
+from approvals_ui.babel_locale import locale_of
+from approvals_ui.money_format import minor_text
 from signoff.service.languages import SOURCE_LANGUAGE
+from workflows.wording import N_ as N_  # one marker for the UI and the core's sentences
+from workflows.wording import THEN, InOrder, Money, Value, Wording
 
 
-def N_(message: str) -> str:  # noqa: N802  # gettext's own name for "mark, do not translate"
-    return message
-
-
-def shown(message: str, words: NullTranslations, language: str) -> tuple[str, str]:
+def shown(message: str | Wording, words: NullTranslations, language: str) -> tuple[str, str]:
     """The message in the page's language when the catalog has it, with the language it
     is in: a message from elsewhere (the run's refusal, a payment platform's error)
-    stays in English, and the page marks it `lang="en"` for screen readers."""
-    translated = words.gettext(message)
-    if language == SOURCE_LANGUAGE or translated != message:
+    stays in English, and the page marks it `lang="en"` for screen readers. A `Wording`
+    is written in the page's language with its values too: `50,00 EUR` in French."""
+    template = message.template if isinstance(message, Wording) else message
+    translated = words.gettext(template)
+    if language != SOURCE_LANGUAGE and translated == template:
+        language = SOURCE_LANGUAGE
+    if not isinstance(message, Wording):
         return translated, language
-    return message, SOURCE_LANGUAGE
+    values = {name: _value(value, words, language) for name, value in message.values.items()}
+    return translated % values, language
+
+
+def _value(value: Value, words: NullTranslations, language: str) -> str:
+    """A value inside a sentence, as the sentence's language writes it."""
+    if isinstance(value, Wording):  # a clause: in the sentence's language too
+        return shown(value, words, language)[0]
+    if isinstance(value, InOrder):
+        return words.gettext(THEN).join(value.names)
+    if isinstance(value, Money):
+        return minor_text(value.minor, value.currency or None, language)
+    if isinstance(value, int):
+        return format_decimal(value, locale=locale_of(language))
+    return value

@@ -25,9 +25,27 @@ from workflows.approval_policy import DecisionRefused, money, recomputed_hash, t
 from workflows.exposure import ActionExposure
 from workflows.mcp_tools import split_offered_name
 from workflows.tool_catalog import REFUND
+from workflows.wording import CENTS, N_, Money, Wording, worded
 
 # Longest text a reviewer may put in place of the agent's.
 EDITED_TEXT_CHARS = 4000
+# An example amount, as the refusal of an amount that is not one shows how to write it.
+EXAMPLE_AMOUNT = Money(5000)
+
+
+def not_an_amount(typed: str) -> Wording:
+    """What the reviewer typed is no amount. Shared with the faces that read amounts
+    themselves (approvals_ui/amount_input.py), which write the example in their page's
+    language."""
+    return worded(
+        N_("'%(typed)s' is not an amount: write it like %(example)s."),
+        typed=typed,
+        example=EXAMPLE_AMOUNT,
+    )
+
+
+def not_to_the_cent(typed: str) -> Wording:
+    return worded(N_("'%(typed)s' is not an amount with at most two decimals."), typed=typed)
 
 
 def edited_action(
@@ -36,19 +54,33 @@ def edited_action(
     """The action `editor` approves in place of `original`; DecisionRefused says why not."""
     if original.edited_by is not None:
         raise DecisionRefused(
-            f"This request was already edited by {original.edited_by}; approve or reject it "
-            "as it stands."
+            worded(
+                N_(
+                    "This request was already edited by %(editor)s; approve or reject it as "
+                    "it stands."
+                ),
+                editor=original.edited_by,
+            )
         )
     if not edits:
-        raise DecisionRefused("No argument was changed: approve the request as it stands.")
+        raise DecisionRefused(
+            worded(N_("No argument was changed: approve the request as it stands."))
+        )
     arguments = dict(original.arguments)
     exposure = original.exposure
     for name, value in sorted(edits.items()):
         if name not in original.editable or name not in original.arguments:
             allowed = ", ".join(original.editable) or "nothing"
             raise DecisionRefused(
-                f"'{name}' cannot be edited on {original.tool}; its policy lets a reviewer "
-                f"edit: {allowed}."
+                worded(
+                    N_(
+                        "'%(name)s' cannot be edited on %(tool)s; its policy lets a reviewer "
+                        "edit: %(allowed)s."
+                    ),
+                    name=name,
+                    tool=original.tool,
+                    allowed=allowed,
+                )
             )
         if exposure is not None and name == exposure.amount_argument:
             lowered = _lowered_amount(original, exposure, value)
@@ -59,7 +91,9 @@ def edited_action(
             arguments[name] = _json_text(text) if _is_mcp(original) else text
     if arguments == original.arguments:
         raise DecisionRefused(
-            "The edit changes nothing: approve the request as it stands, or change a value."
+            worded(
+                N_("The edit changes nothing: approve the request as it stands, or change a value.")
+            )
         )
     unhashed = original.model_copy(
         update={
@@ -99,23 +133,38 @@ def _lowered_amount(original: PendingAction, exposure: ActionExposure, value: st
     try:
         amount = Decimal(value.strip())
     except InvalidOperation:
-        raise DecisionRefused(f"'{value}' is not an amount: write it like 50.00.") from None
-    if not amount.is_finite() or amount != amount.quantize(Decimal("0.01")):
-        raise DecisionRefused(f"'{value}' is not an amount with at most two decimals.")
+        raise DecisionRefused(not_an_amount(value)) from None
+    if not amount.is_finite() or amount != amount.quantize(CENTS):
+        raise DecisionRefused(not_to_the_cent(value))
     minor = to_minor(amount)
     proposed = exposure.amount_minor
     if minor <= 0:
-        raise DecisionRefused("The amount must be greater than zero; to refund nothing, reject.")
+        raise DecisionRefused(
+            worded(N_("The amount must be greater than zero; to refund nothing, reject."))
+        )
     if minor > proposed:
         raise DecisionRefused(
-            f"{money(minor)} {currency} is above the {money(proposed)} {currency} proposed: "
-            "an edit may only lower the amount."
+            worded(
+                N_(
+                    "%(amount)s is above the %(proposed)s proposed: an edit may only lower "
+                    "the amount."
+                ),
+                amount=Money(minor, currency),
+                proposed=Money(proposed, currency),
+            )
         )
     refundable = original.state.refundable_minor
     if original.state.order_id is not None and minor > refundable:
         raise DecisionRefused(
-            f"{money(minor)} {currency} is more than what remains refundable on order "
-            f"{original.state.order_id} ({money(refundable)} {currency})."
+            worded(
+                N_(
+                    "%(amount)s is more than what remains refundable on order %(order)s "
+                    "(%(refundable)s)."
+                ),
+                amount=Money(minor, currency),
+                order=original.state.order_id,
+                refundable=Money(refundable, currency),
+            )
         )
     return money(minor)
 
@@ -123,9 +172,17 @@ def _lowered_amount(original: PendingAction, exposure: ActionExposure, value: st
 def _text(name: str, value: str) -> str:
     text = value.strip()
     if not text:
-        raise DecisionRefused(f"The edited {name} is empty: write it, or reject the request.")
+        raise DecisionRefused(
+            worded(N_("The edited %(name)s is empty: write it, or reject the request."), name=name)
+        )
     if len(text) > EDITED_TEXT_CHARS:
-        raise DecisionRefused(f"The edited {name} is longer than {EDITED_TEXT_CHARS} characters.")
+        raise DecisionRefused(
+            worded(
+                N_("The edited %(name)s is longer than %(most)s characters."),
+                name=name,
+                most=EDITED_TEXT_CHARS,
+            )
+        )
     return text
 
 

@@ -19,15 +19,17 @@ from workflows.actions import (
     Decision,
     PendingAction,
 )
+from workflows.wording import CENTS as CENTS  # re-exported: the amount of a hundredth
+from workflows.wording import N_, Money, WordedError
 
 # Four eyes on the order's cumulative exposure (refunded + pending + this call).
 APPROVAL_POLICY_VERSION = "approvals-2026-11-30"
 DEFAULT_APPROVAL_TTL = timedelta(hours=24)
-CENTS = Decimal("0.01")
 
 
-class DecisionRefused(Exception):
-    """A decision the gate will not take; the message is for the reviewer."""
+class DecisionRefused(WordedError):
+    """A decision the gate will not take; the message is for the reviewer (raised with a
+    `Wording`, the reviewer UI writes it in the page's language)."""
 
 
 def canonical_hash(document: Any) -> str:
@@ -39,7 +41,7 @@ def state_hash(state: ActionState) -> str:
 
 
 def money(minor: int) -> str:
-    return str((Decimal(minor) / 100).quantize(CENTS))
+    return str(Money(minor))
 
 
 def to_minor(amount: Decimal) -> int:
@@ -146,27 +148,30 @@ def check_decision(
 ) -> None:
     """Raise DecisionRefused, in words a reviewer understands, for an inadmissible decision."""
     if decision.tenant_id != run_tenant:
-        raise DecisionRefused("This request belongs to another tenant; you cannot decide on it.")
+        raise DecisionRefused(
+            N_("This request belongs to another tenant; you cannot decide on it.")
+        )
     roles = pending.approver_roles
     if not set(roles) & set(decision.reviewer_roles):
         needed = " or ".join(roles) or "an approver"
         raise DecisionRefused(f"Reviewer '{decision.reviewer_id}' does not have the {needed} role.")
     if same_person(decision.reviewer_id, run_actor):
         raise DecisionRefused(
-            "You asked for this run yourself; another reviewer must decide on it."
+            N_("You asked for this run yourself; another reviewer must decide on it.")
         )
     if now >= pending.expires_at:
         raise DecisionRefused(expired_message(pending.expires_at, now))
     if decision.verdict == "reject" and not decision.reason.strip():
-        raise DecisionRefused("A reason is required to reject.")
+        raise DecisionRefused(N_("A reason is required to reject."))
 
     if any(
         approval.reviewer_id is not None and same_person(approval.reviewer_id, decision.reviewer_id)
         for approval in pending.approvals
     ):
-        whom = "a second" if pending.required_approvals <= 2 else "another"
         raise DecisionRefused(
-            f"You already approved this request; it needs {whom}, different reviewer."
+            N_("You already approved this request; it needs a second, different reviewer.")
+            if pending.required_approvals <= 2
+            else N_("You already approved this request; it needs another, different reviewer.")
         )
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from workflows.actions import PendingAction
 from workflows.approval_policy import same_person, second_reviewer_message
 from workflows.tool_policy import ToolPolicy
+from workflows.wording import N_, InOrder, Value, Wording, worded
 
 
 def with_policy(action: PendingAction, policy: ToolPolicy | None) -> PendingAction:
@@ -67,46 +68,97 @@ def is_complete(action: PendingAction) -> bool:
 def missing(action: PendingAction) -> str:
     """What the action still needs, in a reviewer's words; "" when it needs nothing:
     "1 of 3 approvals; still needs 2 more, one of them from finance"."""
+    still = missing_words(action)
+    return "" if still is None else still.english()
+
+
+def missing_words(action: PendingAction) -> Wording | None:
+    """`missing` as a template and its values, for a page in another language."""
     given = len(approvers(action))
     needed = action.required_approvals
     if given >= needed and role_given(action):
-        return ""
-    done = f"{given} of {needed} approvals"
+        return None
+    counts: dict[str, Value] = {"given": given, "needed": needed}
     if action.chain:
         step = action.chain[min(given, len(action.chain) - 1)]
-        order = ", then ".join(action.chain)
-        return f"{done}; still needs one from {step} (in order: {order})"
+        return worded(
+            N_(
+                "%(given)s of %(needed)s approvals; still needs one from %(step)s "
+                "(in order: %(order)s)"
+            ),
+            **counts,
+            step=step,
+            order=InOrder(tuple(action.chain)),
+        )
     more = max(needed - given, 1)
+    role = action.one_from or ""
+    if more == 1 and not role_given(action):
+        return worded(
+            N_("%(given)s of %(needed)s approvals; still needs one from %(role)s"),
+            **counts,
+            role=role,
+        )
     if more == 1:
-        whom = f"one from {action.one_from}" if not role_given(action) else "one more"
-        return f"{done}; still needs {whom}"
+        return worded(N_("%(given)s of %(needed)s approvals; still needs one more"), **counts)
     if not role_given(action):
-        return f"{done}; still needs {more} more, one of them from {action.one_from}"
-    return f"{done}; still needs {more} more"
+        return worded(
+            N_(
+                "%(given)s of %(needed)s approvals; still needs %(more)s more, one of them "
+                "from %(role)s"
+            ),
+            **counts,
+            more=more,
+            role=role,
+        )
+    return worded(
+        N_("%(given)s of %(needed)s approvals; still needs %(more)s more"), **counts, more=more
+    )
 
 
 def next_step_refusal(action: PendingAction, reviewer_id: str, roles: Sequence[str]) -> str | None:
     """Why `reviewer_id`, holding `roles`, cannot move the action forward; None if they
     can. The tenant, the role to approve at all and expiry are checked before."""
+    refusal = next_step_words(action, reviewer_id, roles)
+    return None if refusal is None else refusal.english()
+
+
+def next_step_words(
+    action: PendingAction, reviewer_id: str, roles: Sequence[str]
+) -> Wording | None:
+    """`next_step_refusal` as a template and its values, for a page in another language."""
+    still = missing_words(action) or ""
     if any(same_person(name, reviewer_id) for name in approvers(action)):
-        return (
-            "You already approved this request; it needs another, different reviewer "
-            f"({missing(action)})."
+        return worded(
+            N_(
+                "You already approved this request; it needs another, different reviewer "
+                "(%(missing)s)."
+            ),
+            missing=still,
         )
     given = len(approvers(action))
     if action.chain:
         step = action.chain[min(given, len(action.chain) - 1)]
         if step not in roles:
-            return (
-                f"This request is approved in order ({', then '.join(action.chain)}); step "
-                f"{given + 1} of {len(action.chain)} needs a reviewer with the {step} role."
+            return worded(
+                N_(
+                    "This request is approved in order (%(order)s); step %(step)s of %(steps)s "
+                    "needs a reviewer with the %(role)s role."
+                ),
+                order=InOrder(tuple(action.chain)),
+                step=given + 1,
+                steps=len(action.chain),
+                role=step,
             )
         return None
     last_place = action.required_approvals - given <= 1
     if last_place and not role_given(action) and action.one_from not in roles:
-        return (
-            f"The last approval this request needs must come from a reviewer with the "
-            f"{action.one_from} role ({missing(action)})."
+        return worded(
+            N_(
+                "The last approval this request needs must come from a reviewer with the "
+                "%(role)s role (%(missing)s)."
+            ),
+            role=action.one_from or "",
+            missing=still,
         )
     return None
 

@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_results import GateResults, trail_record
     from workflows.refusal_kinds import DECISION_REFUSED, NOT_PENDING, UNKNOWN_ACTION
     from workflows.waiting_action import WaitingAction
+    from workflows.wording import N_
 
 
 @dataclass
@@ -88,11 +89,13 @@ class GateDecisions(GateResults):
         """The edited action the decision approves; DecisionRefused when it does not
         match what was signed, or the edit is not allowed."""
         if decision.original_hash is None or decision.edits is None:
-            raise DecisionRefused("An edit names both the original action and its edits.")
+            raise DecisionRefused(N_("An edit names both the original action and its edits."))
         if decision.verdict != "approve":
-            raise DecisionRefused("Only an approval carries edits; reject the request as it is.")
+            raise DecisionRefused(
+                N_("Only an approval carries edits; reject the request as it is.")
+            )
         if not decision.reason.strip():
-            raise DecisionRefused("Say why you changed it: the agent is told your reason.")
+            raise DecisionRefused(N_("Say why you changed it: the agent is told your reason."))
         edited = edited_action(
             original,
             decision.edits,
@@ -208,7 +211,7 @@ class GateDecisions(GateResults):
 
     def _why_not_pending(self, record: WaitingAction | None) -> str:
         if record is not None and record.voided:
-            return "This request changed since you opened it; review the new version."
+            return N_("This request changed since you opened it; review the new version.")
         resolution = None if record is None else record.resolution
         if resolution == "expired":
             assert record is not None and record.expired_at is not None
@@ -222,4 +225,4 @@ class GateDecisions(GateResults):
             )
         if resolution is not None:
             return f"This request was already decided ({resolution})."
-        return "No pending request has this hash in this run; it may have been decided already."
+        return N_("No pending request has this hash in this run; it may have been decided already.")

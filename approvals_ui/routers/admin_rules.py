@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request, status
 from fastapi.responses import RedirectResponse, Response
 
+from approvals_ui.amount_input import NotAnAmount, amount_for_the_run
 from approvals_ui.decision_words import translated
 from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep
 from approvals_ui.sessions import session_of
-from approvals_ui.templating import render, request_words
-from approvals_ui.words import N_
+from approvals_ui.templating import render, request_language, request_words
+from approvals_ui.words import N_, shown
 from signoff.service.reviewer_access import SignedInReviewer
 from signoff.service.standing_rules import (
     InvalidRule,
@@ -32,6 +34,7 @@ from signoff.service.standing_rules import (
     rule_request,
     rules_of,
 )
+from workflows.wording import Wording
 
 router = APIRouter(tags=["standing rules"])
 
@@ -71,12 +74,25 @@ async def _page(
     request: Request,
     admin: SignedInReviewer,
     engine: EngineDep,
-    error: str | None = None,
+    error: str | Wording | None = None,
     status_code: int = status.HTTP_200_OK,
+    typed: dict[str, str] | None = None,
 ) -> Response:
     found = await asyncio.to_thread(rules_of, engine, admin.tenant_id, True)
-    states = translated(STATES, request_words(request))
-    context = {"reviewer": admin, "rules": found, "error": error, "states": states}
+    words = request_words(request)
+    states = translated(STATES, words)
+    error_text, error_language = (
+        shown(error, words, request_language(request)) if error else (None, None)
+    )
+    context = {
+        "reviewer": admin,
+        "rules": found,
+        "error": error_text,
+        "error_language": error_language,
+        "states": states,
+        # A refused form is shown again with what the administrator typed in it.
+        "typed": typed or {},
+    }
     return render(request, "admin_rules.html", context, status_code)
 
 
@@ -96,12 +112,30 @@ async def make_rule(
     shadow: Annotated[str | None, Form(max_length=8)] = None,
 ) -> Response:
     now = datetime.now(UTC)
+    typed = {
+        "tool": tool,
+        "lifetime": lifetime,
+        "max_uses": max_uses,
+        "max_amount": max_amount,
+        "currency": currency,
+        "customer": customer,
+        "category": category,
+        "shadow": "on" if shadow is not None else "",
+    }
+    refused = partial(_page, request, admin, engine, status_code=status.HTTP_400_BAD_REQUEST)
+    try:
+        # Typed as the page's language writes amounts (`50,00` in French).
+        amount = (
+            amount_for_the_run(max_amount, request_language(request)) if max_amount.strip() else ""
+        )
+    except NotAnAmount as not_an_amount:
+        return await refused(not_an_amount.wording, typed=typed)
     try:
         uses = int(max_uses.strip()) if max_uses.strip().isdigit() else 0
         asked = rule_request(
             tenant_id=admin.tenant_id,
             tool=tool,
-            max_amount=max_amount,
+            max_amount=amount,
             currency=currency,
             customer=customer,
             category=category,
@@ -113,8 +147,8 @@ async def make_rule(
         )
         signer = request.app.state.decision_signer
         made = await asyncio.to_thread(add_rule, engine, signer, admin.id, asked, now)
-    except (InvalidRule, RuleRefused) as refused:
-        return await _page(request, admin, engine, str(refused), status.HTTP_400_BAD_REQUEST)
+    except (InvalidRule, RuleRefused) as invalid:
+        return await refused(str(invalid), typed=typed)
     session_of(request)["notice"] = request_words(request).gettext(MADE) % {"rule": made.id}
     return RedirectResponse(PAGE, status.HTTP_303_SEE_OTHER)
 

@@ -10,7 +10,14 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request, status
 from fastapi.responses import RedirectResponse, Response
 
-from approvals_ui.decision_fields import ActionHashForm, CategoryForm, ReasonForm, VerdictForm
+from approvals_ui.amount_input import NotAnAmount, amount_for_the_run
+from approvals_ui.decision_fields import (
+    ActionHashForm,
+    CategoryForm,
+    ReasonForm,
+    TypedDecision,
+    VerdictForm,
+)
 from approvals_ui.decision_sending import decide_as
 from approvals_ui.decision_words import (
     ORDER_STATUSES,
@@ -51,6 +58,7 @@ from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired
 from signoff.service.passkeys import passkeys_of
 from signoff.service.trajectory import trajectory_or_none
 from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
+from workflows.wording import Wording
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
 
@@ -162,8 +170,9 @@ async def _detail(
     reviewer: CurrentReviewer,
     client: TemporalDep,
     engine: EngineDep,
-    refusal: str | None = None,
+    refusal: str | Wording | None = None,
     status_code: int = status.HTTP_200_OK,
+    typed: TypedDecision | None = None,
 ) -> Response:
     state = await run_for_reviewer(client, run_id, reviewer)
     context = await run_context(engine, state, get_payments(request))
@@ -186,6 +195,8 @@ async def _detail(
             "trajectory": await trajectory_or_none(client, run_id),
             "refusal": refusal_text,
             "refusal_language": refusal_language,
+            # A refused form is shown again with what the reviewer typed in it.
+            "typed": typed or TypedDecision(action_hash="", form="approve"),
             "approver_role": REFUND_APPROVER_ROLE,
             "reject_categories": list(translated(REJECT_LABELS, words).items()),
             "order_statuses": translated(ORDER_STATUSES, words),
@@ -220,12 +231,24 @@ async def decide(
     challenge (`passkey_challenge` below), with its draft's issued-at and nonce.
     """
     client, state = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
-    # The run's page again, saying why nothing was decided.
-    refused_page = partial(_detail, request, run_id, reviewer, client, engine)
     action = pending_by_hash(state, action_hash)
+    typed_edits = await _typed_edits(request, action) if edit else {}
+    typed = TypedDecision(
+        action_hash=action_hash,
+        form="edit" if edit else ("approve" if verdict == "approve" else "reject"),
+        reason=reason,
+        category=category,
+        edits=typed_edits,
+    )
+    # The run's page again, saying why nothing was decided, its form as it was typed.
+    refused_page = partial(_detail, request, run_id, reviewer, client, engine, typed=typed)
     if not reviewer.may_decide(action):
         words = request_words(request)
         return await refused_page(no_role_refusal(words, action), status.HTTP_403_FORBIDDEN)
+    try:
+        edits = _edits_for_the_run(action, typed_edits, request_language(request))
+    except NotAnAmount as not_an_amount:
+        return await refused_page(not_an_amount.wording, status.HTTP_400_BAD_REQUEST)
     try:
         result = await decide_as(
             request,
@@ -237,7 +260,7 @@ async def decide(
             reason,
             Choice(
                 category=category or None,
-                edits=await _edits(request, action) if edit else None,
+                edits=edits if edit else None,
                 action=action,
             ),
             passkey_answer(passkey_issued_at, passkey_nonce, passkey_assertion),
@@ -247,7 +270,7 @@ async def decide(
     except InvalidHash:
         return await refused_page(NO_VALID_HASH, status.HTTP_400_BAD_REQUEST)
     except InvalidDecision as invalid:
-        return await refused_page(str(invalid), status.HTTP_400_BAD_REQUEST)
+        return await refused_page(invalid.wording or str(invalid), status.HTTP_400_BAD_REQUEST)
     except DecisionNotAccepted as refused:
         return await refused_page(refused.message, status.HTTP_409_CONFLICT)
     words, language = request_words(request), request_language(request)
@@ -255,9 +278,21 @@ async def decide(
     return RedirectResponse(f"/approvals/{run_id}", status.HTTP_303_SEE_OTHER)
 
 
-async def _edits(request: Request, action: PendingAction | None) -> dict[str, str]:
-    """The `edit_<argument>` fields the form sent, for the arguments the action lets a
-    reviewer edit (any other field is ignored; the run refuses unknown edits anyway)."""
+async def _typed_edits(request: Request, action: PendingAction | None) -> dict[str, str]:
+    """The `edit_<argument>` fields the form sent, as typed, for the arguments the action
+    lets a reviewer edit (any other field is ignored; the run refuses unknown edits anyway)."""
     form = await request.form()
     names = action.editable if action is not None else []
     return {name: value for name in names if isinstance(value := form.get(f"edit_{name}"), str)}
+
+
+def _edits_for_the_run(
+    action: PendingAction | None, typed: dict[str, str], language: str
+) -> dict[str, str]:
+    """The edits as the run reads them: the amount typed the page language's way
+    (`20,00` in French) becomes `20.00`; NotAnAmount says why one is no amount."""
+    exposure = action.exposure if action is not None else None
+    if exposure is None or exposure.amount_argument not in typed:
+        return typed
+    name = exposure.amount_argument
+    return {**typed, name: amount_for_the_run(typed[name], language)}

@@ -34,12 +34,14 @@ from workflows.approval_policy import DecisionRefused
 from workflows.decision_proof import NONCE_BYTES
 from workflows.outside_text import nul_problem
 from workflows.reject_reasons import CATEGORIES, category_problem
+from workflows.wording import N_, WordedError
 
-UNAVAILABLE = (
+# Marked N_ for the reviewer UI's catalog, which shows them in the page's language.
+UNAVAILABLE = N_(
     "The run did not answer: Temporal or its worker cannot be reached. Nothing was "
     "decided. Start them (`make demo`, or `signoff worker`) and try again."
 )
-UNCONFIRMED = (
+UNCONFIRMED = N_(
     "The run did not confirm the decision in time: it may still be applied. Look at the "
     "request again (the inbox, or `signoff pending`) before you decide again."
 )
@@ -47,8 +49,10 @@ NEEDS_CATEGORY = (
     "Choose a category to reject: " + ", ".join(CATEGORIES) + ". The agent is told it, with "
     "your reason."
 )
-EDIT_NEEDS_REASON = "Say why you changed it: the agent is told your reason."
-EDIT_IS_APPROVAL = "Only an approval carries edits; to refuse the action, reject it as it is."
+EDIT_NEEDS_REASON = N_("Say why you changed it: the agent is told your reason.")
+EDIT_IS_APPROVAL = N_("Only an approval carries edits; to refuse the action, reject it as it is.")
+CATEGORY_IS_REJECTION = N_("A category goes with a rejection, not with an approval.")
+NO_SUCH_ACTION = N_("No pending action has this hash in this run; reload it.")
 
 
 @dataclass(frozen=True)
@@ -60,10 +64,11 @@ class Decider:
     roles: tuple[str, ...]
 
 
-class InvalidDecision(Exception):
+class InvalidDecision(WordedError):
     """The decision cannot even be formed (a malformed hash, a rejection without a
     category, an edit its policy does not allow); nothing was sent. The message says
-    what was wrong."""
+    what was wrong, in English; its `wording`, where it has one, lets a face write it
+    in its reader's language."""
 
 
 class InvalidHash(InvalidDecision):
@@ -83,7 +88,7 @@ class Choice:
 def checked_category(verdict: Verdict, category: str | None) -> RejectCategory | None:
     if verdict == "approve":
         if category:
-            raise InvalidDecision("A category goes with a rejection, not with an approval.")
+            raise InvalidDecision(CATEGORY_IS_REJECTION)
         return None
     if not category:
         raise InvalidDecision(NEEDS_CATEGORY)
@@ -105,13 +110,13 @@ def edited_hash(
     if not reason.strip():
         raise InvalidDecision(EDIT_NEEDS_REASON)
     if choice.action is None:
-        raise InvalidDecision("No pending action has this hash in this run; reload it.")
+        raise InvalidDecision(NO_SUCH_ACTION)
     try:
         edited = edited_action(
             choice.action, choice.edits, editor=decider.reviewer_id, run_id=run_id
         )
     except DecisionRefused as refused:
-        raise InvalidDecision(str(refused)) from None
+        raise InvalidDecision(refused.wording or str(refused)) from None
     return edited.action_hash
 
 

@@ -28,15 +28,18 @@ from signoff.config.settings import Settings
 from signoff.service.handles import Store, engine_of
 from workflows.actions import Decision, PasskeyAssertion, PendingAction, Verdict
 from workflows.decision_proof import CLOCK_SKEW
+from workflows.wording import N_
 
-NEEDS_PASSKEY = (
+# Marked N_ for the reviewer UI's catalog, which shows them in the page's language.
+NEEDS_PASSKEY = N_(
     "Nothing was decided: this decision needs a passkey: decide it in the reviewer UI, "
     "where you approve it with your passkey."
 )
-STALE_PASSKEY = (
+STALE_PASSKEY = N_(
     "The passkey request is too old or not yet valid. Nothing was decided: reload the page "
     "and approve again."
 )
+NO_PASSKEY_CHECK = N_("This server cannot check passkeys. Nothing was decided.")
 
 
 class PasskeyRequired(Exception):
@@ -81,7 +84,7 @@ class StepUp:
                 raise PasskeyRequired()
             return draft
         if self.store is None or self.relying_party is None:
-            raise PasskeyRefused("This server cannot check passkeys. Nothing was decided.")
+            raise PasskeyRefused(NO_PASSKEY_CHECK)
         issued_at = self.answer.issued_at
         if issued_at > now + CLOCK_SKEW or now - issued_at > self.max_age:
             raise PasskeyRefused(STALE_PASSKEY)

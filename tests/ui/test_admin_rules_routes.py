@@ -4,6 +4,7 @@ the session's CSRF token; what an administrator typed comes back escaped."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -148,3 +149,29 @@ def test_the_api_refuses_non_administrators_and_says_why_in_json(ui: TestClient)
     assert (
         made.json()["detail"] == "A rule for refunds needs a maximum amount (--max-amount 50.00)."
     )
+
+
+FRENCH = {"Accept-Language": "fr-FR,fr;q=0.9"}
+
+
+def test_a_french_maximum_is_read_and_a_refused_form_keeps_what_was_typed(
+    ui: TestClient, home: Path
+) -> None:
+    token = sign_in(ui, "admin")
+    assert 'placeholder="50,00"' in ui.get("/admin/rules", headers=FRENCH).text
+    typed = {**FORM, "csrf_token": token, "customer": "kim@example.com", "shadow": "on"}
+    refused = ui.post("/admin/rules", data={**typed, "max_amount": "cinquante"}, headers=FRENCH)
+    assert refused.status_code == 400 and stored(home) == []
+    assert "« cinquante » n’est pas un montant : écrivez-le comme 50,00." in refused.text
+    assert 'value="cinquante"' in refused.text and 'value="kim@example.com"' in refused.text
+    assert re.search(r'name="shadow" value="on" checked', refused.text)
+
+    made = ui.post("/admin/rules", data={**typed, "max_amount": "12,50"}, headers=FRENCH)
+    assert made.status_code == 303, made.text
+    engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
+    try:
+        (rule,) = rules_of(Store(engine), "demo")
+    finally:
+        engine.dispose()
+    assert (rule.max_amount, rule.currency, rule.shadow) == ("12.50", "EUR", True)
+    assert "12,50 EUR" in ui.get("/admin/rules", headers=FRENCH).text

@@ -142,8 +142,7 @@ def test_under_four_eyes_the_second_reviewer_sees_and_approves_the_edited_action
     sign_in(ui, "bob")
     page = ui.get(f"/approvals/{case.run_id}").text
     assert f'data-action-hash="{edited_hash}"' in page and original not in page.split("<details")[0]
-    assert "Edited by alice before approval: amount 310.00 → 250.00." in page
-    assert "The agent proposed amount 310.00." in page
+    assert "alice lowered the amount from 310.00 EUR to 250.00 EUR before approving." in page
     assert "four eyes: 2 different reviewers must approve (1 so far: alice)" in page
     assert list_refunds(store, case.tenant_id, case.order_id) == []  # one approval of two
 
