@@ -261,8 +261,7 @@ class Settings(BaseSettings):
     notify_format: Literal["text", "slack_blocks"] = "text"
     slack_apps: Path | None = None
     slack_response_url_prefix: str = Field(default="https://hooks.slack.com/", min_length=8)
-    # Slack's Web API, asked for a Slack user's name (users.info) with the bot token of the
-    # tenant's app, when its apps file entry has one.
+    # Slack's Web API: users.info names a Slack user, with the tenant's app's bot_token.
     slack_api_url: str = Field(default="https://slack.com/api/", pattern=r"^https?://\S+/$")
     slack_link_minutes: float = Field(default=10.0, gt=0, le=60)
     email_link_minutes: float = Field(default=15.0, gt=0, le=60)
