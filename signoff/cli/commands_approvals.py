@@ -12,7 +12,6 @@ Several runs, or `--all-pending` with its filters, decide several at once
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
@@ -27,8 +26,11 @@ from signoff.cli.decision_service import (
     ServiceUnreachable,
     send_to_service,
 )
+from signoff.cli.service_proof import ServiceProof
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
+    AsPasswordStdin,
+    AsTokenStdin,
     JsonOption,
     checked_run_ids,
     emit_json,
@@ -36,7 +38,6 @@ from signoff.cli.support import (
     say,
     settings,
 )
-from signoff.config.settings import Settings
 from workflows.actions import Verdict
 from workflows.reject_reasons import CATEGORIES, category_problem
 
@@ -91,20 +92,6 @@ def register(app: typer.Typer) -> None:
     app.command("reject")(reject_command)
 
 
-PasswordStdin = Annotated[
-    bool,
-    typer.Option("--password-stdin", help="Read the reviewer's password from stdin (one line)."),
-]
-TokenStdin = Annotated[
-    bool,
-    typer.Option(
-        "--token-stdin",
-        help="Read the reviewer's API token (`signoff user token`) from stdin instead of a "
-        "password: for deployments where reviewers sign in through an auth proxy.",
-    ),
-]
-
-
 def approve_command(
     reviewer: ReviewerOption,
     run_ids: RunsArgument = None,
@@ -127,8 +114,8 @@ def approve_command(
     tool: ToolOption = None,
     max_amount: MaxAmountOption = None,
     yes: YesOption = False,
-    password_stdin: PasswordStdin = False,
-    token_stdin: TokenStdin = False,
+    password_stdin: AsPasswordStdin = False,
+    token_stdin: AsTokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Approve the exact action with this hash, as REVIEWER (their password is asked).
@@ -141,7 +128,7 @@ def approve_command(
         fail("An edit needs a value: give --amount 50.00 or --text '...'.")
     if edits and not reason.strip():
         fail("Say why you changed it with --reason: the agent is told your reason.")
-    proof = Credential(password_stdin, token_stdin)
+    proof = ServiceProof(password_stdin, token_stdin)
     wanted = Wanted(run_ids, action_hash, all_pending, tool, max_amount, yes)
     if wanted.is_batch():
         if edits:
@@ -171,8 +158,8 @@ def reject_command(
     tool: ToolOption = None,
     max_amount: MaxAmountOption = None,
     yes: YesOption = False,
-    password_stdin: PasswordStdin = False,
-    token_stdin: TokenStdin = False,
+    password_stdin: AsPasswordStdin = False,
+    token_stdin: AsTokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Reject the exact action with this hash; the agent is told the category and why.
@@ -184,7 +171,7 @@ def reject_command(
         fail(problem)
     if not reason.strip():
         fail("A reason is required to reject: give it with --reason; the agent is told it.")
-    proof = Credential(password_stdin, token_stdin)
+    proof = ServiceProof(password_stdin, token_stdin)
     wanted = Wanted(run_ids, action_hash, all_pending, tool, max_amount, yes)
     if wanted.is_batch():
         _decide_several(wanted, reviewer, "reject", reason, category.strip(), proof, json_output)
@@ -248,7 +235,7 @@ def _decide_several(
     verdict: Verdict,
     reason: str,
     category: str | None,
-    credential: Credential,
+    credential: ServiceProof,
     as_json: bool,
 ) -> None:
     # The batch's listing and plan (the policies' approver rules, the tool catalog)
@@ -257,7 +244,7 @@ def _decide_several(
 
     chosen = wanted.filter()
     current = settings()
-    proof = credential.read(reviewer_id, current)
+    proof = credential.read(reviewer_id, current, "decided")
     batch = Batch(
         run_ids=list(dict.fromkeys(wanted.run_ids or [])),
         chosen=chosen,
@@ -284,7 +271,7 @@ def _decide(
     reviewer_id: str,
     verdict: Verdict,
     reason: str,
-    credential: Credential,
+    credential: ServiceProof,
     as_json: bool,
     chosen: Chosen,
 ) -> None:
@@ -294,7 +281,7 @@ def _decide(
             "That is not a valid action hash: copy the full 64-character hash that "
             "`signoff pending` shows."
         )
-    proof = credential.read(reviewer_id, current)
+    proof = credential.read(reviewer_id, current, "decided")
     url = current.resolved_decision_service_url
     try:
         result = send_to_service(
@@ -333,32 +320,3 @@ def _refused(refused: ServiceRefused, proof: ServiceCredential) -> NoReturn:
     if refused.status_code in (HTTPStatus.TOO_MANY_REQUESTS,) or refused.status_code >= 500:
         fail(refused.detail, EXIT_RUN_FAILED)
     fail(refused.detail)
-
-
-@dataclass(frozen=True)
-class Credential:
-    """How the reviewer proves who they are: a password (prompted or on stdin) or a token."""
-
-    password_stdin: bool
-    token_stdin: bool
-
-    def read(self, reviewer_id: str, current: Settings) -> ServiceCredential:
-        if self.password_stdin and self.token_stdin:
-            fail("Give a password or a token, not both.")
-        what = "API token" if self.token_stdin else "password"
-        if self.password_stdin or self.token_stdin:
-            secret = sys.stdin.readline().rstrip("\n")
-            if not secret:
-                fail(f"Nothing on stdin: give {reviewer_id}'s {what} on one line. Nothing decided.")
-            return ServiceCredential(reviewer_id, secret, is_token=self.token_stdin)
-        if current.token is not None:  # the caller's API token, as for `--as` elsewhere
-            return ServiceCredential(reviewer_id, current.token.get_secret_value(), is_token=True)
-        if not sys.stdin.isatty():
-            # No terminal to ask on: a prompt would only fail (GetPassWarning, Aborted!).
-            fail(
-                f"No terminal to ask {reviewer_id}'s password: give it with --password-stdin, "
-                "or an API token with --token-stdin (or SIGNOFF_TOKEN). Nothing was "
-                "decided."
-            )
-        entered: str = typer.prompt(f"Password of {reviewer_id}", hide_input=True)
-        return ServiceCredential(reviewer_id, entered, is_token=False)

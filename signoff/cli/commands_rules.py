@@ -10,8 +10,6 @@ refusal by the service is exit 2 with its words; a service that does not answer,
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Annotated, Any, NoReturn
 
@@ -25,8 +23,17 @@ from signoff.cli.decision_service import (
     service_session,
 )
 from signoff.cli.service_http import TransportError
-from signoff.cli.support import EXIT_RUN_FAILED, JsonOption, emit_json, fail, say, settings
-from signoff.config.settings import Settings
+from signoff.cli.service_proof import ServiceProof
+from signoff.cli.support import (
+    EXIT_RUN_FAILED,
+    AsPasswordStdin,
+    AsTokenStdin,
+    JsonOption,
+    emit_json,
+    fail,
+    say,
+    settings,
+)
 from workflows.rule_ids import RULE_ID
 
 rules = typer.Typer(
@@ -40,12 +47,6 @@ AdminName = Annotated[
         help="The administrator (role `admin` of the tenant): their API token from "
         "SIGNOFF_TOKEN or --token-stdin, else their password (asked, or --password-stdin).",
     ),
-]
-PasswordStdin = Annotated[
-    bool, typer.Option("--password-stdin", help="Read the administrator's password from stdin.")
-]
-TokenStdin = Annotated[
-    bool, typer.Option("--token-stdin", help="Read the administrator's API token from stdin.")
 ]
 
 
@@ -75,8 +76,8 @@ def add_command(
     shadow: Annotated[
         bool, typer.Option("--shadow", help="Only record what it would have approved.")
     ] = False,
-    password_stdin: PasswordStdin = False,
-    token_stdin: TokenStdin = False,
+    password_stdin: AsPasswordStdin = False,
+    token_stdin: AsTokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Make a standing rule, signed by the decision service, as an administrator."""
@@ -93,7 +94,7 @@ def add_command(
         "max_uses": max_uses,
         "shadow": shadow,
     }
-    rule = _ask(admin, Proof(password_stdin, token_stdin), "POST", "/api/rules", body)
+    rule = _ask(admin, ServiceProof(password_stdin, token_stdin), "POST", "/api/rules", body)
     if json_output:
         emit_json(rule)
         return
@@ -107,13 +108,13 @@ def list_command(
     everything: Annotated[
         bool, typer.Option("--all", help="Revoked, expired and used-up rules too.")
     ] = False,
-    password_stdin: PasswordStdin = False,
-    token_stdin: TokenStdin = False,
+    password_stdin: AsPasswordStdin = False,
+    token_stdin: AsTokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """List the tenant's standing rules, newest first (active ones unless --all)."""
     path = "/api/rules?all=true" if everything else "/api/rules"
-    found = _ask(admin, Proof(password_stdin, token_stdin), "GET", path)
+    found = _ask(admin, ServiceProof(password_stdin, token_stdin), "GET", path)
     if json_output:
         emit_json(found)
         return
@@ -146,48 +147,24 @@ def revoke_command(
         ),
     ],
     admin: AdminName,
-    password_stdin: PasswordStdin = False,
-    token_stdin: TokenStdin = False,
+    password_stdin: AsPasswordStdin = False,
+    token_stdin: AsTokenStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Revoke a standing rule at once: it approves nothing from now on."""
     path = f"/api/rules/{rule_id}/revoke"
-    rule = _ask(admin, Proof(password_stdin, token_stdin), "POST", path, {})
+    rule = _ask(admin, ServiceProof(password_stdin, token_stdin), "POST", path, {})
     if json_output:
         emit_json(rule)
         return
     say(f"{rule['id']} revoked after {rule['uses']} of {rule['max_uses']} use(s).")
 
 
-@dataclass(frozen=True)
-class Proof:
-    password_stdin: bool
-    token_stdin: bool
-
-    def read(self, name: str, current: Settings) -> ServiceCredential:
-        if self.password_stdin and self.token_stdin:
-            fail("Give a password or a token, not both. Nothing was changed.")
-        if self.password_stdin or self.token_stdin:
-            secret = sys.stdin.readline().rstrip("\n")
-            if not secret:
-                fail(f"Nothing on stdin: give {name}'s secret on one line. Nothing was changed.")
-            return ServiceCredential(name, secret, is_token=self.token_stdin)
-        if current.token is not None:
-            return ServiceCredential(name, current.token.get_secret_value(), is_token=True)
-        if not sys.stdin.isatty():
-            fail(
-                f"No terminal to ask {name}'s password: give it with --password-stdin, or "
-                "an API token with --token-stdin (or SIGNOFF_TOKEN). Nothing was changed."
-            )
-        entered: str = typer.prompt(f"Password of {name}", hide_input=True, err=True)
-        return ServiceCredential(name, entered, is_token=False)
-
-
 def _ask(
-    admin: str, proof: Proof, method: str, path: str, body: dict[str, Any] | None = None
+    admin: str, proof: ServiceProof, method: str, path: str, body: dict[str, Any] | None = None
 ) -> Any:
     current = settings()
-    credential = proof.read(admin, current)
+    credential = proof.read(admin, current, "changed")
     url = current.resolved_decision_service_url
     try:
         with service_session(url, credential) as http:

@@ -11,11 +11,11 @@ from signoff.cli.commands_runs import check_ticket_exists
 from signoff.cli.credentials import run_actor
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
+    AsPasswordStdin,
     AsPersonOption,
     JsonOption,
     ModelOption,
     RequestIdOption,
-    RunPasswordStdin,
     TenantOption,
     TicketOption,
     client_for,
@@ -42,7 +42,7 @@ def triage_command(
     model: ModelOption = None,
     request_id: RequestIdOption = None,
     actor: AsPersonOption = None,
-    password_stdin: RunPasswordStdin = False,
+    password_stdin: AsPasswordStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Classify a ticket (tracking, refund, other) and take the path written for it."""

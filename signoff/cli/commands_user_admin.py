@@ -15,7 +15,7 @@ import typer
 
 from signoff.cli.credentials import AdminOption, credential_of
 from signoff.cli.store import in_store
-from signoff.cli.support import JsonOption, emit_json, fail, say, settings
+from signoff.cli.support import AsPasswordStdin, JsonOption, emit_json, fail, say, settings
 from signoff.cli.user_group import ReviewerName, users
 from signoff.service.account_records import (
     AccountRecord,
@@ -46,10 +46,13 @@ def account(reviewer: AccountRecord) -> dict[str, object]:
 
 @users.command("disable")
 def disable_command(
-    name: ReviewerName, admin: AdminOption = None, json_output: JsonOption = False
+    name: ReviewerName,
+    admin: AdminOption = None,
+    password_stdin: AsPasswordStdin = False,
+    json_output: JsonOption = False,
 ) -> None:
     """Disable a reviewer: no sign-in, sessions end, API tokens are revoked."""
-    reviewer = _set_active(name, admin, False)
+    reviewer = _set_active(name, admin, password_stdin, False)
     _show(
         reviewer,
         json_output,
@@ -59,15 +62,18 @@ def disable_command(
 
 @users.command("enable")
 def enable_command(
-    name: ReviewerName, admin: AdminOption = None, json_output: JsonOption = False
+    name: ReviewerName,
+    admin: AdminOption = None,
+    password_stdin: AsPasswordStdin = False,
+    json_output: JsonOption = False,
 ) -> None:
     """Enable a disabled reviewer again (ended sessions and revoked tokens stay ended)."""
-    reviewer = _set_active(name, admin, True)
+    reviewer = _set_active(name, admin, password_stdin, True)
     _show(reviewer, json_output, f"reviewer {reviewer.id} enabled")
 
 
-def _set_active(name: str, admin: str | None, active: bool) -> AccountRecord:
-    credential = credential_of(settings(), admin)
+def _set_active(name: str, admin: str | None, password_stdin: bool, active: bool) -> AccountRecord:
+    credential = credential_of(settings(), admin, password_stdin)
     return in_store(lambda engine: set_account_active(engine, credential, name, active))
 
 
@@ -87,6 +93,7 @@ def roles_command(
     ] = None,
     remove: Annotated[RoleList, typer.Option("--remove", help="A role to take; repeat.")] = None,
     admin: AdminOption = None,
+    password_stdin: AsPasswordStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Show a reviewer's roles, or change them with --add and --remove (as an admin)."""
@@ -95,7 +102,7 @@ def roles_command(
         if not re.match(IDENTIFIER_PATTERN, role):
             fail(f"Invalid role '{role}': use letters, digits, '.', '_', ':' or '-'.")
     if added or removed:
-        credential = credential_of(settings(), admin)
+        credential = credential_of(settings(), admin, password_stdin)
         reviewer = in_store(
             lambda engine: change_account_roles(engine, credential, name, added, removed)
         )
@@ -116,6 +123,7 @@ def language_command(
         typer.Argument(help="en, fr, or auto (follow the browser). Without it: show it."),
     ] = None,
     admin: AdminOption = None,
+    password_stdin: AsPasswordStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Show or set the language the reviewer UI speaks to a reviewer (as an admin)."""
@@ -127,7 +135,7 @@ def language_command(
             chosen = None if language.strip().lower() == FOLLOW_BROWSER else supported(language)
         except UnknownLanguage as error:
             fail(str(error))
-        credential = credential_of(settings(), admin)
+        credential = credential_of(settings(), admin, password_stdin)
         reviewer_id = in_store(lambda engine: administer_language(engine, credential, name, chosen))
         reviewer = in_store(lambda engine: existing_account(engine, reviewer_id))
     if json_output:

@@ -16,7 +16,7 @@ import typer
 
 from signoff.cli.credentials import AdminOption, credential_of
 from signoff.cli.store import in_store
-from signoff.cli.support import JsonOption, emit_json, fail, say, settings
+from signoff.cli.support import AsPasswordStdin, JsonOption, emit_json, fail, say, settings
 from signoff.cli.user_group import ReviewerName, users
 from signoff.service.account_records import (
     account_tokens,
@@ -40,6 +40,7 @@ def token_command(
         bool, typer.Option("--revoke", help="Revoke every token of the reviewer; issue none.")
     ] = False,
     admin: AdminOption = None,
+    password_stdin: AsPasswordStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """Issue a personal API token for `/api/` and the CLI, or revoke tokens (as an admin)."""
@@ -47,11 +48,11 @@ def token_command(
     if name == REVOKE:
         if token_id is None or not token_id.isdigit():
             fail("Give the id of the token to revoke: `signoff user token revoke ID --as ADMIN`.")
-        _revoke_one(credential_of(current, admin), int(token_id), json_output)
+        _revoke_one(credential_of(current, admin, password_stdin), int(token_id), json_output)
         return
     if token_id is not None:
         fail(f"Unexpected '{token_id}': `signoff user token NAME` takes one name.")
-    credential = credential_of(current, admin)
+    credential = credential_of(current, admin, password_stdin)
     if revoke:
         ended = in_store(lambda engine: revoke_tokens(engine, credential, name))
         if json_output:
@@ -93,10 +94,11 @@ def _revoke_one(credential: Credential | None, token_id: int, json_output: bool)
 def tokens_command(
     name: ReviewerName,
     admin: AdminOption = None,
+    password_stdin: AsPasswordStdin = False,
     json_output: JsonOption = False,
 ) -> None:
     """List a reviewer's API tokens (as an admin): id, created, expires, revoked."""
-    credential = credential_of(settings(), admin, doing="listed")
+    credential = credential_of(settings(), admin, password_stdin, doing="listed")
     now = datetime.now(UTC)
     rows = in_store(lambda engine: account_tokens(engine, credential, name))
     listed = [

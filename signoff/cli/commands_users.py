@@ -5,7 +5,9 @@ commands_user_tokens.py.) Each change is made as an administrator (`--as ADMIN`,
 credentials.py) and is on the audit's record, refused or not.
 
 Passwords are read from a prompt (twice, not echoed) or, for scripts, from stdin with
-`--password-stdin`; never from an option, which would land in shell history.
+`--password-stdin`; never from an option, which would land in shell history. Here the
+one option reads both passwords a script has to give: the administrator's (`--as`,
+when SIGNOFF_TOKEN does not prove them) on the first line, the new one on the next.
 """
 
 from __future__ import annotations
@@ -21,10 +23,16 @@ from signoff.cli.store import in_store
 from signoff.cli.support import emit_json, fail, say, settings
 from signoff.cli.user_group import users
 from signoff.service.account_records import add_account, set_account_password
+from signoff.service.accounts import Credential
 from workflows.contract_base import IDENTIFIER_PATTERN
 
 PasswordStdin = Annotated[
-    bool, typer.Option("--password-stdin", help="Read the password from stdin (one line).")
+    bool,
+    typer.Option(
+        "--password-stdin",
+        help="Read the new password from stdin (one line); with --as and no SIGNOFF_TOKEN, "
+        "the administrator's password is the line before it.",
+    ),
 ]
 
 
@@ -35,6 +43,15 @@ def register(app: typer.Typer) -> None:
     )
 
     app.add_typer(users, name="user")
+
+
+def admin_then_password(admin: str | None, password_stdin: bool) -> tuple[Credential | None, str]:
+    """The administrator's credential, then the new password: with --password-stdin both
+    come from stdin, in that order, unless SIGNOFF_TOKEN proves the administrator."""
+    current = settings()
+    admin_on_stdin = password_stdin and admin is not None and current.token is None
+    credential = credential_of(current, admin, admin_on_stdin)
+    return credential, read_password(password_stdin)
 
 
 def read_password(from_stdin: bool) -> str:
@@ -69,8 +86,7 @@ def add_command(
     for item in roles:
         if not re.match(IDENTIFIER_PATTERN, item):
             fail(f"Invalid role '{item}'.")
-    credential = credential_of(settings(), admin)
-    password = read_password(password_stdin)
+    credential, password = admin_then_password(admin, password_stdin)
     in_store(
         lambda store: add_account(store, credential, name, tenant, roles, password, display_name)
     )
@@ -87,7 +103,6 @@ def passwd_command(
     admin: AdminOption = None,
 ) -> None:
     """Change a reviewer's password; their open sessions end, their API tokens are revoked."""
-    credential = credential_of(settings(), admin)
-    password = read_password(password_stdin)
+    credential, password = admin_then_password(admin, password_stdin)
     in_store(lambda store: set_account_password(store, credential, name, password))
     say(f"password of {name} changed; their open sessions are signed out, API tokens revoked")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
@@ -62,14 +63,37 @@ AsPersonOption = Annotated[
         "refunds. Without it the run is the deployment's own (SIGNOFF_SERVICE_ACTOR).",
     ),
 ]
-RunPasswordStdin = Annotated[
+# Every command that takes `--as NAME` reads NAME's password from stdin with this one
+# option (signoff/cli/credentials.py), so that a script passes it the same way to each.
+AsPasswordStdin = Annotated[
     bool,
-    typer.Option("--password-stdin", help="With --as: read the password from stdin (one line)."),
+    typer.Option(
+        "--password-stdin", help="With --as: read that person's password from stdin (one line)."
+    ),
+]
+# `approve`, `reject` and `rules` also take that person's API token from stdin.
+AsTokenStdin = Annotated[
+    bool,
+    typer.Option(
+        "--token-stdin",
+        help="With --as: read that person's API token (`signoff user token`) from stdin "
+        "instead of a password: for deployments where reviewers sign in through an auth proxy.",
+    ),
 ]
 AfterOption = Annotated[
     str | None,
     typer.Option(help="Continue after this cursor: the `next` the previous page printed."),
 ]
+
+
+def stdin_secret(name: str, what: str, doing: str) -> str:
+    """One line of stdin: NAME's `what` (password, API token) for `--password-stdin` and
+    `--token-stdin` alike; a clean exit, saying nothing was `doing`, when it is empty."""
+    secret = sys.stdin.readline().rstrip("\r\n")
+    if not secret:
+        fail(f"Nothing on stdin: give {name}'s {what} on one line. Nothing was {doing}.")
+    return secret
+
 
 EXIT_OK = 0
 EXIT_RUN_FAILED = 1
