@@ -83,7 +83,8 @@ def test_a_right_to_left_name_cannot_reorder_the_order_id_on_the_page(
     assert re.search(f"<bdi>[^<]*{OVERRIDE}lamp</bdi>", card), card
 
     run_page = ui.get(f"/runs/{case.run_id}").text
-    assert f"Ticket {case.ticket_id} from <bdi>{NAME}</bdi>: what happened" in run_page
+    shown_ticket = f'<bdi class="id">{case.ticket_id}</bdi>'
+    assert f"Ticket {shown_ticket} from <bdi>{NAME}</bdi>: what happened" in run_page
     assert f"The customer (Eveevil) wrote on ticket {case.ticket_id}" in run_page
 
     decide_as(dev_stack, case, action_hash, "reject", "bob", REASON)
