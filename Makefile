@@ -18,7 +18,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # dependencies once (--compile-bytecode); our own modules are kept on first import.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: demo test test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-reconcile bench-memory bootstrap clean record-histories
+.PHONY: demo demo-reset test test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-reconcile bench-memory bootstrap clean record-histories
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -42,6 +42,10 @@ bootstrap: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/signoff dev
+
+# The demo as it first started (its refunds undone): with `make demo` stopped.
+demo-reset: $(STAMP)
+	$(BIN)/signoff demo reset
 
 # Test processes (pytest-xdist): a test module stays in one process (--dist loadfile), so
 # its module-scoped stacks start once there. Modules are handed out in the order they are

@@ -93,6 +93,10 @@ COMMANDS = {
         "signoff.cli.commands_mcp",
         "MCP servers: review a server's tools and pin; see what it offers.",
     ),
+    # It deletes what `signoff dev` keeps, so the wiring registers it (demo_reset.py).
+    "demo": Lazy(
+        "signoff.wiring.demo_reset", "The local demo that `make demo` (`signoff dev`) runs."
+    ),
     # It starts a private stack, so the wiring registers it (signoff/wiring/eval_command.py).
     "eval": Lazy(
         "signoff.wiring.eval_command",
