@@ -2,8 +2,9 @@
 
 A connector reads the payment an order links to (what was paid, in which currency, its
 status, the refunds made on it) and makes a refund under signoff's idempotency key, which
-it also leaves on the refund so that `find_refund` can find it again: after a crash,
-the key is how signoff learns what happened before it ever asks for a second refund.
+it also leaves on the refund so that it can be found again among the payment's refunds
+(`PaymentFacts.refund_under`, `find_refund`): after a crash, the key is how signoff
+learns what happened before it ever asks for a second refund.
 
 Its failures say what they mean, because the caller acts on it:
 - `PaymentRefused`: the platform answered no (already refunded, amount too large); nothing
@@ -63,6 +64,17 @@ class PaymentFacts:
     currency: str
     status: str
     refunds: tuple[ProviderRefund, ...]
+    # What a refund is made on, as the platform names it (Stripe: the charge), read with
+    # the rest so that creating the refund needs no second read of the payment.
+    refund_target: str
+
+    def refund_under(self, idempotency_key: str) -> ProviderRefund | None:
+        """The refund made under this key, whatever its status: the one an earlier
+        attempt made, which must be recorded, never made again."""
+        for refund in self.refunds:
+            if refund.idempotency_key == idempotency_key:
+                return refund
+        return None
 
     @property
     def refunded_minor(self) -> int:
@@ -88,9 +100,9 @@ class PaymentsConnector(Protocol):
         ...
 
     def create_refund(
-        self, payment_ref: str, amount_minor: int, currency: str, idempotency_key: str
+        self, payment: PaymentFacts, amount_minor: int, currency: str, idempotency_key: str
     ) -> ProviderRefund:
-        """Refund under the key (the platform's own idempotency key, and left on the refund
-        for `find_refund`). Raises PaymentRefused, PaymentUnavailable or
-        PaymentOutcomeUnknown."""
+        """Refund `payment`, as `payment()` just read it, under the key (the platform's own
+        idempotency key, and left on the refund for `refund_under` and `find_refund`).
+        Raises PaymentRefused, PaymentUnavailable or PaymentOutcomeUnknown."""
         ...

@@ -2,9 +2,11 @@
 
 The steps (see activities/store/remote_refunds.py for the store's side):
 admit (proofs, the key's own row, settlement, the ticket's order and its payment) →
-find the refund by key on the platform (an earlier attempt may have made it) → read the
-payment and judge the approval on it (state hash, remaining refundable) → claim
-(approvers, spend the proofs) → create under the key → record.
+read the payment and its refunds once → find the refund by key among them (an earlier
+attempt may have made it) → judge the approval on the same read (state hash, remaining
+refundable) → claim (approvers, spend the proofs) → create under the key → record. Three
+calls to the platform with Stripe: the payment, its refunds, the refund
+(tests/payments/test_stripe_calls.py counts them).
 
 The remaining refundable is checked here too, although Stripe checks it: a server that
 does not (localstripe) must not refund beyond what was paid. The platform's own
@@ -75,14 +77,15 @@ def answer_remote_refund(
     admitted = remote_refunds.admit(engine, command, check, connector.name)
     if isinstance(admitted, LedgerAnswer):
         return admitted
-    payment_ref = admitted.payment_ref
     try:
-        found = connector.find_refund(payment_ref, command.idempotency_key)
-        if found is not None:  # an earlier attempt made it, and died before recording
-            return remote_refunds.record(engine, command, found.refund_id, found.created_at)
-        facts = connector.payment(payment_ref)
+        facts = connector.payment(admitted.payment_ref)
     except PaymentRefused as refusal:
         return _refused_after(engine, command, check, str(refusal))
+    # One read serves both: the refunds it lists hold any that an earlier attempt made
+    # under the key, and are those the remaining refundable is judged on.
+    found = facts.refund_under(command.idempotency_key)
+    if found is not None:  # an earlier attempt made it, and died before recording
+        return remote_refunds.record(engine, command, found.refund_id, found.created_at)
     state = state_of(command.order_id, facts, admitted.review_threshold_minor)
     if state_hash(state) != command.expected_state_hash:
         return LedgerAnswer(
@@ -96,7 +99,7 @@ def answer_remote_refund(
         return LedgerAnswer(answer)
     try:
         created = connector.create_refund(
-            payment_ref, command.amount_minor, command.currency, command.idempotency_key
+            facts, command.amount_minor, command.currency, command.idempotency_key
         )
     except PaymentRefused as refusal:
         return _refused_after(engine, command, check, f"{refusal} {NOTHING_REFUNDED}")

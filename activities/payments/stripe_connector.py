@@ -7,7 +7,9 @@ Stripe's list for the charge, read at every call, never our tables.
 A refund is created with Stripe's own `idempotency_key` set to signoff's key, and the
 key is also written into the refund's metadata (`METADATA_KEY`): Stripe forgets an
 idempotency key after a day, and a server that does not honour them (localstripe) still
-keeps metadata, so `find_refund` is how signoff learns what happened after a crash.
+keeps metadata, so the charge's refunds listed with that key (`refund_under` of the
+payment a refund attempt reads, `find_refund` for reconcile) are how signoff learns what
+happened after a crash.
 
 The SDK's own retries are off (`max_network_retries=0`): Temporal owns retries, each
 attempt looks its key up first, and a retry the SDK made silently after a timeout would
@@ -81,6 +83,7 @@ class StripeConnector:
             currency=currency.upper(),
             status=status,
             refunds=refunds,
+            refund_target=str(charge["id"]),
         )
 
     def find_refund(self, payment_ref: str, idempotency_key: str) -> ProviderRefund | None:
@@ -91,19 +94,20 @@ class StripeConnector:
         return None
 
     def create_refund(
-        self, payment_ref: str, amount_minor: int, currency: str, idempotency_key: str
+        self, payment: PaymentFacts, amount_minor: int, currency: str, idempotency_key: str
     ) -> ProviderRefund:
+        """One call: the charge and its currency come from `payment`, read by this
+        attempt a moment before (a charge's id and currency never change)."""
         if len(idempotency_key) > STRIPE_KEY_LENGTH:
             raise PaymentRefused(f"The idempotency key is longer than {STRIPE_KEY_LENGTH}.")
-        charge = self._charge(payment_ref)
-        if str(charge["currency"]).upper() != currency:
+        if payment.currency != currency:
             raise PaymentRefused(
-                f"Payment {payment_ref} is in {str(charge['currency']).upper()}, not {currency}."
+                f"Payment {payment.payment_ref} is in {payment.currency}, not {currency}."
             )
         try:
             created = self._client.v1.refunds.create(
                 params={
-                    "charge": str(charge["id"]),
+                    "charge": payment.refund_target,
                     "amount": amount_minor,
                     "metadata": {METADATA_KEY: idempotency_key},
                 },
