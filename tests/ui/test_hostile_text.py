@@ -71,7 +71,7 @@ def test_a_right_to_left_name_cannot_reorder_the_order_id_on_the_page(
     assert OVERRIDE not in title.group(1)
     assert f"Refund 60.00 EUR to Eveevil, order {case.order_id}" in title.group(1)
     assert heading.group(1) == (
-        f"Refund 60.00 EUR to <bdi>{NAME}</bdi>, order <bdi>{case.order_id}</bdi>"
+        f'Refund 60.00 EUR to <bdi>{NAME}</bdi>, order <bdi class="id">{case.order_id}</bdi>'
     )
     assert f"(from <bdi>{NAME}</bdi>)" in page
     assert 'id="ticket-text" dir="auto"' in page

@@ -122,7 +122,8 @@ def test_the_pages_of_a_run_read_in_french_from_the_inbox_to_the_audit(
     assert "refusée par alice, le " in run_page
     assert "Hors délai de retour." in run_page and "aucun remboursement n’a été fait" in run_page
     assert FRENCH_TIME.search(run_page)
-    assert f"Rembourser 60,00 EUR sur la commande {case.order_id}" in french["inbox rows"]
+    shown_order = f'<bdi class="id">{case.order_id}</bdi>'
+    assert f"Rembourser 60,00 EUR sur la commande {shown_order}" in french["inbox rows"]
     assert "1 demande sélectionnée</strong> : " in french["batch summary"]
     assert "60,00 EUR</span> au total" in french["batch summary"]
     assert "Ce code de liaison ne vient pas de nous." in french["slack link refused"]
