@@ -1,6 +1,7 @@
 """A run watched live in Chromium: the run page opens its event stream (htmx's SSE
 extension), a reviewer decides elsewhere, and the page shows the decision, the new
-timeline entries and the outcome without a reload and without any polling request."""
+timeline entries and the outcome without a reload and without any polling request; its
+title follows the run's status, and its "Decide" link goes once nothing waits."""
 
 from __future__ import annotations
 
@@ -33,6 +34,9 @@ def test_the_run_page_shows_each_step_as_it_happens_without_polling(
     page.on("request", record)
     page.goto(f"{dev_stack.ui_url}/runs/{case.run_id}")
     expect(page.locator("#run-status")).to_have_text("waiting for approval")
+    expect(page).to_have_title(f"Ticket {case.ticket_id} · waiting for approval · signoff reviewer")
+    decide = page.locator("#run-crumbs").get_by_role("link", name="Decide")
+    expect(decide).to_have_attribute("href", f"/approvals/{case.run_id}")
     expect(page.locator("#run-follows")).to_be_visible()
     # Without JavaScript the page says how to see more: a plain link to itself.
     expect(page.locator("#run-follows a")).to_have_attribute("href", f"/runs/{case.run_id}")
@@ -56,6 +60,10 @@ def test_the_run_page_shows_each_step_as_it_happens_without_polling(
     assert approved.returncode == 0, approved.stderr
 
     expect(page.locator("#run-status")).to_have_text("completed", timeout=ARRIVAL_TIMEOUT_MS)
+    # The tab says so too, and the page offers no decision any more.
+    expect(page).to_have_title(f"Ticket {case.ticket_id} · completed · signoff reviewer")
+    expect(decide).to_have_count(0)
+    expect(page.locator("#run-crumbs").get_by_role("link", name="Inbox")).to_be_visible()
     expect(page.locator("#outcome")).to_contain_text(f"refund 60.00 EUR on order {case.order_id}")
     expect(page.locator("table.decisions")).to_contain_text("bob")
     expect(entries.filter(has_text="[outcome]")).to_have_count(1)

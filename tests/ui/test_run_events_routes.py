@@ -60,6 +60,15 @@ def signed_in(url: str, name: str) -> Iterator[httpx.Client]:
         yield client
 
 
+def crumbs_of(html: str) -> str:
+    """The crumbs a state message swaps out of band (the page's element of that id)."""
+    found = re.search(
+        r'<nav class="crumbs" id="run-crumbs"[^>]* hx-swap-oob="true">.*?</nav>', html
+    )
+    assert found is not None, html
+    return found.group(0)
+
+
 def entries_of(html: str) -> list[str]:
     return re.findall(r"<li>(.*?)</li>", html, re.DOTALL)
 
@@ -80,6 +89,11 @@ def test_the_stream_sends_each_change_and_closes_when_the_run_ends(
         assert [message.event for message in first] == ["state", "numbers", "entries"]
         assert 'id="run-status">waiting for approval' in first[0].data
         assert "run-follows" in first[0].data
+        # The page's title and its "Decide" link travel with the state (htmx sets a
+        # <title> it swaps in, and swaps the crumbs out of band).
+        title = f"<title>Ticket {case.ticket_id} · waiting for approval · signoff reviewer</title>"
+        assert title in first[0].data
+        assert f'<a href="/approvals/{case.run_id}">Decide</a>' in crumbs_of(first[0].data)
         waiting = entries_of(first[2].data)
         assert first[2].id == str(len(waiting))  # the entries the page now shows
         assert any("[approval]" in entry for entry in waiting), waiting
@@ -90,6 +104,8 @@ def test_the_stream_sends_each_change_and_closes_when_the_run_ends(
     assert rest[-1].event == "ended"
     states = [message.data for message in rest if message.event == "state"]
     assert 'id="run-status">completed' in states[-1] and "run-follows" not in states[-1]
+    assert f"<title>Ticket {case.ticket_id} · completed · signoff reviewer</title>" in states[-1]
+    assert "Decide" not in crumbs_of(states[-1])  # nothing waits any more
     assert f"refund 60.00 EUR on order {case.order_id}" in states[-1]
     new = [
         entry
