@@ -1,6 +1,7 @@
 """The docs' shell commands that no test runs, each with why: what they need that the
 demo stack lacks, or what they would cost. Everything else a page prints is run, by the
-test module tests/docs/test_documented_commands.py names for the page.
+test module tests/docs/test_documented_commands.py names for the page, or by the module
+named here for a section that needs a stack of its own.
 """
 
 from __future__ import annotations
@@ -34,6 +35,19 @@ PAGES_NOT_RUN: dict[str, tuple[int, str]] = {
     "docs/development/tests.md": (4, "asks the package index, and rewrites uv.lock"),
 }
 
+# Sections whose commands need a stack of their own, and the module that runs them as
+# written; the page's own module (tests/docs/test_documented_commands.py) runs the rest.
+SECTIONS_RUN_ELSEWHERE = {
+    "docs/connect-helpdesk.md": {
+        # The server must start on the reader's secrets file (the shared stack did not).
+        "Try it on the demo": "tests/intake/test_helpdesk_docs.py",
+    },
+    "docs/configuration/profiles.md": {
+        # A stack on the strict profile, which that module starts for its browser test.
+        "The reply to the customer, and the strict profile": "tests/ui/test_browser_reply.py",
+    },
+}
+
 # Single commands of pages whose other commands are run, by page.
 COMMANDS_NOT_RUN = {
     "README.md": {
@@ -64,16 +78,6 @@ COMMANDS_NOT_RUN = {
             "needs a worker on a profile with [budgets.refund] (the page's example; the "
             "built-in profile budgets only the default kind); "
             "tests/cli/test_profiles_commands.py runs --kind against a profile"
-        ),
-        "SIGNOFF_PROFILES=signoff/config/strict_profiles.toml make demo": (
-            "a second stack, on the strict profile: tests/ui/test_edit_routes.py runs one"
-        ),
-        "signoff run --ticket T-1042 --model scripted:reply --wait": (
-            "waits on a reply draft that only the strict profile asks a reviewer for"
-        ),
-        "export SIGNOFF_PROFILES=signoff/config/strict_profiles.toml": (
-            "the run beside that stack, in another terminal: tests/ui/test_browser_reply.py "
-            "starts its runs with the same SIGNOFF_PROFILES as its stack"
         ),
     },
     "docs/ui/index.md": {

@@ -26,6 +26,7 @@ SHELL_BLOCK = re.compile(
     re.S | re.M,
 )
 COMMENT = re.compile(r"\s+#\s.*$")
+HEADING = re.compile(r"^(?P<level>#{1,6}) (?P<title>.+?)\s*$")
 TERMINAL_SECONDS = 120.0
 
 
@@ -34,10 +35,13 @@ def pages_with_shell_blocks() -> list[Path]:
     return [page for page in pages if SHELL_BLOCK.search(page.read_text())]
 
 
-def shell_commands(page: Path) -> list[str]:
-    """Every command of the page's shell blocks, in order, as one line each."""
+def shell_commands(page: Path, section: str | None = None) -> list[str]:
+    """Every command of the page's shell blocks, in order, as one line each; with
+    `section`, those under that heading alone (down to the next heading of its level or
+    above)."""
+    text = page.read_text()
     commands: list[str] = []
-    for block in SHELL_BLOCK.finditer(page.read_text()):
+    for block in SHELL_BLOCK.finditer(text if section is None else _section(text, section)):
         indent = len(block["indent"])
         lines = [line[indent:] for line in block["body"].splitlines()]
         if block["language"] == "console":
@@ -53,6 +57,25 @@ def shell_commands(page: Path) -> list[str]:
             if command and not command.startswith("#"):
                 commands.append(command)
     return commands
+
+
+def _section(text: str, heading: str) -> str:
+    """The lines under `heading`, to the next heading of its level or above; a `#` line
+    inside a fenced block is a shell comment, not a heading."""
+    lines, fenced, level = text.splitlines(keepends=True), False, 0
+    kept: list[str] = []
+    for line in lines:
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        found = None if fenced else HEADING.match(line)
+        if found and level and len(found["level"]) <= level:
+            break
+        if found and found["title"] == heading:
+            level = len(found["level"])
+        elif level:
+            kept.append(line)
+    assert level, f"no heading {heading!r}"
+    return "".join(kept)
 
 
 def _console_input(lines: list[str]) -> list[str]:

@@ -4,6 +4,8 @@
 A page with a ```sh, ```bash or ```console block is either run by the test module
 named below (which reads the page and takes its commands by count, so that a command
 added to the page fails it until it runs or is listed) or not run at all, for a reason.
+A section that needs a stack of its own is run by the module SECTIONS_RUN_ELSEWHERE
+names for it, and the page's module takes the rest.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.commands_not_run import COMMANDS_NOT_RUN, PAGES_NOT_RUN
+from tests.docs.commands_not_run import COMMANDS_NOT_RUN, PAGES_NOT_RUN, SECTIONS_RUN_ELSEWHERE
 from tests.docs.shell_commands import (
     REPO_ROOT,
     pages_with_shell_blocks,
@@ -34,6 +36,9 @@ RUN_BY = {
     "docs/configuration/mcp.md": "tests/mcp/test_mcp_commands.py",
     "docs/connect-stripe.md": "tests/payments/test_connect_stripe_doc.py",
     "docs/connect-helpdesk.md": E2E,
+    # Its one shell line, and the address where the page's passkey registers; its
+    # browser steps (register, approve with the passkey) are not shell commands:
+    # tests/ui/test_browser_passkey.py takes them in Chromium, at http://localhost.
     "docs/passkeys.md": "tests/unit/test_passkeys_doc.py",
     "docs/operating/audit.md": "tests/ui/test_audit_export_check.py",
     "docs/operating/observability.md": "tests/e2e/test_observability_on_dev_server.py",
@@ -69,12 +74,40 @@ def test_every_page_with_commands_is_run_by_a_test_or_says_why_not() -> None:
     assert RUN_BY.keys() | PAGES_NOT_RUN.keys() <= pages, "a page listed prints no command"
 
 
-@pytest.mark.parametrize("page", sorted(set(RUN_BY.values())))
+def commands_of(page: str) -> list[str]:
+    """What the page's own module runs: its commands but those listed as not run and
+    those of its sections run elsewhere."""
+    elsewhere = {
+        command
+        for section in SECTIONS_RUN_ELSEWHERE.get(page, {})
+        for command in shell_commands(REPO_ROOT / page, section)
+    }
+    not_run = COMMANDS_NOT_RUN.get(page, {}).keys()
+    return [c for c in shell_commands(REPO_ROOT / page) if c not in not_run | elsewhere]
+
+
+RUNNERS = {(doc, runner) for doc, runner in RUN_BY.items()} | {
+    (doc, runner) for doc, runs in SECTIONS_RUN_ELSEWHERE.items() for runner in runs.values()
+}
+
+
+@pytest.mark.parametrize("page", sorted({runner for _, runner in RUNNERS}))
 def test_the_test_named_for_a_page_reads_it(page: str) -> None:
     module = (REPO_ROOT / page).read_text()
-    for doc, runner in RUN_BY.items():
+    for doc, runner in RUNNERS:
         if runner == page:
             assert Path(doc).name in module, f"{runner} never names {doc}"
+
+
+@pytest.mark.parametrize(
+    ("page", "section"),
+    [(page, section) for page, runs in SECTIONS_RUN_ELSEWHERE.items() for section in runs],
+)
+def test_a_section_run_elsewhere_prints_commands_of_a_page_run_by_a_test(
+    page: str, section: str
+) -> None:
+    assert page in RUN_BY
+    assert shell_commands(REPO_ROOT / page, section), f"{section!r} prints no command"
 
 
 def test_a_page_not_run_prints_the_commands_it_was_judged_on() -> None:
@@ -170,7 +203,7 @@ def test_operating_page_makes_payload_keys_the_settings_take(
 def test_profiles_page_checks_and_shows_a_profile(reader: tuple[dict[str, str], Path]) -> None:
     env, folder = reader
     name = "docs/configuration/profiles.md"
-    check, show = [c for c in shell_commands(REPO_ROOT / name) if c not in COMMANDS_NOT_RUN[name]]
+    check, show = commands_of(name)
     builtin = (REPO_ROOT / "signoff/config/default_profiles.toml").read_text()
     read_only = '[agents.support.tool_policy.get_order]\nrisk = "read"\n'
     assert read_only in builtin

@@ -32,7 +32,7 @@ from activities.store.connector_breakers import record_failure
 from signoff.config.settings import Settings
 from signoff.wiring.local_stack import SIGNOFF
 from testkit.refund_cases import add_refund_cases
-from tests.docs.commands_not_run import COMMANDS_NOT_RUN
+from tests.docs.commands_not_run import COMMANDS_NOT_RUN, SECTIONS_RUN_ELSEWHERE
 from tests.docs.shell_commands import DOCS, REPO_ROOT, Ran, run_in_terminal, shell_commands
 from tests.e2e.cli import signoff, signoff_at_once
 from tests.e2e.stack_runs import (
@@ -61,9 +61,15 @@ def page(name: str) -> Path:
 
 
 def commands_run(name: str) -> list[str]:
-    """The page's commands but those tests/docs/commands_not_run.py lists, with why."""
+    """The page's commands but those tests/docs/commands_not_run.py lists, with why, and
+    those of its sections that another module runs (SECTIONS_RUN_ELSEWHERE)."""
     not_run = COMMANDS_NOT_RUN.get(f"docs/{name}", {})
-    return [command for command in shell_commands(page(name)) if command not in not_run]
+    elsewhere = {
+        command
+        for section in SECTIONS_RUN_ELSEWHERE.get(f"docs/{name}", {})
+        for command in shell_commands(page(name), section)
+    }
+    return [c for c in shell_commands(page(name)) if c not in not_run.keys() | elsewhere]
 
 
 def filled(command: str, **values: str) -> str:

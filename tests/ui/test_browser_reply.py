@@ -3,11 +3,15 @@ reviewer, who sees the exact draft (escaped, as text) in the generic card and ap
 it; only then is it sent, once. The gate is not about money.
 
 Its own `signoff dev`, on the shipped strict profile (SIGNOFF_PROFILES), with the
-scripted model's `reply` script."""
+scripted model's `reply` script: the stack docs/configuration/profiles.md starts, whose
+last commands (the run from another terminal) are run here as written."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,11 +22,12 @@ from sqlalchemy import Engine
 
 from activities.store import make_engine
 from signoff.config.profiles import STRICT_PROFILES
-from signoff.wiring.local_stack import signoff_dev_stack
+from signoff.wiring.local_stack import SIGNOFF, signoff_dev_stack
 from tests.conftest import demo_home
+from tests.docs.shell_commands import REPO_ROOT, shell_commands
 from tests.store.outbox import replies_of
 from tests.ui.browser import screenshot, sign_in, watch_console
-from tests.ui.conftest import DevStack, add_case, wait_until_pending
+from tests.ui.conftest import DevStack, RefundCase, add_case, wait_until_pending
 
 pytestmark = [pytest.mark.devserver, pytest.mark.browser]
 DRAFT = (
@@ -32,6 +37,10 @@ DRAFT = (
 SENT_SECONDS = 60
 WIDE = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 800}
+PROFILES_PAGE = REPO_ROOT / "docs" / "configuration" / "profiles.md"
+STRICT_SECTION = "The reply to the customer, and the strict profile"
+RUN_ID = re.compile(r"\brun-demo-[0-9a-z-]+")
+FOLLOW_SECONDS = 60
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +111,43 @@ def test_the_stack_runs_on_the_strict_profile(strict_stack: DevStack) -> None:
     shown = strict_stack.signoff("profiles", "show")
     assert shown.returncode == 0, shown.stderr
     assert "strict" in shown.stdout and Path(STRICT_PROFILES).name in shown.stdout
+
+
+def test_the_profiles_pages_run_from_another_terminal_waits_on_the_draft(
+    strict_stack: DevStack,
+) -> None:
+    """The page starts the demo on the strict profile, then in another terminal sets
+    SIGNOFF_PROFILES too and runs `signoff run ... --wait`, which waits on the reply's
+    draft. Without that export the run took the built-in profile, whose reply waits for
+    no reviewer, and nothing waited: the step failed as written."""
+    make_demo, export, run = shell_commands(PROFILES_PAGE, STRICT_SECTION)
+    profiles = Path(STRICT_PROFILES).relative_to(REPO_ROOT)
+    assert make_demo == f"SIGNOFF_PROFILES={profiles} make demo"  # this module's stack
+    # Another terminal in the repository: the stack's addresses (the page's defaults),
+    # and no profile but what the page's lines set.
+    env = {key: value for key, value in strict_stack.env.items() if key != "SIGNOFF_PROFILES"}
+    env["PATH"] = f"{Path(SIGNOFF).parent}{os.pathsep}{env['PATH']}"
+    following = subprocess.Popen(
+        ["bash", "-c", f"{export}\n{run}"],
+        env=env,
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert following.stdout is not None
+        started = following.stdout.readline()  # "run RUN_ID started"
+        found = RUN_ID.search(started)
+        assert found is not None, started
+        run_id = found[0]
+        wait_until_pending(strict_stack, RefundCase("demo", "C-1042", "T-1042", run_id))
+        listed = json.loads(strict_stack.signoff("pending", "--json").stdout)["items"]
+        assert [item["tool"] for item in listed if item["run_id"] == run_id] == ["send_reply"]
+        assert following.poll() is None, "--wait returned while the draft waited"
+        cancelled = strict_stack.signoff("cancel", run_id)
+        assert cancelled.returncode == 0, cancelled.stderr
+        shown, _ = following.communicate(timeout=FOLLOW_SECONDS)
+    finally:
+        following.kill()
+    assert "outcome:  cancelled" in shown, shown
