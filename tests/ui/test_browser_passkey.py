@@ -36,6 +36,8 @@ from tests.ui.conftest import DevStack, RefundCase, add_case, start_run, wait_un
 pytestmark = [pytest.mark.devserver, pytest.mark.browser]
 REFUNDED_SECONDS = 60
 NEEDS_PASSKEY = "this decision needs a passkey: decide it in the reviewer UI"
+ACCENT = "rgb(11, 92, 173)"  # a primary button's background (app.css --accent)
+DISABLED_LOOK = "el => [getComputedStyle(el).cursor, getComputedStyle(el).backgroundColor]"
 VIRTUAL_PASSKEY = {
     "protocol": "ctap2",
     "transport": "internal",
@@ -142,6 +144,10 @@ def test_without_a_passkey_the_decision_is_refused_everywhere(
     expect(page.locator("#register-first")).to_contain_text("you have none yet")
     approve = page.get_by_role("button", name="Approve refund of 60.00 EUR with your passkey")
     expect(approve).to_be_disabled()
+    # It looks disabled, not like the blue primary action, and says why beside it.
+    cursor, background = approve.evaluate(DISABLED_LOOK)
+    assert (cursor, background == ACCENT) == ("not-allowed", False), (cursor, background)
+    expect(approve).to_have_attribute("aria-describedby", "register-first")
 
     csrf = page.locator("input[name=csrf_token]").first.input_value()
     plain = page.request.post(
