@@ -103,10 +103,11 @@ chaos: $(STAMP)
 	$(BIN)/python -m bench.chaos
 
 # The reviewer UI's screenshots in docs/images/, taken by the browser tests that check
-# those pages (tests/ui/browser.py `screenshot(..., docs=True)`); a few minutes.
+# those pages (tests/ui/browser.py `screenshot(..., docs=True)`; every page, en and fr,
+# 1280 and 375 px, in docs/images/pages/); a few minutes.
 DOCS_IMAGE_TESTS := tests/ui/test_browser_edit.py tests/ui/test_browser_batch.py \
 	tests/ui/test_browser_n_of_m.py tests/ui/test_browser_live_run.py \
-	tests/ui/test_browser_languages.py
+	tests/ui/test_browser_languages.py tests/ui/test_browser_every_page.py
 .PHONY: docs-images
 docs-images: $(STAMP)
 	scripts/ensure-system-packages.sh

@@ -1,6 +1,7 @@
 """Issue 4's quality bar, checked in a real browser (see tests/ui/browser.py): the reviewer
-UI works with the keyboard alone, is labelled for screen readers, fits a phone, and says
-in words what it shows in colour.
+UI works with the keyboard alone, is labelled for screen readers, and says in words what
+it shows in colour. That every page fits a phone, in both languages, is checked by
+tests/ui/test_browser_every_page.py.
 
 Accessible names come from Chromium's own accessibility tree (over CDP), not from a
 re-implementation of the naming rules: that tree is what a screen reader reads.
@@ -9,25 +10,21 @@ re-implementation of the naming rules: that tree is what a screen reader reads.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
-from playwright.sync_api import Error as PlaywrightError
 from sqlalchemy import Engine
 
-from tests.ui.browser import ARRIVAL_TIMEOUT_MS, new_page, screenshot, sign_in
+from tests.ui.browser import ARRIVAL_TIMEOUT_MS, new_page, sign_in
 from tests.ui.conftest import DevStack, RefundCase, add_case, start_run
+from tests.ui.still import held_still
 
 pytestmark = pytest.mark.devserver
 
 MAX_TAB_STOPS = 120  # the inbox lists up to 50 cards, one link each, plus the header
-PHONE = {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True}
-MIN_TARGET_PX = 44  # WCAG 2.5.5 (AAA) and Apple's guideline; 2.5.8 (AA) asks for 24
-MIN_TEXT_PX = 14
 REJECT_REASON = "Photo of the damage missing."
 TIME_LEFT = re.compile(r"\b(left|expired)\b")
 MODE_WORDS = re.compile(r"^(confirm|four eyes)\b")
@@ -80,56 +77,6 @@ PAGE_STRUCTURE = """() => {
   return problems;
 }"""
 
-# Inline links in a sentence are exempt from the target size, as in WCAG 2.5.8's "Inline"
-# exception: their height is the line's. A link is "in a sentence" when the block holding
-# it (its nearest ancestor that is not inline) has at least three words of its own text,
-# outside links and nested blocks. Elements parked off-screen until focused (the skip
-# link) are not targets while hidden.
-PHONE_PROBLEMS = """([minTarget, minText]) => {
-  const problems = [];
-  const what = el => el.outerHTML.slice(0, 80);
-  const root = document.documentElement;
-  if (root.scrollWidth > innerWidth)
-    problems.push(`page scrolls sideways: ${root.scrollWidth} > ${innerWidth}`);
-  const shown = el => {
-    const box = el.getBoundingClientRect();
-    return box.width > 0 && box.height > 0 && box.right > 0
-      && getComputedStyle(el).visibility !== "hidden";
-  };
-  const blockOf = node => {
-    let el = node.parentElement;
-    while (el && getComputedStyle(el).display.startsWith("inline")) el = el.parentElement;
-    return el;
-  };
-  const inSentence = link => {
-    const block = blockOf(link);
-    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
-    let words = 0;
-    while (walker.nextNode()) {
-      const text = walker.currentNode;
-      if (text.parentElement.closest("a") || blockOf(text) !== block) continue;
-      words += text.textContent.split(/\\s+/).filter(word => /\\w/.test(word)).length;
-    }
-    return words >= 3;
-  };
-  const targets = "a[href], button, input:not([type=hidden]), select, textarea";
-  for (const el of document.querySelectorAll(targets)) {
-    if (!shown(el) || (el.matches("a") && inSentence(el))) continue;
-    const box = el.getBoundingClientRect();
-    if (box.width < minTarget || box.height < minTarget)
-      problems.push(`target ${Math.round(box.width)}x${Math.round(box.height)}: ${what(el)}`);
-  }
-  const small = new Set();
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) {
-    const parent = walker.currentNode.parentElement;
-    if (!walker.currentNode.textContent.trim() || !shown(parent)) continue;
-    const size = parseFloat(getComputedStyle(parent).fontSize);
-    if (size < minText) small.add(`text ${size}px: ${what(parent)}`);
-  }
-  return problems.concat([...small]);
-}"""
-
 
 @dataclass(frozen=True)
 class Cases:
@@ -162,11 +109,6 @@ def cases(browser: Browser, dev_stack: DevStack, store: Engine) -> Cases:
     return made
 
 
-# A node the page dropped while it was read (CDP's words), and how often to read again.
-NODE_GONE = "node with given id"
-WALK_ATTEMPTS = 3
-
-
 def press_tab(page: Page, selector: str) -> bool:
     """One Tab press; the element it lands on must show a focus outline, on screen."""
     page.keyboard.press("Tab")
@@ -183,16 +125,11 @@ def tab_to(page: Page, selector: str) -> None:
 def accessibility_problems(page: Page) -> list[str]:
     """What a screen reader user would miss on this page, in words; empty when nothing.
 
-    A page that polls (the inbox replaces its list every few seconds) can drop a node
-    between the query that found it and the read of its accessibility: the walk is then
-    read again, whole, from a fresh document."""
-    for attempt in range(1, WALK_ATTEMPTS + 1):
-        try:
-            return _accessibility_problems(page)
-        except PlaywrightError as error:
-            if NODE_GONE not in str(error) or attempt == WALK_ATTEMPTS:
-                raise
-    raise AssertionError("unreachable")
+    The page is held still while it is read (tests/ui/still.py): the inbox replaces its
+    list every few seconds, and a node dropped between the query that found it and the
+    read of its accessibility would fail the walk."""
+    with held_still(page):
+        return _accessibility_problems(page)
 
 
 def _accessibility_problems(page: Page) -> list[str]:
@@ -273,34 +210,6 @@ def test_every_page_is_labelled_for_screen_readers(
 def fact(scope: Locator, term: str) -> str:
     """The text of the <dd> under the <dt> that names `term`, in a list of facts."""
     return scope.locator("dt", has_text=term).locator("xpath=following-sibling::dd").inner_text()
-
-
-@pytest.fixture
-def phone(browser: Browser) -> Iterator[Page]:
-    yield from new_page(browser, **PHONE)
-
-
-def test_a_phone_needs_no_sideways_scrolling_and_gets_large_targets(
-    phone: Page, dev_stack: DevStack, cases: Cases
-) -> None:
-    """At 375 CSS px: no sideways scrolling of the page (a table may scroll in its own box),
-    text of at least 14 px, and every button, field and link a target of at least 44x44 px.
-    The one exception is a link inside a sentence (three or more words of its block's own
-    text), which WCAG 2.5.8 exempts as "inline": its height is the line's. Links that stand
-    alone (navigation, the card title, the CSV download, a run in a table) get no pass."""
-    sign_in(phone, dev_stack, "bob")
-    problems: list[str] = []
-    for path, shot in (
-        ("/approvals", "phone-inbox.png"),
-        (f"/approvals/{cases.waiting.run_id}", "phone-detail.png"),
-        (f"/runs/{cases.rejected.run_id}", "phone-run.png"),
-        ("/audit", "phone-audit.png"),
-    ):
-        phone.goto(dev_stack.ui_url + path)
-        found = phone.evaluate(PHONE_PROBLEMS, [MIN_TARGET_PX, MIN_TEXT_PX])
-        problems += [f"{path}: {problem}" for problem in found]
-        screenshot(phone, shot)
-    assert not problems, "\n".join(problems)
 
 
 def test_states_are_said_in_words_not_only_in_colour(

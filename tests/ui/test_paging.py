@@ -8,8 +8,8 @@ Checked: the count is exact; the soonest-expiring request leads; following `next
 reaches every request exactly once, in expiry order; `signoff pending`, the JSON API and
 the inbox page give the same pages; `signoff list` pages through the 60 runs. In the
 browser, on the UI `signoff dev` serves (50 a page, so two pages here): the paged inbox
-passes the accessibility and phone checks of test_browser_access.py, "Next page" leads
-to the last ten, and a poll keeps the page it is on.
+passes the accessibility checks of test_browser_access.py and the phone checks of
+phone.py, "Next page" leads to the last ten, and a poll keeps the page it is on.
 """
 
 from __future__ import annotations
@@ -43,14 +43,8 @@ from signoff.wiring.local_stack import SIGNOFF
 from tests.admin import ADMIN
 from tests.ui.browser import new_page, screenshot, sign_in
 from tests.ui.conftest import DevStack, add_case, in_thread
-from tests.ui.test_browser_access import (
-    MIN_TARGET_PX,
-    MIN_TEXT_PX,
-    NEXT_INBOX_SWAP,
-    PHONE,
-    PHONE_PROBLEMS,
-    accessibility_problems,
-)
+from tests.ui.phone import PHONE, phone_problems
+from tests.ui.test_browser_access import NEXT_INBOX_SWAP, accessibility_problems
 from workflows.actions import REFUND_APPROVER_ROLE
 from workflows.contracts import ModelRef, RunRequest
 
@@ -260,12 +254,12 @@ def test_a_paged_inbox_in_the_browser_is_accessible_and_keeps_its_page(
     expect(cards).to_have_count(50)
     assert cards.first.get_attribute("data-run-id") == crowd.truth[0][0]  # expires next
     problems = accessibility_problems(phone)
-    problems += phone.evaluate(PHONE_PROBLEMS, [MIN_TARGET_PX, MIN_TEXT_PX])
+    problems += phone_problems(phone)
     phone.get_by_role("link", name="Next page").click()
     expect(phone.get_by_text(f"Requests 51–60 of {WAITING}.")).to_be_visible()
     expect(cards).to_have_count(WAITING - 50)
     problems += accessibility_problems(phone)
-    problems += phone.evaluate(PHONE_PROBLEMS, [MIN_TARGET_PX, MIN_TEXT_PX])
+    problems += phone_problems(phone)
     screenshot(phone, "phone-inbox-page-2.png")
     assert not problems, "\n".join(problems)
     phone.evaluate(NEXT_INBOX_SWAP)  # a poll: the list is fetched again, for this page
