@@ -71,7 +71,8 @@ TOOL_ERRORS = Counter(
 REFUNDS = Counter(
     "signoff_refunds",
     "Refund executions by ledger answer (refunded, state_changed, approver_invalid, "
-    "refused, error; replayed: the refund its idempotency key had already made, not "
+    "refused, error; unavailable: the payment platform could not take it now and the "
+    "run waits for it; replayed: the refund its idempotency key had already made, not "
     "made again).",
     ["status"],
 )

@@ -30,7 +30,7 @@ from activities import observe
 from activities.caller import caller_run_id, only_in_its_worker, only_its_own
 from activities.connectors.breakers import Breakers
 from activities.local_lane import LocalLane, in_thread
-from activities.payments.breaker_gate import behind_breaker
+from activities.payments.breaker_gate import behind_breaker, payments_connector_name, switched_off
 from activities.payments.connector import (
     PaymentError,
     PaymentOutcomeUnknown,
@@ -63,6 +63,7 @@ from workflows.actions import (
     RefundCommand,
     RefundResult,
 )
+from workflows.connector_waits import PAYMENTS_SWITCHED_OFF
 from workflows.effect_requirements import effect_requirements
 from workflows.profile_contracts import ProfileSet
 
@@ -101,6 +102,10 @@ class RefundActivities:
     async def read_action_state(self, request: ActionStateRequest) -> ActionState:
         try:
             connector = self._payments.for_tenant(request.tenant_id)
+            if connector is not None and self._breakers is not None:
+                closed = await switched_off(self._breakers, request.tenant_id)
+                if closed is not None:
+                    raise ApplicationError(closed, type=PAYMENTS_SWITCHED_OFF, non_retryable=True)
             if connector is None:
                 return await asyncio.to_thread(
                     ledger.read_action_state,
@@ -138,7 +143,7 @@ class RefundActivities:
             except StoreError as error:
                 raise non_retryable(error) from None
             except PaymentError as error:
-                raise payment_failure(error) from None
+                raise payment_failure(error, payments_connector_name(command.tenant_id)) from None
             observe.refund_answered(span, answer.result, replayed=answer.replayed)
         if command.trail:  # written beside the refund, unless refused before
             answer = await self._with_trail(command, answer, started)
@@ -177,9 +182,7 @@ class RefundActivities:
 
         if self._breakers is None:
             return await remote()
-        return await behind_breaker(
-            self._engine, self._breakers, command, check.caller_run_id, remote
-        )
+        return await behind_breaker(self._breakers, command, remote)
 
     @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)
     async def hold_pending_refund(self, hold: ActionHold) -> PendingRefundHeld:
@@ -206,11 +209,12 @@ def non_retryable(error: StoreError) -> ApplicationError:
     return ApplicationError(str(error), type=type(error).__name__, non_retryable=True)
 
 
-def payment_failure(error: PaymentError) -> ApplicationError:
-    """A payment platform's failure, as Temporal must treat it (see the module note)."""
+def payment_failure(error: PaymentError, connector: str = "") -> ApplicationError:
+    """A payment platform's failure, as Temporal must treat it (see the module note);
+    `connector` names the breaker, for the run that waits on it (effect_waits.py)."""
     if isinstance(error, PaymentUnavailable):
         # Not now: the next attempt, under the same key, looks the refund up first.
-        return ApplicationError(str(error), type=type(error).__name__)
+        return ApplicationError(str(error), connector, type=type(error).__name__)
     if isinstance(error, PaymentOutcomeUnknown):
         # Retrying would ask again without knowing; a person settles it by key instead.
         return ApplicationError(str(error), type=type(error).__name__, non_retryable=True)

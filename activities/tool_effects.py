@@ -26,7 +26,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.auto_effects import auto_effect_problem, caller_start
 from activities.caller import caller_run_id, only_its_own
-from activities.connectors.replies import HelpdeskReplies
+from activities.connectors.replies import ConnectorClosed, HelpdeskReplies
 from activities.held_profiles import HeldProfiles, ProfileNotHeld
 from activities.offered_tools import not_offered
 from activities.refunds import non_retryable
@@ -114,7 +114,15 @@ class ToolEffects:
             )
             return EffectResult(status="refused", message=why)
         if self._through_helpdesk(tool, command.tenant_id):
-            refusal = await self._helpdesk_refusal(command)
+            try:
+                refusal = await self._helpdesk_refusal(command)
+            except ConnectorClosed as closed:
+                if command.proofs or command.action.rule_grant is not None:
+                    # Nothing tried, nothing written: an approved reply waits for it.
+                    return EffectResult(status="unavailable", message=str(closed), wait=closed.wait)
+                # No one approved it (the tool runs `auto`): refused at once, on the
+                # record, as a reply proposed while the helpdesk is out.
+                return await self._refused(command, f"{closed}.")
             if refusal is not None:
                 return EffectResult(status="refused", message=refusal)
         return await self._carried_out(

@@ -236,6 +236,14 @@ def decided(state: RunState, time_left: str, say: Voice) -> str:
                 time_left=time_left,
             )
         )
+    parts.extend(
+        say(
+            N_("approved; waiting for %(connector)s since %(since)s UTC"),
+            connector=waiting.connector,
+            since=f"{waiting.since:%Y-%m-%d %H:%M}",
+        )
+        for waiting in state.effects_waiting
+    )
     if not parts:
         return say(N_("Nothing needed a reviewer's decision."))
     text = say(N_("; then ")).join(parts) + "."

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from workflows.command_wire import TrailCommand
+from workflows.connector_waits import ConnectorWait
 from workflows.contract_base import Contract, Identifier
 from workflows.decision_proof import KEY_ID_PATTERN, SIGNATURE_PATTERN, signed_document
 from workflows.exposure import ActionExposure
@@ -324,17 +325,20 @@ class ToolActionCommand(TrailCommand):
 
 class EffectResult(Contract):
     """What an irreversible tool's effect answered: `done` with the tool's output for
-    the model, or why nothing was done."""
+    the model, or why nothing was done (`unavailable`: not now, see `ConnectorWait`)."""
 
-    status: Literal["done", "approver_invalid", "refused"]
+    status: Literal["done", "approver_invalid", "refused", "unavailable"]
     message: str = ""
     content: str = ""
+    wait: ConnectorWait | None = None
 
 
 class RefundResult(Contract):
     # `approver_invalid`: an approver no longer counts (disabled, role or tenant gone,
     # the run's actor), or too few count for the order's total; nothing was refunded.
-    status: Literal["refunded", "state_changed", "approver_invalid", "refused"]
+    # `unavailable`: the payment platform cannot take it now; nothing was refunded and
+    # the approvals stay valid (`wait` says for what).
+    status: Literal["refunded", "state_changed", "approver_invalid", "refused", "unavailable"]
     message: str
     refund_id: str | None = None
     # The state the store holds now, with `state_changed` (it no longer matches the
@@ -342,6 +346,7 @@ class RefundResult(Contract):
     state: ActionState | None = None
     # Every record of the command's `trail` is in the audit: the run need not write it.
     trail_written: bool = False
+    wait: ConnectorWait | None = None
 
 
 class PendingRefundHold(Contract):

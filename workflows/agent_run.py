@@ -169,6 +169,7 @@ class AgentRun:
             pending_actions=self._gate.pending,
             decisions=list(self._gate.decisions),
             effects_unknown=list(self._gate.unknown),
+            effects_waiting=list(self._gate.effect_waits.values()),
             outcome=self._outcome,
         )
 

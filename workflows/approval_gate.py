@@ -23,6 +23,7 @@ workflow code: no I/O, and time only through `workflow.now()` and timers.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -31,7 +32,9 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from workflows.actions import PendingAction
+    from workflows.connector_waits import EffectWaiting
     from workflows.contracts import ToolUseBlock
+    from workflows.effect_waits import when_available
     from workflows.escalation import at_expiry
     from workflows.gate_decisions import GateDecisions
     from workflows.gate_effect import execute_with_trail
@@ -54,6 +57,8 @@ class ApprovalGate(GateDecisions):
     over_budget: Callable[[], str | None] = lambda: None
     # Tells reviewers when an action waits, when the worker says to.
     notices: ReviewerNotices = field(default_factory=ReviewerNotices)
+    # Approved actions waiting for their connector, by action hash (effect_waits.py).
+    effect_waits: dict[str, EffectWaiting] = field(default_factory=dict)
 
     @property
     def waiting(self) -> bool:
@@ -117,8 +122,16 @@ class ApprovalGate(GateDecisions):
                 return await self._released(self._executed(action, refused, hooks), held, hooks)
             await turn.before_effect()
             proofs = list(self.records[action.action_hash].proofs)
-            effect = await execute_with_trail(self.recorder, action, hooks, proofs)
+            effect = await when_available(
+                action,
+                functools.partial(execute_with_trail, self.recorder, action, hooks, proofs),
+                self.effect_waits,
+                self.notify,
+            )
             turn.after_effect()
+            if effect is not None and effect.gave_up:
+                self.decisions.append(trail_record(action, "refused", reason=effect.message))
+                await self.recorder.flush()
             # An approver who no longer counts voids the approval like a changed state.
             if (
                 effect is not None

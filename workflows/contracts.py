@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from workflows.actions import DecisionRecord, PendingAction
+from workflows.connector_waits import EffectWaiting
 from workflows.contract_base import TASK_QUEUE as TASK_QUEUE  # re-exported: both sides name it
 from workflows.contract_base import Contract, Identifier, TenantId
 from workflows.model_contracts import ModelPrice as ModelPrice  # re-exported, as below
@@ -342,4 +343,6 @@ class RunState(Contract):
     actor_id: str | None = None
     turn_usage: list[TurnUsage] = []
     effects_unknown: list[UnknownEffect] = []
+    # Approved actions that wait for their connector (workflows/effect_waits.py).
+    effects_waiting: list[EffectWaiting] = []
     outcome: RunOutcome | None = None

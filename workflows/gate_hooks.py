@@ -22,12 +22,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from workflows.actions import ActionState, ApprovalMode, Decision, DecisionEvent, PendingAction
+from workflows.actions import (
+    ActionState,
+    ApprovalMode,
+    Decision,
+    DecisionEvent,
+    PendingAction,
+)
+from workflows.connector_waits import ConnectorWait
 from workflows.contracts import ToolUseBlock
 from workflows.exposure import ActionExposure
 from workflows.tool_policy import ToolPolicy
 
-EffectStatus = Literal["done", "state_changed", "approver_invalid", "refused"]
+EffectStatus = Literal["done", "state_changed", "approver_invalid", "refused", "unavailable"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,10 @@ class Effect:
     # Whether the effect wrote the run's decision records it was given (`execute`'s
     # `trail`) in its own transaction; otherwise the gate writes them.
     trail_written: bool = False
+    # With `unavailable`: the connector that cannot take it now (effect_waits.py).
+    wait: ConnectorWait | None = None
+    # The run waited for the connector until the approval ran out (effect_waits.py).
+    gave_up: bool = False
 
 
 class GateHooks(Protocol):

@@ -47,9 +47,11 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.approval_policy import effect_key
     from workflows.cancellation import reraise_cancellation
+    from workflows.connector_waits import PAYMENTS_SWITCHED_OFF, ConnectorWait
     from workflows.contracts import RunRequest
     from workflows.local_calls import local_call
     from workflows.refund_commands import refund_command
+    from workflows.tool_catalog import ToolCallRejected
     from workflows.tool_policy import ToolPolicy, call_timeout
 
 STORE_CALL_TIMEOUT = timedelta(seconds=30)
@@ -65,18 +67,29 @@ RELEASE_ATTEMPTS = 3
 # A refund the store refused for a reason that will not change on retry: the store
 # raises these non-retryable, having written nothing.
 REFUND_FATAL_ERROR_TYPES = ("UnknownTenant", "UnknownOrder", "StoreError")
+# The error type of a payment platform's "not now" (activities/refunds.payment_failure):
+# nothing was done, and the connector's name is its first detail.
+PLATFORM_NOT_NOW = "PaymentUnavailable"
 # The store's errors that retrying cannot fix say so themselves (workflows/policy.py).
 STORE_RETRIES = RetryPolicy(maximum_attempts=STORE_CALL_ATTEMPTS)
 
 
 async def read_state(request: RunRequest) -> ActionState:
-    state: ActionState = await workflow.execute_activity(
-        READ_ACTION_STATE_ACTIVITY,
-        ActionStateRequest(tenant_id=request.tenant_id, ticket_id=request.ticket_id),
-        result_type=ActionState,
-        start_to_close_timeout=STORE_CALL_TIMEOUT,
-        retry_policy=STORE_RETRIES,
-    )
+    """The state a refund is judged on; ToolCallRejected, saying why, while the tenant's
+    payment platform is switched off (nothing is proposed to a reviewer then)."""
+    try:
+        state: ActionState = await workflow.execute_activity(
+            READ_ACTION_STATE_ACTIVITY,
+            ActionStateRequest(tenant_id=request.tenant_id, ticket_id=request.ticket_id),
+            result_type=ActionState,
+            start_to_close_timeout=STORE_CALL_TIMEOUT,
+            retry_policy=STORE_RETRIES,
+        )
+    except ActivityError as error:
+        cause = error.cause
+        if isinstance(cause, ApplicationError) and cause.type == PAYMENTS_SWITCHED_OFF:
+            raise ToolCallRejected(cause.message) from None
+        raise
     return state
 
 
@@ -153,6 +166,9 @@ async def execute(
         )
     except ActivityError as error:
         reraise_cancellation(error)
+        waiting = platform_not_now(error)
+        if waiting is not None:
+            return waiting
         refusal = store_refusal(error)
         if refusal is None:
             return None  # every attempt failed, perhaps after its commit
@@ -164,6 +180,19 @@ async def execute(
 def refund_key(action: PendingAction) -> str:
     """From the run and the logical action, never from the attempt number."""
     return effect_key(workflow.info().workflow_id, action.tool, action.action_hash)
+
+
+def platform_not_now(error: ActivityError) -> RefundResult | None:
+    """Every attempt found the payment platform saying "not now" before it did anything
+    (a 5xx, a rate limit): the run waits for it (effect_waits.py), the approval kept. The
+    next attempt looks the refund up by its key first, so waiting never makes two."""
+    cause = error.cause
+    if not (isinstance(cause, ApplicationError) and cause.type == PLATFORM_NOT_NOW):
+        return None
+    connector = str(cause.details[0]) if cause.details else "payments"
+    return RefundResult(
+        status="unavailable", message=cause.message, wait=ConnectorWait(connector=connector)
+    )
 
 
 def store_refusal(error: ActivityError) -> str | None:

@@ -150,4 +150,11 @@ class RefundHooks:
                 state=result.state,
                 trail_written=written,
             )
+        if result.status == "unavailable":
+            return Effect(
+                status="unavailable",
+                message=result.message,
+                trail_written=written,
+                wait=result.wait,
+            )
         return Effect(status="refused", message=result.message, trail_written=written)

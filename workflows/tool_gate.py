@@ -199,6 +199,7 @@ class ToolHooks:
             message=result.message,
             content=result.content,
             trail_written=result.status == "done",
+            wait=result.wait,
         )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from math import ceil
 from typing import Any
 
 from sqlalchemy import Engine
@@ -41,6 +42,7 @@ from signoff.config.helpdesks import HelpdeskConnector, load_helpdesk_connectors
 from signoff.config.settings import Settings
 from signoff.tools import ToolContext
 from workflows.actions import ToolActionCommand
+from workflows.connector_waits import ConnectorWait
 from workflows.contracts import ToolResult
 
 # Ends no sentence: the run's error result goes on "... did not happen: <this>. Do not
@@ -69,7 +71,9 @@ class HelpdeskReplies:
         return tenant_id in self.connectors
 
     async def refusal(self, command: ToolActionCommand) -> str | None:
-        """Why this reply is refused before anything is written; None to go on."""
+        """Why this reply is refused before anything is written; None to go on.
+        ConnectorClosed when the helpdesk's breaker is open and nothing was tried yet:
+        the approved reply waits for it (workflows/effect_waits.py)."""
         connector = self.connectors[command.tenant_id]
         reply = await self._outgoing(command.tenant_id, command.ticket_id, "", "", "")
         problem = target_problem(connector, reply)
@@ -84,7 +88,12 @@ class HelpdeskReplies:
             raise _unavailable(f"the {name} connector is switched off (its breaker is open)")
         if claimed is not None:
             return None  # it ended already: the claim answers what it answered
-        return _open_message(name, state)
+        now = self.breakers.clock()
+        until = state.open_until or now
+        wait = ConnectorWait(
+            connector=name, retry_after_seconds=max(0, ceil((until - now).total_seconds()))
+        )
+        raise ConnectorClosed(_open_message(name, state), wait)
 
     async def send(self, arguments: Any, context: ToolContext) -> dict[str, str] | ToolResult:
         connector = self.connectors[context.tenant_id]
@@ -138,12 +147,21 @@ class HelpdeskReplies:
         )
 
 
+class ConnectorClosed(Exception):
+    """The helpdesk's breaker is open and this reply was never tried: nothing was
+    written or sent, and its approval stands while the run waits (`wait`)."""
+
+    def __init__(self, message: str, wait: ConnectorWait) -> None:
+        super().__init__(message)
+        self.wait = wait
+
+
 def _open_message(name: str, state: BreakerState) -> str:
     until = state.open_until.strftime("%H:%M:%S UTC") if state.open_until else "later"
     return (
         f"the {name} connector is switched off after {state.consecutive_failures} failures "
-        f"in a row (last: {state.last_error or 'unknown'}) until {until}; {NOT_SENT} and is "
-        "still to be sent"
+        f"in a row (last: {state.last_error or 'unknown'}) until {until}; {NOT_SENT} yet: "
+        "the run sends it when the helpdesk is back"
     )
 
 

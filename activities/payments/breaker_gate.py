@@ -2,27 +2,27 @@
 
 Design note. The breaker `payments:TENANT` counts the platform's failures to answer
 (not now, or no answer at all); a refusal is an answer, so it closes nothing and opens
-nothing. While the breaker is open a new refund is refused at once, with a refused audit
-row and a result the model reads: nothing was refunded, a person or a later run may try
-again. A refund whose approvals were already spent on its key (an earlier attempt may
-have reached the platform) is never refused here: it fails as "not now", Temporal
-retries it under the same key, and after the last attempt the run reports the outcome
-as unknown for `signoff reconcile`. Once the cool-down is over, one call is let through
-as the trial: its answer closes the breaker, its failure opens it again.
+nothing. While the breaker is open the platform is not asked: an approved refund is
+answered `unavailable`, with the breaker's cool-down. Nothing was refunded and its
+approvals are not spent, so the run waits on a durable timer and asks again
+(workflows/effect_waits.py): a breaker stops hammering a sick platform, it never voids
+what a reviewer decided. A refund whose approvals were already spent on its key (an
+earlier attempt may have reached the platform) waits the same way: its next attempt
+looks the refund up by its key before it makes one. Once the cool-down is over, one
+call is let through as the trial: its answer closes the breaker, its failure opens it
+again.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
-
-from sqlalchemy import Engine
+from math import ceil
 
 from activities.connectors.breakers import Breakers
 from activities.payments.connector import PaymentOutcomeUnknown, PaymentUnavailable
-from activities.store import remote_refunds
-from activities.store.refunds import NOTHING_REFUNDED, LedgerAnswer, refused
-from workflows.actions import RefundCommand
+from activities.store.refunds import LedgerAnswer
+from workflows.actions import RefundCommand, RefundResult
+from workflows.connector_waits import ConnectorWait
 
 
 def payments_connector_name(tenant_id: str) -> str:
@@ -30,29 +30,42 @@ def payments_connector_name(tenant_id: str) -> str:
     return f"payments:{tenant_id}"
 
 
+async def switched_off(breakers: Breakers, tenant_id: str) -> str | None:
+    """Why a refund may not be proposed now (the tenant's breaker is open), or None. A
+    look, which takes no trial: the trial is an approved refund's."""
+    name = payments_connector_name(tenant_id)
+    state_name, state = await breakers.state(name)
+    if state_name != "open":
+        return None
+    until = state.open_until or breakers.clock()
+    return (
+        f"The {name} connector is switched off after {state.consecutive_failures} failures "
+        f"in a row (last: {state.last_error or 'unknown'}) until {until:%H:%M:%S} UTC, so no "
+        "refund can be proposed now. Nothing was proposed to a reviewer; tell the customer "
+        "a colleague will follow up."
+    )
+
+
 async def behind_breaker(
-    engine: Engine,
-    breakers: Breakers,
-    command: RefundCommand,
-    caller_run_id: str,
-    refund: Callable[[], Awaitable[LedgerAnswer]],
+    breakers: Breakers, command: RefundCommand, refund: Callable[[], Awaitable[LedgerAnswer]]
 ) -> LedgerAnswer:
     """`refund()` if the tenant's breaker lets it through; its failures counted."""
     name = payments_connector_name(command.tenant_id)
     admission = await breakers.admit(name)
     if not admission.allowed:
-        spent = await asyncio.to_thread(remote_refunds.key_spent, engine, command.idempotency_key)
-        if spent:
-            raise PaymentUnavailable(f"the {name} connector is switched off (its breaker is open)")
         state = admission.state
-        until = state.open_until.strftime("%H:%M:%S UTC") if state.open_until else "later"
+        now = breakers.clock()
+        until = state.open_until or now
         why = (
             f"The {name} connector is switched off after {state.consecutive_failures} "
-            f"failures in a row (last: {state.last_error or 'unknown'}) until {until}. "
-            f"{NOTHING_REFUNDED}"
+            f"failures in a row (last: {state.last_error or 'unknown'}) until "
+            f"{until:%H:%M:%S} UTC. Nothing was refunded yet: the approval stands and the "
+            "run asks again when it is back."
         )
-        await asyncio.to_thread(remote_refunds.record_refusal, engine, command, why, caller_run_id)
-        return LedgerAnswer(refused(why))
+        wait = ConnectorWait(
+            connector=name, retry_after_seconds=max(0, ceil((until - now).total_seconds()))
+        )
+        return LedgerAnswer(RefundResult(status="unavailable", message=why, wait=wait))
     try:
         answer = await refund()
     except (PaymentUnavailable, PaymentOutcomeUnknown) as error:

@@ -29,7 +29,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from activities.store.approvers import why_approvals_do_not_count
-from activities.store.database import use_session, write_transaction
+from activities.store.database import write_transaction
 from activities.store.decisions import append_executed, append_refused_effect
 from activities.store.effect_proofs import ProofCheck, proof_refusal
 from activities.store.ledger_reads import order_of_ticket, review_threshold
@@ -149,12 +149,6 @@ def record_refusal(engine: Engine, command: RefundCommand, why: str, caller_run_
     """The platform refused after the claim: on the record, with its words."""
     with write_transaction(engine) as session:
         append_refused_effect(session, command, why, caller_run_id)
-
-
-def key_spent(engine: Engine, idempotency_key: str) -> bool:
-    """Whether approvals were spent on this key: an attempt may have reached the platform."""
-    with use_session(engine) as session:
-        return bool(approvers_of_key(session, idempotency_key))
 
 
 def approvers_of_key(session: Session, idempotency_key: str) -> list[str]:

@@ -165,6 +165,7 @@ def state_lines(state: RunState) -> list[str]:
         f"model:    {state.model.label()}",
     ]
     lines.extend(pending_lines(state.pending_actions))
+    lines.extend(f"waiting:  {waiting.tool}: {waiting.line()}" for waiting in state.effects_waiting)
     lines.extend(decision_lines(state.decisions))
     if state.events:
         lines.append("progress:")

@@ -14,7 +14,7 @@ from activities.connectors.replies import HelpdeskReplies
 from activities.store.intake_deliveries import DeliveryKey, NewTicket, store_delivery
 from activities.tool_effects import ToolEffects
 from signoff.config.helpdesks import HelpdeskConnector, WebhookConnector, ZendeskConnector
-from signoff.config.profiles import BUILTIN_PROFILES, load_profile_file
+from signoff.config.profiles import BUILTIN_PROFILES, LoadedProfiles, load_profile_file
 from tests.workflow.approvals import MCP_TIMEOUT_SECONDS, TEST_KEYS
 
 ZENDESK_TOKEN = "zendesk-api-token-for-the-tests-only"
@@ -47,14 +47,18 @@ class MovableClock:
 
 
 def helpdesk_effects(
-    engine: Engine, connector: HelpdeskConnector, clock: Clock = utc_now, tenant_id: str = "demo"
+    engine: Engine,
+    connector: HelpdeskConnector,
+    clock: Clock = utc_now,
+    tenant_id: str = "demo",
+    profiles: LoadedProfiles | None = None,
 ) -> tuple[ToolEffects, Breakers]:
     breakers = Breakers(engine, POLICY, clock)
     replies = HelpdeskReplies(engine, {tenant_id: connector}, breakers, TIMEOUT_SECONDS)
     effects = ToolEffects(
         engine,
         TEST_KEYS,
-        load_profile_file(BUILTIN_PROFILES),
+        profiles or load_profile_file(BUILTIN_PROFILES),
         MCP_TIMEOUT_SECONDS,
         helpdesks=replies,
     )

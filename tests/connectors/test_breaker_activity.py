@@ -1,8 +1,10 @@
 """The helpdesk's breaker through the effect activity, on the time-skipping server: a
 helpdesk that keeps failing opens it after N failures (that reply's outcome is
-unknown, and the run ends); while it is open a new reply is refused at once with a
-result that says so, nothing is written or sent, and a read in the same turn still
-answers; after the cool-down one trial reply goes through and closes it."""
+unknown, and the run ends); while it is open a new reply no one approved is refused at
+once with a result that says so, nothing is written or sent, and a read in the same
+turn still answers; a reply a reviewer approved waits for the helpdesk instead, and
+goes out once it is back; after the cool-down one trial reply goes through and closes
+it."""
 
 from __future__ import annotations
 
@@ -14,12 +16,13 @@ from temporalio.testing import WorkflowEnvironment
 from activities.store.connector_breakers import record_failure
 from activities.store.database import use_session
 from activities.store.schema import DecisionRow
-from signoff.config.profiles import BUILTIN_PROFILES, load_profile_file
+from signoff.config.profiles import BUILTIN_PROFILES, STRICT_PROFILES, load_profile_file
 from tests.connectors.helpdesk_server import helpdesk_server
 from tests.connectors.replies import POLICY, MovableClock, helpdesk_effects, webhook
 from tests.store.outbox import replies_of
-from tests.workflow.approvals import gate_run
+from tests.workflow.approvals import decide, decision, gate_run, pending_actions
 from tests.workflow.fakes import FakeModel, text_reply, tool_reply
+from tests.workflow.test_effect_waits import waiting_for_platform
 from tests.workflow.test_python_tools import on_profile, tool_results
 
 BUILT_IN = on_profile(load_profile_file(BUILTIN_PROFILES))
@@ -85,3 +88,34 @@ async def test_after_the_cooldown_one_trial_reply_goes_through_and_closes_the_br
     (sent,) = tool_results(model, 1)
     assert not sent.is_error
     assert (await breakers.state(BREAKER))[0] == "closed"
+
+
+async def test_an_approved_reply_waits_for_the_helpdesk_and_goes_out_once_it_is_back(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    clock = MovableClock()
+    for _ in range(POLICY.failures_to_open):
+        record_failure(seeded_engine, BREAKER, POLICY, clock(), "HTTP 503")
+    strict_file = load_profile_file(STRICT_PROFILES)  # a reviewer confirms replies
+    strict = on_profile(strict_file)
+    with helpdesk_server() as helpdesk:
+        effects, breakers = helpdesk_effects(
+            seeded_engine, webhook(helpdesk.url), clock, profiles=strict_file
+        )
+        model = FakeModel().enqueue(tool_reply(REPLY), text_reply("Replied."))
+        async with gate_run(
+            time_skipping_env, model, seeded_engine, effects=effects, **strict
+        ) as handle:
+            (action,) = await pending_actions(handle)
+            await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+            waiting = await waiting_for_platform(handle)
+            assert waiting.connector == BREAKER and not helpdesk.posted
+            clock.ahead = POLICY.cooldown + timedelta(seconds=1)  # the helpdesk is back
+            assert (await handle.result()).status == "completed"
+        assert len(helpdesk.posted) == 1
+    (sent,) = tool_results(model, 1)
+    assert not sent.is_error
+    assert (await breakers.state(BREAKER))[0] == "closed"
+    with use_session(seeded_engine) as session:
+        kinds = list(session.scalars(select(DecisionRow.kind)))
+    assert "refused" not in kinds  # the approval was never voided

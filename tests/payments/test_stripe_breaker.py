@@ -1,7 +1,8 @@
 """Stripe behind the tenant's breaker (activities/payments/breaker_gate.py), against a
-real localstripe: Stripe silent twice (paused) opens `payments:demo`; while open a new
-refund is refused at once, on the audit, and Stripe is not asked; after the cool-down
-one trial, with Stripe back, refunds and closes the breaker."""
+real localstripe: Stripe silent twice (paused) opens `payments:demo`; while open an
+approved refund is answered `unavailable` with the cool-down (nothing refunded, its
+approvals unspent, so the run waits for it: workflows/effect_waits.py) and Stripe is not
+asked; after the cool-down one trial, with Stripe back, refunds and closes the breaker."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from tests.payments.conftest import stripe_settings
 from tests.payments.localstripe import LocalStripe, running_localstripe
 from tests.store.proofs import PROOF_KEYS, as_run
 from tests.store.test_stripe_effect import stripe_command
+from workflows.actions import ActionStateRequest
+from workflows.connector_waits import PAYMENTS_SWITCHED_OFF
 
 POLICY = BreakerPolicy(
     failures_to_open=2, cooldown=timedelta(minutes=5), trial_timeout=timedelta(minutes=1)
@@ -60,17 +63,24 @@ async def test_a_silent_stripe_opens_the_breaker_and_a_trial_closes_it(
                 await as_run().run(activities.execute_refund, command)
         name, state = "payments:demo", await breakers.state("payments:demo")
         assert state[0] == "open" and state[1].consecutive_failures == 2
-        refused = await as_run().run(activities.execute_refund, command)
+        waiting = await as_run().run(activities.execute_refund, command)
+        # A new refund is not even proposed while it is open: no reviewer is asked.
+        with pytest.raises(ApplicationError, match="no refund can be proposed now") as closed:
+            await as_run().run(
+                activities.read_action_state,
+                ActionStateRequest(tenant_id="demo", ticket_id="T-1042"),
+            )
+        assert closed.value.type == PAYMENTS_SWITCHED_OFF and closed.value.non_retryable
     finally:
         server.resume()
-    assert refused.status == "refused"
-    assert f"The {name} connector is switched off after 2 failures" in refused.message
-    assert "Nothing was refunded" in refused.message
+    assert waiting.status == "unavailable"
+    assert f"The {name} connector is switched off after 2 failures" in waiting.message
+    assert "Nothing was refunded yet" in waiting.message
+    assert waiting.wait is not None and waiting.wait.connector == name
+    assert waiting.wait.retry_after_seconds == POLICY.cooldown.total_seconds()
     with use_session(store) as session:
-        reasons = list(
-            session.scalars(select(DecisionRow.reason).where(DecisionRow.kind == "refused"))
-        )
-    assert any("switched off" in reason for reason in reasons)
+        kinds = list(session.scalars(select(DecisionRow.kind)))
+    assert "refused" not in kinds  # nothing voided: the approval stands
     assert server.refunds(charge) == []
 
     clock.now += POLICY.cooldown + timedelta(seconds=1)  # the trial: Stripe is back
