@@ -61,7 +61,7 @@ def card_of(page: str, run_id: str) -> str:
 def test_the_inbox_shows_each_tool_and_money_only_where_declared(ui: TestClient) -> None:
     page = ui.get("/approvals").text
     assert "None" not in page
-    assert "Refund 90.00 EUR on order X-1" in card_of(page, "run-refund")
+    assert 'Refund 90.00 EUR on order <bdi class="id">X-1</bdi>' in card_of(page, "run-refund")
     assert '<span lang="en">issue_voucher</span> 15.00 EUR' in card_of(page, "run-voucher")
     mcp = card_of(page, "run-mcp")
     assert "shop__issue_voucher: <bdi>amount=&#34;15.00&#34;</bdi>" in mcp and "EUR" not in mcp
