@@ -167,21 +167,33 @@ def test_every_page_reads_well_on_a_phone_in_english_and_french(
                 if visit.signed_in and not signed_in:
                     sign_in(page, dev_stack, seeded)
                     signed_in = True
-                page.set_viewport_size(WIDE)
-                answer = page.goto(dev_stack.ui_url + visit.path)
-                assert answer is not None and answer.ok, (visit.path, answer)
-                expect(page.locator("html")).to_have_attribute("lang", language)
-                for size in WIDTHS:
-                    page.set_viewport_size(size)
-                    # caret: as tests/ui/browser.py's screenshot says, hiding it sets a
-                    # style that an inbox swap meanwhile would copy.
-                    path = folder / shot_name(language, size["width"], visit)
-                    page.screenshot(path=path, caret="initial")
-                page.evaluate(OPEN_DISCLOSURES)  # what they hold is checked too
-                found = phone_problems(page) + axe_violations(page)
-                problems += [f"{language} {visit.route}: {line}" for line in found]
+                problems += [
+                    f"{language} {visit.route} {line}"
+                    for line in checked(page, dev_stack, language, visit, folder)
+                ]
             problems += [f"{language} console: {line}" for line in console]
     assert not problems, "\n".join(problems)
+
+
+def checked(
+    page: Page, stack: DevStack, language: str, visit: route_walk.Page, folder: Path
+) -> list[str]:
+    """The page photographed at each width, then, its disclosures open (what they hold is
+    checked too), what keeps it from reading well on a phone and what axe-core finds at
+    375 and 1280 px."""
+    page.set_viewport_size(WIDE)
+    answer = page.goto(stack.ui_url + visit.path)
+    assert answer is not None and answer.ok, (visit.path, answer)
+    expect(page.locator("html")).to_have_attribute("lang", language)
+    for size in WIDTHS:
+        page.set_viewport_size(size)
+        # caret: as tests/ui/browser.py's screenshot says, hiding it sets a style that an
+        # inbox swap meanwhile would copy.
+        page.screenshot(path=folder / shot_name(language, size["width"], visit), caret="initial")
+    page.evaluate(OPEN_DISCLOSURES)
+    found = [f"@375: {line}" for line in phone_problems(page) + axe_violations(page)]
+    page.set_viewport_size(WIDE)
+    return found + [f"@1280: {line}" for line in axe_violations(page)]
 
 
 def test_the_docs_show_every_page_the_walk_photographs(walked: list[route_walk.Page]) -> None:
