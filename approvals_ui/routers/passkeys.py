@@ -2,7 +2,8 @@
 of a decision that needs one (the decision itself posts to approvals.py).
 
 The JSON routes answer the page's own script (static/passkeys.js); they sit behind the
-same CSRF check as every form (the token in `X-CSRF-Token` or the form).
+same CSRF check as every form (the token in `X-CSRF-Token` or the form). Their refusals
+are in the page's language: the script shows them inside a sentence of the page.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from fastapi import APIRouter, Body, Request, status
 from fastapi.responses import JSONResponse, Response
 
 from approvals_ui.decision_fields import ActionHashForm, ReasonForm, VerdictForm
+from approvals_ui.decision_words import no_role_refusal
 from approvals_ui.deps import CurrentReviewer, EngineDep, SettingsDep
-from approvals_ui.lookups import decider_of, no_role_message, pending_by_hash, run_to_decide
+from approvals_ui.lookups import decider_of, pending_by_hash, run_to_decide
 from approvals_ui.sessions import session_of
-from approvals_ui.templating import render, request_words
-from approvals_ui.words import N_
+from approvals_ui.templating import render, request_language, request_words
+from approvals_ui.words import N_, shown
 from signoff.config.passkey_challenge import decision_challenge
 from signoff.config.passkeys import RelyingParty, base64url, from_base64url
 from signoff.service.decisions import InvalidDecision, draft_decision
@@ -31,19 +33,24 @@ from signoff.service.passkeys import (
     register,
     registration_options,
 )
+from workflows.wording import Wording
 
 router = APIRouter(tags=["passkeys"])
 
 # The registration's challenge waits in the reviewer's (server-side signed) session.
 REGISTRATION_CHALLENGE = "passkey_registration_challenge"
-NO_PASSKEY = (
+NO_PASSKEY = N_(
     "You have no passkey registered, and this decision needs one. Register one on the "
     "Passkeys page (/passkeys), then approve again."
 )
+NOT_STARTED = N_(
+    "No passkey registration was started in this session. Reload the page and try again."
+)
 
 
-def _refused(status_code: int, detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code)
+def _refused(request: Request, status_code: int, detail: str | Wording) -> JSONResponse:
+    text, _ = shown(detail, request_words(request), request_language(request))
+    return JSONResponse({"detail": text}, status_code)
 
 
 @router.get("/passkeys")
@@ -75,10 +82,7 @@ async def registration_finish(
 ) -> Response:
     challenge = session_of(request).pop(REGISTRATION_CHALLENGE, None)
     if not isinstance(challenge, str):
-        return _refused(
-            status.HTTP_409_CONFLICT,
-            "No passkey registration was started in this session. Reload the page and try again.",
-        )
+        return _refused(request, status.HTTP_409_CONFLICT, NOT_STARTED)
     try:
         await asyncio.to_thread(
             register,
@@ -90,7 +94,7 @@ async def registration_finish(
             from_base64url(challenge),
         )
     except PasskeyRegistrationFailed as failed:
-        return _refused(status.HTTP_400_BAD_REQUEST, failed.message)
+        return _refused(request, status.HTTP_400_BAD_REQUEST, failed.message)
     session_of(request)["notice"] = request_words(request).gettext(
         N_("Your passkey is registered.")
     )
@@ -113,7 +117,8 @@ async def passkey_challenge(
     _, state = await run_to_decide(request, run_id, reviewer)  # 404: another tenant's
     action = pending_by_hash(state, action_hash)
     if not reviewer.may_decide(action):
-        return _refused(status.HTTP_403_FORBIDDEN, no_role_message(action))
+        words = request_words(request)
+        return _refused(request, status.HTTP_403_FORBIDDEN, no_role_refusal(words, action))
     try:
         draft = draft_decision(
             request.app.state.decision_signer,
@@ -124,10 +129,10 @@ async def passkey_challenge(
             reason,
         )
     except InvalidDecision as invalid:
-        return _refused(status.HTTP_400_BAD_REQUEST, str(invalid))
+        return _refused(request, status.HTTP_400_BAD_REQUEST, invalid.wording or str(invalid))
     registered = await asyncio.to_thread(passkeys_of, engine, reviewer.id)
     if not registered:
-        return _refused(status.HTTP_409_CONFLICT, NO_PASSKEY)
+        return _refused(request, status.HTTP_409_CONFLICT, NO_PASSKEY)
     options = authentication_options(
         RelyingParty.of(settings), registered, decision_challenge(draft, run_id)
     )

@@ -2,8 +2,9 @@
 with the demo tenant's approvals above 50.00 needing a passkey: the JSON API refuses
 such an approval (403, "decide it in the reviewer UI") while a rejection goes through;
 the page refuses a form whose passkey answer is broken; a reviewer without a passkey
-gets no challenge; a registration not started in the session stores nothing. Nothing
-is refunded, and the run still waits."""
+gets no challenge; a registration not started in the session stores nothing; the
+refusals the page's script shows are in the page's language. Nothing is refunded, and
+the run still waits."""
 
 from __future__ import annotations
 
@@ -77,6 +78,26 @@ def test_the_step_up_is_refused_without_a_passkey_on_every_route(
     assert registration.status_code == 409 and "No passkey registration" in registration.text
     assert list_refunds(store, "demo", pending_case.order_id) == []
     wait_until_pending(dev_stack, pending_case)
+
+
+def test_the_passkey_script_s_refusals_are_in_the_page_language(
+    stepped_up: TestClient, pending_case: RefundCase
+) -> None:
+    """passkeys.js shows a refusal inside a sentence of the page: it must be French too."""
+    csrf = sign_in(stepped_up, "alice")
+    french = {"X-CSRF-Token": csrf, "Accept-Language": "fr-FR,fr;q=0.9"}
+    challenge = stepped_up.post(
+        f"/approvals/{pending_case.run_id}/passkey-challenge",
+        data={"action_hash": pending_hash(stepped_up, pending_case), "verdict": "approve"},
+        headers=french,
+    )
+    registration = stepped_up.post("/passkeys", json={"id": "x"}, headers=french)
+    assert challenge.status_code == 409 and challenge.json()["detail"].startswith(
+        "Vous n’avez aucune clé d’accès enregistrée, et cette décision en exige une."
+    )
+    assert registration.status_code == 409 and registration.json()["detail"].startswith(
+        "Aucun enregistrement de clé d’accès n’a été commencé dans cette session."
+    )
 
 
 def test_a_rejection_needs_no_passkey(stepped_up: TestClient, pending_case: RefundCase) -> None:
