@@ -3,7 +3,8 @@
 The glossary's table names, for each thing, the French word the pages use and the words
 they must not use ("locataire" for tenant, "relecteur" for reviewer). The table is the
 one list: a word added to its last column is checked here without editing this test.
-Words inside `code`, an HTML tag or a placeholder are not French prose and are left out.
+Words inside `code`, an HTML tag, a placeholder or an address (`/passkeys`) are not
+French prose and are left out.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from approvals_ui.translations import catalog_path
 ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY_DOC = ROOT / "docs" / "ui" / "languages.md"
 GLOSSARY_HEADING = "## Glossary"
-NOT_PROSE = re.compile(r"`[^`]*`|<[^>]+>|%\([a-z_]+\)s|\{[a-z_]*\}")
+# Code, a tag, a placeholder, or an address of the UI (`/passkeys`): not French prose.
+NOT_PROSE = re.compile(r"`[^`]*`|<[^>]+>|%\([a-z_]+\)s|\{[a-z_]*\}|(?<![\w/])/[\w/-]+")
 
 
 def glossary() -> dict[str, list[str]]:
@@ -76,3 +78,5 @@ def test_the_check_finds_a_rejected_word_as_a_word_not_inside_code() -> None:
     assert uses("deux relecteurs différents", "relecteur")
     assert not uses("une relecturette", "relecture")  # another word, not this one
     assert not NOT_PROSE.sub(" ", "lancez `signoff run` avec %(tenant)s").count("tenant")
+    assert not uses(NOT_PROSE.sub(" ", "la page Clés d’accès (/passkeys)"), "passkey")
+    assert uses(NOT_PROSE.sub(" ", "votre passkey (/passkeys)"), "passkey")
