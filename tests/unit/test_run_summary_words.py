@@ -122,3 +122,26 @@ def test_a_decision_on_a_tool_with_exposure_names_its_money_with_it() -> None:
     summary = summarize(run, "My vase broke.", "Kim", NOW, translations("en"), "en")
     assert summary.decided.startswith("issue_voucher (15.00 EUR) approved by bob at ")
     assert "None" not in " ".join(summary.sentences())
+
+
+def test_the_effects_a_run_made_stay_out_of_a_french_sentence() -> None:
+    """The run writes its effects in English ("refund 45.00 EUR on order C-2210"): an
+    English sentence quotes them, a French one counts them (the list below shows them)."""
+    effect = "refund 45.00 EUR on order C-2210 (refund re_1)"
+    run = rejected_run()
+    assert run.outcome is not None
+    refunded = run.model_copy(
+        update={"outcome": run.outcome.model_copy(update={"effects_performed": [effect]})}
+    )
+
+    def outcome(language: str) -> str:
+        words = translations(language)
+        return summarize(refunded, "My vase broke.", "Kim", NOW, words, language).outcome
+
+    assert outcome("en") == (
+        f"The run completed (answered): it made {effect}, and the agent answered the customer."
+    )
+    assert outcome("fr") == (
+        "L’exécution : terminée (réponse donnée) ; elle a effectué 1 changement, listé "
+        "ci-dessous, et l’agent a répondu au client."
+    )
