@@ -33,6 +33,11 @@ PAGES_NOT_RUN: dict[str, tuple[int, str]] = {
     ),
     "docs/ui/slack.md": (2, "a Slack app's secrets file under /etc"),
     "docs/development/tests.md": (4, "asks the package index, and rewrites uv.lock"),
+    "docs/ui/pages.md": (
+        1,
+        "`make docs-images` drives the browser tests for minutes and rewrites the committed "
+        "pictures; tests/ui/test_browser_every_page.py is the test that takes them",
+    ),
 }
 
 # Sections whose commands need a stack of their own, and the module that runs them as
