@@ -27,7 +27,9 @@ pytestmark = pytest.mark.devserver
 MAX_TAB_STOPS = 120  # the inbox lists up to 50 cards, one link each, plus the header
 REJECT_REASON = "Photo of the damage missing."
 TIME_LEFT = re.compile(r"\b(left|expired)\b")
-MODE_WORDS = re.compile(r"^(confirm|four eyes)\b")
+MODE_WORDS = re.compile(r"^(one reviewer|four eyes)\b")
+# Under a "Time left" label, the duration alone (or that it expired).
+DURATION = re.compile(r"^(\d+ (hr|min|sec)\b|expired\b)")
 CONTROLS = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])'
 
 FOCUS_STATE = """selector => {
@@ -232,11 +234,11 @@ def test_states_are_said_in_words_not_only_in_colour(
     sign_in(page, dev_stack, "dave")  # reads, cannot decide: the detail page warns him
     card = page.locator(f'li[data-run-id="{cases.waiting.run_id}"]')
     assert MODE_WORDS.search(fact(card, "Mode"))
-    assert TIME_LEFT.search(card.locator(".countdown").inner_text())
+    assert DURATION.search(card.locator(".countdown").inner_text())
 
     page.goto(f"{dev_stack.ui_url}/approvals/{cases.waiting.run_id}")
     warning = page.locator("p.warning")
-    expect(warning).to_contain_text("you do not have the refund_approver role")
+    expect(warning).to_contain_text("you do not have the refund approver role")
     assert warning.evaluate("el => getComputedStyle(el).borderLeftStyle") != "none"
     expect(page.locator(".ticket-box")).to_contain_text("Unverified customer text")
     assert TIME_LEFT.search(page.locator("section.action .countdown").inner_text())
