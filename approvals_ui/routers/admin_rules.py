@@ -147,8 +147,10 @@ async def make_rule(
         )
         signer = request.app.state.decision_signer
         made = await asyncio.to_thread(add_rule, engine, signer, admin.id, asked, now)
-    except (InvalidRule, RuleRefused) as invalid:
-        return await refused(str(invalid), typed=typed)
+    except InvalidRule as invalid:
+        return await refused(invalid.wording or str(invalid), typed=typed)
+    except RuleRefused as not_allowed:
+        return await refused(str(not_allowed), typed=typed)
     session_of(request)["notice"] = request_words(request).gettext(MADE) % {"rule": made.id}
     return RedirectResponse(PAGE, status.HTTP_303_SEE_OTHER)
 

@@ -32,12 +32,14 @@ from activities.store.standing_rules import (
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.service.handles import Store, engine_of
 from signoff.tools import known_tools
-from workflows.approval_policy import money, to_minor
+from workflows.action_edits import not_an_amount
+from workflows.approval_policy import CENTS, money, to_minor
 from workflows.contract_base import IDENTIFIER_PATTERN
 from workflows.currencies import currency_problem
 from workflows.mcp_tools import split_offered_name
 from workflows.outside_text import nul_problem
 from workflows.tool_catalog import REFUND
+from workflows.wording import N_, WordedError, worded
 
 __all__ = [
     "InvalidRule",
@@ -56,9 +58,10 @@ LIFETIME_UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timed
 LONGEST_SCOPE = 64
 
 
-class InvalidRule(ValueError):
+class InvalidRule(WordedError, ValueError):
     """The request cannot make a rule; the message says what to change. Nothing was
-    written."""
+    written. Its `wording`, where it has one, lets the reviewer UI say it in the page's
+    language (workflows/wording.py); the CLI and the API read the English message."""
 
 
 @dataclass(frozen=True)
@@ -129,27 +132,38 @@ def rule_request(
     tool = tool.strip()
     if not _known_tool(tool):
         raise InvalidRule(
-            f"'{tool}' is not an irreversible tool of this deployment: name the refund "
-            "(`refund`), a registered tool, or an MCP tool by its offered name (server__tool)."
+            worded(
+                N_(
+                    "'%(tool)s' is not an irreversible tool of this deployment: name the "
+                    "refund (`refund`), a registered tool, or an MCP tool by its offered "
+                    "name (server__tool)."
+                ),
+                tool=tool,
+            )
         )
     amount_minor = _amount(max_amount)
     currency = (currency or "").strip().upper() or None
     if amount_minor is not None and currency is None:
-        raise InvalidRule("A maximum amount needs its currency (--currency EUR).")
+        raise InvalidRule(N_("A maximum amount needs its currency (--currency EUR)."))
     currency_refused = None if currency is None else currency_problem(currency)
     if currency_refused is not None:
         raise InvalidRule(currency_refused)
     if currency is not None and amount_minor is None:
-        raise InvalidRule("A currency goes with a maximum amount (--max-amount 50.00).")
+        raise InvalidRule(N_("A currency goes with a maximum amount (--max-amount 50.00)."))
     if tool == REFUND.name and amount_minor is None:
-        raise InvalidRule("A rule for refunds needs a maximum amount (--max-amount 50.00).")
+        raise InvalidRule(N_("A rule for refunds needs a maximum amount (--max-amount 50.00)."))
     if max_uses < 1:
-        raise InvalidRule(f"--max-uses must be at least 1, not {max_uses}.")
+        raise InvalidRule(worded(N_("--max-uses must be at least 1, not %(uses)s."), uses=max_uses))
     duration = _lifetime(lifetime)
     if duration > longest_lifetime:
         raise InvalidRule(
-            f"A rule lives at most {longest_lifetime.days} day(s) here "
-            "(SIGNOFF_RULE_MAX_LIFETIME_DAYS); make a new one when it ends."
+            worded(
+                N_(
+                    "A rule lives at most %(days)s day(s) here "
+                    "(SIGNOFF_RULE_MAX_LIFETIME_DAYS); make a new one when it ends."
+                ),
+                days=longest_lifetime.days,
+            )
         )
     return NewRule(
         tenant_id=tenant_id,
@@ -204,10 +218,16 @@ def _amount(text: str | None) -> int | None:
     try:
         amount = Decimal(text.strip())
     except InvalidOperation:
-        raise InvalidRule(f"'{text}' is not an amount: write it like 50.00.") from None
-    if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")):
+        raise InvalidRule(not_an_amount(text)) from None
+    if not amount.is_finite() or amount <= 0 or amount != amount.quantize(CENTS):
         raise InvalidRule(
-            f"'{text}' is not an amount a rule can cap: more than zero, at most 2 decimals."
+            worded(
+                N_(
+                    "'%(typed)s' is not an amount a rule can cap: more than zero, at most 2 "
+                    "decimals."
+                ),
+                typed=text,
+            )
         )
     return to_minor(amount)
 
@@ -216,9 +236,21 @@ def _lifetime(text: str) -> timedelta:
     found = LIFETIME_PATTERN.match(text)
     if found is None or int(found.group(1)) == 0:
         raise InvalidRule(
-            f"'{text}' is not a lifetime: write a number and a unit, e.g. 30m, 12h or 7d."
+            worded(
+                N_(
+                    "'%(typed)s' is not a lifetime: write a number and a unit, e.g. 30m, 12h or 7d."
+                ),
+                typed=text,
+            )
         )
     return int(found.group(1)) * LIFETIME_UNITS[found.group(2)]
+
+
+# A scope's name is a word of the sentence, so each scope has its own (for the catalog).
+TOO_LONG = {
+    "customer": N_("The customer is longer than %(most)s characters."),
+    "category": N_("The category is longer than %(most)s characters."),
+}
 
 
 def _scope(name: str, value: str | None) -> str | None:
@@ -229,5 +261,5 @@ def _scope(name: str, value: str | None) -> str | None:
     if problem is not None:
         raise InvalidRule(problem)
     if len(value) > LONGEST_SCOPE:
-        raise InvalidRule(f"The {name} is longer than {LONGEST_SCOPE} characters.")
+        raise InvalidRule(worded(TOO_LONG[name], most=LONGEST_SCOPE))
     return value

@@ -166,6 +166,16 @@ def test_a_french_maximum_is_read_and_a_refused_form_keeps_what_was_typed(
     assert 'value="cinquante"' in refused.text and 'value="kim@example.com"' in refused.text
     assert re.search(r'name="shadow" value="on" checked', refused.text)
 
+    # The service's own refusals are in French too, the form still as typed.
+    lifetime = {**typed, "max_amount": "12,50", "lifetime": "bientôt"}
+    no_lifetime = ui.post("/admin/rules", data=lifetime, headers=FRENCH)
+    assert no_lifetime.status_code == 400 and stored(home) == []
+    assert (
+        "« bientôt » n’est pas une durée : écrivez un nombre et une unité, par exemple 30m, "
+        "12h ou 7d." in no_lifetime.text
+    )
+    assert 'value="12,50"' in no_lifetime.text and 'value="bientôt"' in no_lifetime.text
+
     made = ui.post("/admin/rules", data={**typed, "max_amount": "12,50"}, headers=FRENCH)
     assert made.status_code == 303, made.text
     engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
