@@ -1,8 +1,9 @@
-"""The inbox's cards and the batch page say what support needs to decide, from the store's
+"""The inbox's cards and the batch pages say what support needs to decide, from the store's
 read model and the tickets (no Temporal): the customer's name, the amount, what the order
 paid and what was refunded before, and on the batch page each customer's own words,
-boxed and marked unverified, with no hash. The tickets of a page are read in one query,
-however many requests it holds, and only in the reviewer's tenant."""
+boxed and marked unverified; no hash on the batch page nor on its outcomes. The tickets
+of a page are read in one query, however many requests it holds, and only in the
+reviewer's tenant."""
 
 from __future__ import annotations
 
@@ -196,6 +197,12 @@ def test_the_batch_page_shows_each_customers_words_and_no_hash(tmp_path: Path) -
             data={"csrf_token": csrf.group(1), "selected": keys},
             headers=FRENCH,
         ).text
+        # The page of outcomes names each request by its title, not by a hash (here each
+        # failed: this app reaches no Temporal).
+        results = ui.post(
+            "/approvals/batch/decision",
+            data={"csrf_token": csrf.group(1), "selected": keys, "verdict": "approve"},
+        ).text
     assert review.status_code == 200, review.text
     page = review.text
     assert len(tickets_read) == 1, tickets_read
@@ -216,4 +223,7 @@ def test_the_batch_page_shows_each_customers_words_and_no_hash(tmp_path: Path) -
     assert "globex ticket" not in page and "Customer Number 0 globex" not in page
     assert f'<li class="gone">{run_of("globex", 0)}</li>' in page
     assert '<div class="ticket-box">' in french and "90,00" in french
+    assert plain(results).count("Refund 10.00 EUR on order X-1") == 1
+    for digest in mine:
+        assert short_hash(digest) not in plain(results)
     assert "Unverified customer text" not in french  # the decision page's French label
