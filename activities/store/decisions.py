@@ -32,7 +32,8 @@ from activities.store.audit_actions import kept_action, shown_values
 from activities.store.database import table_of, write_transaction
 from activities.store.decision_chain import GENESIS, row_hash
 from activities.store.errors import StoreError, UnknownTenant
-from activities.store.schema import DecisionRow, Tenant
+from activities.store.insight_columns import REFUNDED, insight_values
+from activities.store.schema import DecisionRow, Tenant, WaitingAction
 from activities.store.waiting_actions import FIRST_APPROVAL, follow_decision
 from workflows.actions import DecisionEvent, DecisionKind, PendingAction, RefundCommand
 from workflows.reject_reasons import labelled
@@ -115,6 +116,12 @@ class NewEvent:
     # The action that decision names (JSON), whence the row's order and amount
     # (audit_actions.py).
     action: str | None = None
+    # The approval insight's columns (insight_columns.py).
+    outcome: str | None = None
+    tool: str | None = None
+    category: str | None = None
+    waited_ms: int | None = None
+    rule_id: str | None = None
 
 
 def event_key(*parts: object) -> str:
@@ -130,10 +137,12 @@ def audit_kind(event: DecisionEvent) -> str:
     return event.record.kind
 
 
-def from_trail(event: DecisionEvent, action: PendingAction | None = None) -> NewEvent:
+def from_trail(
+    event: DecisionEvent, action: PendingAction | None = None, tool: str | None = None
+) -> NewEvent:
     """The row of a trail record. With the action a reviewer's record decided (found by
     `audit_actions.kept_action`), the row keeps it and shows its order and amount, not
-    the record's."""
+    the record's. `tool`: the waiting action's, for a row that keeps no action."""
     record = event.record
     kind = audit_kind(event)
     amount_minor = minor_or_none(record.amount)
@@ -160,6 +169,7 @@ def from_trail(event: DecisionEvent, action: PendingAction | None = None) -> New
         currency=currency,
         proof=None if event.proof is None else event.proof.model_dump_json(),
         action=None if action is None else action.model_dump_json(),
+        **insight_values(event, kind, action, tool),
     )
 
 
@@ -178,10 +188,24 @@ def append_decision(engine: Engine, event: DecisionEvent) -> DecisionRow:
 
 
 def _append_decision_in(session: Session, event: DecisionEvent) -> DecisionRow:
-    new = from_trail(event, kept_action(session, event))
+    kept = kept_action(session, event)
+    new = from_trail(event, kept, None if kept is not None else _waiting_tool(session, event))
     row = append_event(session, new)
     follow_decision(session, event, new.kind)  # the inbox's read model, at once
     return row
+
+
+def _waiting_tool(session: Session, event: DecisionEvent) -> str | None:
+    """The tool of the event's action while it waits (its inbox row, read before the
+    event takes it away), for the insight; None when it no longer waits."""
+    text = session.scalar(
+        select(WaitingAction.action).where(
+            WaitingAction.run_id == event.run_id,
+            WaitingAction.action_hash == event.record.action_hash,
+        )
+    )
+    tool = None if text is None else json.loads(text).get("tool")
+    return tool if isinstance(tool, str) else None
 
 
 def append_executed(session: Session, command: RefundCommand, refund_id: str) -> DecisionRow:
@@ -232,6 +256,7 @@ def append_executed_effect(
             amount_minor=amount_minor,
             currency=currency,
             refund_id=refund_id,
+            outcome=None if refund_id is None else REFUNDED,
         ),
     )
 

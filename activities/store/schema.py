@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     DateTime,
     ForeignKey,
@@ -29,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
 
+from activities.store.insight_columns import INSIGHT_COLUMNS
 from activities.store.reviewer_names import reviewer_name_key
 from activities.store.text_lists import split_list
 from workflows.contract_base import tenant_id_problem
@@ -212,6 +214,10 @@ class DecisionRow(Base):
         # names its columns alone, since a dialect's `*_where` here would load every
         # dialect SQLAlchemy has into each worker (3.5 MiB) at import.
         Index("ix_decisions_tenant_kept_seq", "tenant_id", "seq"),
+        # The approval insight (approval_insight.py): a period read from the index alone;
+        # a shadow rule's action found by run and hash. Partial in revision 0013.
+        Index("ix_decisions_tenant_insight", "tenant_id", "decided_at", *INSIGHT_COLUMNS),
+        Index("ix_decisions_tenant_run_outcome", "tenant_id", "run_id", "action_hash", "outcome"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -241,6 +247,13 @@ class DecisionRow(Base):
     # amount and currency come; covered by the hash through its digest
     # (activities/store/audit_actions.py, revision 0011_decision_actions).
     action: Mapped[str | None] = mapped_column(Text, nullable=True, default=None)
+    # What the approval insight groups on, derived when the row is written, outside the
+    # hash (insight_columns.py, revision 0013_decision_insight); outcome None: ends no request.
+    outcome: Mapped[str | None] = mapped_column(String(16), nullable=True, default=None)
+    tool: Mapped[str | None] = mapped_column(String(ID_LENGTH), nullable=True, default=None)
+    category: Mapped[str | None] = mapped_column(String(32), nullable=True, default=None)
+    waited_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True, default=None)
+    rule_id: Mapped[str | None] = mapped_column(String(ID_LENGTH), nullable=True, default=None)
 
     @property
     def amount(self) -> Decimal | None:

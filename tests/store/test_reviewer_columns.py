@@ -53,6 +53,10 @@ def make_old_store(store: Engine) -> str:
         connection.execute(text("ALTER TABLE decisions DROP COLUMN proof"))  # 0006's
         connection.execute(text("DROP INDEX ix_decisions_tenant_kept_seq"))  # 0011's, later
         connection.execute(text("ALTER TABLE decisions DROP COLUMN action"))
+        for index in ("ix_decisions_tenant_insight", "ix_decisions_tenant_run_outcome"):
+            connection.execute(text(f"DROP INDEX {index}"))  # revision 0013's, later
+        for column in ("outcome", "tool", "category", "waited_ms", "rule_id"):
+            connection.execute(text(f"ALTER TABLE decisions DROP COLUMN {column}"))
         connection.execute(text("DROP TABLE reviewers"))
         connection.execute(text(OLD_REVIEWERS))
         for row in rows:
