@@ -7,8 +7,8 @@
   link inside a sentence (its block has at least three words of its own text, outside
   links and nested blocks) has the height of its line. Links that stand alone
   (navigation, a card's title, the CSV download, a run in a table) get no pass;
-- text at least 16 CSS px, the size phones' own guidelines start body text at (iOS
-  and Android), below which a phone zooms into a form's field.
+- text at least 16 CSS px: the UI's body size, and the size below which Safari on an
+  iPhone zooms the page into a form field the reviewer taps.
 
 Elements off-screen until focused (the skip link) or not shown (a closed disclosure's
 body) are no targets and no text while hidden.
