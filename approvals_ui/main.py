@@ -26,6 +26,7 @@ from approvals_ui.routers import (
     batch,
     codec,
     email_links,
+    insight,
     intake,
     language,
     metrics,
@@ -128,6 +129,7 @@ def create_app(
         email_links,
         language,
         admin_rules,
+        insight,
     )
     for page in pages:
         app.include_router(page.router, dependencies=csrf, include_in_schema=False)
