@@ -50,7 +50,7 @@ EXECUTE_TOOL = "execute_tool"
 # arguments, refusal, timeout, exception: `signoff.tool_result` is `error`).
 TOOL_ERROR = "tool_error"
 # The decision kinds that end an action's wait; a first approval of two does not.
-WAIT_ENDS = frozenset({"approved", "rejected", "expired", "cancelled"})
+WAIT_ENDS = frozenset({"approved", "rejected", "responded", "expired", "cancelled"})
 
 
 def run_attributes() -> dict[str, str]:

@@ -24,7 +24,7 @@ ReasonForm = Annotated[str, Form(max_length=REASON_CHARS)]
 CategoryForm = Annotated[str, Form(max_length=CATEGORY_CHARS)]
 
 # The decision page's three forms: approve as it stands, reject, approve with changes.
-FormKind = Literal["approve", "reject", "edit"]
+FormKind = Literal["approve", "reject", "edit", "respond"]
 
 
 @dataclass(frozen=True)

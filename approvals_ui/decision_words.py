@@ -46,6 +46,10 @@ RUN_STATUSES = {
 RESULTS = {
     "approved": N_("Approved. It is carried out once, after a last check."),
     "rejected": N_("Rejected. It will not happen, and the agent is told why."),
+    "responded": N_(
+        "Sent to the agent. The request does not happen as proposed; the agent reads your "
+        "words as your instruction."
+    ),
     "approval_recorded": N_(
         "Your approval is recorded. A second, different reviewer must approve before it happens."
     ),

@@ -38,6 +38,7 @@ TOOL_DEEDS = {
 DECISION_WORDS = {
     "approved": N_("approved"),
     "rejected": N_("rejected"),
+    "responded": N_("was answered by the reviewer instead of decided"),
     "expired": N_("expired without a decision"),
     "voided": N_("went void because the order changed"),
     "denied": N_("was refused by policy"),

@@ -20,6 +20,7 @@ from approvals_ui.words import N_
 DECISION_KINDS = {
     "approved": N_("approved"),
     "rejected": N_("rejected"),
+    "responded": N_("answered by the reviewer"),
     "expired": N_("expired"),
     "voided": N_("voided"),
     "denied": N_("denied"),

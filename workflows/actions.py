@@ -37,7 +37,10 @@ EXECUTE_TOOL_ACTION_ACTIVITY = "execute_tool_action"
 REFUND_APPROVER_ROLE = "refund_approver"
 
 ApprovalMode = Literal["auto", "confirm", "review", "deny"]
-Verdict = Literal["approve", "reject"]
+# `respond`: the reviewer answers the agent instead of deciding ("check the tracking
+# first"): the action ends without happening, and the model reads the words as the
+# reviewer's instruction (workflows/gate_results.py). Signed and audited like the others.
+Verdict = Literal["approve", "reject", "respond"]
 # Why a reviewer rejected, in a form the agent can act on (`workflows/reject_reasons.py`
 # says what each tells the model).
 RejectCategory = Literal[
@@ -59,6 +62,7 @@ DecisionKind = Literal[
     "refused",
     "edited",
     "escalated",
+    "responded",
     # A standing rule approved it (`rule_approved`), or would have, were it not in
     # shadow mode (`rule_shadow`): the run's own records, naming the rule.
     "rule_approved",
@@ -257,7 +261,7 @@ class DecisionResult(Contract):
     # With `edited`, `action_hash` is the edited action's: it is carried out after a
     # last check, or waits for a second reviewer when its exposure needs one.
     action_hash: str
-    status: Literal["approved", "rejected", "approval_recorded", "edited"]
+    status: Literal["approved", "rejected", "approval_recorded", "edited", "responded"]
     message: str
 
 

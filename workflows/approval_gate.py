@@ -113,6 +113,8 @@ class ApprovalGate(GateDecisions):
                 continue
             if resolution == "rejected":
                 return await self._released(self._rejected(action, hooks), held, hooks)
+            if resolution == "responded":
+                return await self._released(self._responded(action, hooks), held, hooks)
             if resolution == "expired":
                 return await self._released(self._expired(action, hooks), held, hooks)
             spent = self.over_budget()

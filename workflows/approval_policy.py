@@ -163,6 +163,8 @@ def check_decision(
         raise DecisionRefused(expired_message(pending.expires_at, now))
     if decision.verdict == "reject" and not decision.reason.strip():
         raise DecisionRefused(N_("A reason is required to reject."))
+    if decision.verdict == "respond" and not decision.reason.strip():
+        raise DecisionRefused(N_("Write what the agent should do: a response is its words."))
 
     if any(
         approval.reviewer_id is not None and same_person(approval.reviewer_id, decision.reviewer_id)

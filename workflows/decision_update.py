@@ -64,7 +64,7 @@ def refuse_unsigned(decision: Decision) -> None:
         raise ApplicationError(UNSIGNED_DECISION, type=DECISION_REFUSED)
     if decision.verdict == "reject" and decision.category is None:
         raise ApplicationError(NEEDS_CATEGORY, type=DECISION_REFUSED)
-    if decision.verdict == "approve" and decision.category is not None:
+    if decision.verdict != "reject" and decision.category is not None:
         raise ApplicationError(CATEGORY_ON_APPROVAL, type=DECISION_REFUSED)
 
 

@@ -15,7 +15,9 @@ This is workflow code: no I/O, and time only through `workflow.now()`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Literal
 
 from temporalio import workflow
@@ -32,6 +34,11 @@ with workflow.unsafe.imports_passed_through():
     from workflows.refusal_kinds import DECISION_REFUSED, NOT_PENDING, UNKNOWN_ACTION
     from workflows.waiting_action import WaitingAction
     from workflows.wording import N_
+
+# The trail's word for each verdict (read-only: workflow code holds no mutable global).
+DECIDED_KIND: Mapping[str, Literal["approved", "rejected", "responded"]] = MappingProxyType(
+    {"approve": "approved", "reject": "rejected", "respond": "responded"}
+)
 
 
 @dataclass
@@ -114,9 +121,7 @@ class GateDecisions(GateResults):
             return self._decide_edit(decision)
         record = self.records[decision.action_hash]
         action = record.action
-        kind: Literal["approved", "rejected"] = (
-            "approved" if decision.verdict == "approve" else "rejected"
-        )
+        kind = DECIDED_KIND[decision.verdict]
         line = trail_record(
             action,
             kind,
@@ -126,6 +131,16 @@ class GateDecisions(GateResults):
         )
         self.decisions.append(line)
         self.recorder.signed[len(self.decisions) - 1] = decision  # the audit writes it
+        if kind == "responded":
+            self.records[action.action_hash] = record.ended("responded")
+            return DecisionResult(
+                action_hash=action.action_hash,
+                status="responded",
+                message=(
+                    f"Sent to the agent. The {record.hooks.noun} does not happen as proposed; "
+                    "the agent reads your words as your instruction."
+                ),
+            )
         if kind == "rejected":
             self.records[action.action_hash] = record.ended("rejected")
             return DecisionResult(

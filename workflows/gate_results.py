@@ -74,6 +74,24 @@ class GateResults:
             True,
         )
 
+    def _responded(self, action: PendingAction, hooks: GateHooks) -> GateResult:
+        """A reviewer answered instead of deciding: not a refusal (no category), an
+        instruction the model follows before it proposes anything again."""
+        record = next(
+            (d for d in reversed(self.decisions) if d.action_hash == action.action_hash),
+            None,
+        )
+        words = "" if record is None else record.reason
+        self.not_performed.append(
+            f"{hooks.describe(action)}: the reviewer responded instead of deciding: {words}"
+        )
+        return GateResult(
+            f"A reviewer answered instead of deciding: the {hooks.noun} did not happen as "
+            f"proposed. The reviewer's instruction: {as_sentence(words)} Do what it says "
+            f"first; you may propose the {hooks.noun} again afterwards if it still applies.",
+            True,
+        )
+
     def _expired(self, action: PendingAction, hooks: GateHooks) -> GateResult:
         self.not_performed.append(f"{hooks.describe(action)}: no decision in time")
         # Not a refusal: no reviewer judged it, so the model must not read it as a "no".

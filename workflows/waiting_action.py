@@ -34,7 +34,7 @@ from workflows.approval_requirements import is_complete
 from workflows.gate_hooks import GateHooks
 
 # How a waiting action ended, as the gate records it.
-Resolution = Literal["approved", "rejected", "expired", "edited"]
+Resolution = Literal["approved", "rejected", "expired", "edited", "responded"]
 # The mode and time an action started to wait with, for the audit's metrics and spans.
 Waited = tuple[Literal["confirm", "review"], datetime]
 

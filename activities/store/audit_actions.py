@@ -46,7 +46,7 @@ from workflows.approval_policy import DecisionRefused, recomputed_hash
 # The run's record that an action was edited: its row keeps the original (kept_action).
 EDITED = "edited"
 # The kinds of a reviewer's decision, which carry a proof and keep their action.
-REVIEWER_KINDS = ("approved", FIRST_APPROVAL, "rejected")
+REVIEWER_KINDS = ("approved", FIRST_APPROVAL, "rejected", "responded")
 # What a decision row shows of its action: order id, amount in minor units, currency.
 Shown = tuple[str | None, int | None, str | None]
 BEFORE_ACTIONS = (

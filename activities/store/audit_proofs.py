@@ -34,7 +34,12 @@ from signoff.config.decision_signatures import AuditKeys
 from workflows.actions import Decision
 
 # The kinds that record a reviewer's will, and the verdict their signature must carry.
-VERDICT_OF_KIND = {"approved": "approve", FIRST_APPROVAL: "approve", "rejected": "reject"}
+VERDICT_OF_KIND = {
+    "approved": "approve",
+    FIRST_APPROVAL: "approve",
+    "rejected": "reject",
+    "responded": "respond",
+}
 
 
 @dataclass(frozen=True)

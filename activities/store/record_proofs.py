@@ -21,7 +21,7 @@ from activities.store.decision_nonces import accepted_by_run
 from signoff.config.decision_signatures import VerificationKeys
 from workflows.actions import DecisionEvent
 
-VERDICT_OF = {"approved": "approve", "rejected": "reject"}
+VERDICT_OF = {"approved": "approve", "rejected": "reject", "responded": "respond"}
 
 
 def record_refusal(engine: Engine, event: DecisionEvent, keys: VerificationKeys) -> str | None:

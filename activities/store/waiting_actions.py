@@ -50,6 +50,7 @@ WAIT_ENDED_KINDS = (
     "approved",
     "rule_approved",
     "rejected",
+    "responded",
     "expired",
     "voided",
     "cancelled",

@@ -235,7 +235,7 @@ async def decide(
     typed_edits = await _typed_edits(request, action) if edit else {}
     typed = TypedDecision(
         action_hash=action_hash,
-        form="edit" if edit else ("approve" if verdict == "approve" else "reject"),
+        form="edit" if edit else verdict,
         reason=reason,
         category=category,
         edits=typed_edits,

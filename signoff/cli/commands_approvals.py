@@ -90,6 +90,7 @@ ReviewerOption = Annotated[str, typer.Option("--as", help="The reviewer deciding
 def register(app: typer.Typer) -> None:
     app.command("approve")(approve_command)
     app.command("reject")(reject_command)
+    app.command("respond")(respond_command)
 
 
 def approve_command(
@@ -180,6 +181,29 @@ def reject_command(
     _decide(
         wanted.one_run(), wanted.one_hash(), reviewer, "reject", reason, proof, json_output, chosen
     )
+
+
+def respond_command(
+    reviewer: ReviewerOption,
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="The run waiting for a decision.")],
+    action_hash: Annotated[
+        str, typer.Option("--hash", help="The full action hash `pending` showed.")
+    ],
+    text: Annotated[
+        str,
+        typer.Option(help="What the agent should do instead, e.g. 'check the tracking first'."),
+    ],
+    password_stdin: AsPasswordStdin = False,
+    token_stdin: AsTokenStdin = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Answer the agent instead of deciding: the request ends without happening, and the
+    agent reads TEXT as your instruction (no category; not a rejection). Signed and on
+    the audit like a decision. One request at a time."""
+    if not text.strip():
+        fail("Give the agent your words with --text, e.g. --text 'check the tracking first'.")
+    proof = ServiceProof(password_stdin, token_stdin)
+    _decide(run_id, action_hash, reviewer, "respond", text, proof, json_output, Chosen())
 
 
 @dataclass(frozen=True)

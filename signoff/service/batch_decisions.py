@@ -115,6 +115,10 @@ def checked_keys(keys: Iterable[BatchKey]) -> list[BatchKey]:
 
 def checked_choice(verdict: Verdict, reason: str, category: str | None) -> str | None:
     """The batch's one reason and category, checked once for all (InvalidBatch)."""
+    if verdict == "respond":
+        raise InvalidBatch(
+            "A response is one request's: answer each agent on its own (signoff respond)."
+        )
     try:
         checked = checked_category(verdict, category or None)
     except InvalidDecision as invalid:

@@ -52,6 +52,7 @@ NEEDS_CATEGORY = (
 EDIT_NEEDS_REASON = N_("Say why you changed it: the agent is told your reason.")
 EDIT_IS_APPROVAL = N_("Only an approval carries edits; to refuse the action, reject it as it is.")
 CATEGORY_IS_REJECTION = N_("A category goes with a rejection, not with an approval.")
+RESPONSE_NEEDS_WORDS = N_("Write what the agent should do: a response is its words.")
 NO_SUCH_ACTION = N_("No pending action has this hash in this run; reload it.")
 
 
@@ -86,7 +87,7 @@ class Choice:
 
 
 def checked_category(verdict: Verdict, category: str | None) -> RejectCategory | None:
-    if verdict == "approve":
+    if verdict != "reject":  # an approval or a response carries none
         if category:
             raise InvalidDecision(CATEGORY_IS_REJECTION)
         return None
@@ -147,6 +148,8 @@ def draft_decision(
     if unstorable is not None:  # every face's reason comes here: the UI, the API, the CLI
         raise InvalidDecision(unstorable)
     category = checked_category(verdict, choice.category)
+    if verdict == "respond" and not reason.strip():
+        raise InvalidDecision(RESPONSE_NEEDS_WORDS)
     edited = edited_hash(run_id, decider, verdict, reason, choice)
     original = action_hash.strip().lower()
     try:

@@ -116,7 +116,7 @@ def ended_run_message(state: RunState | None, action_hash: str, now: datetime) -
     if last.kind == "edited":
         by = f" by {last.reviewer_id}" if last.reviewer_id else ""
         return f"This request was edited{by} into a new version; the run has ended."
-    if last.kind in ("approved", "rejected"):
+    if last.kind in ("approved", "rejected", "responded"):
         by = f" by {last.reviewer_id}" if last.reviewer_id else ""
         return f"This request was already {last.kind}{by}; the run has ended."
     return (

@@ -39,6 +39,12 @@ COMMANDS = {
         APPROVALS,
         "Reject the exact action with this hash; the agent is told the category and why.",
     ),
+    "respond": Lazy(
+        APPROVALS,
+        "Answer the agent instead of deciding: the request ends without happening, and the "
+        "agent reads TEXT as your instruction (no category; not a rejection). Signed and on "
+        "the audit like a decision. One request at a time.",
+    ),
     "triage": Lazy(
         "signoff.cli.commands_triage",
         "Classify a ticket (tracking, refund, other) and take the path written for it.",

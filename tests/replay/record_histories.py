@@ -184,6 +184,21 @@ async def refund_rejected(
     return handle
 
 
+async def refund_responded(
+    client: Client, queue: str, now: datetime, engine: Engine
+) -> WorkflowHandle[Any, Any]:
+    """A reviewer answers the agent instead of deciding: the refund does not happen, and
+    the model's next turn reads the reviewer's instruction."""
+    handle = await start_agent(client, queue, "T-1042", now)
+    digest = await wait_for_pending(handle)
+    await handle.execute_update(
+        AgentRun.decide,
+        decision(handle, digest, "bob", "respond", "check the carrier's tracking first"),
+    )
+    await handle.result()
+    return handle
+
+
 async def refund_edited(
     client: Client, queue: str, now: datetime, engine: Engine
 ) -> WorkflowHandle[Any, Any]:
@@ -321,6 +336,7 @@ SCENARIOS: dict[str, Scenario] = {
     "agent_run_order_status": order_status,
     "agent_run_refund_approved": refund_approved,
     "agent_run_refund_rejected": refund_rejected,
+    "agent_run_refund_responded": refund_responded,
     "agent_run_four_eyes": four_eyes,
     "agent_run_refund_edited": refund_edited,
     "agent_run_refund_fraud": refund_fraud,

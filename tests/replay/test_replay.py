@@ -29,6 +29,7 @@ SCENARIO_FILES = {
     "order not found": "agent_run_order_not_found",
     "refund approved": "agent_run_refund_approved",
     "rejected": "agent_run_refund_rejected",
+    "answered by a reviewer instead of decided (respond)": "agent_run_refund_responded",
     "expired": "agent_run_refund_expired",
     "four eyes": "agent_run_four_eyes",
     "approved with changes (edited amount)": "agent_run_refund_edited",

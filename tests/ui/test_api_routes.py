@@ -177,3 +177,26 @@ def wait_for_audit(client: TestClient, run_id: str, kind: str) -> str:
             return page.text.split(marker)[1].split("</tr>")[0]
         assert time.monotonic() < deadline, page.text
         time.sleep(0.3)
+
+
+def test_a_reviewer_answers_the_agent_through_the_api_and_the_audit_shows_it(
+    proxied: TestClient, ui: TestClient, pending_case: RefundCase
+) -> None:
+    """Respond (issue 44): not a rejection, no category; words are required; the
+    request ends without happening and the audit lists the signed response."""
+    run_id = pending_case.run_id
+    detail = proxied.get(f"/api/approvals/{run_id}", headers=as_user("alice")).json()
+    action_hash = detail["pending_actions"][0]["action_hash"]
+    wordless = {"action_hash": action_hash, "verdict": "respond", "reason": "  "}
+    refused = decide(proxied, run_id, "alice", wordless)
+    assert refused.status_code == 422  # type: ignore[attr-defined]
+    assert "a response is its words" in refused.json()["detail"]  # type: ignore[attr-defined]
+    with_category = {**wordless, "reason": "check tracking", "category": "other"}
+    assert decide(proxied, run_id, "alice", with_category).status_code == 422  # type: ignore[attr-defined]
+    words = {**wordless, "reason": "Check the carrier's tracking first"}
+    answered = decide(proxied, run_id, "alice", words)
+    assert answered.status_code == 200, answered.json()  # type: ignore[attr-defined]
+    assert answered.json()["status"] == "responded"  # type: ignore[attr-defined]
+    sign_in(ui, "alice")
+    row = wait_for_audit(ui, run_id, "responded")
+    assert "alice" in row and "Check the carrier" in row
