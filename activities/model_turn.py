@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
-from pathlib import Path
+from importlib import import_module
 
 from sqlalchemy import Engine
 from temporalio import activity
@@ -20,9 +20,10 @@ from temporalio.exceptions import ApplicationError
 
 from activities import observe
 from activities.models.base import ModelAdapter
-from activities.models.scripted import ScriptedModel
+from activities.models.scripted import SCRIPTS_DIR as SCRIPTS_DIR  # re-exported: its old home
 from activities.prompt_reader import PromptCatalogs
 from signoff.config.settings import Settings
+from signoff.models.registry import ENTRY_POINT_GROUP, known_providers
 from workflows.contracts import (
     MODEL_TURN_ACTIVITY,
     ModelPrice,
@@ -31,7 +32,6 @@ from workflows.contracts import (
     ModelRequest,
 )
 
-SCRIPTS_DIR = Path(__file__).parent / "scripts"
 # Well under the policy's heartbeat timeout; the SDK throttles what it sends anyway.
 HEARTBEAT_INTERVAL_SECONDS = 5.0
 
@@ -41,24 +41,20 @@ def _unpriced(model: ModelRef) -> ModelPrice | None:
 
 
 class ModelTurns:
-    """Holds the adapters; the anthropic and openai ones are built on first use."""
+    """Holds the adapters, each built on the first turn that names its provider, from the
+    factory of that provider (`build_model_turns`: one per provider of the registry)."""
 
     def __init__(
         self,
-        scripted: ModelAdapter,
-        anthropic_factory: Callable[[], ModelAdapter] | None,
+        factories: Mapping[str, Callable[[], ModelAdapter]],
         heartbeat_interval_seconds: float = HEARTBEAT_INTERVAL_SECONDS,
-        openai_factory: Callable[[], ModelAdapter] | None = None,
         price_of: Callable[[ModelRef], ModelPrice | None] = _unpriced,
         catalogs: PromptCatalogs | None = None,
     ) -> None:
         self._price_of = price_of  # the worker's prices, for the cost metric
         self._catalogs = catalogs
-        self._scripted = scripted
-        self._anthropic_factory = anthropic_factory
-        self._anthropic: ModelAdapter | None = None
-        self._openai_factory = openai_factory
-        self._openai: ModelAdapter | None = None
+        self._factories = dict(factories)
+        self._adapters: dict[str, ModelAdapter] = {}
         self._heartbeat_interval_seconds = heartbeat_interval_seconds
 
     def read_catalogs_from(self, engine: Engine) -> None:
@@ -109,80 +105,45 @@ class ModelTurns:
                     await call
 
     def adapter_for(self, request: ModelRequest) -> ModelAdapter:
-        if request.model.provider == "scripted":
-            return self._scripted
-        if request.model.provider == "openai":
-            return self._openai_adapter()
-        if self._anthropic is None:
-            if self._anthropic_factory is None:
-                # The key lives in the worker's environment; retrying here cannot add it.
+        provider = request.model.provider
+        adapter = self._adapters.get(provider)
+        if adapter is None:
+            factory = self._factories.get(provider)
+            if factory is None:
+                # What is installed on this worker: a retry here cannot add it.
                 raise ApplicationError(
-                    "authentication failed: no ANTHROPIC_API_KEY is set on the worker. Set it "
-                    "and restart the worker, or run with --model scripted.",
-                    type="ModelAuthenticationFailed",
+                    f"this worker has no model provider '{provider}' (its package registers "
+                    f"one under the '{ENTRY_POINT_GROUP}' entry points); install it on the "
+                    "worker, or run with another --model.",
+                    type="ModelBadRequest",
                     non_retryable=True,
                 )
-            self._anthropic = self._anthropic_factory()
-        return self._anthropic
+            adapter = self._adapters[provider] = factory()
+        return adapter
 
     async def close(self) -> None:
         """Close the HTTP clients of the adapters made so far: an `AsyncAnthropic` left to
         the garbage collector schedules its own close from wherever it is collected,
         and without a running loop that close is never awaited."""
-        made, self._anthropic, self._openai = (self._anthropic, self._openai), None, None
+        made, self._adapters = list(self._adapters.values()), {}
         for adapter in made:
             close = getattr(adapter, "close", None)
             if close is not None:
                 await close()
 
-    def _openai_adapter(self) -> ModelAdapter:
-        if self._openai is None:
-            if self._openai_factory is None:
-                # How this worker was built, not the call: a retry cannot change it.
-                raise ApplicationError(
-                    "this worker was built without an OpenAI-compatible adapter "
-                    "(build_model_turns adds one); run with another --model.",
-                    type="ModelBadRequest",
-                    non_retryable=True,
-                )
-            self._openai = self._openai_factory()
-        return self._openai
+
+def build_model_turns(settings: Settings) -> ModelTurns:
+    """The model turns of a worker: one factory per provider of the registry, each
+    importing its adapter (and its SDK) only on the first turn that names it. Secrets are
+    read there, in the worker; they never travel in an activity input."""
+    factories = {
+        name: partial(_build_adapter, provider.adapter, settings)
+        for name, provider in known_providers().items()
+    }
+    return ModelTurns(factories, price_of=settings.price_of)
 
 
-def build_model_turns(settings: Settings, scripts_dir: Path | None = None) -> ModelTurns:
-    key = settings.anthropic_api_key
-    anthropic_factory: Callable[[], ModelAdapter] | None = None
-    if key is not None:
-        # The key is read here, in the worker; it never travels in an activity input.
-        anthropic_factory = partial(
-            anthropic_model, key.get_secret_value(), settings.anthropic_timeout_seconds
-        )
-    scripts = scripts_dir or settings.scripts_dir or SCRIPTS_DIR
-    return ModelTurns(
-        scripted=ScriptedModel(scripts),
-        anthropic_factory=anthropic_factory,
-        openai_factory=partial(openai_model, settings),
-        price_of=settings.price_of,
-    )
-
-
-def anthropic_model(api_key: str, timeout_seconds: float) -> ModelAdapter:
-    """The Anthropic adapter; the `anthropic` SDK (about 50 MiB of a worker's memory)
-    loads here, on the first turn that names the provider, never in a worker whose runs
-    use another model."""
-    from activities.models.anthropic_adapter import AnthropicModel
-
-    return AnthropicModel(api_key=api_key, timeout_seconds=timeout_seconds)
-
-
-def openai_model(settings: Settings) -> ModelAdapter:
-    """The OpenAI-compatible adapter; the `openai` SDK loads here, on the first turn."""
-    from activities.models.openai_adapter import OpenAIModel
-
-    key = settings.openai_api_key
-    # Read here, in the worker, like the Anthropic key: it never travels in an input.
-    return OpenAIModel(
-        api_key=key.get_secret_value() if key is not None else None,
-        timeout_seconds=settings.openai_timeout_seconds,
-        base_url=settings.openai_base_url,
-    )
+def _build_adapter(reference: str, settings: Settings) -> ModelAdapter:
+    module, _, function = reference.partition(":")
+    build: Callable[[Settings], ModelAdapter] = getattr(import_module(module), function)
+    return build(settings)

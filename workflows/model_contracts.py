@@ -9,22 +9,30 @@ run: kept here, its settings do not load the profiles, tools and MCP contracts t
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field
 
 from workflows.contract_base import Contract
 from workflows.wire_contract import WireContract
 
+# A provider's name as the registry (signoff/models) allows it: no ':' in it.
+PROVIDER_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
+# The one provider the core knows by name: a run's outcome says its replies came from a
+# script, not from an AI model. Its declaration (signoff/models/scripted_provider.py)
+# takes its name from here.
+SCRIPTED_PROVIDER = "scripted"
+
 
 class ModelRef(Contract):
-    """Which model answers: `scripted` (a script name), `anthropic` or `openai` (a model id).
+    """Which model answers: a provider of the registry (signoff/models) and its model id.
 
-    `openai` is any server that speaks the Chat Completions API (Ollama, vLLM, llama.cpp,
-    OpenAI); its model ids may hold ':' (`qwen3:4b`).
+    The provider is a name, not a fixed list: the registry checks it where a run is
+    started (settings, profiles, evals), and the workflow only carries it. A worker
+    without that provider fails the turn, saying so.
     """
 
-    provider: Literal["scripted", "anthropic", "openai"]
+    provider: Annotated[str, Field(pattern=PROVIDER_NAME_PATTERN)]
     model_id: Annotated[str, Field(min_length=1, max_length=200)]
 
     def label(self) -> str:
@@ -32,7 +40,7 @@ class ModelRef(Contract):
 
     @property
     def scripted(self) -> bool:
-        return self.provider == "scripted"
+        return self.provider == SCRIPTED_PROVIDER
 
 
 class ModelPrice(Contract):

@@ -27,13 +27,14 @@ Fail-closed defaults, when the file leaves a key out:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from workflows.contract_base import Contract, Identifier, TenantId
 from workflows.known_tools import profile_risk
 from workflows.mcp_tools import McpServer, McpServerName
+from workflows.model_contracts import PROVIDER_NAME_PATTERN
 from workflows.policy import MAX_STEP_BUDGET
 from workflows.profile_values import Duration, Money, WholeNumber, problem
 from workflows.tool_catalog import REFUND, ToolDefinition
@@ -43,7 +44,9 @@ from workflows.tool_policy import ToolPolicy as ToolPolicy  # re-exported: its o
 # The validation context key under which the loader passes the tools that exist.
 KNOWN_TOOLS = "known_tools"
 DEFAULT_BUDGET = "default"
-ModelProvider = Literal["auto", "scripted", "anthropic", "openai"]
+# `auto` or a provider of the registry (signoff/models), which the loader checks: the
+# contract knows no provider's name, so an installed one needs no edit here.
+ModelProvider = Annotated[str, Field(pattern=PROVIDER_NAME_PATTERN)]
 
 
 def _known(info: ValidationInfo) -> Mapping[str, ToolDefinition] | None:
@@ -56,8 +59,10 @@ def _listing(names: Iterable[str]) -> str:
 
 
 class ProfileModel(Contract):
-    """The model, as `--model` names it: `auto` is Claude when an API key is set and the
-    scripted demo otherwise; scripted and anthropic default to the deployment's id."""
+    """The model, as `--model` names it: `auto` picks the ready provider of highest rank
+    (Claude when an API key is set, the scripted demo otherwise); a provider without
+    `model_id` takes its default. Whether the provider exists and takes that id is the
+    loader's check, against the registry (signoff/config/profiles.py)."""
 
     provider: ModelProvider
     model_id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
@@ -70,8 +75,6 @@ class ProfileModel(Contract):
         provider = info.data.get("provider")
         if provider == "auto" and model_id is not None:
             raise problem("provider 'auto' takes no model_id: it picks one itself")
-        if provider == "openai" and model_id is None:
-            raise problem("provider 'openai' needs the model to run, e.g. model_id = \"qwen3:4b\"")
         return model_id
 
     def choice(self) -> str:

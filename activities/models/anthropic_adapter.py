@@ -50,6 +50,7 @@ from anthropic.types import ToolUseBlock as ApiToolUseBlock
 from temporalio.exceptions import ApplicationError
 
 from activities.models.api_errors import ApiWords, status_error, transport_error
+from signoff.config.settings import Settings
 from workflows.contracts import (
     Message,
     MessageBlock,
@@ -235,3 +236,21 @@ def api_error(error: anthropic.APIError, model_id: str, timeout_seconds: float) 
 def api_detail(error: anthropic.APIStatusError) -> str:
     # The API's own message names the field at fault and holds no secret.
     return error.api_message or f"HTTP {error.status_code}"
+
+
+def from_settings(settings: Settings) -> AnthropicModel:
+    """The adapter of the `anthropic` provider (signoff/models/anthropic_provider.py),
+    built by the worker on the first turn that names it; the key is read here, in the
+    worker, and never travels in an activity input."""
+    key = settings.anthropic_api_key
+    if key is None:
+        # The key lives in the worker's environment; retrying here cannot add it.
+        raise ApplicationError(
+            "authentication failed: no ANTHROPIC_API_KEY is set on the worker. Set it "
+            "and restart the worker, or run with --model scripted.",
+            type="ModelAuthenticationFailed",
+            non_retryable=True,
+        )
+    return AnthropicModel(
+        api_key=key.get_secret_value(), timeout_seconds=settings.anthropic_timeout_seconds
+    )

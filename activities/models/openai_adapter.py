@@ -32,6 +32,7 @@ from temporalio.exceptions import ApplicationError
 from activities.models.api_errors import ApiWords, status_error, transport_error
 from activities.models.openai_reply import reply_from
 from activities.models.openai_wire import call_ids, request_params
+from signoff.config.settings import Settings
 from workflows.contracts import ModelReply, ModelRequest
 
 # Sent when no key is set: Ollama, vLLM and llama.cpp ignore it unless told otherwise.
@@ -145,3 +146,15 @@ def api_detail(error: openai.APIStatusError) -> str:
         if isinstance(detail, str) and detail.strip():
             return detail.strip()
     return f"HTTP {error.status_code}"
+
+
+def from_settings(settings: Settings) -> OpenAIModel:
+    """The adapter of the `openai` provider (signoff/models/openai_provider.py), built by
+    the worker on the first turn that names it; the key (none for a local server) is
+    read here, in the worker, like the Anthropic key."""
+    key = settings.openai_api_key
+    return OpenAIModel(
+        api_key=key.get_secret_value() if key is not None else None,
+        timeout_seconds=settings.openai_timeout_seconds,
+        base_url=settings.openai_base_url,
+    )

@@ -1,7 +1,7 @@
 """A deterministic model that replays declared turns: the demo and the tests, no network.
 
 `scripted:NAME` reads `<scripts_dir>/NAME.json`, `scripted:PATH.json` that file, a path
-relative to the scripts directory and inside it (see `signoff/script_names.py`)::
+relative to the scripts directory and inside it (see `signoff/models/script_names.py`)::
 
     {"description": "what this script shows",
      "turns": [                               # turn N answers a conversation that already
@@ -42,7 +42,8 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import Field, ValidationError
 from temporalio.exceptions import ApplicationError
 
-from signoff.config.script_names import script_name_problem
+from signoff.config.settings import Settings
+from signoff.models.script_names import script_name_problem
 from workflows.contract_base import Contract
 from workflows.contracts import (
     Message,
@@ -56,6 +57,8 @@ from workflows.contracts import (
     Usage,
 )
 
+# The scripts shipped with signoff, read when SIGNOFF_SCRIPTS_DIR is unset.
+SCRIPTS_DIR = Path(__file__).parent.parent / "scripts"
 SCRIPT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 TEMPLATE = re.compile(r"\{([A-Za-z0-9_-]+)\.([A-Za-z0-9_.-]+)\}")
 CHARACTERS_PER_TOKEN = 4
@@ -289,3 +292,9 @@ def build_content(
             }
             content.append(ToolUseBlock(id=tool_use_id, name=block.name, input=arguments))
     return content
+
+
+def from_settings(settings: Settings) -> ScriptedModel:
+    """The adapter of the `scripted` provider (signoff/models/scripted_provider.py): the
+    scripts of SIGNOFF_SCRIPTS_DIR, else the ones shipped with signoff."""
+    return ScriptedModel(settings.scripts_dir or SCRIPTS_DIR)

@@ -104,7 +104,7 @@ class HookedRefunds(RefundActivities):
 def hooked_model_turns(settings: Settings) -> ModelTurns:
     """Scripted runs only: the chaos runs use the demo script."""
     scripts = settings.scripts_dir or SCRIPTS_DIR
-    return ModelTurns(scripted=HeldModel(ScriptedModel(scripts)), anthropic_factory=None)
+    return ModelTurns({"scripted": lambda: HeldModel(ScriptedModel(scripts))})
 
 
 async def main() -> None:

@@ -5,10 +5,11 @@ ids, counts, statuses and tool names, never ticket text, model text or a reviewe
 password. The formatter adds what a line is about: the run (the workflow id of the
 activity or workflow that logged it, or of the activity whose task logged it through
 another library), its tenant (`run_identity.py`) and the current OpenTelemetry trace
-and span. As a last guard it blanks every secret the settings hold (the Anthropic key,
+and span. As a last guard it blanks every secret the settings hold (the model keys,
 the decision key, the UI secret, the database password) wherever it appears in a line.
 
-Every secret the settings hold or name is blanked: the model keys (Anthropic, OpenAI),
+Every secret the settings hold or name is blanked: the model providers' keys (each
+provider declares its own, signoff/models),
 the Temporal API key (or its file's content), the decision key and the UI secret (set,
 or generated into home), the database passwords (the store's and the migration
 owner's), the webhook URL (it carries its token in its path), the payload keys, the
@@ -42,6 +43,7 @@ from signoff.config.helpdesks import (
 from signoff.config.run_identity import run_identity
 from signoff.config.settings import Settings
 from signoff.config.stripe_keys import key_values as stripe_key_values
+from signoff.models.registry import known_providers
 
 REDACTED = "[redacted]"
 # Shorter strings are not secrets worth a replace on every line (and would blank words).
@@ -130,8 +132,6 @@ def _trace_fields(record: logging.LogRecord) -> dict[str, Any]:
 def settings_secrets(settings: Settings) -> list[str]:
     """Every secret value the settings hold or name, to be blanked from log lines."""
     held = (
-        settings.anthropic_api_key,
-        settings.openai_api_key,
         settings.ui_secret,
         settings.temporal_api_key,
         settings.metrics_token,
@@ -139,6 +139,8 @@ def settings_secrets(settings: Settings) -> list[str]:
         settings.token,  # the caller's own API token (SIGNOFF_TOKEN)
     )
     found = [secret.get_secret_value() for secret in held if secret is not None]
+    for provider in known_providers().values():  # the model keys, as each provider declares
+        found += provider.secrets(settings)
     if settings.payload_keys is not None:  # each key alone, should one be printed apart
         for entry in settings.payload_keys.get_secret_value().split(","):
             found.append(entry.partition(":")[2].strip())

@@ -26,8 +26,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from signoff.config.profile_messages import key_path, problems_of
-from signoff.config.script_names import script_name_problem
 from signoff.config.settings import Settings, parse_model
+from signoff.models.registry import AUTO, known_providers
 from signoff.tools import ToolRegistrationError, known_tools
 from workflows.approval_policy import canonical_hash
 from workflows.contracts import ModelRef
@@ -107,7 +107,7 @@ def load_profile_file(
         profiles = ProfileSet.model_validate(document, context=context)
     except ValidationError as error:
         raise ProfileError(path, problems_of(error)) from None
-    _check_script_names(path, profiles)
+    _check_models(path, profiles)
     return LoadedProfiles(
         name=profiles.name,
         content_hash=canonical_hash(profiles.model_dump(mode="json")),
@@ -177,13 +177,19 @@ def _import_python_tools(path: Path, document: dict[str, Any]) -> None:
             ) from None
 
 
-def _check_script_names(path: Path, profiles: ProfileSet) -> None:
+def _check_models(path: Path, profiles: ProfileSet) -> None:
+    """Each agent's model names a provider of the registry, with an id it takes."""
     for name, agent in profiles.agents.items():
         model = agent.model
-        problem = (
-            script_name_problem(model.model_id)
-            if model.provider == "scripted" and model.model_id is not None
-            else None
-        )
+        if model.provider == AUTO:
+            continue
+        provider = known_providers().get(model.provider)
+        if provider is None:
+            where = key_path(["agents", name, "model", "provider"])
+            allowed = ", ".join([AUTO, *known_providers()])
+            raise ProfileError(
+                path, [(where, f"no model provider {model.provider!r}; allowed: {allowed}")]
+            )
+        problem = provider.id_problem(model.model_id)
         if problem is not None:
             raise ProfileError(path, [(key_path(["agents", name, "model", "model_id"]), problem)])

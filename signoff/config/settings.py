@@ -1,7 +1,7 @@
 """One Settings class: the worker and every command read the same environment.
 
 Pointing signoff at another Temporal server or database is one environment variable
-(`SIGNOFF_TEMPORAL_ADDRESS`, `SIGNOFF_DATABASE_URL`). Secrets (the Anthropic key) are
+(`SIGNOFF_TEMPORAL_ADDRESS`, `SIGNOFF_DATABASE_URL`). Secrets (the model keys) are
 read here, in the worker's process, and never travel in activity inputs.
 """
 
@@ -17,7 +17,14 @@ from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from signoff.config.model_prices import DEFAULT_PRICES
-from signoff.config.script_names import script_name_problem
+from signoff.models.registry import (
+    AUTO,
+    ModelChoiceError,
+    ModelProvider,
+    choices,
+    known_providers,
+    provider_named,
+)
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contract_base import TASK_QUEUE
 from workflows.model_contracts import ModelPrice, ModelRef
@@ -342,56 +349,48 @@ class Settings(BaseSettings):
         return (self.decision_service_url or f"http://{self.ui_host}:{self.ui_port}").rstrip("/")
 
     def price_of(self, model: ModelRef) -> ModelPrice | None:
-        """The model's price, free for the scripted model, None when unknown (Claude)."""
-        if model.scripted:
-            return ModelPrice()
-        if model.provider == "openai":
-            # Mostly a local model, free to run: zero unless the table prices it.
-            return self.model_prices.get(model.model_id, ModelPrice())
-        return self.model_prices.get(model.model_id)
+        """The table's price; else free or unknown (None), as the provider declares."""
+        listed = self.model_prices.get(model.model_id)
+        if listed is not None:
+            return listed
+        return ModelPrice() if provider_named(model.provider).unlisted_price == "free" else None
 
     def default_model(self) -> ModelRef:
         return parse_model(self.model, self)
 
 
-class ModelChoiceError(ValueError):
-    """A --model or SIGNOFF_MODEL value we cannot understand."""
-
-
 def parse_model(text: str, settings: Settings) -> ModelRef:
-    """`auto`, `scripted[:NAME]`, `anthropic[:MODEL_ID]` or `openai:MODEL_ID`.
-
-    Split on the first ':' only: `openai:qwen3:4b` is the model `qwen3:4b`.
-    """
-    provider, _, model_id = text.strip().partition(":")
-    if provider == "auto":
-        if settings.anthropic_api_key is not None:
-            return ModelRef(provider="anthropic", model_id=settings.anthropic_model)
-        return ModelRef(provider="scripted", model_id=settings.scripted_default_script)
-    if provider == "scripted":
-        script = model_id or settings.scripted_default_script
-        problem = script_name_problem(script)
-        if problem is not None:
-            raise ModelChoiceError(problem)
-        return ModelRef(provider="scripted", model_id=script)
-    if provider == "anthropic":
-        return ModelRef(provider="anthropic", model_id=model_id or settings.anthropic_model)
-    if provider == "openai":
-        return ModelRef(provider="openai", model_id=openai_model_id(model_id))
-    raise ModelChoiceError(
-        f"Unknown model '{text}'. Use 'scripted', 'scripted:SCRIPT', 'anthropic', "
-        "'anthropic:MODEL_ID' or 'openai:MODEL_ID'."
-    )
+    """`auto` (the ready provider of highest rank) or `PROVIDER[:MODEL_ID]` of the registry
+    (signoff/models), which checks the id or gives its default. Split on the first ':'."""
+    name, colon, given = text.strip().partition(":")
+    if name == AUTO and not colon:
+        provider = _auto_provider(settings)
+        return ModelRef(provider=provider.name, model_id=_default_id(provider, settings))
+    if name not in known_providers():
+        raise ModelChoiceError(f"Unknown model '{text}'. Use {choices()}.")
+    provider = provider_named(name)
+    model_id = given.strip() or None
+    problem = provider.id_problem(model_id)
+    if problem is not None:
+        raise ModelChoiceError(problem)
+    return ModelRef(provider=provider.name, model_id=model_id or _default_id(provider, settings))
 
 
-def openai_model_id(model_id: str) -> str:
-    # No default: what a local server holds is the user's choice (`ollama list`).
-    model_id = model_id.strip()
+def _auto_provider(settings: Settings) -> ModelProvider:
+    ready = [
+        provider
+        for provider in known_providers().values()
+        if provider.auto_rank is not None and provider.auto_ready(settings)
+    ]
+    if not ready:
+        raise ModelChoiceError(f"'auto' finds no model provider ready here; use {choices()}.")
+    return max(ready, key=lambda provider: provider.auto_rank or 0)
+
+
+def _default_id(provider: ModelProvider, settings: Settings) -> str:
+    model_id = provider.default_id(settings)
     if not model_id:
-        raise ModelChoiceError(
-            "'openai' needs the id of the model to run, e.g. 'openai:qwen3:4b' on Ollama "
-            "(with SIGNOFF_OPENAI_BASE_URL=http://localhost:11434/v1)."
-        )
+        raise ModelChoiceError(f"'{provider.name}' needs a model id: {provider.usage}.")
     return model_id
 
 

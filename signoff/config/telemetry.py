@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
 
@@ -32,6 +32,7 @@ from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 
 from signoff.config.metrics_port import MetricsPortUnavailable
 from signoff.config.settings import Settings
+from signoff.models.registry import known_providers
 
 TRACER_NAME = "signoff"
 HEX_TRACE_ID = re.compile(r"[0-9a-f]{32}")
@@ -43,13 +44,23 @@ def tracer() -> trace.Tracer:
     return trace.get_tracer(TRACER_NAME)
 
 
-# `gen_ai.provider.name`: the GenAI conventions' names where they have one, ours otherwise
-# (an OpenAI-compatible server is named as OpenAI's API, which it speaks).
-GEN_AI_PROVIDER_NAMES = {
-    "anthropic": "anthropic",
-    "openai": "openai",
-    "scripted": "signoff.scripted",
-}
+class _ProviderSystemNames(Mapping[str, str]):
+    """`gen_ai.provider.name` by provider, as each provider declares it in the registry
+    (signoff/models): the GenAI conventions' name where there is one, ours otherwise. A
+    provider that declares none is named as itself, so no provider is ever missing."""
+
+    def __getitem__(self, provider: str) -> str:
+        declared = known_providers().get(provider)
+        return provider if declared is None else declared.system_name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(known_providers())
+
+    def __len__(self) -> int:
+        return len(known_providers())
+
+
+GEN_AI_PROVIDER_NAMES: Mapping[str, str] = _ProviderSystemNames()
 
 
 @contextmanager
@@ -66,7 +77,7 @@ def invoke_agent_span(
     attributes = {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": agent,
-        "gen_ai.provider.name": GEN_AI_PROVIDER_NAMES.get(provider, provider),
+        "gen_ai.provider.name": GEN_AI_PROVIDER_NAMES[provider],
         "gen_ai.request.model": model_id,
         "signoff.tenant": tenant_id,
         "signoff.run_id": run_id,

@@ -20,6 +20,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from signoff.config.profiles import LoadedProfiles
 from signoff.config.settings import Settings, parse_model
 from signoff.config.telemetry import invoke_agent_span, run_trace
+from signoff.models.registry import provider_named
 from signoff.service.handles import Runs, Store, client_of
 from signoff.service.run_requests import new_run_request
 from workflows.contracts import ModelRef
@@ -28,8 +29,6 @@ from workflows.triage_contracts import REFUND_AGENT_GOAL, REFUND_TASK_KIND, Tria
 
 # The agent name of a triage's span (it is a forced classification, not a profile's agent).
 TRIAGE_AGENT = "triage"
-# The script a scripted triage classifies with (as `signoff triage`).
-TRIAGE_SCRIPT = "triage"
 
 
 def triage_id(tenant_id: str, request_id: str) -> str:
@@ -50,17 +49,18 @@ def triage_request(
 ) -> TriageRequest:
     """The request of a triage: by `actor_id` (already authenticated by the face, with
     its `actor_roles`; None for the deployment's service identity), on `model` (None:
-    SIGNOFF_MODEL). A scripted model classifies with the triage script, unless a script
-    was named. The agent run a refund ticket starts is the profiles' default agent
-    (`profiles`: SIGNOFF_PROFILES when None), with its `refund` budget; its prompt
-    catalog is written to `store`.
+    SIGNOFF_MODEL). A provider with a triage model of its own (the scripted one's triage
+    script) classifies with it, unless a model id was named. The agent run a refund
+    ticket starts is the profiles' default agent (`profiles`: SIGNOFF_PROFILES when
+    None), with its `refund` budget; its prompt catalog is written to `store`.
 
     Raises ModelChoiceError for a model it cannot understand, ProfileError for profiles
     that cannot be used, and pydantic's ValidationError for input that is not valid."""
     agent_model = parse_model(model or settings.model, settings)
     triage_model = agent_model
-    if agent_model.scripted and (model is None or model.strip() == "scripted"):
-        triage_model = ModelRef(provider="scripted", model_id=TRIAGE_SCRIPT)
+    own_id = provider_named(agent_model.provider).triage_model_id
+    if own_id is not None and (model is None or model.strip() == agent_model.provider):
+        triage_model = ModelRef(provider=agent_model.provider, model_id=own_id)
     actor = actor_id or settings.service_actor
     trace_id = uuid.uuid4().hex
     agent = new_run_request(

@@ -35,6 +35,6 @@ async def model_turns(api: FakeMessagesApi) -> AsyncIterator[ModelTurns]:
     factory = partial(
         AnthropicModel, api_key=TEST_API_KEY, timeout_seconds=10, base_url=api.base_url
     )
-    turns = ModelTurns(scripted=ScriptedModel(SCRIPTS_DIR), anthropic_factory=factory)
+    turns = ModelTurns({"scripted": partial(ScriptedModel, SCRIPTS_DIR), "anthropic": factory})
     yield turns
     await turns.close()

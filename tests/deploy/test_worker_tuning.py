@@ -146,7 +146,7 @@ async def test_a_stopped_worker_closes_its_model_clients(
             await super().close()
 
     def watched_turns(settings: Settings) -> ModelTurns:
-        return Watched(ScriptedModel(SCRIPTS_DIR), anthropic_factory=None)
+        return Watched({"scripted": lambda: ScriptedModel(SCRIPTS_DIR)})
 
     monkeypatch.setattr(worker_module, "build_model_turns", watched_turns)
     install_test_public_keys(tmp_path)

@@ -147,7 +147,7 @@ class ModelThatIsDown:
 
 def worker_with_model_down(client: Client, settings: Settings, engine: Engine) -> Worker:
     """`signoff worker`'s worker (signoff/wiring/worker.py), with a model that is down."""
-    models = ModelTurns(scripted=ModelThatIsDown(), anthropic_factory=None)
+    models = ModelTurns({"scripted": ModelThatIsDown})
     return build_worker(client, settings, engine, models=models)
 
 

@@ -54,8 +54,7 @@ def value(name: str, **labels: str) -> float:
 
 def turns(adapter: object) -> ModelTurns:
     return ModelTurns(
-        scripted=Answers(),
-        anthropic_factory=lambda: adapter,  # type: ignore[arg-type,return-value]
+        {"scripted": Answers, "anthropic": lambda: adapter},  # type: ignore[dict-item]
         price_of=lambda model: PRICE,
     )
 

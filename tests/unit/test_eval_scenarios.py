@@ -53,7 +53,7 @@ def test_a_valid_scenario_loads(tmp_path: Path) -> None:
         (("ticket: T-1,", "ticket: T-2,"), "run.ticket: 'T-2' is not a ticket of 'shop'"),
         (("order: C-1,", "order: C-9,"), "tenants.0.tickets.0.order: 'C-9' is not an order"),
         (("as: alice", "as: mallory"), "reviewers.0.as: 'mallory' is not a reviewer"),
-        (("scripted:refund-full", "gpt:x"), "run.model: String should match pattern"),
+        (("scripted:refund-full", "gpt-x"), "run.model: String should match pattern"),
         (("reviewers: [{as", "reviewrs: [{as"), "reviewrs: Extra inputs are not permitted"),
         (("id: shop", "id: my-shop"), "tenants.0.id: String should match pattern"),
     ],
@@ -81,9 +81,9 @@ def test_a_missing_script_is_bad_input(tmp_path: Path) -> None:
 
 
 def test_a_provider_the_workflows_do_not_know_is_refused_before_anything_runs() -> None:
-    # `openai:` passes the file format and is refused here until the adapter is merged.
+    # Any `PROVIDER:ID` passes the file's format; the registry refuses what is not installed.
     assert model_ref("scripted:demo").provider == "scripted"
-    with pytest.raises(ScenarioError, match="provider 'nonesuch' is not known"):
+    with pytest.raises(ScenarioError, match="provider 'nonesuch' is not one evals can use"):
         model_ref("nonesuch:model-1")
 
 

@@ -347,7 +347,7 @@ class NeverAnswers:
 
 async def test_model_turn_heartbeats_and_cancels_the_pending_call() -> None:
     model = NeverAnswers()
-    turns = ModelTurns(scripted=model, anthropic_factory=None, heartbeat_interval_seconds=0.01)
+    turns = ModelTurns({"scripted": lambda: model}, heartbeat_interval_seconds=0.01)
     environment = ActivityEnvironment()
     heartbeats: list[tuple[Any, ...]] = []
     environment.on_heartbeat = lambda *details: heartbeats.append(details)

@@ -67,7 +67,7 @@ async def test_two_reviewers_approving_at_once_make_one_refund_each_time(
 ) -> None:
     env, engine = time_skipping_env, seeded_engine
     tickets = add_refund_cases(engine.url.render_as_string(), "demo", RACES)
-    model = ModelTurns(scripted=ScriptedModel(SCRIPTS_DIR), anthropic_factory=None)
+    model = ModelTurns({"scripted": lambda: ScriptedModel(SCRIPTS_DIR)})
     task_queue = new_task_queue()
     async with worker(
         env.client,

@@ -17,6 +17,7 @@ from temporalio.client import Client
 
 from signoff.config.decision_signatures import DecisionSigner
 from signoff.config.settings import Settings
+from signoff.models.registry import known_providers
 from signoff.service.evals.facts import Check, Facts
 from signoff.service.evals.invariants import evaluate
 from signoff.service.evals.reviewers import Reviewers
@@ -71,14 +72,22 @@ class AttemptResult:
 
 
 def model_ref(text: str) -> ModelRef:
-    provider, _, model_id = text.partition(":")
-    try:
-        return ModelRef.model_validate({"provider": provider, "model_id": model_id})
-    except ValidationError:
+    """The scenario's `run.model`, for a provider of the registry that evals may use."""
+    name, _, model_id = text.partition(":")
+    provider = known_providers().get(name)
+    if provider is None or not provider.evals:
+        usable = ", ".join(name for name, known in known_providers().items() if known.evals)
         raise ScenarioError(
-            f"model '{text}': the provider '{provider}' is not known to this installation's "
-            "workflows."
-        ) from None
+            f"model '{text}': the provider '{name}' is not one evals can use in this "
+            f"installation; use one of: {usable}."
+        )
+    problem = provider.id_problem(model_id)
+    if problem is not None:
+        raise ScenarioError(f"model '{text}': {problem}")
+    try:
+        return ModelRef(provider=name, model_id=model_id)
+    except ValidationError:
+        raise ScenarioError(f"model '{text}': not a model id signoff can carry.") from None
 
 
 def run_request(stack: EvalStack, loaded: LoadedScenario, attempt: Attempt) -> RunRequest:

@@ -20,8 +20,9 @@ from workflows.actions import REFUND_APPROVER_ROLE
 # The name part of a tenant id (a unique suffix is added): no '-', see TenantId.
 TENANT_NAME = r"^[A-Za-z0-9][A-Za-z0-9_]{0,40}$"
 NAME = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,60}$"
-# `scripted:NAME`, `anthropic:MODEL_ID`, `openai:MODEL_ID`.
-MODEL = r"^(scripted|anthropic|openai):[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$"
+# `PROVIDER:MODEL_ID` (`scripted:NAME`, `openai:qwen3:4b`): the provider is checked
+# against the registry when the scenario runs (runner.model_ref).
+MODEL = r"^[a-z][a-z0-9_]{0,39}:[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$"
 Money = Annotated[Decimal, Field(gt=0, max_digits=12, decimal_places=2)]
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from signoff.service.evals.scenario import LoadedScenario, ScenarioError
+from workflows.model_contracts import SCRIPTED_PROVIDER
 
 SCRIPTS_FOLDER = "scripts"
-SCRIPTED = "scripted:"
+SCRIPTED = f"{SCRIPTED_PROVIDER}:"
 
 
 def script_file(loaded: LoadedScenario, name: str) -> Path:
