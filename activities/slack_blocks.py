@@ -1,4 +1,5 @@
-"""A notice as a Slack Block Kit message: the text, then Approve, Reject and Open.
+"""A notice as a Slack Block Kit message: the text, then Approve, Reject, Send to the
+agent and Open.
 
 The message goes to a Slack app's incoming webhook (SIGNOFF_NOTIFY_FORMAT=slack_blocks);
 Slack sends a press to the app's interactivity URL, `POST /api/slack/actions`
@@ -11,7 +12,9 @@ the hash fit, a run id might not, hence the block id). Open is a link button.
 Above them, an optional text box takes the reviewer's reason. It sends nothing by
 itself: Slack puts what was typed in the `state` of the next press on the same message
 (block_actions payloads carry every input of their message), so Reject (or Approve)
-takes it with it, as the decision page's reason box does. A message needs no modal,
+takes it with it, as the decision page's reason box does; Send to the agent sends it
+as a response (the request ends without happening and the agent reads the words as the
+reviewer's instruction), and needs words. A message needs no modal,
 hence no bot token and no scope beyond the incoming webhook.
 
 Nothing in it is trusted on the way back without Slack's signature, and even then the
@@ -27,6 +30,8 @@ from workflows.reviewer_notices import Notice
 
 APPROVE_ACTION = "signoff_approve"
 REJECT_ACTION = "signoff_reject"
+# Send the reason box's words to the agent instead of deciding (a response).
+RESPOND_ACTION = "signoff_respond"
 OPEN_ACTION = "signoff_open"
 # A reject option's value: "<category>:<action hash>".
 OPTION_SEPARATOR = ":"
@@ -78,6 +83,18 @@ def decision_controls(notice: Notice, link: str) -> dict[str, Any]:
                 ],
                 "confirm": _confirm("Reject?", f"{what}: reject it.", "Reject"),
             },
+            {
+                "type": "button",
+                "action_id": RESPOND_ACTION,
+                "text": _plain("Send to the agent"),
+                "value": notice.action_hash,
+                "confirm": _confirm(
+                    "Send your words to the agent?",
+                    f"{what}: it does not happen as proposed; the agent reads what you "
+                    "wrote above as your instruction.",
+                    "Send",
+                ),
+            },
             {"type": "button", "action_id": OPEN_ACTION, "text": _plain("Open"), "url": link},
         ],
     }
@@ -89,7 +106,7 @@ def reason_box() -> dict[str, Any]:
         "type": "input",
         "block_id": REASON_BLOCK,
         "optional": True,
-        "label": _plain("Why (optional): sent with your decision"),
+        "label": _plain("Why (optional): sent with your decision, or to the agent"),
         "element": {
             "type": "plain_text_input",
             "action_id": REASON_ACTION,

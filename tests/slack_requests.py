@@ -22,6 +22,7 @@ from activities.slack_blocks import (
     REASON_ACTION,
     REASON_BLOCK,
     REJECT_ACTION,
+    RESPOND_ACTION,
     reason_box,
 )
 
@@ -58,7 +59,7 @@ def press_payload(
         # Each press is its own: Slack gives it a new action_ts and trigger_id.
         "action_ts": f"{time.time():.6f}",
     }
-    if action_id == APPROVE_ACTION:
+    if action_id in (APPROVE_ACTION, RESPOND_ACTION):
         action["value"] = action_hash
     elif action_id == REJECT_ACTION:
         action["type"] = "static_select"

@@ -99,7 +99,12 @@ async def _answer(
     if found is None or not found.active:
         return ephemeral("Your reviewer account is disabled: nothing was decided.")
     reviewer = found.reviewer
-    verdict: Verdict = "approve" if press.kind == "approve" else "reject"
+    if press.kind == "respond" and not press.reason:
+        return ephemeral(
+            "Write your words for the agent in the box above, then press Send to the agent. "
+            "Nothing was sent."
+        )
+    verdict: Verdict = press.kind if press.kind in ("approve", "respond") else "reject"
     reason = _reason(press, verdict)
     outcome = await decide_away(
         request, reviewer, press.run_id, press.action_hash, verdict, reason, press.category

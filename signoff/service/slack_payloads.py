@@ -24,6 +24,7 @@ from activities.slack_blocks import (
     REASON_BLOCK,
     REASON_CHARS,
     REJECT_ACTION,
+    RESPOND_ACTION,
 )
 from signoff.service.slack_signatures import SlackRefused
 from workflows.contract_base import IDENTIFIER_PATTERN
@@ -31,7 +32,7 @@ from workflows.reject_reasons import CATEGORIES
 
 SLACK_ID = re.compile(r"^[A-Z0-9]{2,64}$")
 ACTION_HASH = re.compile(r"^[0-9a-f]{64}$")
-PressKind = Literal["approve", "reject", "open"]
+PressKind = Literal["approve", "reject", "respond", "open"]
 
 
 @dataclass(frozen=True)
@@ -113,11 +114,11 @@ def _action(action: dict[str, Any]) -> tuple[PressKind, str, str, str | None]:
         raise _malformed("the block id is not a run id")
     if action_id == OPEN_ACTION:
         return "open", run_id, "", None
-    if action_id == APPROVE_ACTION:
+    if action_id in (APPROVE_ACTION, RESPOND_ACTION):
         value = action.get("value")
         if not isinstance(value, str) or not ACTION_HASH.match(value):
             raise _malformed("the button's value is not an action hash")
-        return "approve", run_id, value, None
+        return ("approve" if action_id == APPROVE_ACTION else "respond"), run_id, value, None
     if action_id == REJECT_ACTION:
         option = action.get("selected_option")
         value = option.get("value") if isinstance(option, dict) else None

@@ -26,7 +26,7 @@ from tests.ui.test_routes import wait_completed
 from tests.workflow.webhook_receiver import webhook_receiver
 
 pytestmark = pytest.mark.devserver
-APPROVE, REJECT = "signoff_approve", "signoff_reject"
+APPROVE, REJECT, RESPOND = "signoff_approve", "signoff_reject", "signoff_respond"
 
 
 def test_an_unlinked_slack_user_is_asked_to_link_and_nothing_is_decided(
@@ -307,3 +307,24 @@ def test_when_slack_does_not_name_the_user_the_page_shows_the_id_and_says_so(
             assert f"Slack user <code>{user}</code>" in page and 'id="slack-no-name"' in page
             assert 'id="slack-link-confirm"' in page  # the id alone still links
     assert [token for token, _ in api.asked] == [BOT_TOKEN, "xoxb-0000-revoked-token"]
+
+
+def test_a_reviewer_sends_words_to_the_agent_from_slack(
+    app_settings: Settings, tmp_path: Path, pending_case: RefundCase, dev_stack: DevStack
+) -> None:
+    """Send to the agent (a response): it needs the box's words; the request ends
+    without happening, and the agent reads them as the reviewer's instruction."""
+    action_hash = wait_pending(dev_stack, pending_case)
+    typed = "Check the carrier tracking first."
+    with slack_front(app_settings, tmp_path) as slack:
+        bobs = slack_user()
+        slack.link("bob", bobs)
+        wordless = slack.press(RESPOND, pending_case.run_id, action_hash, user=bobs).json()
+        assert "Write your words for the agent" in wordless["text"]
+        assert wordless.get("replace_original") is not True  # nothing was sent
+        answer = slack.press(
+            RESPOND, pending_case.run_id, action_hash, user=bobs, reason=typed
+        ).json()
+        assert answer["text"].startswith("Sent to the agent") and answer["replace_original"]
+        timeline = wait_completed(slack.client_for("bob"), pending_case.run_id)
+    assert f"{typed} (from Slack)" in timeline and "no refund was made" in timeline

@@ -11,7 +11,13 @@ import pytest
 from temporalio.testing import ActivityEnvironment
 
 from activities.reviewer_notifier import ReviewerNotifier, notice_body
-from activities.slack_blocks import APPROVE_ACTION, OPEN_ACTION, REASON_ACTION, REJECT_ACTION
+from activities.slack_blocks import (
+    APPROVE_ACTION,
+    OPEN_ACTION,
+    REASON_ACTION,
+    REJECT_ACTION,
+    RESPOND_ACTION,
+)
 from signoff.config.settings import Settings
 from signoff.service.slack_payloads import parse_press
 from signoff.service.slack_signatures import SlackRefused
@@ -36,21 +42,23 @@ def test_text_stays_the_default_and_blocks_add_approve_reject_open() -> None:
     assert body["text"].startswith("Reminder: Refund 250.00 EUR")  # the fallback text
     actions = controls(body)
     assert actions["block_id"] == NOTICE.run_id and len(actions["block_id"]) <= BLOCK_ID_MAX
-    approve, reject, open_button = actions["elements"]
+    approve, reject, respond, open_button = actions["elements"]
     assert (approve["action_id"], approve["value"]) == (APPROVE_ACTION, NOTICE.action_hash)
     assert len(approve["value"]) <= BUTTON_VALUE_MAX and "confirm" in approve
     assert reject["type"] == "static_select" and reject["action_id"] == REJECT_ACTION
     assert [o["value"].split(":")[0] for o in reject["options"]] == list(CATEGORIES)
     assert all(len(o["value"]) <= OPTION_VALUE_MAX for o in reject["options"])
+    assert (respond["action_id"], respond["value"]) == (RESPOND_ACTION, NOTICE.action_hash)
+    assert "the agent reads what you wrote above" in respond["confirm"]["text"]["text"]
     assert open_button["url"] == f"https://ui.example/approvals/{NOTICE.run_id}"
 
 
 def test_the_confirmations_name_any_tool_and_its_money_only_where_it_has_some() -> None:
     reply = NOTICE.model_copy(update={"tool": "send_reply", "exposure": None})
-    approve, reject, _ = controls(notice_body(reply, "u/", blocks=True))["elements"]
+    approve, reject, _, _ = controls(notice_body(reply, "u/", blocks=True))["elements"]
     assert approve["confirm"]["text"]["text"] == "send_reply: approve it as proposed."
     assert reject["confirm"]["text"]["text"] == "send_reply: reject it."
-    refund_approve, _, _ = controls(notice_body(NOTICE, "u/", blocks=True))["elements"]
+    refund_approve, _, _, _ = controls(notice_body(NOTICE, "u/", blocks=True))["elements"]
     assert refund_approve["confirm"]["text"]["text"].startswith("Refund 250.00 EUR on order C-3107")
 
 
@@ -72,6 +80,10 @@ def test_each_control_reads_back_as_the_press_it_means(category: str) -> None:
     reject = parse_press(form_body(payload))
     assert (reject.kind, reject.category, reject.action_hash) == ("reject", category, "b" * 64)
     assert reject.team_id == "TDEMO0001" and reject.user_id == "UBOB00001"
+    typed = "check the tracking first"
+    payload = press_payload(RESPOND_ACTION, NOTICE.run_id, "b" * 64, reason=typed)
+    respond = parse_press(form_body(payload))
+    assert (respond.kind, respond.action_hash, respond.reason) == ("respond", "b" * 64, typed)
 
 
 @pytest.mark.parametrize(
