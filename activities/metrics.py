@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
@@ -22,6 +22,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import Engine
 
 from activities.connectors.breaker import BreakerState, state_name
+from activities.insight_metrics import InsightReading, insight_families, read_insight
 from activities.store.connector_breakers import breaker_rows, state_of
 from activities.store.pending_stats import PendingStats, pending_stats
 
@@ -89,6 +90,9 @@ ACTIVITY_FAILURES = Counter(
 
 
 BREAKER_STATE_VALUES = {"closed": 0, "half_open": 1, "open": 2}
+# The approval insight spans 30 days: read again at most once a minute, not at every
+# refresh of the pending gauges, since its reads are the larger (insight_metrics.py).
+INSIGHT_REFRESH = timedelta(minutes=1)
 
 
 class StoreGauges(Collector):
@@ -110,6 +114,7 @@ class StoreGauges(Collector):
         self._stats: PendingStats | None = None
         # Each write connector's breaker that has a row (the others are closed).
         self._breakers: list[tuple[str, BreakerState]] = []
+        self._insight: InsightReading | None = None
 
     def use(self, engine: Engine) -> None:
         self._engine = engine
@@ -120,6 +125,13 @@ class StoreGauges(Collector):
             self._breakers = [(row.name, state_of(row)) for row in breaker_rows(self._engine)]
         except Exception:  # the store away for a moment: keep the last reading
             logger.warning("metrics: the store did not answer; pending gauges not refreshed")
+        now = self._clock()
+        if self._insight is not None and now - self._insight.at < INSIGHT_REFRESH:
+            return
+        try:
+            self._insight = read_insight(self._engine, now)
+        except Exception:  # as above: the last reading stays
+            logger.warning("metrics: the store did not answer; insight gauges not refreshed")
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         stats = self._stats
@@ -139,6 +151,8 @@ class StoreGauges(Collector):
             value=age,
         )
         yield self._breaker_states()
+        if self._insight is not None:
+            yield from insight_families(self._insight, self._clock)
 
     def _breaker_states(self) -> GaugeMetricFamily:
         # One series per connector that ever failed: connectors are few (one per

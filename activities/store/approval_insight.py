@@ -14,7 +14,7 @@ on SQLite and PostgreSQL.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine, and_, func, literal, select
 from sqlalchemy.orm import Session, aliased
@@ -30,7 +30,7 @@ from activities.store.insight_figures import (
     ShadowCheck,
     tallies,
 )
-from activities.store.schema import DecisionRow
+from activities.store.schema import DecisionRow, Tenant, WaitingAction
 
 MEDIAN, TAIL = 50, 95
 PERCENT = 100
@@ -40,9 +40,15 @@ DISAGREEMENTS_LISTED = 100
 TENANT_WIDE = "tenant_id"
 
 
-def _in_period(tenant_id: str, since: datetime, until: datetime) -> list[object]:
+def _in_period(tenant_ids: Sequence[str], since: datetime, until: datetime) -> list[object]:
+    # One tenant, or each of a few (the fleet's metrics): a range of the index per tenant.
+    tenant = (
+        DecisionRow.tenant_id == tenant_ids[0]
+        if len(tenant_ids) == 1
+        else DecisionRow.tenant_id.in_(tenant_ids)
+    )
     return [
-        DecisionRow.tenant_id == tenant_id,
+        tenant,
         DecisionRow.decided_at >= since,
         DecisionRow.decided_at < until,
         DecisionRow.outcome.is_not(None),  # the partial index's own condition
@@ -51,25 +57,40 @@ def _in_period(tenant_id: str, since: datetime, until: datetime) -> list[object]
 
 def approval_insight(source: Engine, tenant_id: str, since: datetime, until: datetime) -> Insight:
     """The tenant's figures for decisions from `since` up to `until` (excluded)."""
-    period = _in_period(tenant_id, since, until)
+    return _insight(source, [tenant_id], since, until)
+
+
+def fleet_insight(source: Engine, since: datetime, until: datetime) -> Insight:
+    """Every tenant's figures together, for the metrics, which name no tenant: per tool
+    and in all (with no percentile in all: the tenants' waits are not ranked together)."""
     with use_session(source) as session:
-        total, tools, reviewers = tallies(_groups(session, period))
+        tenants = list(session.scalars(select(Tenant.id).order_by(Tenant.id)))
+    return _insight(source, tenants, since, until)
+
+
+def _insight(
+    source: Engine, tenant_ids: Sequence[str], since: datetime, until: datetime
+) -> Insight:
+    period = _in_period(tenant_ids, since, until)
+    with use_session(source) as session:
+        total, tools, reviewers = tallies(_groups(session, period) if tenant_ids else [])
         for column, by_name in (("tool", tools), ("reviewer_id", reviewers)):
             for name, (p50, p95) in _percentiles(session, period, column).items():
                 if name in by_name:
                     by_name[name].p50_ms, by_name[name].p95_ms = p50, p95
-        total.p50_ms, total.p95_ms = _percentiles(session, period, TENANT_WIDE).get(
-            tenant_id, (None, None)
-        )
+        if len(tenant_ids) == 1:
+            total.p50_ms, total.p95_ms = _percentiles(session, period, TENANT_WIDE).get(
+                tenant_ids[0], (None, None)
+            )
         return Insight(
-            tenant_id=tenant_id,
+            tenant_id=tenant_ids[0] if len(tenant_ids) == 1 else "",
             since=since,
             until=until,
             total=total,
             tools=sorted(tools.values(), key=lambda tally: tally.name),
             reviewers=sorted(reviewers.values(), key=lambda tally: tally.name),
-            refunded=_refunded(session, period),
-            shadows=_shadows(session, period),
+            refunded=_refunded(session, period) if tenant_ids else {},
+            shadows=_shadows(session, period) if tenant_ids else [],
         )
 
 
@@ -188,3 +209,14 @@ def _shadows(session: Session, period: Sequence[object]) -> list[ShadowCheck]:
                 Disagreement(rule_id or "", run_id, action_hash, at, outcome, reviewer, category)
             )
     return sorted(checks.values(), key=lambda check: check.rule_id)
+
+
+def oldest_waiting(source: Engine, now: datetime) -> datetime | None:
+    """When the oldest request of any tool still waiting began to wait (the inbox's rows
+    not expired), for the metrics' alert on requests waiting too long."""
+    query = select(func.min(WaitingAction.created_at)).where(WaitingAction.expires_at > now)
+    with use_session(source) as session:
+        oldest = session.scalar(query)
+    if oldest is not None and oldest.tzinfo is None:  # SQLite hands an aggregate back naive
+        oldest = oldest.replace(tzinfo=UTC)
+    return oldest
