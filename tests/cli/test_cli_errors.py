@@ -191,3 +191,11 @@ def test_a_run_id_out_of_its_pattern_is_refused_before_temporal_is_asked(
         "holds only letters, digits, '.', '_', ':' and '-', as `signoff run` printed it and "
         "`signoff list` shows it (run-TENANT-REQUEST)."
     )
+
+
+def test_a_response_without_words_is_refused_before_anything_is_sent(cli: CliRunner) -> None:
+    result = cli.invoke(
+        app, ["respond", "run-demo-1", "--hash", "a" * 64, "--as", "bob", "--text", "  "]
+    )
+    assert result.exit_code == 2
+    assert "Give the agent your words with --text" in result.output
