@@ -18,7 +18,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # dependencies once (--compile-bytecode); our own modules are kept on first import.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: demo demo-reset test test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-reconcile bench-memory bootstrap clean record-histories
+.PHONY: demo demo-reset test test-under-load test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-reconcile bench-memory bootstrap clean record-histories
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -63,6 +63,13 @@ test: $(STAMP)
 	scripts/ensure-system-packages.sh
 	$(BIN)/python -m pytest -q $(XDIST_FULL) --durations=30 --ignore=tests/unit --ignore=tests/store
 	$(MAKE) --no-print-directory test-calendar
+
+# `make test` with every core kept busy by another process (docs/development/tests.md):
+# the dev-server and browser tiers must hold under load, with no timed assertion. One
+# busy loop per core, stopped however the tests end.
+test-under-load: $(STAMP)
+	@hogs=""; for core in $$(seq $$(nproc)); do $(BIN)/python -c 'while True: pass' & hogs="$$hogs $$!"; done; \
+	trap "kill $$hogs" EXIT; $(MAKE) --no-print-directory test
 
 # Between edits (docs/development/tests.md): no dev server, browser, PostgreSQL or slow test.
 test-fast: $(STAMP)
