@@ -20,7 +20,6 @@ from temporalio.exceptions import ApplicationError
 
 from activities import observe
 from activities.models.base import ModelAdapter
-from activities.models.scripted import SCRIPTS_DIR as SCRIPTS_DIR  # re-exported: its old home
 from activities.prompt_reader import PromptCatalogs
 from signoff.config.settings import Settings
 from signoff.models.registry import ENTRY_POINT_GROUP, known_providers

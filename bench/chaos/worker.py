@@ -25,9 +25,9 @@ import signal
 from temporalio import activity
 
 import signoff.wiring.worker as worker_assembly
-from activities.model_turn import SCRIPTS_DIR, ModelTurns
+from activities.model_turn import ModelTurns
 from activities.models.base import ModelAdapter
-from activities.models.scripted import ScriptedModel
+from activities.models.scripted import SCRIPTS_DIR, ScriptedModel
 from activities.refunds import RefundActivities
 from activities.tool_gateway import ToolGateway
 from signoff.config.settings import Settings

@@ -13,8 +13,8 @@ from functools import partial
 
 import pytest
 
-from activities.model_turn import SCRIPTS_DIR, ModelTurns
-from activities.models.scripted import ScriptedModel
+from activities.model_turn import ModelTurns
+from activities.models.scripted import SCRIPTS_DIR, ScriptedModel
 from tests.anthropic_server import TEST_API_KEY, FakeMessagesApi, serving
 
 

@@ -14,8 +14,8 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import PollerBehaviorSimpleMaximum
 
-from activities.model_turn import SCRIPTS_DIR, ModelTurns
-from activities.models.scripted import ScriptedModel
+from activities.model_turn import ModelTurns
+from activities.models.scripted import SCRIPTS_DIR, ScriptedModel
 from signoff.config.settings import Settings
 from signoff.wiring import worker as worker_module
 from signoff.wiring.worker import build_worker, run_worker

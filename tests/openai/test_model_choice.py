@@ -13,8 +13,8 @@ from pydantic import SecretStr
 from temporalio.exceptions import ApplicationError
 from typer.testing import CliRunner
 
-from activities.model_turn import SCRIPTS_DIR, ModelTurns, build_model_turns
-from activities.models.scripted import ScriptedModel
+from activities.model_turn import ModelTurns, build_model_turns
+from activities.models.scripted import SCRIPTS_DIR, ScriptedModel
 from signoff.config.settings import ModelChoiceError, Settings, get_settings, parse_model
 from signoff.wiring.app import app
 from signoff.wiring.local_stack import free_port

@@ -12,8 +12,8 @@ from pydantic import SecretStr
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.model_turn import SCRIPTS_DIR, ModelTurns, build_model_turns
-from activities.models.scripted import ScriptedModel
+from activities.model_turn import ModelTurns, build_model_turns
+from activities.models.scripted import SCRIPTS_DIR, ScriptedModel
 from signoff.config.settings import Settings
 from workflows.contracts import (
     Message,

@@ -19,8 +19,8 @@ from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
-from activities.model_turn import SCRIPTS_DIR, ModelTurns
-from activities.models.scripted import ScriptedModel
+from activities.model_turn import ModelTurns
+from activities.models.scripted import SCRIPTS_DIR, ScriptedModel
 from activities.store import list_refunds
 from signoff.wiring.worker_activities import worker_activities
 from testkit.refund_cases import add_refund_cases

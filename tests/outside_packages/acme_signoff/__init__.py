@@ -1,0 +1,1 @@
+"""A team's own signoff plugins, installed beside signoff (tests/outside_packages)."""
