@@ -29,7 +29,8 @@ from signoff.cli.support import (
     settings,
     validation_message,
 )
-from signoff.config.settings import MAX_PAGE_SIZE, ModelChoiceError, Settings, parse_model
+from signoff.config.settings import MAX_PAGE_SIZE, Settings, parse_model
+from signoff.models import ModelChoiceError
 from signoff.service.paging import CLI_INVALID_CURSOR, InvalidCursor
 from signoff.service.run_reading import (
     RunNotFound,

@@ -27,7 +27,8 @@ from signoff.cli.support import (
     validation_message,
 )
 from signoff.cli.triage_status import triage_lines
-from signoff.config.settings import ModelChoiceError, Settings
+from signoff.config.settings import Settings
+from signoff.models import ModelChoiceError
 from signoff.service.triage_start import triage_request
 from workflows.triage_contracts import TriageOutcome, TriageRequest
 
