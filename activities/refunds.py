@@ -143,7 +143,9 @@ class RefundActivities:
             except StoreError as error:
                 raise non_retryable(error) from None
             except PaymentError as error:
-                raise payment_failure(error, payments_connector_name(command.tenant_id)) from None
+                tenant = command.tenant_id
+                give_up = self._payments.give_up_after(tenant)
+                raise payment_failure(error, payments_connector_name(tenant), give_up) from None
             observe.refund_answered(span, answer.result, replayed=answer.replayed)
         if command.trail:  # written beside the refund, unless refused before
             answer = await self._with_trail(command, answer, started)
@@ -182,7 +184,8 @@ class RefundActivities:
 
         if self._breakers is None:
             return await remote()
-        return await behind_breaker(self._breakers, command, remote)
+        give_up = self._payments.give_up_after(command.tenant_id)
+        return await behind_breaker(self._breakers, command, remote, give_up)
 
     @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)
     async def hold_pending_refund(self, hold: ActionHold) -> PendingRefundHeld:
@@ -209,12 +212,17 @@ def non_retryable(error: StoreError) -> ApplicationError:
     return ApplicationError(str(error), type=type(error).__name__, non_retryable=True)
 
 
-def payment_failure(error: PaymentError, connector: str = "") -> ApplicationError:
+def payment_failure(
+    error: PaymentError, connector: str = "", give_up_after_seconds: int | None = None
+) -> ApplicationError:
     """A payment platform's failure, as Temporal must treat it (see the module note);
-    `connector` names the breaker, for the run that waits on it (effect_waits.py)."""
+    `connector` names the breaker, and `give_up_after_seconds` how long an approved
+    refund may wait for it, for the run that waits on it (effect_waits.py)."""
     if isinstance(error, PaymentUnavailable):
         # Not now: the next attempt, under the same key, looks the refund up first.
-        return ApplicationError(str(error), connector, type=type(error).__name__)
+        return ApplicationError(
+            str(error), connector, give_up_after_seconds, type=type(error).__name__
+        )
     if isinstance(error, PaymentOutcomeUnknown):
         # Retrying would ask again without knowing; a person settles it by key instead.
         return ApplicationError(str(error), type=type(error).__name__, non_retryable=True)

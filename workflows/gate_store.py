@@ -189,10 +189,12 @@ def platform_not_now(error: ActivityError) -> RefundResult | None:
     cause = error.cause
     if not (isinstance(cause, ApplicationError) and cause.type == PLATFORM_NOT_NOW):
         return None
-    connector = str(cause.details[0]) if cause.details else "payments"
-    return RefundResult(
-        status="unavailable", message=cause.message, wait=ConnectorWait(connector=connector)
-    )
+    details = list(cause.details)
+    connector = str(details[0]) if details else "payments"
+    # The tenant's `give_up_after`, when the activity gave one (activities/refunds.py).
+    give_up = details[1] if len(details) > 1 and isinstance(details[1], int) else None
+    wait = ConnectorWait(connector=connector, give_up_after_seconds=give_up)
+    return RefundResult(status="unavailable", message=cause.message, wait=wait)
 
 
 def store_refusal(error: ActivityError) -> str | None:

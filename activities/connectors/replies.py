@@ -91,7 +91,9 @@ class HelpdeskReplies:
         now = self.breakers.clock()
         until = state.open_until or now
         wait = ConnectorWait(
-            connector=name, retry_after_seconds=max(0, ceil((until - now).total_seconds()))
+            connector=name,
+            retry_after_seconds=max(0, ceil((until - now).total_seconds())),
+            give_up_after_seconds=connector.give_up_after_seconds(),
         )
         raise ConnectorClosed(_open_message(name, state), wait)
 

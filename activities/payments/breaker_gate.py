@@ -47,9 +47,13 @@ async def switched_off(breakers: Breakers, tenant_id: str) -> str | None:
 
 
 async def behind_breaker(
-    breakers: Breakers, command: RefundCommand, refund: Callable[[], Awaitable[LedgerAnswer]]
+    breakers: Breakers,
+    command: RefundCommand,
+    refund: Callable[[], Awaitable[LedgerAnswer]],
+    give_up_after_seconds: int | None = None,
 ) -> LedgerAnswer:
-    """`refund()` if the tenant's breaker lets it through; its failures counted."""
+    """`refund()` if the tenant's breaker lets it through; its failures counted. While
+    it is open the run waits, at most `give_up_after_seconds` (the tenant's setting)."""
     name = payments_connector_name(command.tenant_id)
     admission = await breakers.admit(name)
     if not admission.allowed:
@@ -63,7 +67,9 @@ async def behind_breaker(
             "run asks again when it is back."
         )
         wait = ConnectorWait(
-            connector=name, retry_after_seconds=max(0, ceil((until - now).total_seconds()))
+            connector=name,
+            retry_after_seconds=max(0, ceil((until - now).total_seconds())),
+            give_up_after_seconds=give_up_after_seconds,
         )
         return LedgerAnswer(RefundResult(status="unavailable", message=why, wait=wait))
     try:

@@ -30,6 +30,12 @@ class PaymentConnectors:
     def is_remote(self, tenant_id: str) -> bool:
         return tenant_id in self._sources
 
+    def give_up_after(self, tenant_id: str) -> int | None:
+        """How long, in seconds, an approved refund of the tenant may wait for its
+        platform (its keys file's `give_up_after`); None: until its approval expires."""
+        source = self._sources.get(tenant_id)
+        return None if source is None else source.give_up_after_seconds
+
     def for_tenant(self, tenant_id: str) -> PaymentsConnector | None:
         """The tenant's connector; None for the embedded ledger. Raises PaymentRefused
         when the tenant's key is unusable (the message says what to fix)."""

@@ -25,6 +25,7 @@ from signoff.config.secret_files import (
     short_secret_bytes,
 )
 from workflows.contract_base import tenant_id_problem
+from workflows.profile_values import Duration
 
 IntakeSource = Literal["generic", "zendesk"]
 INTAKE_SOURCES: tuple[IntakeSource, ...] = ("generic", "zendesk")
@@ -59,6 +60,12 @@ class _Connector(BaseModel):
     url: Annotated[str, Field(pattern=URL_PATTERN)]
     # This connector's own timeout; None: SIGNOFF_HELPDESK_TIMEOUT_SECONDS.
     timeout_seconds: Annotated[float | None, Field(gt=0, le=50)] = None
+    # How long an approved reply may wait while this helpdesk is unavailable, e.g.
+    # "2h"; None: until its approval expires (workflows/effect_waits.py).
+    give_up_after: Duration | None = None
+
+    def give_up_after_seconds(self) -> int | None:
+        return None if self.give_up_after is None else int(self.give_up_after.total_seconds())
 
 
 class WebhookConnector(_Connector):

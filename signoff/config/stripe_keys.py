@@ -6,6 +6,10 @@ file (`key_file`, mode 0600, as every secret file here) or an environment variab
 key in a secret store. A key is read when a connector is built, in the process that
 calls Stripe (the worker, `signoff reconcile`); it never enters an activity's input, a
 workflow's history or a log line (`logs.py` blanks it).
+
+Beside its key source, a tenant may say how long an approved refund may wait while
+Stripe is unavailable (`give_up_after`, a duration such as "2h"); by default it waits
+until the approval expires (workflows/effect_waits.py).
 """
 
 from __future__ import annotations
@@ -17,8 +21,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from signoff.config.settings import Settings
+from pydantic_core import PydanticCustomError
 
+from signoff.config.settings import Settings
+from workflows.profile_values import parse_duration
+
+# An entry's optional field beside its key source (see the module note).
+GIVE_UP_AFTER = "give_up_after"
 # A secret key (sk_) or a restricted key (rk_), test or live mode.
 KEY_PATTERN = re.compile(r"^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$")
 
@@ -32,6 +41,8 @@ class KeySource:
     tenant_id: str
     key_file: Path | None = None
     key_env: str | None = None
+    # How long an approved refund may wait for Stripe; None: until its approval expires.
+    give_up_after_seconds: int | None = None
 
     def where(self) -> str:
         return f"file {self.key_file}" if self.key_file else f"variable {self.key_env}"
@@ -63,21 +74,35 @@ def stripe_tenants(settings: Settings) -> dict[str, KeySource]:
 
 
 def _source(path: Path, tenant: str, entry: object) -> KeySource:
-    if not isinstance(entry, dict) or len(entry) != 1:
+    given = dict(entry) if isinstance(entry, dict) else None
+    give_up = None if given is None else given.pop(GIVE_UP_AFTER, None)
+    if given is None or len(given) != 1:
         raise StripeKeyProblem(
             f"{path}: tenant '{tenant}' needs exactly one of key_file or key_env, "
-            'e.g. {"key_file": "/run/secrets/stripe"}.'
+            'e.g. {"key_file": "/run/secrets/stripe"}, and may add "give_up_after": "2h".'
         )
-    ((kind, value),) = entry.items()
+    ((kind, value),) = given.items()
+    seconds = None if give_up is None else _give_up_seconds(path, tenant, give_up)
     if kind == "key_file" and isinstance(value, str) and value:
-        given = Path(value)
-        return KeySource(tenant, key_file=given if given.is_absolute() else path.parent / given)
+        where = Path(value)
+        return KeySource(
+            tenant,
+            key_file=where if where.is_absolute() else path.parent / where,
+            give_up_after_seconds=seconds,
+        )
     if kind == "key_env" and isinstance(value, str) and value:
-        return KeySource(tenant, key_env=value)
+        return KeySource(tenant, key_env=value, give_up_after_seconds=seconds)
     raise StripeKeyProblem(
         f"{path}: tenant '{tenant}' names '{kind}'; use key_file (a path) or key_env "
         "(a variable name)."
     )
+
+
+def _give_up_seconds(path: Path, tenant: str, value: object) -> int:
+    try:
+        return int(parse_duration(value).total_seconds())
+    except PydanticCustomError as error:
+        raise StripeKeyProblem(f"{path}: tenant '{tenant}': {GIVE_UP_AFTER}: {error}.") from None
 
 
 def read_key(source: KeySource) -> str:

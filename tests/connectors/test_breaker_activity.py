@@ -119,3 +119,30 @@ async def test_an_approved_reply_waits_for_the_helpdesk_and_goes_out_once_it_is_
     with use_session(seeded_engine) as session:
         kinds = list(session.scalars(select(DecisionRow.kind)))
     assert "refused" not in kinds  # the approval was never voided
+
+
+async def test_an_approved_reply_gives_up_after_the_helpdesks_give_up_after(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    """The connector's `give_up_after` (the helpdesk connectors file) ends the wait long
+    before the approval would: nothing is sent, then or later."""
+    clock = MovableClock()
+    for _ in range(POLICY.failures_to_open):
+        record_failure(seeded_engine, BREAKER, POLICY, clock(), "HTTP 503")
+    strict_file = load_profile_file(STRICT_PROFILES)
+    with helpdesk_server() as helpdesk:
+        patient = webhook(helpdesk.url).model_copy(update={"give_up_after": timedelta(minutes=20)})
+        effects, _ = helpdesk_effects(seeded_engine, patient, clock, profiles=strict_file)
+        model = FakeModel().enqueue(tool_reply(REPLY), text_reply("A colleague will follow up."))
+        async with gate_run(
+            time_skipping_env, model, seeded_engine, effects=effects, **on_profile(strict_file)
+        ) as handle:
+            (action,) = await pending_actions(handle)
+            await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+            waiting = await waiting_for_platform(handle)
+            assert (waiting.give_up_at - waiting.since) == timedelta(minutes=20)
+            assert (await handle.result()).status == "completed"
+        assert not helpdesk.posted and not helpdesk.requests
+    (told,) = tool_results(model, 1)
+    assert told.is_error and "approved but not carried out" in told.content
+    assert f"{BREAKER} was unavailable for 20 min" in told.content

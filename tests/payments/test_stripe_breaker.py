@@ -6,6 +6,7 @@ asked; after the cool-down one trial, with Stripe back, refunds and closes the b
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,6 +19,7 @@ from activities.connectors.breaker import BreakerPolicy
 from activities.connectors.breakers import Breakers
 from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
+from activities.store.connector_breakers import record_failure
 from activities.store.database import use_session
 from activities.store.schema import DecisionRow
 from tests.payments.conftest import stripe_settings
@@ -87,3 +89,27 @@ async def test_a_silent_stripe_opens_the_breaker_and_a_trial_closes_it(
     made = await as_run().run(activities.execute_refund, command)
     assert made.status == "refunded" and len(server.refunds(charge)) == 1
     assert (await breakers.state(name))[0] == "closed"
+
+
+async def test_a_refund_waiting_for_stripe_carries_the_tenants_give_up_after(
+    seeded_engine: Engine, server: LocalStripe, tmp_path: Path
+) -> None:
+    """The tenant's keys file says how long an approved refund may wait for Stripe; the
+    `unavailable` answer carries it to the run (workflows/effect_waits.py)."""
+    store = seeded_engine
+    settings = stripe_settings(tmp_path, server)
+    assert settings.stripe_keys_file is not None
+    keys = json.loads(settings.stripe_keys_file.read_text())
+    keys["demo"]["give_up_after"] = "45m"
+    settings.stripe_keys_file.write_text(json.dumps(keys))
+    payments = PaymentConnectors(settings)
+    command, charge = stripe_command(store, payments, server, 1500)
+    clock = Clock()
+    for _ in range(POLICY.failures_to_open):
+        record_failure(store, "payments:demo", POLICY, clock(), "Stripe did not answer")
+    breakers = Breakers(store, POLICY, clock)
+    activities = RefundActivities(store, PROOF_KEYS, payments=payments, breakers=breakers)
+    waiting = await as_run().run(activities.execute_refund, command)
+    assert waiting.status == "unavailable" and waiting.wait is not None
+    assert waiting.wait.give_up_after_seconds == 45 * 60
+    assert server.refunds(charge) == []

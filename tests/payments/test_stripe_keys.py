@@ -97,3 +97,32 @@ def test_a_keys_file_that_is_not_json(tmp_path: Path) -> None:
     path.write_text("acme = sk_test_x\n")
     with pytest.raises(StripeKeyProblem, match="is not JSON"):
         stripe_tenants(Settings(home=tmp_path, stripe_keys_file=path))
+
+
+def test_a_tenant_may_say_how_long_an_approved_refund_waits_for_stripe(tmp_path: Path) -> None:
+    key_file(tmp_path, TEST_KEY)
+    mapping = {
+        "acme": {"key_file": "acme.key", "give_up_after": "90m"},
+        "globex": {"key_env": "GLOBEX_STRIPE_KEY"},
+    }
+    payments = PaymentConnectors(keys_file(tmp_path, mapping))
+    assert payments.give_up_after("acme") == 90 * 60
+    assert payments.give_up_after("globex") is None  # until the approval expires
+    assert payments.give_up_after("demo") is None  # the ledger never waits
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ({"key_file": "acme.key", "give_up_after": 5400}, 'e.g. "24h" (5400 given)'),
+        ({"key_file": "acme.key", "give_up_after": "0m"}, "give_up_after"),
+        ({"give_up_after": "2h"}, 'may add "give_up_after": "2h"'),
+    ],
+    ids=["a-bare-number", "zero", "no-key-source"],
+)
+def test_a_give_up_after_that_is_no_duration_is_refused(
+    tmp_path: Path, entry: dict[str, object], said: str
+) -> None:
+    with pytest.raises(StripeKeyProblem) as problem:
+        stripe_tenants(keys_file(tmp_path, {"acme": entry}))
+    assert said in str(problem.value) and "tenant 'acme'" in str(problem.value)

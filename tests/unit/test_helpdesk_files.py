@@ -122,3 +122,17 @@ def test_the_helpdesk_secrets_are_blanked_from_log_lines(tmp_path: Path) -> None
     written = stream.getvalue()
     assert "keys [redacted] [redacted] [redacted]" in written
     assert CURRENT not in written and OLD not in written and API_TOKEN not in written
+
+
+def test_a_connector_may_say_how_long_an_approved_reply_waits_for_it(tmp_path: Path) -> None:
+    webhook = {"kind": "webhook", "url": "https://hooks.globex.example/replies"}
+    patient = {"globex": {**webhook, "give_up_after": "2h"}}
+    connectors = load_helpdesk_connectors(private(tmp_path / "c.json", patient))
+    assert connectors["globex"].give_up_after_seconds() == 2 * 3600
+    plain = load_helpdesk_connectors(private(tmp_path / "c.json", {"globex": webhook}))
+    assert plain["globex"].give_up_after_seconds() is None  # until the approval expires
+    for unwritten in (7200, "2 hours", "0h"):
+        bad = {"globex": {**webhook, "give_up_after": unwritten}}
+        with pytest.raises(HelpdeskConfigError, match="globex.webhook.give_up_after") as refused:
+            load_helpdesk_connectors(private(tmp_path / "c.json", bad))
+        assert 'a whole number and a unit (s, m, h or d), e.g. "24h"' in str(refused.value)

@@ -7,6 +7,7 @@ out". A breaker exists to stop hammering a sick platform, not to void a decision
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from decimal import Decimal
 
@@ -16,7 +17,8 @@ from temporalio.client import WorkflowHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
-from activities.refunds import RefundActivities
+from activities.payments.connector import PaymentUnavailable
+from activities.refunds import RefundActivities, payment_failure
 from activities.store.database import use_session
 from activities.store.schema import DecisionRow
 from tests.workflow.approvals import (
@@ -42,6 +44,8 @@ from workflows.connector_waits import PAYMENTS_SWITCHED_OFF, ConnectorWait, Effe
 
 REFUND = ("refund", {"amount": "10.00", "reason": "The vase arrived broken."})
 COOL_DOWN_SECONDS = 120
+# The tenant's `give_up_after` (its Stripe keys file): far sooner than the approval ends.
+GIVE_UP_AFTER_SECONDS = 600
 WAIT_SECONDS = 30
 
 
@@ -163,3 +167,43 @@ async def test_a_refund_proposed_while_the_platform_is_switched_off_is_refused_a
     (result,) = results_of_turn(model.history[1])
     assert result.is_error and "no refund can be proposed now" in result.content
     assert audit_kinds(seeded_engine, handle.id) == []  # no request ever waited
+
+
+class PlatformSaysNotNow(RefundActivities):
+    """Every attempt finds the platform answering 503 before it did anything, as
+    refunds.payment_failure reports it for a tenant whose `give_up_after` is set."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine, TEST_KEYS)
+        self.attempts = 0
+
+    @activity.defn(name=EXECUTE_REFUND_ACTIVITY)
+    async def execute_refund(self, command: RefundCommand) -> RefundResult:
+        self.attempts += 1
+        unavailable = PaymentUnavailable("Stripe answered HTTP 503")
+        raise payment_failure(unavailable, "payments:demo", GIVE_UP_AFTER_SECONDS)
+
+
+async def test_the_tenants_give_up_after_ends_the_wait_before_the_approval_does(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    model = FakeModel().enqueue(tool_reply(REFUND), text_reply("A colleague will follow up."))
+    ledger = PlatformSaysNotNow(seeded_engine)
+    async with gate_run(time_skipping_env, model, seeded_engine, refunds=ledger) as handle:
+        (action,) = await pending_actions(handle)
+        await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+        # Each try's attempts back off in real time, while the server's clock stands
+        # still: the wait is read from its end, not watched.
+        outcome = await handle.result()
+    await replay(handle)
+    assert refunded(seeded_engine, "C-1042") == []
+    assert ledger.attempts > 1
+    (result,) = results_of_turn(model.history[1])
+    assert result.is_error and "approved but not carried out" in result.content
+    # The tenant's ten minutes (and the last try's own attempts), not the approval's 24 h.
+    waited = re.search(r"payments:demo was unavailable for (\d+) min", result.content)
+    assert waited is not None, result.content
+    assert GIVE_UP_AFTER_SECONDS // 60 <= int(waited.group(1)) < 60
+    kinds = audit_kinds(seeded_engine, handle.id)
+    assert [kind for kind, _ in kinds] == ["approved", "refused"]
+    assert any("approved but not carried out" in line for line in outcome.not_performed)
