@@ -46,8 +46,9 @@ TenantOption = Annotated[str, typer.Option(help="The tenant the ticket belongs t
 ModelOption = Annotated[
     str | None,
     typer.Option(
-        help="scripted, scripted:SCRIPT, anthropic:MODEL_ID or openai:MODEL_ID (a local "
-        "model, e.g. openai:qwen3:4b; default: auto)."
+        help="scripted, scripted:SCRIPT, anthropic:MODEL_ID, openai:MODEL_ID (a local "
+        "model, e.g. openai:qwen3:4b) or an installed provider's PROVIDER[:MODEL_ID]; "
+        "default: auto."
     ),
 ]
 RequestIdOption = Annotated[
