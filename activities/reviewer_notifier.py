@@ -6,7 +6,9 @@ facts as data, for receivers that read JSON. It says the tool, the amount, curre
 and order of its exposure (null for a tool that declares none), mode, tenant and time
 left, and links to the request's page (`SIGNOFF_UI_BASE_URL`); it
 never carries ticket text, customer names or the agent's reason: the link is the way
-in. The `Idempotency-Key` header (run, action hash, kind) lets a receiver drop the copy
+in. A `not_carried_out` notice tells who approved an action that its connector's outage
+voided, and what to do about it (it names reviewers, never the customer). The
+`Idempotency-Key` header (run, action hash, kind) lets a receiver drop the copy
 a retry may deliver.
 
 Errors: a receiver that is down, slow, rate-limits (429) or fails (5xx) is retried by
@@ -25,7 +27,8 @@ from temporalio.exceptions import ApplicationError
 from activities.slack_blocks import notice_blocks
 from signoff.config.settings import Settings
 from workflows.approval_policy import expired_message
-from workflows.reviewer_notices import NOTIFY_ACTIVITY, Notice, NoticeSent
+from workflows.reviewer_notices import NOTIFY_ACTIVITY, SETTLED_KINDS, Notice, NoticeSent
+from workflows.tool_catalog import REFUND
 
 log = logging.getLogger(__name__)
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -33,6 +36,8 @@ TOO_MANY_REQUESTS = 429
 
 
 def _time_left(notice: Notice) -> str:
+    if notice.kind == "not_carried_out":
+        return "given up"  # the run no longer waits for anything, whatever the expiry
     seconds = int((notice.expires_at - notice.sent_at).total_seconds())
     if seconds <= 0:
         return "expired"
@@ -46,7 +51,25 @@ def _mode(notice: Notice) -> str:
     return "confirm: one reviewer"
 
 
+def _not_carried_out(notice: Notice, link: str) -> str:
+    """For the support person who approved it: what did not happen, why, and what to do."""
+    what = notice.subject()
+    who = ", ".join(notice.approved_by) or "a reviewer"
+    since = notice.waiting_since or notice.sent_at
+    gave_up = notice.sent_at.strftime("%Y-%m-%d %H:%M UTC")
+    nothing = "Nothing was refunded" if notice.tool == REFUND.name else "Nothing was done"
+    return (
+        f"Approved but not carried out: {what} (tenant {notice.tenant_id}), approved by "
+        f"{who}. {notice.connector or 'Its connector'} was unavailable from "
+        f"{since:%Y-%m-%d %H:%M} UTC until the run gave up at {gave_up}. {nothing}. The "
+        "customer may still be waiting for it: follow up with them, and once the service "
+        f"is back, a new request must be approved to try again. Run: {link}"
+    )
+
+
 def notice_text(notice: Notice, link: str) -> str:
+    if notice.kind == "not_carried_out":
+        return _not_carried_out(notice, link)
     what = notice.subject()
     where = f"tenant {notice.tenant_id}, {_mode(notice)}"
     expires = notice.expires_at.strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -71,10 +94,10 @@ def notice_body(notice: Notice, ui_base_url: str, blocks: bool = False) -> dict[
     """The JSON body; with `blocks`, also Slack Block Kit blocks with Approve, Reject and
     Open (activities/slack_blocks.py), which Slack shows instead of `text`."""
     base = ui_base_url.rstrip("/")
-    page = "runs" if notice.kind == "expired" else "approvals"
+    page = "runs" if notice.kind in SETTLED_KINDS else "approvals"
     link = f"{base}/{page}/{notice.run_id}"
     text = notice_text(notice, link)
-    exposure = notice.exposure
+    exposure, since = notice.exposure, notice.waiting_since
     return {
         "text": text,
         **({"blocks": notice_blocks(notice, text, link)} if blocks else {}),
@@ -95,6 +118,9 @@ def notice_body(notice: Notice, ui_base_url: str, blocks: bool = False) -> dict[
             "action_hash": notice.action_hash,
             "approver_roles": notice.approver_roles,
             "escalations": notice.escalations,
+            "approved_by": notice.approved_by,
+            "connector": notice.connector,
+            "waiting_since": None if since is None else since.isoformat(),
         },
     }
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from workflows.reject_reasons import LABELS
-from workflows.reviewer_notices import Notice
+from workflows.reviewer_notices import SETTLED_KINDS, Notice
 
 APPROVE_ACTION = "signoff_approve"
 REJECT_ACTION = "signoff_reject"
@@ -118,9 +118,10 @@ def reason_box() -> dict[str, Any]:
 
 
 def notice_blocks(notice: Notice, text: str, link: str) -> list[dict[str, Any]]:
-    """The message's blocks; an expired request gets only its text and Open."""
+    """The message's blocks; a request no one can decide on any more (expired, or
+    approved but not carried out) gets only its text and Open."""
     section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
-    if notice.kind == "expired":
+    if notice.kind in SETTLED_KINDS:
         open_only = {
             "type": "actions",
             "block_id": notice.run_id,

@@ -31,7 +31,7 @@ from typing import Literal
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.actions import PendingAction
+    from workflows.actions import Decision, PendingAction
     from workflows.connector_waits import EffectWaiting
     from workflows.contracts import ToolUseBlock
     from workflows.effect_waits import when_available
@@ -40,7 +40,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_effect import execute_with_trail
     from workflows.gate_hooks import Effect, GateHooks, Prepared
     from workflows.gate_results import GateResult, trail_record
-    from workflows.reviewer_notices import ReviewerNotices
+    from workflows.reviewer_notices import ReviewerNotices, not_carried_out
     from workflows.standing_rules import rule_approval
     from workflows.waiting_action import Resolution, WaitingAction
     from workflows.write_order import NoOrder, WriteTurn
@@ -134,6 +134,7 @@ class ApprovalGate(GateDecisions):
             if effect is not None and effect.gave_up:
                 self.decisions.append(trail_record(action, "refused", reason=effect.message))
                 await self.recorder.flush()
+                self._tell_not_carried_out(action, effect, proofs)
             # An approver who no longer counts voids the approval like a changed state.
             if (
                 effect is not None
@@ -146,6 +147,19 @@ class ApprovalGate(GateDecisions):
                 supersedes, note, state = action.action_hash, effect.message, effect.state
                 continue
             return await self._carried_out(action, hooks, held, effect)
+
+    def _tell_not_carried_out(
+        self, action: PendingAction, effect: Effect, proofs: list[Decision]
+    ) -> None:
+        """The reviewers who approved an action the run gave up on are told, since
+        someone promised the customer what did not happen."""
+        assert effect.waited is not None  # every effect that gave up says what it waited for
+        grant = action.rule_grant
+        approved_by = [proof.reviewer_id for proof in proofs] or (
+            [grant.approver] if grant is not None else []
+        )
+        told = not_carried_out(action, self.request, approved_by, effect.waited)
+        self.notices.tell(self.request, told)
 
     async def _carried_out(
         self,

@@ -9,7 +9,8 @@ grow, for as long as the approval holds: until the action expires, or the connec
 `give_up_after`, whichever comes first. Every try carries the action's one idempotency
 key, so the effect happens at most once, and exactly once when the connector is back.
 When the run gives up, the audit says so, the model is told "approved but not carried
-out", and the reviewers who approved are named in the run's outcome.
+out", and the reviewers who approved it are told (a `not_carried_out` notice:
+workflows/reviewer_notices.py).
 
 While it waits, the run's `state` query lists the wait (`EffectWaiting`): `signoff
 status`, the run page and the metrics read it there.
@@ -58,6 +59,7 @@ def gave_up(waiting: EffectWaiting, now: datetime) -> Effect:
     return Effect(
         status="refused",
         gave_up=True,
+        waited=waiting,
         message=(
             f"approved but not carried out: {waiting.connector} was unavailable for {length} "
             f"(last answer: {waiting.last_answer or 'none'}), until the approval ran out"

@@ -29,7 +29,7 @@ from workflows.actions import (
     DecisionEvent,
     PendingAction,
 )
-from workflows.connector_waits import ConnectorWait
+from workflows.connector_waits import ConnectorWait, EffectWaiting
 from workflows.contracts import ToolUseBlock
 from workflows.exposure import ActionExposure
 from workflows.tool_policy import ToolPolicy
@@ -72,6 +72,8 @@ class Effect:
     wait: ConnectorWait | None = None
     # The run waited for the connector until the approval ran out (effect_waits.py).
     gave_up: bool = False
+    # With `gave_up`: the wait it gave up (the connector, since when).
+    waited: EffectWaiting | None = None
 
 
 class GateHooks(Protocol):

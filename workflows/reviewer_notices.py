@@ -4,7 +4,10 @@ Design note. An action that waits unseen expires, and the customer waits for not
 So when an action starts waiting, the run posts a notice (the `notify_reviewers`
 activity, which holds the webhook URL: the workflow never does); when 80 % of its time
 to expiry has passed without a final decision, a reminder; when it expires, a final
-notice. Each notice follows its action in a task of its own beside the gate: the gate
+notice. An approved action whose connector stayed unavailable until the run gave up
+(workflows/effect_waits.py) tells the reviewers who approved it that it was not carried
+out (`not_carried_out`): a person promised the customer something that did not happen.
+Each notice follows its action in a task of its own beside the gate: the gate
 never awaits it, so a webhook that is slow or down neither blocks nor fails the run.
 The activity retries a few times (bounded), then the notice is given up with a log
 line. The receiver may see a retry twice: every notice carries an idempotency key made
@@ -38,6 +41,7 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.actions import PendingAction
+    from workflows.connector_waits import EffectWaiting
     from workflows.contract_base import Contract
     from workflows.contracts import RunRequest
     from workflows.exposure import ActionExposure
@@ -62,7 +66,11 @@ NOTIFY_RETRY = RetryPolicy(
 
 # `escalated`: the action expired unanswered and now waits for another role
 # (workflows/escalation.py); its reminder follows the new time to live.
-NoticeKind = Literal["waiting", "reminder", "expired", "escalated"]
+# `not_carried_out`: approved, but its connector stayed unavailable until the run gave
+# up (workflows/effect_waits.py); nothing was done.
+NoticeKind = Literal["waiting", "reminder", "expired", "escalated", "not_carried_out"]
+# The notices no one can decide on any more: they link to the run, not to a decision.
+SETTLED_KINDS: tuple[NoticeKind, ...] = ("expired", "not_carried_out")
 # The refund is named in words; another tool by its own name, which its reviewers know.
 REFUND_WORD = "Refund"
 
@@ -88,6 +96,11 @@ class Notice(Contract):
     # tells the new role, and its reminder is another notice than the first one's.
     approver_roles: list[str] = []
     escalations: int = 0
+    # With `not_carried_out`: who approved it (reviewer ids, or a standing rule), the
+    # connector it waited for and since when.
+    approved_by: list[str] = []
+    connector: str | None = None
+    waiting_since: datetime | None = None
 
     def subject(self) -> str:
         """What waits, in a line: `Refund 89.90 EUR on order C-1042`, a tool with an
@@ -121,6 +134,21 @@ def notice(kind: NoticeKind, action: PendingAction, request: RunRequest) -> Noti
         sent_at=workflow.now(),
         approver_roles=list(action.approver_roles) if action.escalations else [],
         escalations=action.escalations,
+    )
+
+
+def not_carried_out(
+    action: PendingAction, request: RunRequest, approved_by: list[str], waited: EffectWaiting
+) -> Notice:
+    """The notice for the reviewers who approved `action` when the run gave up waiting
+    for its connector."""
+    told = notice("not_carried_out", action, request)
+    return told.model_copy(
+        update={
+            "approved_by": approved_by,
+            "connector": waited.connector,
+            "waiting_since": waited.since,
+        }
     )
 
 
@@ -189,6 +217,11 @@ class ReviewerNotices:
             await self._send(notice("escalated", escalated, request))
         if resolution() == "expired":
             await self._send(notice("expired", round_, request))
+
+    def tell(self, request: RunRequest, sent: Notice) -> None:
+        """Send one notice beside the gate (never awaited by it; `drain` waits for it)."""
+        if request.notify_reviewers:
+            self.tasks.append(asyncio.create_task(self._send(sent)))
 
     async def _send(self, sent: Notice) -> None:
         try:

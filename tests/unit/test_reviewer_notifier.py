@@ -92,6 +92,52 @@ def test_an_escalation_tells_the_new_role_under_a_key_of_its_own() -> None:
     assert reminder.idempotency_key() != NOTICE.idempotency_key()
 
 
+NOT_CARRIED_OUT = NOTICE.model_copy(
+    update={
+        "kind": "not_carried_out",
+        "mode": "confirm",
+        "required_approvals": 1,
+        "approvals": 1,
+        "approved_by": ["alice"],
+        "connector": "payments:demo",
+        "waiting_since": SENT - timedelta(hours=2),
+    }
+)
+
+
+def test_a_refund_given_up_tells_who_approved_it_what_did_not_happen_and_what_to_do() -> None:
+    body = notice_body(NOT_CARRIED_OUT, "https://ui.example/", blocks=True)
+    assert body["text"] == (
+        "Approved but not carried out: Refund 250.00 EUR on order C-3107 (tenant demo), "
+        "approved by alice. payments:demo was unavailable from 2026-11-30 10:00 UTC until the "
+        "run gave up at 2026-11-30 12:00 UTC. Nothing was refunded. The customer may still be "
+        "waiting for it: follow up with them, and once the service is back, a new request must "
+        f"be approved to try again. Run: https://ui.example/runs/{NOTICE.run_id}"
+    )
+    facts = body["signoff"]
+    assert (facts["kind"], facts["approved_by"], facts["connector"]) == (
+        "not_carried_out",
+        ["alice"],
+        "payments:demo",
+    )
+    assert facts["waiting_since"] == "2026-11-30T10:00:00+00:00"
+    assert facts["time_left"] == "given up"  # nothing waits any more, whatever the expiry
+    # Slack: no Approve or Reject on what can no longer be decided; Open only.
+    section, actions = body["blocks"]
+    assert section["text"]["text"] == body["text"]
+    assert [element["action_id"] for element in actions["elements"]] == ["signoff_open"]
+    assert NOT_CARRIED_OUT.idempotency_key() == f"{NOTICE.run_id}:{'b' * 64}:not_carried_out"
+
+
+def test_another_tool_given_up_says_nothing_was_done() -> None:
+    reply = NOT_CARRIED_OUT.model_copy(
+        update={"tool": "send_reply", "exposure": None, "connector": "helpdesk:demo"}
+    )
+    text = notice_body(reply, "u/")["text"]
+    assert text.startswith("Approved but not carried out: send_reply (tenant demo)")
+    assert "helpdesk:demo was unavailable" in text and "Nothing was done." in text
+
+
 async def test_a_2xx_is_sent_with_the_idempotency_key(tmp_path: Path) -> None:
     with webhook_receiver() as receiver:
         sent = await ActivityEnvironment().run(

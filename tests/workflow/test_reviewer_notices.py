@@ -47,6 +47,7 @@ from tests.workflow.fakes import (
     tool_reply,
     worker,
 )
+from tests.workflow.test_effect_waits import PlatformDown
 from tests.workflow.webhook_receiver import Receiver, webhook_receiver
 from workflows.contracts import RunOutcome
 from workflows.reviewer_notices import NOTIFY_ACTIVITY, NOTIFY_MAX_ATTEMPTS
@@ -71,14 +72,19 @@ async def notified_run(
     engine: Engine,
     receiver: Receiver | None,
     tmp_path: Path,
+    refunds: RefundActivities | None = None,
+    **overrides: Any,
 ) -> AsyncIterator[WorkflowHandle[Any, Any]]:
-    refunds = RefundActivities(engine, TEST_KEYS)
+    refunds = refunds or RefundActivities(engine, TEST_KEYS)
     settings = Settings(
         home=tmp_path, notify_webhook_url=receiver.url if receiver else None, ui_base_url=UI_BASE
     )
     task_queue = new_task_queue()
     request = run_request(
-        await env.get_current_time(), ticket_id="T-1042", deadline=APPROVAL_RUN_DEADLINE
+        await env.get_current_time(),
+        ticket_id="T-1042",
+        deadline=APPROVAL_RUN_DEADLINE,
+        **overrides,
     )
     limits = limits_with_webhook if receiver else generous_limits
     parts = store_parts(engine, model, refunds=refunds, settings=settings)
@@ -199,3 +205,41 @@ async def test_without_a_webhook_no_notice_is_scheduled(
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
     ]
     assert scheduled and NOTIFY_ACTIVITY not in scheduled
+
+
+async def test_an_approved_refund_given_up_tells_who_approved_it(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine, tmp_path: Path
+) -> None:
+    """The platform stays unavailable until the approval runs out (workflows/
+    effect_waits.py): the reviewer who approved it is told it was not carried out, in
+    words for a support person, with a link to the run, and nothing else is sent."""
+    env = time_skipping_env
+    model = FakeModel().enqueue(tool_reply(REFUND), text_reply("A colleague will follow up."))
+    down = PlatformDown(seeded_engine, down=None)
+    with webhook_receiver() as receiver:
+        async with notified_run(
+            env, model, seeded_engine, receiver, tmp_path, down, approval_ttl_seconds=3600
+        ) as handle:
+            (action,) = await pending_actions(handle)
+            await posts(receiver, 1)
+            await decide(handle, decision(seeded_engine, "alice", action.action_hash))
+            outcome = await handle.result()  # the run waits for the notice before it ends
+        await replay(handle)
+
+    assert isinstance(outcome, RunOutcome) and refunded(seeded_engine, "C-1042") == []
+    assert receiver.kinds() == ["waiting", "not_carried_out"]
+    told = receiver.posts[1]
+    assert told.headers[IDEMPOTENCY_HEADER] == f"{handle.id}:{action.action_hash}:not_carried_out"
+    text = told.body["text"]
+    assert text.startswith(
+        "Approved but not carried out: Refund 89.90 EUR on order C-1042 (tenant demo), "
+        "approved by alice. payments:demo was unavailable from "
+    )
+    assert "Nothing was refunded. The customer may still be waiting for it" in text
+    assert text.endswith(f"Run: {UI_BASE}/runs/{handle.id}")
+    facts = told.body["signoff"]
+    assert (facts["approved_by"], facts["connector"]) == (["alice"], "payments:demo")
+    ticket = get_ticket(seeded_engine, "demo", "T-1042")
+    assert ticket is not None
+    for secret in (ticket.text, ticket.customer_name, AGENT_REASON):
+        assert secret not in told.raw
