@@ -134,7 +134,7 @@ async def test_a_late_decision_reads_how_long_ago_it_expired(
     # The run's timeline shows the expiry, with what expired.
     decisions = trail.split('<table class="decisions')[1].split("</table>")[0]
     assert '<td data-label="Decision" data-kind="expired">expired</td>' in decisions
-    assert "89.90 EUR on C-1042" in decisions
+    assert '89.90 EUR on <bdi class="id">C-1042</bdi>' in decisions
     assert too_late.status_code == 409
     assert too_late.json()["detail"] == (
         "This run ended before this request was decided (cancelled); the refund did not happen."
