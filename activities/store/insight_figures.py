@@ -159,6 +159,3 @@ def tallies(groups: list[Group]) -> tuple[Tally, dict[str, Tally], dict[str, Tal
     return total, tools, reviewers
 
 
-def nearest_rank(count: int, percent: int) -> int:
-    """The 1-based rank of the `percent` percentile of `count` sorted values."""
-    return max(1, -(-count * percent // 100))

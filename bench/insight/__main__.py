@@ -1,0 +1,90 @@
+"""How fast the approval insight answers with 1,000,000 audit rows (target: p95 at most
+300 ms for the page's default period).
+
+What is measured: the page's reads alone (signoff/service/approval_insight.py, three
+queries of the covering index) and the whole `GET /insight` route through FastAPI's
+TestClient (a signed-in administrator, the reads, the SVG bars and tables, the Jinja2
+render), for the default period (the last 30 days) and for the longest one a page takes
+(366 days: every row). The rows are a year of one tenant's synthetic audit (rows.py),
+bulk-inserted into a temporary SQLite store. It writes bench/results/INSIGHT.md.
+
+    .venv/bin/python -m bench.insight [--rows 1000000] [--rounds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from activities.store import make_engine, seed_demo, use_session
+from activities.store.schema import DecisionRow
+from approvals_ui.main import create_app
+from bench.common.timings import timings
+from bench.insight.report import Measured, write_insight
+from bench.insight.rows import fill
+from signoff.config.settings import Settings
+from signoff.service.approval_insight import InsightPeriod, insight_of
+from signoff.service.handles import Store
+
+TENANT = "demo"
+DAYS_OF_ROWS = 365
+PERIODS = {"the last 30 days (the default)": 30, "366 days (the longest)": 366}
+LONG_ROUNDS = 5  # the year-long period reads every row: fewer rounds
+
+
+async def no_temporal(_: Settings) -> Any:
+    return object()  # never used: the insight reads the store alone
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=30)
+    arguments = parser.parse_args()
+    home = Path(tempfile.mkdtemp(prefix="signoff-bench-"))
+    engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
+    seed_demo(engine)
+    today = datetime.now(UTC)
+    began = time.perf_counter()
+    fill(engine, TENANT, arguments.rows, today, DAYS_OF_ROWS)
+    fill_seconds = time.perf_counter() - began
+    store = Store(engine)
+    app = create_app(Settings(home=home), temporal_connect=no_temporal, engine=store)
+    measured: list[Measured] = []
+    with TestClient(app) as client:
+        token = client.get("/signin").text.split('name="csrf_token" value="')[1].split('"')[0]
+        client.post(
+            "/signin",
+            data={"csrf_token": token, "username": "admin", "password": "demo-admin"},
+            follow_redirects=False,
+        )
+        for label, days in PERIODS.items():
+            period = InsightPeriod(today.date() - timedelta(days=days - 1), today.date())
+            rounds = arguments.rounds if days <= PERIODS[next(iter(PERIODS))] else LONG_ROUNDS
+            with use_session(engine) as session:
+                in_period = session.scalar(
+                    select(func.count()).where(
+                        DecisionRow.tenant_id == TENANT, DecisionRow.decided_at >= period.start
+                    )
+                )
+            query = f"/insight?from={period.since.isoformat()}&to={period.until.isoformat()}"
+
+            def page(query: str = query) -> None:
+                answer = client.get(query)
+                assert answer.status_code == 200 and 'id="insight-tools"' in answer.text
+
+            reads = timings(lambda period=period: insight_of(store, TENANT, period), rounds)
+            route = timings(page, rounds)
+            measured.append(Measured(label, int(in_period or 0), rounds, reads, route))
+    print(write_insight(measured, arguments.rows, fill_seconds))  # noqa: T201
+
+
+if __name__ == "__main__":
+    main()
