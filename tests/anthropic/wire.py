@@ -16,8 +16,10 @@ from temporalio import activity
 from temporalio.client import WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
+from activities.held_profiles import HeldProfiles
 from activities.model_turn import ModelTurns
 from activities.tool_gateway import ToolGateway
+from signoff.config.profiles import BUILTIN_PROFILES, load_profile_file
 from signoff.config.settings import Settings
 from tests.workflow.fakes import (
     ToolActivities,
@@ -109,7 +111,8 @@ class RecordingGateway(ToolGateway):
     """The real gateway, keeping what each call returned (the expected JSON needs it)."""
 
     def __init__(self, engine: Engine) -> None:
-        super().__init__(engine)
+        # As `signoff worker` on the built-in profile file: it holds that file.
+        super().__init__(engine, profiles=HeldProfiles.of([load_profile_file(BUILTIN_PROFILES)]))
         self.results: dict[str, ToolResult] = {}
 
     @activity.defn(name=RUN_TOOL_ACTIVITY)
