@@ -176,8 +176,10 @@ def _next_step_refusal(context: Context, action: PendingAction, reviewer: Signed
 
 @pass_context
 def _in_order(context: Context, names: list[str]) -> str:
-    """A chain's roles, `support_lead, then finance`, joined in the page's language."""
-    return _words(context).gettext(THEN).join(names)
+    """A chain's roles in support words, `support lead, then finance`, joined in the
+    page's language."""
+    words = _words(context)
+    return words.gettext(THEN).join(said(name, ROLE_LABELS, words) for name in names)
 
 
 templates.env.install_gettext_callables(  # type: ignore[attr-defined]  # the i18n extension's
