@@ -64,11 +64,16 @@
     for (var i = 0; i < fresh.length; i++) {
       titles.push(fresh[i].querySelector(".card-title").textContent.trim());
     }
-    var shown = new Notification(holder.getAttribute(one ? "data-one" : "data-several"), {
-      body: titles.join("\n"),
-      // One notification for the inbox: a newer one replaces it rather than piling up.
-      tag: "signoff-inbox",
-    });
+    var shown;
+    try {
+      shown = new Notification(holder.getAttribute(one ? "data-one" : "data-several"), {
+        body: titles.join("\n"),
+        // One notification for the inbox: a newer one replaces it rather than piling up.
+        tag: "signoff-inbox",
+      });
+    } catch (error) {
+      return; // a browser that shows them only from a service worker (Chrome on Android)
+    }
     var link = one ? fresh[0].querySelector(".card-title").href : window.location.href;
     shown.onclick = function () {
       window.focus();

@@ -88,6 +88,7 @@
 
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.isComposing) return;
+    if (!document.getElementById("shortcuts-help")) return; // a page without shortcuts
     if (event.ctrlKey || event.altKey || event.metaKey) return;
     if (typingIn(event.target)) return;
     if (document.querySelector("dialog[open]")) return; // Escape closes it natively
