@@ -62,8 +62,9 @@ def test_every_form_a_reviewer_sees_has_one_primary_action(
     ui: TestClient, pending_case: RefundCase
 ) -> None:
     run_id = pending_case.run_id
+    signed_out = pages_of(ui, ["/signin"])
     sign_in(ui, "alice")
-    pages = pages_of(
+    pages = signed_out | pages_of(
         ui,
         [
             "/approvals",
