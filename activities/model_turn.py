@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
 from functools import partial
-from importlib import import_module
 
 from sqlalchemy import Engine
 from temporalio import activity
@@ -22,6 +21,7 @@ from activities import observe
 from activities.models.base import ModelAdapter
 from activities.prompt_reader import PromptCatalogs
 from signoff.config.settings import Settings
+from signoff.entry_points import load_reference
 from signoff.models.registry import ENTRY_POINT_GROUP, known_providers
 from workflows.contracts import (
     MODEL_TURN_ACTIVITY,
@@ -143,6 +143,5 @@ def build_model_turns(settings: Settings) -> ModelTurns:
 
 
 def _build_adapter(reference: str, settings: Settings) -> ModelAdapter:
-    module, _, function = reference.partition(":")
-    build: Callable[[Settings], ModelAdapter] = getattr(import_module(module), function)
+    build: Callable[[Settings], ModelAdapter] = load_reference(reference)
     return build(settings)

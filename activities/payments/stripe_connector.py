@@ -33,6 +33,8 @@ from activities.payments.connector import (
     PaymentUnavailable,
     ProviderRefund,
 )
+from signoff.config.settings import Settings
+from signoff.config.stripe_keys import KeySource, read_key
 
 METADATA_KEY = "signoff_idempotency_key"
 # Stripe's idempotency keys are at most 255 characters, as signoff's (KEY_LENGTH).
@@ -199,4 +201,15 @@ def _refund(data: dict[str, Any]) -> ProviderRefund:
         if created is not None
         else datetime.fromtimestamp(0, UTC),
         idempotency_key=metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None,
+    )
+
+
+def for_tenant(settings: Settings, source: KeySource) -> StripeConnector:
+    """The connector of one Stripe tenant (signoff/payments/stripe_platform.py), with its
+    key read now, in the process that calls Stripe. Raises StripeKeyProblem (a
+    PaymentSetupProblem) for a key it cannot use."""
+    return StripeConnector(
+        read_key(source),
+        api_base=settings.stripe_api_base,
+        timeout_seconds=settings.stripe_timeout_seconds,
     )

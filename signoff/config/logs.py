@@ -42,8 +42,8 @@ from signoff.config.helpdesks import (
 )
 from signoff.config.run_identity import run_identity
 from signoff.config.settings import Settings
-from signoff.config.stripe_keys import key_values as stripe_key_values
 from signoff.models.registry import known_providers
+from signoff.payments.registry import platform_secrets
 
 REDACTED = "[redacted]"
 # Shorter strings are not secrets worth a replace on every line (and would blank words).
@@ -157,7 +157,7 @@ def settings_secrets(settings: Settings) -> list[str]:
         files.append(settings.temporal_api_key_file)
     found += [text for text in map(_file_secret, files) if text]
     found += _private_decision_keys(settings.signing_keys_path)
-    found += stripe_key_values(settings)
+    found += platform_secrets(settings)  # each payment platform's keys
     found += _helpdesk_secrets(settings)
     return found
 

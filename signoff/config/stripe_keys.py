@@ -24,6 +24,7 @@ from pathlib import Path
 from pydantic_core import PydanticCustomError
 
 from signoff.config.settings import Settings
+from signoff.payments.registry import PaymentSetupProblem
 from workflows.profile_values import parse_duration
 
 # An entry's optional field beside its key source (see the module note).
@@ -32,7 +33,7 @@ GIVE_UP_AFTER = "give_up_after"
 KEY_PATTERN = re.compile(r"^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$")
 
 
-class StripeKeyProblem(ValueError):
+class StripeKeyProblem(PaymentSetupProblem):
     """The keys file or a key in it is unusable; the message says what to fix."""
 
 

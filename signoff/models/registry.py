@@ -31,13 +31,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib.metadata import entry_points
-from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings
 
+from signoff.entry_points import RegistrationError, load_group, reference_problem
 from workflows.model_contracts import PROVIDER_NAME_PATTERN
 
 ENTRY_POINT_GROUP = "signoff.models"
@@ -47,8 +46,8 @@ AUTO = "auto"
 PROVIDER_NAME = re.compile(PROVIDER_NAME_PATTERN)
 
 
-class ProviderRegistrationError(Exception):
-    """An entry point of `signoff.models` that cannot be used; the message says which."""
+# An entry point of `signoff.models` that cannot be used; the message says which.
+ProviderRegistrationError = RegistrationError
 
 
 class ModelChoiceError(ValueError):
@@ -151,33 +150,10 @@ def reload_providers() -> None:
 
 @cache
 def _loaded() -> Mapping[str, ModelProvider]:
-    found: dict[str, ModelProvider] = {}
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        where = f"entry point {point.name!r} = {point.value!r} of group '{ENTRY_POINT_GROUP}'"
-        try:
-            provider = point.load()
-        except Exception as error:  # any import failure of a package: name it
-            raise ProviderRegistrationError(f"{where}: cannot load it ({error})") from None
-        found[point.name] = _checked(where, point.name, provider, found)
-    return MappingProxyType(dict(sorted(found.items())))
+    return load_group(ENTRY_POINT_GROUP, ModelProvider, lambda provider: provider.name, _problem)
 
 
-def _checked(
-    where: str, name: str, provider: object, found: Mapping[str, ModelProvider]
-) -> ModelProvider:
-    if not isinstance(provider, ModelProvider):
-        raise ProviderRegistrationError(f"{where}: it is not a signoff.models.ModelProvider")
-    if provider.name != name:
-        raise ProviderRegistrationError(
-            f"{where}: the provider is named {provider.name!r}; name the entry point the same"
-        )
+def _problem(name: str, provider: ModelProvider) -> str | None:
     if name == AUTO or not PROVIDER_NAME.match(name):
-        raise ProviderRegistrationError(
-            f"{where}: a provider's name is lower-case letters, digits and '_', and not '{AUTO}'"
-        )
-    if name in found:
-        # Two installed packages claim one name: neither may silently win.
-        raise ProviderRegistrationError(f"{where}: a provider named {name!r} is registered twice")
-    if ":" not in provider.adapter:
-        raise ProviderRegistrationError(f"{where}: adapter is 'module:function'")
-    return provider
+        return f"a provider's name is lower-case letters, digits and '_', and not '{AUTO}'"
+    return reference_problem(provider.adapter)

@@ -13,7 +13,7 @@ from activities.payments.breaker_gate import payments_connector_name
 from activities.store.connector_breakers import breaker_rows, reset_breaker, state_of
 from signoff.config.helpdesks import HelpdeskConfigError, load_helpdesk_connectors
 from signoff.config.settings import Settings
-from signoff.config.stripe_keys import StripeKeyProblem, stripe_tenants
+from signoff.payments.registry import PaymentSetupProblem, platform_tenants
 from signoff.service.handles import Store, engine_of
 
 
@@ -42,15 +42,15 @@ class UnknownConnector(ValueError):
 
 
 def configured_connectors(settings: Settings) -> list[str]:
-    """The connectors the settings name (the helpdesks file and the Stripe keys file,
-    where this process can read them); raises HelpdeskConfigError for a helpdesks file
-    it cannot use."""
+    """The connectors the settings name (the helpdesks file and the payment platforms'
+    configurations, where this process can read them); raises HelpdeskConfigError for a
+    helpdesks file it cannot use."""
     helpdesks = [
         connector_name(tenant) for tenant in load_helpdesk_connectors(settings.helpdesk_connectors)
     ]
     try:
-        platforms = [payments_connector_name(tenant) for tenant in stripe_tenants(settings)]
-    except StripeKeyProblem:
+        platforms = [payments_connector_name(tenant) for tenant in platform_tenants(settings)]
+    except PaymentSetupProblem:
         platforms = []  # another host's file: the store still tells every breaker
     return helpdesks + platforms
 

@@ -19,7 +19,7 @@ from activities.store.refunds import list_refunds
 from activities.store.schema import minor_to_decimal
 from activities.store.ticket_refunds import ticket_refunds
 from signoff.config.settings import Settings
-from signoff.config.stripe_keys import StripeKeyProblem
+from signoff.payments.registry import PaymentSetupProblem, where_configured
 from signoff.service.handles import Store, engine_of
 
 
@@ -49,7 +49,7 @@ class PriorRefund:
 def connectors(settings: Settings) -> PaymentConnectors:
     try:
         return PaymentConnectors(settings)
-    except StripeKeyProblem as problem:
+    except PaymentSetupProblem as problem:
         raise PaymentLinkRefused(str(problem)) from None
 
 
@@ -69,7 +69,8 @@ def link_payment(
         if connector is None:
             raise PaymentLinkRefused(
                 f"Tenant '{tenant_id}' refunds through the embedded ledger: name it in "
-                "SIGNOFF_STRIPE_KEYS_FILE with its Stripe key to link its orders to payments."
+                f"a payment platform's configuration ({where_configured()}) with its "
+                "credentials to link its orders to payments."
             )
         facts = connector.payment(payment_ref)
     except PaymentError as error:
@@ -101,7 +102,7 @@ def prior_refunds(
             # Paid on a platform this process cannot read: never pass our rows off as its.
             raise PaymentLinkRefused(
                 f"Order {order_id} was paid on {link.provider}, and this process has no "
-                f"{link.provider} key for tenant '{tenant_id}' (SIGNOFF_STRIPE_KEYS_FILE)."
+                f"{link.provider} credentials for tenant '{tenant_id}' ({where_configured()})."
             )
         facts = connector.payment(link.payment_ref)
     except PaymentError as error:

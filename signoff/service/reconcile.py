@@ -24,7 +24,7 @@ from activities.payments.remote_settlement import settle_on_platform
 from activities.store.errors import StoreError
 from activities.store.settlements import SettledRefund, settle_refund
 from signoff.config.settings import Settings
-from signoff.config.stripe_keys import StripeKeyProblem
+from signoff.payments.registry import PaymentSetupProblem
 from signoff.service.handles import Runs, Store, client_of, engine_of
 from signoff.service.pending import run_state
 from signoff.service.runs import request_of_run
@@ -85,7 +85,7 @@ def payment_connectors(settings: Settings) -> PaymentConnectors:
     """The tenants' payment connectors, as the worker builds them."""
     try:
         return PaymentConnectors(settings)
-    except StripeKeyProblem as problem:
+    except PaymentSetupProblem as problem:
         raise ReconcileRefused(str(problem)) from None
 
 

@@ -166,7 +166,7 @@ def worker_command() -> None:
     current = settings()
     profiles = loaded_profiles_or_stop(current)
     from signoff.config.payload_keys import payload_cipher
-    from signoff.config.stripe_keys import StripeKeyProblem, stripe_tenants
+    from signoff.payments.registry import PaymentSetupProblem, platform_tenants
 
     try:
         connection_security(current)  # a TLS setting it could not use, named first
@@ -174,12 +174,12 @@ def worker_command() -> None:
         load_verification_keys(current)  # refused here, before it polls, with what to do
         require_pinned(current)  # it trusts only the decision keys it was given
         load_helpdesk_connectors(current.helpdesk_connectors)  # and the helpdesks' file
-        stripe_tenants(current)  # a Stripe keys file it cannot read (a key: at first use)
+        platform_tenants(current)  # a payment platform's file it cannot read (a key: at use)
     except (
         TemporalSettingsError,
         DecisionKeyError,
         HelpdeskConfigError,
-        StripeKeyProblem,
+        PaymentSetupProblem,
     ) as error:
         fail(f"The worker will not start: {error}")
     observability_or_stop(current, "worker")

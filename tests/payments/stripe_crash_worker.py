@@ -28,7 +28,8 @@ from activities.refunds import RefundActivities
 from activities.store import make_engine
 from signoff.config.data_converter import data_converter
 from signoff.config.settings import Settings
-from signoff.config.stripe_keys import KeySource, read_key
+from signoff.config.stripe_keys import read_key
+from signoff.payments.registry import TenantPlatform
 from signoff.wiring.worker import build_worker
 from tests.workflow.approvals import TEST_KEYS
 
@@ -42,9 +43,9 @@ class DiesAfterRefund(stripe.RequestsClient):
 
 
 class DyingConnectors(PaymentConnectors):
-    def _stripe(self, source: KeySource) -> StripeConnector:
+    def _connector(self, tenant: TenantPlatform) -> StripeConnector:
         return StripeConnector(
-            read_key(source),
+            read_key(tenant.source),
             api_base=self._settings.stripe_api_base,
             timeout_seconds=self._settings.stripe_timeout_seconds,
             http_client=DiesAfterRefund(timeout=self._settings.stripe_timeout_seconds),

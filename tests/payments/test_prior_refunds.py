@@ -39,7 +39,7 @@ def test_a_process_without_the_key_says_so(
     seeded_engine: Engine, localstripe: LocalStripe, payments: PaymentConnectors, tmp_path: Path
 ) -> None:
     link_paid_order(seeded_engine, payments, localstripe, 4999)
-    with pytest.raises(PaymentLinkRefused, match="no stripe key for tenant 'demo'"):
+    with pytest.raises(PaymentLinkRefused, match="no stripe credentials for tenant 'demo'"):
         refund_lines(
             Store(seeded_engine), PaymentConnectors(Settings(home=tmp_path)), "demo", ORDER
         )

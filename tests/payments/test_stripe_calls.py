@@ -21,7 +21,8 @@ from temporalio.testing import WorkflowEnvironment
 from activities.payments.registry import PaymentConnectors
 from activities.payments.stripe_connector import StripeConnector
 from signoff.config.settings import Settings
-from signoff.config.stripe_keys import KeySource, read_key
+from signoff.config.stripe_keys import read_key
+from signoff.payments.registry import TenantPlatform
 from tests.payments.conftest import TEST_TIMEOUT_SECONDS, link_paid_order
 from tests.payments.localstripe import LocalStripe
 from tests.workflow.approvals import decide, decision, gate_run, pending_actions
@@ -50,9 +51,9 @@ class CountedConnectors(PaymentConnectors):
         super().__init__(settings)
         self.transport = CountingTransport(TEST_TIMEOUT_SECONDS)
 
-    def _stripe(self, source: KeySource) -> StripeConnector:
+    def _connector(self, tenant: TenantPlatform) -> StripeConnector:
         return StripeConnector(
-            read_key(source),
+            read_key(tenant.source),
             api_base=self._settings.stripe_api_base,
             timeout_seconds=TEST_TIMEOUT_SECONDS,
             http_client=self.transport,

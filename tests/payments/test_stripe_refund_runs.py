@@ -25,7 +25,8 @@ from activities.payments.stripe_connector import StripeConnector
 from activities.store import list_refunds
 from activities.store.settlements import settlement_of
 from signoff.config.settings import Settings
-from signoff.config.stripe_keys import KeySource, read_key
+from signoff.config.stripe_keys import read_key
+from signoff.payments.registry import TenantPlatform
 from tests.payments.conftest import ORDER, TEST_TIMEOUT_SECONDS, link_paid_order
 from tests.payments.localstripe import LocalStripe, LostOnRefund, SilentOnRefund
 from tests.workflow.approvals import (
@@ -153,9 +154,9 @@ class SilentConnectors(PaymentConnectors):
         super().__init__(settings)
         self.transport = transport
 
-    def _stripe(self, source: KeySource) -> StripeConnector:
+    def _connector(self, tenant: TenantPlatform) -> StripeConnector:
         return StripeConnector(
-            read_key(source),
+            read_key(tenant.source),
             api_base=self._settings.stripe_api_base,
             timeout_seconds=TEST_TIMEOUT_SECONDS,
             http_client=self.transport,

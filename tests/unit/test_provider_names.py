@@ -1,10 +1,12 @@
 """No per-provider branch outside the provider's own modules (issue 43).
 
 A model provider is declared once (signoff/models/NAME_provider.py) and its adapter
-lives in activities/models/NAME*.py; every other module asks the registry. This reads
-the product's syntax trees for what would be a branch on one: the provider's name as a
-string (`provider == "openai"`), one of its settings (`settings.anthropic_api_key`), or
-an import of its SDK or its modules.
+lives in activities/models/NAME*.py; a payment platform is declared once
+(signoff/payments/NAME_platform.py), with its connector in activities/payments/NAME*.py
+and its configuration in signoff/config/NAME*.py. Every other module asks the
+registries. This reads the product's syntax trees for what would be a branch on one:
+its name as a string (`provider == "openai"`), one of its settings
+(`settings.anthropic_api_key`), or an import of its SDK or its modules.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import ast
 from pathlib import Path
 
 from signoff.models import known_providers
+from signoff.payments import known_platforms
 
 ROOT = Path(__file__).parents[2]
 PRODUCT = ("workflows", "activities", "signoff", "approvals_ui")
@@ -29,6 +32,11 @@ PENDING = {
 
 def own_module(relative: str, provider: str) -> bool:
     path = Path(relative)
+    if provider in known_platforms():
+        return relative == f"signoff/payments/{provider}_platform.py" or (
+            path.parent in (Path("activities/payments"), Path("signoff/config"))
+            and path.name.startswith(provider)
+        )
     return relative == f"signoff/models/{provider}_provider.py" or (
         path.parent == Path("activities/models") and path.name.startswith(provider)
     )
@@ -42,6 +50,8 @@ def mentions(source: str, provider: str) -> list[int]:
             lines.append(node.lineno)
         elif isinstance(node, ast.Attribute) and node.attr.startswith(f"{provider}_"):
             lines.append(node.lineno)
+        elif isinstance(node, ast.Name) and class_of(node.id, provider):
+            lines.append(node.lineno)
         elif isinstance(node, ast.Import | ast.ImportFrom):
             modules = [alias.name for alias in node.names]
             if isinstance(node, ast.ImportFrom) and node.module:
@@ -52,13 +62,18 @@ def mentions(source: str, provider: str) -> list[int]:
     return lines
 
 
+def class_of(name: str, provider: str) -> bool:
+    """A class of the provider's by its CapWords name: StripeKeyProblem, AnthropicModel."""
+    return name[:1].isupper() and not name.isupper() and name.lower().startswith(provider)
+
+
 def found() -> dict[tuple[str, str], list[int]]:
     hits: dict[tuple[str, str], list[int]] = {}
     for folder in PRODUCT:
         for path in sorted((ROOT / folder).rglob("*.py")):
             relative = path.relative_to(ROOT).as_posix()
             source = path.read_text()
-            for provider in known_providers():
+            for provider in [*known_providers(), *known_platforms()]:
                 lines = mentions(source, provider)
                 if lines and not own_module(relative, provider):
                     hits[(relative, provider)] = lines
@@ -80,9 +95,13 @@ def test_the_check_sees_each_kind_of_branch() -> None:
     assert mentions("from activities.models.scripted import ScriptedModel\n", "scripted") == [1]
     assert mentions("import anthropic\n", "anthropic") == [1]
     assert mentions('help = "scripted, anthropic:MODEL_ID"\n', "anthropic") == []
+    assert mentions("try:\n    pass\nexcept StripeKeyProblem:\n    pass\n", "stripe") == [3]
+    assert mentions("from signoff.config.stripe_keys import x\n", "stripe") == [1]
 
 
 def test_each_built_in_provider_is_declared_in_its_own_module() -> None:
     for name in ("anthropic", "openai", "scripted"):
         assert known_providers()[name].name == name
         assert (ROOT / f"signoff/models/{name}_provider.py").is_file()
+    assert known_platforms()["stripe"].name == "stripe"
+    assert (ROOT / "signoff/payments/stripe_platform.py").is_file()

@@ -10,8 +10,6 @@ name, its price, evals and the profile loader.
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,34 +23,19 @@ from signoff.config.logs import settings_secrets
 from signoff.config.profiles import BUILTIN_PROFILES, ProfileError, load_profile_file
 from signoff.config.settings import ModelChoiceError, Settings, parse_model
 from signoff.config.telemetry import GEN_AI_PROVIDER_NAMES
-from signoff.models.registry import reload_providers
 from signoff.service.evals.runner import model_ref
+from tests.outside_install import outside_package_installed, uninstall
 from tests.workflow.fakes import run_to_end
 from workflows.contracts import ModelPrice, ModelRef
 
-OUTSIDE = Path(__file__).parents[1] / "outside_packages"
 ACME_KEY = "sk-acme-test-7f3e"
-
-
-def uninstall() -> None:
-    if str(OUTSIDE) in sys.path:
-        sys.path.remove(str(OUTSIDE))
-    for name in [name for name in sys.modules if name.split(".")[0] == "acme_signoff"]:
-        del sys.modules[name]
-    importlib.invalidate_caches()
-    reload_providers()
 
 
 @pytest.fixture
 def acme_installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("SIGNOFF_ACME_API_KEY", ACME_KEY)
-    sys.path.insert(0, str(OUTSIDE))
-    importlib.invalidate_caches()
-    reload_providers()
-    try:
+    with outside_package_installed():
         yield
-    finally:
-        uninstall()
 
 
 def test_without_the_package_its_provider_is_refused_saying_what_is_installed(
