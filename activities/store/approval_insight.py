@@ -29,7 +29,7 @@ from activities.store.insight_figures import (
     ShadowCheck,
     tallies,
 )
-from activities.store.insight_scan import percentiles, scan
+from activities.store.insight_scan import Scanned, percentiles, scan
 from activities.store.schema import DecisionRow, Tenant, WaitingAction
 
 # The audit's table, for the one pass in Core: the ORM's loading of 80,000 rows cost
@@ -54,7 +54,7 @@ SCANNED = tuple(
 DISAGREEMENTS_LISTED = 100
 
 
-def _in_period(rows: Any, tenant_ids: Sequence[str], since: datetime, until: datetime) -> list[Any]:
+def in_period(rows: Any, tenant_ids: Sequence[str], since: datetime, until: datetime) -> list[Any]:
     """The period's rows of `rows` (the table's columns, or the ORM class): one tenant, or
     each of a few (the fleet's metrics), a range of the index per tenant."""
     tenant = (
@@ -85,28 +85,40 @@ def _insight(
     source: Engine, tenant_ids: Sequence[str], since: datetime, until: datetime
 ) -> Insight:
     with use_session(source) as session:
-        period = _in_period(DECISIONS.c, tenant_ids, since, until)
+        period = in_period(DECISIONS.c, tenant_ids, since, until)
         scanned = scan(session.connection().execute(select(*SCANNED).where(*period)))  # type: ignore[arg-type]
-        total, tools, reviewers = tallies(scanned.groups)
-        for tool, waits in scanned.tool_waits.items():
-            tools[tool or NO_TOOL].p50_ms, tools[tool or NO_TOOL].p95_ms = percentiles(waits)
-        for name, waits in scanned.reviewer_waits.items():
-            if name in reviewers:
-                reviewers[name].p50_ms, reviewers[name].p95_ms = percentiles(waits)
-        if len(tenant_ids) == 1:
-            total.p50_ms, total.p95_ms = percentiles(scanned.all_waits)
-        return Insight(
-            tenant_id=tenant_ids[0] if len(tenant_ids) == 1 else "",
-            since=since,
-            until=until,
-            total=total,
-            tools=sorted(tools.values(), key=lambda tally: tally.name),
-            reviewers=sorted(reviewers.values(), key=lambda tally: tally.name),
-            refunded=scanned.refunded,
-            shadows=_shadows(session, _in_period(DecisionRow, tenant_ids, since, until))
-            if tenant_ids
-            else [],
-        )
+        return figures(session, scanned, tenant_ids, since, until)
+
+
+def figures(
+    session: Session,
+    scanned: Scanned,
+    tenant_ids: Sequence[str],
+    since: datetime,
+    until: datetime,
+) -> Insight:
+    """The insight of what was scanned, with the period's shadow rules read now: a
+    shadow rule's row is compared with a decision that may come later."""
+    total, tools, reviewers = tallies(scanned.groups())
+    for tool, waits in scanned.tool_waits.items():
+        tools[tool or NO_TOOL].p50_ms, tools[tool or NO_TOOL].p95_ms = percentiles(waits)
+    for name, waits in scanned.reviewer_waits.items():
+        if name in reviewers:
+            reviewers[name].p50_ms, reviewers[name].p95_ms = percentiles(waits)
+    if len(tenant_ids) == 1:
+        total.p50_ms, total.p95_ms = percentiles(scanned.all_waits)
+    return Insight(
+        tenant_id=tenant_ids[0] if len(tenant_ids) == 1 else "",
+        since=since,
+        until=until,
+        total=total,
+        tools=sorted(tools.values(), key=lambda tally: tally.name),
+        reviewers=sorted(reviewers.values(), key=lambda tally: tally.name),
+        refunded=scanned.refunded(),
+        shadows=_shadows(session, in_period(DecisionRow, tenant_ids, since, until))
+        if tenant_ids
+        else [],
+    )
 
 
 def _shadows(session: Session, period: Sequence[object]) -> list[ShadowCheck]:

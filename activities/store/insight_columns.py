@@ -24,7 +24,8 @@ from typing import Any
 
 from workflows.actions import DecisionEvent, PendingAction
 
-# The covering index's columns after (tenant_id, decided_at) (schema.py).
+# The covering index's columns after (tenant_id, decided_at) (schema.py); `seq` last,
+# for the cache's first read of a period, which stops at the chain's head (insight_cache.py).
 INSIGHT_COLUMNS = (
     "outcome",
     "kind",
@@ -34,6 +35,7 @@ INSIGHT_COLUMNS = (
     "currency",
     "amount_minor",
     "waited_ms",
+    "seq",
 )
 APPROVED = "approved"
 EDITED = "edited"

@@ -24,44 +24,56 @@ MEDIAN, TAIL = 50, 95
 PERCENT = 100
 
 
+Key = tuple[str | None, str | None, str, str, str | None, str | None]
+
+
 @dataclass
 class Scanned:
-    groups: list[Group] = field(default_factory=list)
-    # The waits of the reviewers' decisions: per tool and in all, those that ended a
-    # request; per reviewer, each of their own, a first approval of two included.
-    tool_waits: dict[str | None, list[int]] = field(default_factory=dict)
-    reviewer_waits: dict[str, list[int]] = field(default_factory=dict)
+    """What the rows read so far add up to; more rows add to it (`scan(rows, into=…)`),
+    so that a period already read needs only the rows appended since (insight_cache.py).
+    The waits are those of the reviewers' decisions: per tool and in all, those that
+    ended a request; per reviewer, each of their own, a first approval of two included."""
+
+    counts: Counter[Key] = field(default_factory=Counter)
+    sums: Counter[Key] = field(default_factory=Counter)
+    tool_waits: defaultdict[str | None, list[int]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    reviewer_waits: defaultdict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     all_waits: list[int] = field(default_factory=list)
-    refunded: dict[str, int] = field(default_factory=dict)  # currency: minor units
+
+    def groups(self) -> list[Group]:
+        return [Group(*key, count, self.sums[key]) for key, count in self.counts.items()]
+
+    def refunded(self) -> dict[str, int]:
+        """Money refunded, per currency."""
+        refunded: Counter[str] = Counter()
+        for (_, _, _, outcome, _, currency), minor in self.sums.items():
+            if outcome == REFUNDED and minor:
+                refunded[currency or ""] += minor
+        return dict(refunded)
 
 
-def scan(rows: Iterable[Row]) -> Scanned:
-    counts: Counter[tuple[str | None, ...]] = Counter()
-    sums: Counter[tuple[str | None, ...]] = Counter()
-    tool_waits: defaultdict[str | None, list[int]] = defaultdict(list)
-    reviewer_waits: defaultdict[str, list[int]] = defaultdict(list)
-    all_waits: list[int] = []
-    decided = frozenset(REVIEWER_OUTCOMES)
+DECIDED = frozenset(REVIEWER_OUTCOMES)
+
+
+def scan(rows: Iterable[Row], into: Scanned | None = None) -> Scanned:
+    scanned = Scanned() if into is None else into
+    counts, sums = scanned.counts, scanned.sums
+    tool_waits, reviewer_waits = scanned.tool_waits, scanned.reviewer_waits
+    all_waits = scanned.all_waits
     for tool, reviewer, kind, outcome, category, currency, amount, waited in rows:
         key = (tool, reviewer, kind, outcome, category, currency)
         counts[key] += 1
         if amount:
             sums[key] += amount
-        if waited is not None and outcome in decided:
+        if waited is not None and outcome in DECIDED:
             if reviewer is not None:
                 reviewer_waits[reviewer].append(waited)
-            if kind != FIRST_APPROVAL and kind in decided:
+            if kind != FIRST_APPROVAL and kind in DECIDED:
                 tool_waits[tool].append(waited)
                 all_waits.append(waited)
-    refunded: Counter[str] = Counter()
-    groups = []
-    for key, count in counts.items():
-        tool, reviewer, kind, outcome, category, currency = key
-        assert kind is not None and outcome is not None  # the index holds rows with both
-        groups.append(Group(tool, reviewer, kind, outcome, category, currency, count, sums[key]))
-        if outcome == REFUNDED and sums[key]:
-            refunded[currency or ""] += sums[key]
-    return Scanned(groups, dict(tool_waits), dict(reviewer_waits), all_waits, dict(refunded))
+    return scanned
 
 
 def percentiles(waits: list[int]) -> tuple[int, int] | tuple[None, None]:

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, insert
+from sqlalchemy import Engine, func, insert, select
 
+from activities.store.database import table_of
 from activities.store.schema import DecisionRow
+
+DECISIONS = table_of(DecisionRow)
 
 TOOLS = ("refund", "refund", "refund", "send_reply", "goodwill", "cancel_order")
 REVIEWERS = tuple(f"reviewer{number:02d}" for number in range(40))
@@ -81,7 +84,7 @@ def audit_rows(tenant_id: str, count: int, end: datetime, days: int) -> Iterator
 
 def fill(engine: Engine, tenant_id: str, count: int, end: datetime, days: int) -> None:
     """Insert the rows in batches, each batch one statement in its own transaction."""
-    statement = insert(DecisionRow.__table__)  # type: ignore[arg-type]
+    statement = insert(DECISIONS)
     batch: list[dict[str, Any]] = []
     for row in audit_rows(tenant_id, count, end, days):
         batch.append(row)
@@ -92,3 +95,17 @@ def fill(engine: Engine, tenant_id: str, count: int, end: datetime, days: int) -
     if batch:
         with engine.begin() as connection:
             connection.execute(statement, batch)
+
+
+def append_more(engine: Engine, tenant_id: str, count: int) -> None:
+    """`count` more rows decided now, after the chain's head, as new decisions come."""
+    with engine.begin() as connection:
+        head = connection.scalar(
+            select(func.max(DECISIONS.c.seq)).where(DECISIONS.c.tenant_id == tenant_id)
+        )
+        rows = list(audit_rows(tenant_id, count, datetime.now(UTC), 1))
+        for offset, row in enumerate(rows, start=1):
+            row["seq"] = int(head or 0) + offset
+            row["event_key"] = f"more-{row['seq']:059d}"[-64:]
+            row["decided_at"] = row["recorded_at"] = datetime.now(UTC)
+        connection.execute(insert(DECISIONS), rows)

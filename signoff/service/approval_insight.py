@@ -8,13 +8,17 @@ decide.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from weakref import WeakKeyDictionary
+
+from sqlalchemy import Engine
 
 from activities.store import ADMIN_ROLE
-from activities.store import approval_insight as store_insight
+from activities.store.insight_cache import InsightCache
 from activities.store.insight_figures import Disagreement, Insight, ShadowCheck, Tally
-from signoff.service.handles import Store, on_store
+from signoff.service.handles import Store, engine_of
 from signoff.service.reviewer_access import SignedInReviewer
 
 __all__ = [
@@ -30,7 +34,9 @@ __all__ = [
 
 LEAD_ROLE = "lead"
 INSIGHT_ROLES = (LEAD_ROLE, ADMIN_ROLE)
-_read = on_store(store_insight.approval_insight)
+# Each store's kept periods (insight_cache.py), for as long as its engine lives.
+_caches: WeakKeyDictionary[Engine, InsightCache] = WeakKeyDictionary()
+_caches_lock = threading.Lock()
 
 
 def may_read_insight(reviewer: SignedInReviewer) -> bool:
@@ -56,5 +62,9 @@ class InsightPeriod:
 
 def insight_of(store: Store, tenant_id: str, period: InsightPeriod) -> Insight:
     """The tenant's figures of the period: the caller passes the signed-in reviewer's
-    tenant, never one a request names."""
-    return _read(store, tenant_id, period.start, period.end)
+    tenant, never one a request names. A period read before is brought up to date with
+    the rows appended since, not read again."""
+    engine = engine_of(store)
+    with _caches_lock:
+        cache = _caches.setdefault(engine, InsightCache())
+    return cache.insight(engine, tenant_id, period.start, period.end)

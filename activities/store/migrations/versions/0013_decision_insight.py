@@ -32,6 +32,7 @@ INSIGHT_COLUMNS = (
     "currency",
     "amount_minor",
     "waited_ms",
+    "seq",
 )
 
 
