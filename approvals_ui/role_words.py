@@ -3,19 +3,20 @@
 The policy and the store name them as codes (`refund_approver`, `confirm`,
 `service:signoff`): the CLI, the JSON API, the profiles and the operators' pages keep
 the codes, which are what a person types there. A reviewer's page says what they mean,
-in its language (`said`, the same reading as every other code a page shows). A role a
-team invented (a chain's `support_lead`) has no entry here and reads as its words,
-`support lead`.
+in its language, as every other code a page shows is read (`run_words.said`). A role
+a team invented (a chain's `support_lead`) has no entry here and reads as its words,
+`support lead`. A sentence the core words names its roles as `Role` values
+(workflows/wording.py), which `approvals_ui/words.py` reads here.
 """
 
 from __future__ import annotations
 
 from gettext import NullTranslations
 
-from approvals_ui.run_words import said
-from approvals_ui.words import N_
 from signoff.service.accounts import ADMIN_ROLE
 from workflows.actions import REFUND_APPROVER_ROLE
+from workflows.wording import N_ as N_  # approvals_ui.words reads this module: no cycle
+from workflows.wording import THEN
 
 ROLE_LABELS = {
     REFUND_APPROVER_ROLE: N_("refund approver"),
@@ -34,9 +35,20 @@ SERVICE_PREFIX = "service:"
 SERVICE_ACTOR = N_("signoff itself (started automatically, by no person)")
 
 
+def role_text(role: str, words: NullTranslations) -> str:
+    """`refund approver`; a role without a label, as its words (`support lead`)."""
+    label = ROLE_LABELS.get(role)
+    return role.replace("_", " ") if label is None else words.gettext(label)
+
+
 def roles_text(roles: list[str] | tuple[str, ...], words: NullTranslations) -> str:
     """`refund approver or administrator`: the roles any of which will do."""
-    return words.gettext(" or ").join(said(role, ROLE_LABELS, words) for role in roles)
+    return words.gettext(" or ").join(role_text(role, words) for role in roles)
+
+
+def in_order_text(roles: list[str] | tuple[str, ...], words: NullTranslations) -> str:
+    """A chain's roles, `refund approver, then finance lead`."""
+    return words.gettext(THEN).join(role_text(role, words) for role in roles)
 
 
 def asked_by(actor_id: str | None, words: NullTranslations) -> str:

@@ -31,7 +31,7 @@ from approvals_ui.decision_words import ORDER_STATUSES, REJECT_LABELS, RUN_STATU
 from approvals_ui.locale_choice import page_language
 from approvals_ui.money_format import amount_text, cost_text, minor_text
 from approvals_ui.readable import readable_event
-from approvals_ui.role_words import MODE_LABELS, ROLE_LABELS, asked_by, roles_text
+from approvals_ui.role_words import MODE_LABELS, ROLE_LABELS, asked_by, in_order_text, roles_text
 from approvals_ui.run_words import (
     BATCH_RESULTS,
     DECISION_KINDS,
@@ -48,7 +48,7 @@ from signoff.service.reviewer_access import SignedInReviewer
 from workflows.actions import PendingAction
 from workflows.approval_requirements import missing_words, next_step_words
 from workflows.outside_text import without_bidi
-from workflows.wording import THEN, Wording
+from workflows.wording import Wording
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 SHORT_HASH = 12
@@ -178,8 +178,7 @@ def _next_step_refusal(context: Context, action: PendingAction, reviewer: Signed
 def _in_order(context: Context, names: list[str]) -> str:
     """A chain's roles in support words, `support lead, then finance`, joined in the
     page's language."""
-    words = _words(context)
-    return words.gettext(THEN).join(said(name, ROLE_LABELS, words) for name in names)
+    return in_order_text(names, _words(context))
 
 
 templates.env.install_gettext_callables(  # type: ignore[attr-defined]  # the i18n extension's

@@ -13,9 +13,10 @@ from babel.numbers import format_decimal
 
 from approvals_ui.babel_locale import locale_of
 from approvals_ui.money_format import minor_text
+from approvals_ui.role_words import in_order_text, role_text
 from signoff.service.languages import SOURCE_LANGUAGE
 from workflows.wording import N_ as N_  # one marker for the UI and the core's sentences
-from workflows.wording import THEN, InOrder, Money, Value, Wording
+from workflows.wording import InOrder, Money, Role, Value, Wording
 
 
 def shown(message: str | Wording, words: NullTranslations, language: str) -> tuple[str, str]:
@@ -37,8 +38,10 @@ def _value(value: Value, words: NullTranslations, language: str) -> str:
     """A value inside a sentence, as the sentence's language writes it."""
     if isinstance(value, Wording):  # a clause: in the sentence's language too
         return shown(value, words, language)[0]
-    if isinstance(value, InOrder):
-        return words.gettext(THEN).join(value.names)
+    if isinstance(value, InOrder):  # a chain's roles
+        return in_order_text(value.names, words)
+    if isinstance(value, Role):
+        return role_text(value.name, words)
     if isinstance(value, Money):
         return minor_text(value.minor, value.currency or None, language)
     if isinstance(value, int):

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from workflows.actions import PendingAction
 from workflows.approval_policy import same_person, second_reviewer_message
 from workflows.tool_policy import ToolPolicy
-from workflows.wording import N_, InOrder, Value, Wording, worded
+from workflows.wording import N_, InOrder, Role, Value, Wording, worded
 
 
 def with_policy(action: PendingAction, policy: ToolPolicy | None) -> PendingAction:
@@ -87,7 +87,7 @@ def missing_words(action: PendingAction) -> Wording | None:
                 "(in order: %(order)s)"
             ),
             **counts,
-            step=step,
+            step=Role(step),
             order=InOrder(tuple(action.chain)),
         )
     more = max(needed - given, 1)
@@ -96,7 +96,7 @@ def missing_words(action: PendingAction) -> Wording | None:
         return worded(
             N_("%(given)s of %(needed)s approvals; still needs one from %(role)s"),
             **counts,
-            role=role,
+            role=Role(role),
         )
     if more == 1:
         return worded(N_("%(given)s of %(needed)s approvals; still needs one more"), **counts)
@@ -108,7 +108,7 @@ def missing_words(action: PendingAction) -> Wording | None:
             ),
             **counts,
             more=more,
-            role=role,
+            role=Role(role),
         )
     return worded(
         N_("%(given)s of %(needed)s approvals; still needs %(more)s more"), **counts, more=more
@@ -147,7 +147,7 @@ def next_step_words(
                 order=InOrder(tuple(action.chain)),
                 step=given + 1,
                 steps=len(action.chain),
-                role=step,
+                role=Role(step),
             )
         return None
     last_place = action.required_approvals - given <= 1
@@ -157,7 +157,7 @@ def next_step_words(
                 "The last approval this request needs must come from a reviewer with the "
                 "%(role)s role (%(missing)s)."
             ),
-            role=action.one_from or "",
+            role=Role(action.one_from or ""),
             missing=still,
         )
     return None

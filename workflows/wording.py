@@ -40,12 +40,23 @@ class Money:
 
 @dataclass(frozen=True)
 class InOrder:
-    """Names in their order (a chain's roles): `support_lead, then finance` in English."""
+    """Roles in their order (a chain's): `support_lead, then finance` in English."""
 
     names: tuple[str, ...]
 
     def __str__(self) -> str:
         return THEN.join(self.names)
+
+
+@dataclass(frozen=True)
+class Role:
+    """A reviewer role in a sentence: its code in English (`refund_approver`, what the
+    profiles, the CLI and the logs name), in support words on a page."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
 
 
 THEN = N_(", then ")
@@ -66,7 +77,7 @@ class Wording:
         return self.english()
 
 
-Value = str | int | Money | InOrder | Wording
+Value = str | int | Money | InOrder | Role | Wording
 
 
 def worded(template: str, **values: Value) -> Wording:

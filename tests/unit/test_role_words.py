@@ -12,6 +12,9 @@ from approvals_ui.role_words import asked_by, roles_text
 from approvals_ui.templating import templates
 from approvals_ui.time_format import time_left_text
 from approvals_ui.translations import translations
+from approvals_ui.words import shown
+from tests.unit.test_approval_policy import pending
+from workflows.approval_requirements import next_step_words
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)  # a fixed instant: the code takes its clock
 LEFT = timedelta(hours=23, minutes=58, seconds=30)
@@ -77,3 +80,23 @@ def test_a_labelled_countdown_says_the_duration_once(
     assert said(time_left_text(NOW + LEFT, NOW, language, words, bare=True)) == bare
     expired = time_left_text(NOW - LEFT, NOW, language, words, bare=True)
     assert said(expired) == said(time_left_text(NOW - LEFT, NOW, language, words))
+
+
+def test_a_sentence_of_the_core_names_its_roles_in_support_words_on_a_page() -> None:
+    """The run and the API keep a refusal's role codes; a page says them in words."""
+    chain = pending([]).model_copy(
+        update={"required_approvals": 2, "chain": ["refund_approver", "finance_lead"]}
+    )
+    refusal = next_step_words(chain, "gina", ["finance_lead"])
+    assert refusal is not None
+    assert refusal.english() == (
+        "This request is approved in order (refund_approver, then finance_lead); step 1 of 2 "
+        "needs a reviewer with the refund_approver role."
+    )
+    on_page, _ = shown(refusal, translations("en"), "en")
+    assert on_page == (
+        "This request is approved in order (refund approver, then finance lead); step 1 of 2 "
+        "needs a reviewer with the refund approver role."
+    )
+    in_french, _ = shown(refusal, translations("fr"), "fr")
+    assert "approbateur des remboursements" in in_french and "refund_approver" not in in_french
