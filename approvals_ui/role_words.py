@@ -5,7 +5,7 @@ The policy and the store name them as codes (`refund_approver`, `confirm`,
 the codes, which are what a person types there. A reviewer's page says what they mean,
 in its language, as every other code a page shows is read (`run_words.said`). A role
 a team invented (a chain's `support_lead`) has no entry here and reads as its words,
-`support lead`. A sentence the core words names its roles as `Role` values
+`support lead`. A sentence the core writes names its roles as `Role` values
 (workflows/wording.py), which `approvals_ui/words.py` reads here.
 """
 
