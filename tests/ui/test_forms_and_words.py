@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from tests.ui.conftest import RefundCase, sign_in
 from tests.ui.page_reading import crowded_groups, visible_text
+from tests.ui.test_routes import hash_on
 
 pytestmark = pytest.mark.devserver
 FRENCH = {"Accept-Language": "fr-FR,fr;q=0.9"}
@@ -92,8 +93,7 @@ def test_the_edit_form_starts_empty_and_an_unchanged_edit_is_answered_on_the_pag
     detail = ui.get(f"/approvals/{pending_case.run_id}").text
     (amount,) = EDIT_AMOUNT.findall(detail)
     assert re.search(r'value="[^"]', amount) is None, amount
-    marker = 'name="action_hash" value="'
-    action_hash = detail[detail.index(marker) + len(marker) :][:64]
+    action_hash = hash_on(detail)
     unchanged = ui.post(
         f"/approvals/{pending_case.run_id}/decision",
         data={
