@@ -13,6 +13,8 @@ from bench.common.machine import machine
 from bench.common.paths import RESULTS_DIR
 
 CHAOS = RESULTS_DIR / "CHAOS.md"
+# `--faults outage` alone (bench/chaos/stripe_outage.py).
+OUTAGE = RESULTS_DIR / "CHAOS-OUTAGE.md"
 
 
 def postgres_version() -> str:

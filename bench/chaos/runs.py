@@ -143,10 +143,12 @@ async def timed(outcome: Awaitable[Any]) -> tuple[Any, float]:
     return value, time.monotonic()
 
 
-async def ends(awaitables: list[Awaitable[Any]]) -> list[tuple[Any, float] | None]:
-    """Each awaitable's end (see `timed`), None for those still going after the bound."""
+async def ends(
+    awaitables: list[Awaitable[Any]], within: float = FINISH_SECONDS
+) -> list[tuple[Any, float] | None]:
+    """Each awaitable's end (see `timed`), None for those still going after `within` s."""
     tasks = [asyncio.ensure_future(timed(item)) for item in awaitables]
-    await asyncio.wait(tasks, timeout=FINISH_SECONDS)
+    await asyncio.wait(tasks, timeout=within)
     for task in tasks:
         if not task.done():
             task.cancel()
