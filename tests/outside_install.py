@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from signoff.helpdesks.registry import reload_kinds
 from signoff.models.registry import reload_providers
 from signoff.payments.registry import reload_platforms
 
@@ -21,6 +22,7 @@ def _read_registries_again() -> None:
     importlib.invalidate_caches()
     reload_providers()
     reload_platforms()
+    reload_kinds()
 
 
 def uninstall() -> None:

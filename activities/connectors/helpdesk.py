@@ -15,10 +15,10 @@ the same delivery, and the helpdesk must answer it without posting the reply twi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-from urllib.parse import quote
+from typing import TYPE_CHECKING, Any
 
-from signoff.config.helpdesks import HelpdeskConnector, WebhookConnector, ZendeskConnector
+from signoff.config.helpdesks import HelpdeskConnector
+from signoff.helpdesks.registry import known_kinds
 
 if TYPE_CHECKING:  # httpx loads rich and pygments for its own CLI: only when a reply goes
     import httpx
@@ -56,12 +56,8 @@ def connector_name(tenant_id: str) -> str:
 
 def target_problem(connector: HelpdeskConnector, reply: OutgoingReply) -> str | None:
     """Why this reply cannot go to this helpdesk at all; None when it can."""
-    if isinstance(connector, ZendeskConnector) and reply.source_ticket_id is None:
-        return (
-            f"ticket {reply.ticket_id} did not come from Zendesk, so there is no Zendesk "
-            "ticket to comment on"
-        )
-    return None
+    problem: str | None = _delivery(connector).target_problem(connector, reply)
+    return problem
 
 
 async def deliver(
@@ -89,29 +85,15 @@ async def deliver(
 def _request(
     client: httpx.AsyncClient, connector: HelpdeskConnector, reply: OutgoingReply
 ) -> httpx.Request:
-    headers = {IDEMPOTENCY_HEADER: reply.idempotency_key}
-    base = connector.url.rstrip("/")
-    if isinstance(connector, WebhookConnector):
-        if connector.token is not None:
-            headers["Authorization"] = f"Bearer {connector.token.get_secret_value()}"
-        body = {
-            "tenant_id": reply.tenant_id,
-            "ticket_id": reply.source_ticket_id or reply.ticket_id,
-            "signoff_ticket_id": reply.ticket_id,
-            "reply_id": reply.reply_id,
-            "text": reply.text,
-            "idempotency_key": reply.idempotency_key,
-        }
-        return client.build_request("POST", connector.url, json=body, headers=headers)
-    comment = {"ticket": {"comment": {"body": reply.text, "public": True}}}
-    url = f"{base}/api/v2/tickets/{quote(reply.source_ticket_id or '', safe='')}.json"
-    return client.build_request("PUT", url, json=comment, headers=headers)
+    request: httpx.Request = _delivery(connector).request(client, connector, reply)
+    return request
 
 
 def _auth(connector: HelpdeskConnector) -> httpx.Auth | None:
-    """Zendesk's API token authentication: `EMAIL/token` and the token, as Basic."""
-    if isinstance(connector, ZendeskConnector):
-        import httpx
+    auth: httpx.Auth | None = _delivery(connector).auth(connector)
+    return auth
 
-        return httpx.BasicAuth(f"{connector.email}/token", connector.api_token.get_secret_value())
-    return None
+
+def _delivery(connector: HelpdeskConnector) -> Any:
+    """The delivery its kind declares (signoff/helpdesks): imported on first use."""
+    return known_kinds()[connector.kind].delivery_of()

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from signoff.config.secret_files import (
     MIN_SECRET_BYTES,
@@ -24,12 +24,11 @@ from signoff.config.secret_files import (
     rotation_list,
     short_secret_bytes,
 )
+from signoff.helpdesks.registry import ConnectorSettings, known_kinds
 from workflows.contract_base import tenant_id_problem
-from workflows.profile_values import Duration
 
 IntakeSource = Literal["generic", "zendesk"]
 INTAKE_SOURCES: tuple[IntakeSource, ...] = ("generic", "zendesk")
-URL_PATTERN = r"^https?://[^\s]+$"
 
 
 class HelpdeskConfigError(ValueError):
@@ -54,39 +53,9 @@ class IntakeSecrets:
         return [entry.secret for entry in self.entries]
 
 
-class _Connector(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    url: Annotated[str, Field(pattern=URL_PATTERN)]
-    # This connector's own timeout; None: SIGNOFF_HELPDESK_TIMEOUT_SECONDS.
-    timeout_seconds: Annotated[float | None, Field(gt=0, le=50)] = None
-    # How long an approved reply may wait while this helpdesk is unavailable, e.g.
-    # "2h"; None: until its approval expires (workflows/effect_waits.py).
-    give_up_after: Duration | None = None
-
-    def give_up_after_seconds(self) -> int | None:
-        return None if self.give_up_after is None else int(self.give_up_after.total_seconds())
-
-
-class WebhookConnector(_Connector):
-    """The generic one: each reply is a JSON POST to `url`, with `Authorization:
-    Bearer <token>` when a token is set."""
-
-    kind: Literal["webhook"]
-    token: SecretStr | None = None
-
-
-class ZendeskConnector(_Connector):
-    """Zendesk's ticket-comment API at `url` (https://SUBDOMAIN.zendesk.com), as the
-    agent `email` with an API token."""
-
-    kind: Literal["zendesk"]
-    email: Annotated[str, Field(min_length=3, max_length=254)]
-    api_token: SecretStr
-
-
-HelpdeskConnector = Annotated[WebhookConnector | ZendeskConnector, Field(discriminator="kind")]
-_CONNECTORS = TypeAdapter(dict[str, HelpdeskConnector])
+# A tenant's reply connector: a kind of the registry (signoff/helpdesks), validated by
+# that kind's own model.
+HelpdeskConnector = ConnectorSettings
 
 
 def load_intake_secrets(path: Path | None) -> IntakeSecrets:
@@ -120,31 +89,38 @@ def load_intake_secrets(path: Path | None) -> IntakeSecrets:
 
 
 def load_helpdesk_connectors(path: Path | None) -> dict[str, HelpdeskConnector]:
-    """Tenant -> its helpdesk connector; empty when `path` is None."""
+    """Tenant -> its helpdesk connector, each validated by the model its `kind` declares
+    in the registry; empty when `path` is None."""
     if path is None:
         return {}
     document = read_private_json(path, "SIGNOFF_HELPDESK_CONNECTORS", HelpdeskConfigError)
+    if not isinstance(document, dict):
+        raise HelpdeskConfigError(f"{path}: expected an object of tenants, each with its kind.")
+    return {tenant: _connector(path, tenant, entry) for tenant, entry in document.items()}
+
+
+def _connector(path: Path, tenant_id: str, entry: object) -> HelpdeskConnector:
+    problem = tenant_id_problem(tenant_id)
+    if problem is not None:
+        raise HelpdeskConfigError(f"{path}: tenant {tenant_id!r}: {problem}.")
+    name = entry.get("kind") if isinstance(entry, dict) else None
+    kind = known_kinds().get(name) if isinstance(name, str) else None
+    if kind is None:
+        raise HelpdeskConfigError(
+            f"{path}: {tenant_id}.kind: {name!r} is not a kind of helpdesk installed here; "
+            f"use one of: {', '.join(known_kinds())}."
+        )
     try:
-        connectors = _CONNECTORS.validate_python(document)
+        return kind.settings_model().model_validate(entry)
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
+        where = ".".join(str(part) for part in (tenant_id, kind.name, *first["loc"]))
         raise HelpdeskConfigError(f"{path}: {where}: {first['msg']}.") from None
-    for tenant_id in connectors:
-        problem = tenant_id_problem(tenant_id)
-        if problem is not None:
-            raise HelpdeskConfigError(f"{path}: tenant {tenant_id!r}: {problem}.")
-    return connectors
 
 
 def connector_secrets(connectors: dict[str, HelpdeskConnector]) -> list[str]:
     """Every credential the connectors hold, to be blanked from log lines."""
-    found: list[str] = []
-    for connector in connectors.values():
-        held = connector.token if isinstance(connector, WebhookConnector) else connector.api_token
-        if held is not None:
-            found.append(held.get_secret_value())
-    return found
+    return [secret for connector in connectors.values() for secret in connector.secrets()]
 
 
 _EXAMPLE = '{"acme": {"zendesk": ["SECRET"]}}'

@@ -13,8 +13,10 @@ from activities.connectors.breakers import Breakers, Clock, utc_now
 from activities.connectors.replies import HelpdeskReplies
 from activities.store.intake_deliveries import DeliveryKey, NewTicket, store_delivery
 from activities.tool_effects import ToolEffects
-from signoff.config.helpdesks import HelpdeskConnector, WebhookConnector, ZendeskConnector
+from signoff.config.helpdesks import HelpdeskConnector
 from signoff.config.profiles import BUILTIN_PROFILES, LoadedProfiles, load_profile_file
+from signoff.helpdesks.webhook_kind import WebhookConnector
+from signoff.helpdesks.zendesk_kind import ZendeskConnector
 from tests.workflow.approvals import MCP_TIMEOUT_SECONDS, TEST_KEYS
 
 ZENDESK_TOKEN = "zendesk-api-token-for-the-tests-only"

@@ -16,12 +16,12 @@ import pytest
 
 from signoff.config.helpdesks import (
     HelpdeskConfigError,
-    ZendeskConnector,
     load_helpdesk_connectors,
     load_intake_secrets,
 )
 from signoff.config.logs import configure_logging
 from signoff.config.settings import Settings
+from signoff.helpdesks.zendesk_kind import ZendeskConnector
 
 CURRENT = "acme-current-signing-secret-0123456789abcdef"
 OLD = "acme-previous-signing-secret-0123456789abcdef"

@@ -1,0 +1,11 @@
+"""Helpdesk connectors, as a registry: declare a kind with `HelpdeskKind` under the
+entry-point group `signoff.helpdesks` (docs/connect-helpdesk.md, "another helpdesk")."""
+
+from signoff.helpdesks.registry import (
+    ENTRY_POINT_GROUP,
+    ConnectorSettings,
+    HelpdeskKind,
+    known_kinds,
+)
+
+__all__ = ["ENTRY_POINT_GROUP", "ConnectorSettings", "HelpdeskKind", "known_kinds"]
