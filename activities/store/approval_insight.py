@@ -51,7 +51,7 @@ SCANNED = tuple(
 )
 # A rule's disagreements listed on the page and in the CSV, newest first; the count
 # says how many there are in all.
-DISAGREEMENTS_LISTED = 100
+DISAGREEMENTS_LISTED = 25
 
 
 def in_period(rows: Any, tenant_ids: Sequence[str], since: datetime, until: datetime) -> list[Any]:
