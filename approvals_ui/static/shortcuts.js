@@ -12,9 +12,13 @@
 (function () {
   "use strict";
   var TYPING = "input, textarea, select, [contenteditable]:not([contenteditable='false'])";
+  // Inputs that take no typed text: a key there is free (j from a ticked box).
+  var NOT_TYPED = { checkbox: true, radio: true, button: true, submit: true, reset: true };
 
   function typingIn(target) {
-    return Boolean(target && target.closest && target.closest(TYPING));
+    var field = target && target.closest && target.closest(TYPING);
+    if (!field) return false;
+    return !(field.tagName === "INPUT" && NOT_TYPED[field.type]);
   }
 
   function visible(element) {
@@ -122,7 +126,9 @@
     var help = document.getElementById("shortcuts-help");
     if (!help) return;
     help.addEventListener("close", function () {
-      if (before && before.isConnected && before !== document.body) before.focus();
+      // A poll may have swapped that element for a new one meanwhile: the same id.
+      var back = before && !before.isConnected && before.id ? document.getElementById(before.id) : before;
+      if (back && back.isConnected && back !== document.body) back.focus();
       before = null;
     });
   });
