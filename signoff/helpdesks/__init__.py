@@ -1,5 +1,5 @@
 """Helpdesk connectors, as a registry: declare a kind with `HelpdeskKind` under the
-entry-point group `signoff.helpdesks` (docs/connect-helpdesk.md, "another helpdesk")."""
+entry-point group `signoff.helpdesks` (docs/connect-helpdesk.md, "Another kind of helpdesk")."""
 
 from signoff.helpdesks.registry import (
     ENTRY_POINT_GROUP,

@@ -1,5 +1,5 @@
 """Model providers, as a registry: declare one with `ModelProvider` under the entry-point
-group `signoff.models` (docs/configuration/add-a-model.md)."""
+group `signoff.models` (docs/configuration/models.md, "Add a model provider")."""
 
 from signoff.models.registry import (
     ENTRY_POINT_GROUP,

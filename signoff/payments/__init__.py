@@ -1,5 +1,5 @@
 """Payment platforms, as a registry: declare one with `PaymentPlatform` under the
-entry-point group `signoff.payments` (docs/connect-stripe.md, "another platform")."""
+entry-point group `signoff.payments` (docs/connect-stripe.md, "Another payment platform")."""
 
 from signoff.payments.registry import (
     ENTRY_POINT_GROUP,
