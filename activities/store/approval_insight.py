@@ -87,18 +87,22 @@ def _insight(
     with use_session(source) as session:
         period = in_period(DECISIONS.c, tenant_ids, since, until)
         scanned = scan(session.connection().execute(select(*SCANNED).where(*period)))  # type: ignore[arg-type]
-        return figures(session, scanned, tenant_ids, since, until)
+        checks = (
+            shadow_checks(session, in_period(DecisionRow, tenant_ids, since, until))
+            if tenant_ids
+            else {}
+        )
+        return figures(scanned, tenant_ids, since, until, listed(checks))
 
 
 def figures(
-    session: Session,
     scanned: Scanned,
     tenant_ids: Sequence[str],
     since: datetime,
     until: datetime,
+    shadows: list[ShadowCheck],
 ) -> Insight:
-    """The insight of what was scanned, with the period's shadow rules read now: a
-    shadow rule's row is compared with a decision that may come later."""
+    """The insight of what was scanned, and of the shadow rules' actions."""
     total, tools, reviewers = tallies(scanned.groups())
     for tool, waits in scanned.tool_waits.items():
         tools[tool or NO_TOOL].p50_ms, tools[tool or NO_TOOL].p95_ms = percentiles(waits)
@@ -115,14 +119,21 @@ def figures(
         tools=sorted(tools.values(), key=lambda tally: tally.name),
         reviewers=sorted(reviewers.values(), key=lambda tally: tally.name),
         refunded=scanned.refunded(),
-        shadows=_shadows(session, in_period(DecisionRow, tenant_ids, since, until))
-        if tenant_ids
-        else [],
+        shadows=shadows,
     )
 
 
-def _shadows(session: Session, period: Sequence[object]) -> list[ShadowCheck]:
-    """Each shadow rule's actions in the period against what became of them."""
+Action = tuple[str, str]  # (run_id, action_hash)
+# What ends an action a shadow rule would have approved: a reviewer's decision, or its
+# expiry (compared with nothing).
+ENDINGS = (*REVIEWER_OUTCOMES, EXPIRED)
+
+
+def shadow_checks(
+    session: Session, period: Sequence[object], waiting: dict[Action, list[str]] | None = None
+) -> dict[str, ShadowCheck]:
+    """Each shadow rule's actions in the period against what became of them; those not
+    ended yet go in `waiting` (by action: its rules), for insight_cache to settle later."""
     shadow, ended = DecisionRow, aliased(DecisionRow)
     statement = (
         select(
@@ -140,28 +151,45 @@ def _shadows(session: Session, period: Sequence[object]) -> list[ShadowCheck]:
                 ended.tenant_id == shadow.tenant_id,
                 ended.run_id == shadow.run_id,
                 ended.action_hash == shadow.action_hash,
-                ended.outcome.in_((*REVIEWER_OUTCOMES, EXPIRED)),
+                ended.outcome.in_(ENDINGS),
                 ended.kind != literal(FIRST_APPROVAL),
             ),
         )
         .where(*period, shadow.outcome == RULE_SHADOW)
-        .order_by(ended.decided_at.desc())
+        .order_by(ended.decided_at.desc(), ended.seq.desc())
     )
     checks: dict[str, ShadowCheck] = {}
     for rule_id, run_id, action_hash, outcome, reviewer, category, at in session.execute(statement):
         check = checks.setdefault(rule_id or "", ShadowCheck(rule_id or ""))
         check.matched += 1
-        if outcome not in REVIEWER_OUTCOMES:
-            continue  # expired, or still waiting: nothing to compare with
-        check.compared += 1
-        if outcome == APPROVED:
-            check.agreed += 1
-            continue
-        check.disagreed += 1
-        if len(check.disagreements) < DISAGREEMENTS_LISTED:
-            check.disagreements.append(
-                Disagreement(rule_id or "", run_id, action_hash, at, outcome, reviewer, category)
+        if outcome is None and waiting is not None:
+            waiting.setdefault((run_id, action_hash), []).append(rule_id or "")
+        elif outcome is not None:
+            settle(
+                check,
+                Disagreement(rule_id or "", run_id, action_hash, at, outcome, reviewer, category),
             )
+    return checks
+
+
+def settle(check: ShadowCheck, ending: Disagreement, newest: bool = False) -> None:
+    """Count what became of one of the rule's actions (`ending`, whatever it was); list
+    it when the reviewer did otherwise. `newest`: it came after those listed."""
+    if ending.outcome not in REVIEWER_OUTCOMES:
+        return  # expired: nothing to compare with
+    check.compared += 1
+    if ending.outcome == APPROVED:
+        check.agreed += 1
+        return
+    check.disagreed += 1
+    if newest:
+        check.disagreements.insert(0, ending)
+        del check.disagreements[DISAGREEMENTS_LISTED:]
+    elif len(check.disagreements) < DISAGREEMENTS_LISTED:
+        check.disagreements.append(ending)
+
+
+def listed(checks: dict[str, ShadowCheck]) -> list[ShadowCheck]:
     return sorted(checks.values(), key=lambda check: check.rule_id)
 
 

@@ -9,8 +9,8 @@ a read of the index alone) and keeps what they add up to with that head; a later
 reads the head again (one probe of `uq_decisions_tenant_seq`), and only when it moved,
 the rows between the two heads (by the same index), keeping those of the period. A row
 written late with an old `decided_at` is among them: the period is judged on each row,
-not on when it came. The shadow rules' part is read at each view (approval_insight
-.figures): a decision that agrees or not may come after the shadow's row.
+not on when it came. A shadow rule's action not ended yet is kept too, and settled by
+the appended row that ends it, whenever that comes.
 
 Each process keeps its own few periods (CACHED_PERIODS, least recently used out), per
 engine; a period's kept state is its counts and its waits, a few MB for 80,000 rows.
@@ -20,15 +20,29 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, Select, func, select
 
-from activities.store.approval_insight import DECISIONS, SCANNED, figures, in_period
+from activities.store.approval_insight import (
+    DECISIONS,
+    ENDINGS,
+    SCANNED,
+    Action,
+    figures,
+    in_period,
+    listed,
+    settle,
+    shadow_checks,
+)
 from activities.store.database import use_session
-from activities.store.insight_figures import Insight
+from activities.store.insight_columns import RULE_SHADOW
+from activities.store.insight_figures import FIRST_APPROVAL, Disagreement, Insight, ShadowCheck
 from activities.store.insight_scan import Scanned, scan
+from activities.store.schema import DecisionRow
 
 CACHED_PERIODS = 8
 Period = tuple[str, datetime, datetime]
@@ -38,6 +52,9 @@ Period = tuple[str, datetime, datetime]
 class Kept:
     head: int
     scanned: Scanned
+    shadows: dict[str, ShadowCheck]
+    # The shadow rules' actions not ended yet, by action: their rules.
+    waiting: dict[Action, list[str]]
 
 
 class InsightCache:
@@ -60,23 +77,52 @@ class InsightCache:
             if kept is None:
                 period = in_period(DECISIONS.c, [tenant_id], since, until)
                 rows = select(*SCANNED).where(*period, DECISIONS.c.seq <= head)
-                kept = Kept(head, scan(connection.execute(rows)))  # type: ignore[arg-type]
+                scanned = scan(connection.execute(rows))  # type: ignore[arg-type]
+                waiting: dict[Action, list[str]] = {}
+                shadows = shadow_checks(
+                    session,
+                    [*in_period(DecisionRow, [tenant_id], since, until), DecisionRow.seq <= head],
+                    waiting,
+                )
+                kept = Kept(head, scanned, shadows, waiting)
             elif head > kept.head:
-                # By the chain's unique index alone (tenant, seq): the new rows, whose
-                # period and outcome are judged here, few as they are.
-                rows = select(*SCANNED, DECISIONS.c.decided_at).where(
-                    DECISIONS.c.tenant_id == tenant_id,
-                    DECISIONS.c.seq > kept.head,
-                    DECISIONS.c.seq <= head,
-                )
-                new = (
-                    row[:-1]
-                    for row in connection.execute(rows)
-                    if row.outcome is not None and since <= row.decided_at < until
-                )
-                scan(new, into=kept.scanned)  # type: ignore[arg-type]
+                _add(connection.execute(_since(tenant_id, kept.head, head)), kept, since, until)
                 kept.head = head
             self._kept[key] = kept
             while len(self._kept) > self._size:
                 self._kept.popitem(last=False)
-            return figures(session, kept.scanned, [tenant_id], since, until)
+            return figures(kept.scanned, [tenant_id], since, until, listed(kept.shadows))
+
+
+def _since(tenant_id: str, after: int, head: int) -> Select[Any]:
+    """The rows appended after `after` up to `head`, by the chain's unique index alone
+    (tenant, seq): few, and judged here on their period and outcome."""
+    return (
+        select(
+            *SCANNED,
+            DECISIONS.c.decided_at,
+            DECISIONS.c.run_id,
+            DECISIONS.c.action_hash,
+            DECISIONS.c.rule_id,
+        )
+        .where(DECISIONS.c.tenant_id == tenant_id, DECISIONS.c.seq > after, DECISIONS.c.seq <= head)
+        .order_by(DECISIONS.c.seq)
+    )  # in the chain's order: a shadow's row before its ending
+
+
+def _add(rows: Iterable[Any], kept: Kept, since: datetime, until: datetime) -> None:
+    in_period = []
+    for row in rows:
+        tool, reviewer, kind, outcome, category, _, _, _, at, run_id, action_hash, rule = row
+        if outcome is None:
+            continue
+        if since <= at < until:
+            in_period.append(row[: len(SCANNED)])
+            if outcome == RULE_SHADOW:
+                kept.shadows.setdefault(rule or "", ShadowCheck(rule or "")).matched += 1
+                kept.waiting.setdefault((run_id, action_hash), []).append(rule or "")
+        if outcome in ENDINGS and kind != FIRST_APPROVAL:
+            for rule_id in kept.waiting.pop((run_id, action_hash), []):
+                ending = Disagreement(rule_id, run_id, action_hash, at, outcome, reviewer, category)
+                settle(kept.shadows[rule_id], ending, newest=True)
+    scan(in_period, into=kept.scanned)

@@ -27,13 +27,19 @@ def test_a_kept_period_follows_the_appended_rows_as_a_fresh_read_does(store: Eng
     add(store, "approved", "approved", tenant="globex", reviewer="carol", amount_minor=1)
     # The shadow rule's fourth action (run-s4) is decided now: an agreement.
     add(store, "approved", "approved", tool="send_reply", reviewer="erin", run_id="run-s4")
+    # A new action the rule would have approved, and frank's rejection of it.
+    add(store, "rule_shadow", "rule_shadow", tool="send_reply", run_id="run-s5", rule_id="R-1")
+    add(store, "rejected", "rejected", tool="send_reply", reviewer="frank", run_id="run-s5")
     kept = cache.insight(store, "demo", SINCE, UNTIL)
     assert kept == approval_insight(store, "demo", SINCE, UNTIL)
     assert kept != first
     tools = {tally.name: tally for tally in kept.tools}
     assert tools["refund"].requests == 24 + 2
+    assert tools["send_reply"].requests == 4 + 2
     assert [tally.name for tally in kept.reviewers if tally.name == "zoe"] == ["zoe"]
-    assert (kept.shadows[0].compared, kept.shadows[0].agreed) == (3, 2)
+    shadow = kept.shadows[0]
+    assert (shadow.matched, shadow.compared, shadow.agreed) == (5, 4, 2)
+    assert [d.run_id for d in shadow.disagreements] == ["run-s5", "run-s2"]  # newest first
     assert cache.insight(store, "demo", SINCE, UNTIL) == kept  # nothing new: the same
 
 
