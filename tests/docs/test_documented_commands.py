@@ -46,6 +46,7 @@ RUN_BY = {
     "docs/ui/api.md": E2E,
     "docs/ui/live-runs.md": E2E,
     "docs/ui/batch-decisions.md": E2E,
+    "docs/ui/approval-insight.md": "tests/ui/test_insight_docs.py",
     "docs/reviewing.md": E2E,
     "docs/command-line.md": E2E,
     "docs/development/replay.md": E2E,
