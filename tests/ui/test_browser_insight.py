@@ -122,7 +122,7 @@ def test_a_lead_reads_the_figures_at_1280_and_375_px_and_axe_is_clean(
             label = bars.first.get_attribute("aria-label") or ""
             assert label.startswith("refund: 20 "), label
             width = size["width"]
-            page.screenshot(path=shots() / f"{language}-{width}-insight.png", full_page=True)
+            page.screenshot(path=shots() / f"{language}-{width}-insight.png")
             found += [f"@{width}: {line}" for line in axe_violations(page)]
             if size is PHONE:
                 found += [f"@375: {line}" for line in phone_problems(page)]
