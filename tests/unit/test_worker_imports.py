@@ -51,7 +51,7 @@ from signoff.cli.support import settings
 from signoff.config.decision_keys import load_verification_keys
 from signoff.config.helpdesks import load_helpdesk_connectors
 from signoff.config.payload_keys import payload_cipher
-from signoff.config.stripe_keys import stripe_tenants
+from signoff.payments.registry import platform_tenants
 from signoff.config.telemetry import worker_runtime
 from signoff.config.temporal_tls import connection_security
 from signoff.service.mcp_servers import startup_report
@@ -67,7 +67,7 @@ connection_security(current)
 payload_cipher(current)
 load_verification_keys(current)
 load_helpdesk_connectors(current.helpdesk_connectors)
-stripe_tenants(current)
+platform_tenants(current)
 start_observability(current, "worker")
 worker_runtime(current)
 assert asyncio.run(startup_report(profiles.profiles, current.mcp_timeout_seconds)) == []
