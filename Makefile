@@ -18,7 +18,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # dependencies once (--compile-bytecode); our own modules are kept on first import.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: demo demo-reset test test-under-load test-fast test-calendar lint lock outdated bench bench-cli bench-runs bench-store bench-scale bench-reconcile bench-memory bootstrap clean record-histories
+.PHONY: demo demo-reset test test-under-load test-fast test-calendar lint lock outdated bench bench-insight bench-cli bench-runs bench-store bench-scale bench-reconcile bench-memory bootstrap clean record-histories
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -88,6 +88,11 @@ test-calendar: $(STAMP)
 # Writes bench/results/INBOX.md.
 bench: $(STAMP)
 	$(BIN)/python -m bench.inbox
+
+# The approval insight (/insight) with 1,000,000 audit rows: a few minutes to fill, no
+# Temporal. Writes bench/results/INSIGHT.md.
+bench-insight: $(STAMP)
+	$(BIN)/python -m bench.insight
 
 
 # signoff's refund run against two raw Temporal workflows of its shape: one on signoff's
