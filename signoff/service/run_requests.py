@@ -25,6 +25,7 @@ from typing import Any
 from signoff.config.profiles import LoadedProfiles, load_profiles
 from signoff.config.run_limits import limits_from_settings
 from signoff.config.settings import Settings, parse_model
+from signoff.models.registry import provider_named
 from signoff.service.handles import Store, engine_of
 from signoff.tools import known_tools
 from workflows.contracts import ModelPrice, ModelRef, RunRequest
@@ -101,9 +102,8 @@ def new_run_request(
         ),
         price=limits.price or ModelPrice(),
         cost_budget_usd=limits.cost_budget_usd,
-        thinking_budget_tokens=(
-            settings.anthropic_thinking_budget if model.provider == "anthropic" else None
-        ),
+        # The provider's own word (its registry entry), never a branch on its name.
+        thinking_budget_tokens=provider_named(model.provider).thinking_budget(settings),
         **offer.fields(),
     )
     # Here, not above: `signoff status` imports this module and never loads the store.

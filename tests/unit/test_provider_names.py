@@ -32,9 +32,6 @@ CORE = {
 # Known and not yet moved, each with what moves it; this test fails when one is gone, so
 # that its entry goes with it. run_requests.py is another engineer's file this session.
 PENDING = {
-    ("signoff/service/run_requests.py", "anthropic"): (
-        "thinking budget: provider_named(model.provider).thinking_budget(settings)"
-    ),
     # The intake's sources (how an incoming delivery is signed and read) are a fixed
     # pair, generic and zendesk; the replies going out are the registry's kinds.
     ("signoff/config/helpdesks.py", "zendesk"): "intake sources: a registry of their own",
