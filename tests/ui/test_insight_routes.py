@@ -23,6 +23,7 @@ from signoff.config.settings import Settings
 from tests.insight_rows import known_rows
 from tests.rules import add_admin
 from tests.ui.test_admin_rules_routes import sign_in
+from tests.ui.untranslated import untranslated
 
 # What the known rows make of demo's period, as the page writes it (tests/insight_rows.py).
 DEMO_MONEY_APPROVED = "255.00 EUR"
@@ -163,6 +164,9 @@ def test_a_period_without_the_rows_shows_none(ui: TestClient) -> None:
 def test_the_page_speaks_french(ui: TestClient) -> None:
     sign_in(ui, "lena")
     html = ui.get("/insight", headers={"accept-language": "fr"}).text
+    assert untranslated(html, "fr") == []
+    english = ui.get("/insight", headers={"accept-language": "en"}).text
+    assert untranslated(english, "fr") != []  # the check finds our English: it can fail
     assert "Aperçu des approbations" in html
     assert "255,00\u00a0EUR" in html or "255,00 EUR" in html
     assert figure(html, "insight-reviewers", "alice", "p50") == "10\u00a0min"
