@@ -1,7 +1,8 @@
-// Keyboard shortcuts of the inbox and the decision page (docs/ui/shortcuts.md). The page
-// says which keys it has: each control a key reaches carries data-shortcut and the same
-// key in aria-keyshortcuts, so a screen reader names the key with the control; the
-// help dialog (_shortcuts.html, opened by ?) lists them in the page's language.
+// Keyboard shortcuts of the inbox and the decision page (docs/ui/keyboard.md). The page
+// says which keys it has: each place a key reaches carries data-shortcut (j and k step
+// through those marked "j"), a control reached by its own key names it in
+// aria-keyshortcuts too, so a screen reader says the key with the control; the help
+// dialog (_shortcuts.html, opened by ?) lists them in the page's language.
 //
 // A shortcut only moves the focus, or opens a link; it never decides. A reviewer who
 // presses a lands on the Approve button, hears what it approves, and approves with
