@@ -51,18 +51,23 @@ def gives_up_at(action: PendingAction, since: datetime, wait: ConnectorWait | No
     return min(action.expires_at, since + timedelta(seconds=wait.give_up_after_seconds))
 
 
-def gave_up(waiting: EffectWaiting, now: datetime) -> Effect:
-    """The effect the gate reports when the approval ran out before the connector came
-    back: nothing was done."""
+def gave_up(waiting: EffectWaiting, now: datetime, expires_at: datetime) -> Effect:
+    """The effect the gate reports when the approval ran out (`expires_at`), or the
+    connector's `give_up_after` passed, before the connector came back: nothing was done."""
     minutes = max(1, int((now - waiting.since).total_seconds() // 60))
     length = f"{minutes} min" if minutes < 120 else f"{minutes // 60} h"
+    until = (
+        "until the approval ran out"
+        if waiting.give_up_at >= expires_at
+        else f"until its give_up_after ({waiting.connector}'s setting) had passed"
+    )
     return Effect(
         status="refused",
         gave_up=True,
         waited=waiting,
         message=(
             f"approved but not carried out: {waiting.connector} was unavailable for {length} "
-            f"(last answer: {waiting.last_answer or 'none'}), until the approval ran out"
+            f"(last answer: {waiting.last_answer or 'none'}), {until}"
         ),
     )
 
@@ -97,7 +102,7 @@ async def when_available(
                 last_answer=effect.message,
             )
             if now >= give_up:
-                return gave_up(waiting, now)
+                return gave_up(waiting, now, action.expires_at)
             waits[action.action_hash] = waiting
             notify(f"{action.tool}: {waiting.line()}")
             await workflow.sleep(waiting.next_try_at - now)

@@ -136,6 +136,7 @@ async def test_an_approval_that_runs_out_first_is_approved_but_not_carried_out(
     (result,) = results_of_turn(model.history[1])
     assert result.is_error and "approved but not carried out" in result.content
     assert "payments:demo was unavailable for" in result.content
+    assert result.content.endswith("until the approval ran out. Do not retry it.")
     kinds = audit_kinds(seeded_engine, handle.id)
     assert [kind for kind, _ in kinds] == ["approved", "refused"]
     assert "approved but not carried out" in kinds[-1][1]
@@ -204,6 +205,7 @@ async def test_the_tenants_give_up_after_ends_the_wait_before_the_approval_does(
     waited = re.search(r"payments:demo was unavailable for (\d+) min", result.content)
     assert waited is not None, result.content
     assert GIVE_UP_AFTER_SECONDS // 60 <= int(waited.group(1)) < 60
+    assert "until its give_up_after (payments:demo's setting) had passed" in result.content
     kinds = audit_kinds(seeded_engine, handle.id)
     assert [kind for kind, _ in kinds] == ["approved", "refused"]
     assert any("approved but not carried out" in line for line in outcome.not_performed)
