@@ -24,6 +24,8 @@ from typing import Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.caller import only_its_own
+from activities.rule_callers import only_signoffs_run
 from activities.slack_blocks import notice_blocks
 from signoff.config.settings import Settings
 from workflows.approval_policy import expired_message
@@ -134,6 +136,17 @@ class ReviewerNotifier:
 
     @activity.defn(name=NOTIFY_ACTIVITY)
     async def notify_reviewers(self, notice: Notice) -> NoticeSent:
+        """Only a run's own gate tells reviewers about its actions: a workflow of someone
+        else's would post a message of its making to the reviewers' channel (a made-up
+        request, a made-up approver), in signoff's name. Refused on the audit."""
+        only_its_own(notice.run_id)
+        await only_signoffs_run(
+            "to notify reviewers", "only a run's own gate tells reviewers about its actions"
+        )
+        return await self.send(notice)
+
+    async def send(self, notice: Notice) -> NoticeSent:
+        """The POST itself, once the caller is known to be the notice's run."""
         if self._url is None:  # the webhook was removed since the run started
             return NoticeSent(status="skipped", detail="no webhook configured")
         # Here: httpx loads rich and pygments for its own CLI, which a worker without a

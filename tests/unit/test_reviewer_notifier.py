@@ -141,7 +141,7 @@ def test_another_tool_given_up_says_nothing_was_done() -> None:
 async def test_a_2xx_is_sent_with_the_idempotency_key(tmp_path: Path) -> None:
     with webhook_receiver() as receiver:
         sent = await ActivityEnvironment().run(
-            notifier(receiver.url, tmp_path).notify_reviewers, NOTICE
+            notifier(receiver.url, tmp_path).send, NOTICE
         )
     assert sent.status == "sent"
     (post,) = receiver.posts
@@ -156,7 +156,7 @@ async def test_failures_are_retried_unless_the_body_was_refused(
     with webhook_receiver(status=status) as receiver:
         with pytest.raises(ApplicationError) as raised:
             await ActivityEnvironment().run(
-                notifier(receiver.url, tmp_path).notify_reviewers, NOTICE
+                notifier(receiver.url, tmp_path).send, NOTICE
             )
     assert raised.value.non_retryable is not retried
     assert f"HTTP {status}" in raised.value.message
@@ -166,10 +166,10 @@ async def test_a_webhook_that_is_down_is_a_retryable_failure(tmp_path: Path) -> 
     with webhook_receiver() as receiver:
         url = receiver.url
     with pytest.raises(ApplicationError) as raised:  # the receiver is gone now
-        await ActivityEnvironment().run(notifier(url, tmp_path).notify_reviewers, NOTICE)
+        await ActivityEnvironment().run(notifier(url, tmp_path).send, NOTICE)
     assert not raised.value.non_retryable and "did not answer" in raised.value.message
 
 
 async def test_without_a_webhook_nothing_is_sent(tmp_path: Path) -> None:
-    sent = await ActivityEnvironment().run(notifier(None, tmp_path).notify_reviewers, NOTICE)
+    sent = await ActivityEnvironment().run(notifier(None, tmp_path).send, NOTICE)
     assert sent.status == "skipped"

@@ -114,7 +114,7 @@ async def test_the_notifier_posts_the_blocks_when_asked(tmp_path: Path) -> None:
             ui_base_url="https://ui.example/",
             notify_format="slack_blocks",
         )
-        sent = await ActivityEnvironment().run(ReviewerNotifier(settings).notify_reviewers, NOTICE)
+        sent = await ActivityEnvironment().run(ReviewerNotifier(settings).send, NOTICE)
     assert sent.status == "sent"
     (post,) = receiver.posts
     assert post.body == notice_body(NOTICE, "https://ui.example/", blocks=True)

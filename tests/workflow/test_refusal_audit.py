@@ -22,6 +22,7 @@ from activities.store.database import use_session
 from activities.store.decision_chain import verify_chain
 from activities.store.schema import DecisionRow
 from signoff.wiring.worker_activities import worker_activities
+from tests.unit.test_reviewer_notifier import NOTICE
 from tests.workflow.approvals import store_parts
 from tests.workflow.fakes import FakeModel
 from tests.workflow.rogue_calls import RogueCalls
@@ -32,6 +33,7 @@ from workflows.actions import (
     DecisionRecord,
     PendingRefundRelease,
 )
+from workflows.reviewer_notices import NOTIFY_ACTIVITY
 
 SOMEONE_ELSES_RUN = "run-demo-0123456789ab"
 
@@ -58,6 +60,7 @@ async def test_refusals_of_any_activity_are_on_the_audit(
         ),
     )
     release = PendingRefundRelease(run_id=SOMEONE_ELSES_RUN, action_hash="c" * 64)
+    made_up = NOTICE.model_copy(update={"run_id": rogue_id, "approved_by": ["alice"]})
     signoff_queue, rogue_queue = f"signoff-{uuid.uuid4()}", f"rogue-{uuid.uuid4()}"
     parts = store_parts(seeded_engine, FakeModel())
     async with (
@@ -76,6 +79,9 @@ async def test_refusals_of_any_activity_are_on_the_audit(
                 [
                     [RELEASE_PENDING_REFUND_ACTIVITY, release.model_dump(mode="json")],
                     [RECORD_DECISION_ACTIVITY, forged.model_dump(mode="json")],
+                    # A message of the rogue's making to the reviewers' channel, for its
+                    # own id: the caller is the run it names, but not one of signoff's.
+                    [NOTIFY_ACTIVITY, made_up.model_dump(mode="json")],
                 ],
             ],
             id=rogue_id,
@@ -85,6 +91,7 @@ async def test_refusals_of_any_activity_are_on_the_audit(
     assert said == [
         "release_pending_refund: failed NotItsRun",
         "record_decision: failed NotItsRun",
+        "notify_reviewers: failed NotItsRun",
     ]
     with use_session(seeded_engine) as session:
         rows = list(
@@ -97,6 +104,7 @@ async def test_refusals_of_any_activity_are_on_the_audit(
     assert [(row.run_id, row.reason.split(" refused")[0]) for row in refused] == [
         (SOMEONE_ELSES_RUN, "release_pending_refund"),
         (rogue_id, "record_decision"),
+        (rogue_id, "notify_reviewers"),
     ]
     assert all(f"called by workflow '{rogue_id}'" in row.reason for row in refused)
     assert verify_chain(seeded_engine, "demo").intact
