@@ -60,7 +60,10 @@ def test_a_declared_provider_without_a_telemetry_name_is_named_as_itself(install
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
-        ("good = plugin_models:NOT_A_PROVIDER", "it is not a signoff.models.registry.ModelProvider"),
+        (
+            "good = plugin_models:NOT_A_PROVIDER",
+            "it is not a signoff.models.registry.ModelProvider",
+        ),
         ("other = plugin_models:GOOD", "it is named 'good'; name the entry point"),
         ("auto = plugin_models:AUTO", "and not 'auto'"),
         ("good = plugin_models:MISSING", "cannot load it"),
