@@ -157,5 +157,3 @@ def tallies(groups: list[Group]) -> tuple[Tally, dict[str, Tally], dict[str, Tal
             {currency: minor for currency, minor in tallied.money_approved.items() if minor}
         )
     return total, tools, reviewers
-
-

@@ -140,9 +140,7 @@ def test_another_tool_given_up_says_nothing_was_done() -> None:
 
 async def test_a_2xx_is_sent_with_the_idempotency_key(tmp_path: Path) -> None:
     with webhook_receiver() as receiver:
-        sent = await ActivityEnvironment().run(
-            notifier(receiver.url, tmp_path).send, NOTICE
-        )
+        sent = await ActivityEnvironment().run(notifier(receiver.url, tmp_path).send, NOTICE)
     assert sent.status == "sent"
     (post,) = receiver.posts
     assert post.headers[IDEMPOTENCY_HEADER] == f"{NOTICE.run_id}:{'b' * 64}:reminder"
@@ -155,9 +153,7 @@ async def test_failures_are_retried_unless_the_body_was_refused(
 ) -> None:
     with webhook_receiver(status=status) as receiver:
         with pytest.raises(ApplicationError) as raised:
-            await ActivityEnvironment().run(
-                notifier(receiver.url, tmp_path).send, NOTICE
-            )
+            await ActivityEnvironment().run(notifier(receiver.url, tmp_path).send, NOTICE)
     assert raised.value.non_retryable is not retried
     assert f"HTTP {status}" in raised.value.message
 
