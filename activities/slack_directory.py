@@ -48,7 +48,8 @@ def _name_of(user: Any) -> str | None:
     the handle."""
     if not isinstance(user, dict):
         return None
-    profile = user.get("profile") if isinstance(user.get("profile"), dict) else {}
+    found = user.get("profile")
+    profile: dict[str, Any] = found if isinstance(found, dict) else {}
     for candidate in (
         profile.get("real_name"),
         user.get("real_name"),

@@ -86,7 +86,7 @@ def _insight(
 ) -> Insight:
     with use_session(source) as session:
         period = in_period(DECISIONS.c, tenant_ids, since, until)
-        scanned = scan(session.connection().execute(select(*SCANNED).where(*period)))  # type: ignore[arg-type]
+        scanned = scan(session.connection().execute(select(*SCANNED).where(*period)))
         checks = (
             shadow_checks(session, in_period(DecisionRow, tenant_ids, since, until))
             if tenant_ids
@@ -130,7 +130,7 @@ ENDINGS = (*REVIEWER_OUTCOMES, EXPIRED)
 
 
 def shadow_checks(
-    session: Session, period: Sequence[object], waiting: dict[Action, list[str]] | None = None
+    session: Session, period: Sequence[Any], waiting: dict[Action, list[str]] | None = None
 ) -> dict[str, ShadowCheck]:
     """Each shadow rule's actions in the period against what became of them; those not
     ended yet go in `waiting` (by action: its rules), for insight_cache to settle later."""

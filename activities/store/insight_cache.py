@@ -77,7 +77,7 @@ class InsightCache:
             if kept is None:
                 period = in_period(DECISIONS.c, [tenant_id], since, until)
                 rows = select(*SCANNED).where(*period, DECISIONS.c.seq <= head)
-                scanned = scan(connection.execute(rows))  # type: ignore[arg-type]
+                scanned = scan(connection.execute(rows))
                 waiting: dict[Action, list[str]] = {}
                 shadows = shadow_checks(
                     session,
