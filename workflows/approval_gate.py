@@ -248,7 +248,13 @@ class ApprovalGate(GateDecisions):
             )
             # An activity may start after the cancellation was delivered: the record of
             # a cancelled wait reaches the audit too.
-            await self.recorder.flush()
+            try:
+                await self.recorder.flush()
+            except GeneratorExit:
+                # Closed while it flushed (a cancelled run evicted): the clause below
+                # does not see an exception raised in this one.
+                closing = True
+                raise
             raise
         except GeneratorExit:
             closing = True  # the coroutine is being closed: see AgentRun.run
