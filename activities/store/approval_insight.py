@@ -27,6 +27,7 @@ from activities.store.insight_figures import (
     Disagreement,
     Insight,
     ShadowCheck,
+    Tally,
     tallies,
 )
 from activities.store.insight_scan import Scanned, percentiles, scan
@@ -95,6 +96,9 @@ def _insight(
         return figures(scanned, tenant_ids, since, until, listed(checks))
 
 
+NO_WAITS: tuple[int | None, int | None] = (None, None)
+
+
 def figures(
     scanned: Scanned,
     tenant_ids: Sequence[str],
@@ -103,21 +107,25 @@ def figures(
     shadows: list[ShadowCheck],
 ) -> Insight:
     """The insight of what was scanned, and of the shadow rules' actions."""
-    total, tools, reviewers = tallies(scanned.groups())
-    for tool, waits in scanned.tool_waits.items():
-        tools[tool or NO_TOOL].p50_ms, tools[tool or NO_TOOL].p95_ms = percentiles(waits)
-    for name, waits in scanned.reviewer_waits.items():
-        if name in reviewers:
-            reviewers[name].p50_ms, reviewers[name].p95_ms = percentiles(waits)
-    if len(tenant_ids) == 1:
-        total.p50_ms, total.p95_ms = percentiles(scanned.all_waits)
+    counted, tools, reviewers = tallies(scanned.groups())
+    tool_waits = {tool or NO_TOOL: waits for tool, waits in scanned.tool_waits.items()}
+    total = Tally.of(counted, percentiles(scanned.all_waits) if len(tenant_ids) == 1 else NO_WAITS)
     return Insight(
         tenant_id=tenant_ids[0] if len(tenant_ids) == 1 else "",
         since=since,
         until=until,
         total=total,
-        tools=sorted(tools.values(), key=lambda tally: tally.name),
-        reviewers=sorted(reviewers.values(), key=lambda tally: tally.name),
+        tools=[
+            Tally.of(counts, percentiles(tool_waits.get(name, [])))
+            for name, counts in sorted(tools.items())
+        ],
+        reviewers=[
+            Tally.of(
+                counts,
+                percentiles(waits) if (waits := scanned.reviewer_waits.get(name)) else NO_WAITS,
+            )
+            for name, counts in sorted(reviewers.items())
+        ],
         refunded=scanned.refunded(),
         shadows=shadows,
     )

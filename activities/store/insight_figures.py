@@ -12,6 +12,7 @@ shortest, a wait that happened.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -35,8 +36,9 @@ NO_CATEGORY = "none"
 
 
 @dataclass
-class Tally:
-    """One tool's, one reviewer's or the whole tenant's figures in the period."""
+class Counts:
+    """One tool's, one reviewer's or the whole tenant's counts, while they are counted;
+    `Tally.of` makes the frozen figures a page is handed."""
 
     name: str
     requests: int = 0
@@ -46,17 +48,6 @@ class Tally:
     expired: int = 0
     by_rule: int = 0
     money_approved: Counter[str] = field(default_factory=Counter)  # currency: minor units
-    p50_ms: int | None = None
-    p95_ms: int | None = None
-
-    @property
-    def rejected_total(self) -> int:
-        return sum(self.rejected.values())
-
-    @property
-    def rule_share(self) -> float | None:
-        """The share of requests a standing rule decided (None: no request)."""
-        return None if self.requests == 0 else self.by_rule / self.requests
 
     def count(self, outcome: str, category: str | None, rows: int) -> None:
         self.requests += rows
@@ -70,6 +61,49 @@ class Tally:
             self.expired += rows
         elif outcome == RULE_APPROVED:
             self.by_rule += rows
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One tool's, one reviewer's or the whole tenant's figures in the period."""
+
+    name: str
+    requests: int = 0
+    approved: int = 0
+    edited: int = 0
+    rejected: Mapping[str, int] = field(default_factory=dict)
+    expired: int = 0
+    by_rule: int = 0
+    money_approved: Mapping[str, int] = field(default_factory=dict)  # currency: minor
+    p50_ms: int | None = None
+    p95_ms: int | None = None
+
+    @classmethod
+    def of(cls, counts: Counts, waits: tuple[int | None, int | None] = (None, None)) -> Tally:
+        """The figures of what was counted, with the period's wait percentiles."""
+        return cls(
+            name=counts.name,
+            requests=counts.requests,
+            approved=counts.approved,
+            edited=counts.edited,
+            rejected=dict(counts.rejected),
+            expired=counts.expired,
+            by_rule=counts.by_rule,
+            money_approved={
+                currency: minor for currency, minor in counts.money_approved.items() if minor
+            },
+            p50_ms=waits[0],
+            p95_ms=waits[1],
+        )
+
+    @property
+    def rejected_total(self) -> int:
+        return sum(self.rejected.values())
+
+    @property
+    def rule_share(self) -> float | None:
+        """The share of requests a standing rule decided (None: no request)."""
+        return None if self.requests == 0 else self.by_rule / self.requests
 
 
 @dataclass(frozen=True)
@@ -132,28 +166,24 @@ class Insight:
 NO_TOOL = ""  # a row whose tool was not recorded
 
 
-def tallies(groups: list[Group]) -> tuple[Tally, dict[str, Tally], dict[str, Tally]]:
-    """The tenant's, each tool's and each reviewer's tallies of the grouped counts."""
-    total = Tally("")
-    tools: dict[str, Tally] = {}
-    reviewers: dict[str, Tally] = {}
+def tallies(groups: list[Group]) -> tuple[Counts, dict[str, Counts], dict[str, Counts]]:
+    """The tenant's, each tool's and each reviewer's counts of the grouped rows."""
+    total = Counts("")
+    tools: dict[str, Counts] = {}
+    reviewers: dict[str, Counts] = {}
     for group in groups:
         if group.outcome in MONEY_OUTCOMES and group.kind != FIRST_APPROVAL:
-            tool = tools.setdefault(group.tool or NO_TOOL, Tally(group.tool or NO_TOOL))
+            tool = tools.setdefault(group.tool or NO_TOOL, Counts(group.tool or NO_TOOL))
             for tally in (total, tool):
                 tally.money_approved[group.currency or ""] += group.amount_minor
         if group.outcome in REQUEST_OUTCOMES and group.kind != FIRST_APPROVAL:
-            tool = tools.setdefault(group.tool or NO_TOOL, Tally(group.tool or NO_TOOL))
+            tool = tools.setdefault(group.tool or NO_TOOL, Counts(group.tool or NO_TOOL))
             for tally in (total, tool):
                 tally.count(group.outcome, group.category, group.rows)
         if group.outcome in REVIEWER_OUTCOMES and group.reviewer_id is not None:
             name = group.reviewer_id
-            reviewer = reviewers.setdefault(name, Tally(name))
+            reviewer = reviewers.setdefault(name, Counts(name))
             reviewer.count(group.outcome, group.category, group.rows)
             if group.outcome == APPROVED:
                 reviewer.money_approved[group.currency or ""] += group.amount_minor
-    for tallied in (*tools.values(), *reviewers.values(), total):
-        tallied.money_approved = Counter(
-            {currency: minor for currency, minor in tallied.money_approved.items() if minor}
-        )
     return total, tools, reviewers
