@@ -76,6 +76,6 @@ def test_a_chain_s_order_is_joined_in_the_page_language() -> None:
     assert refusal is not None
     assert "(support_lead, then finance)" in refusal.english()
     assert shown(refusal, FRENCH, "fr")[0] == (
-        "Cette demande s’approuve dans l’ordre (support_lead, puis finance) : l’étape 1 sur 2 "
-        "exige un approbateur ayant le rôle support_lead."
+        "Cette demande s’approuve dans l’ordre (support lead, puis finance) : l’étape 1 sur 2 "
+        "exige un approbateur ayant le rôle support lead."
     )
