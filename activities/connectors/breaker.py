@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from math import ceil
 from typing import Literal
 
 BreakerStateName = Literal["closed", "open", "half_open"]
@@ -38,6 +39,12 @@ class BreakerState:
     open_until: datetime | None = None
     trial_started_at: datetime | None = None
     last_error: str = ""
+
+    def seconds_left(self, now: datetime) -> int:
+        """Whole seconds until the cool-down ends (0: over, or never opened): how long an
+        approved effect waits before it asks again (workflows/effect_waits.py)."""
+        until = self.open_until or now
+        return max(0, ceil((until - now).total_seconds()))
 
 
 CLOSED = BreakerState()

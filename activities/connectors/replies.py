@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from math import ceil
 from typing import Any
 
 from sqlalchemy import Engine
@@ -88,11 +87,9 @@ class HelpdeskReplies:
             raise _unavailable(f"the {name} connector is switched off (its breaker is open)")
         if claimed is not None:
             return None  # it ended already: the claim answers what it answered
-        now = self.breakers.clock()
-        until = state.open_until or now
         wait = ConnectorWait(
             connector=name,
-            retry_after_seconds=max(0, ceil((until - now).total_seconds())),
+            retry_after_seconds=state.seconds_left(self.breakers.clock()),
             give_up_after_seconds=connector.give_up_after_seconds(),
         )
         raise ConnectorClosed(_open_message(name, state), wait)

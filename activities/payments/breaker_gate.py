@@ -16,7 +16,6 @@ again.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from math import ceil
 
 from activities.connectors.breakers import Breakers
 from activities.payments.connector import PaymentOutcomeUnknown, PaymentUnavailable
@@ -68,7 +67,7 @@ async def behind_breaker(
         )
         wait = ConnectorWait(
             connector=name,
-            retry_after_seconds=max(0, ceil((until - now).total_seconds())),
+            retry_after_seconds=state.seconds_left(now),
             give_up_after_seconds=give_up_after_seconds,
         )
         return LedgerAnswer(RefundResult(status="unavailable", message=why, wait=wait))

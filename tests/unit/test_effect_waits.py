@@ -75,31 +75,7 @@ def test_the_run_page_says_what_the_run_waits_for_in_the_pages_language() -> Non
 
 
 def test_status_says_what_the_run_waits_for_since_when() -> None:
-    waiting = EffectWaiting(
-        action_hash="a" * 64,
-        tool="refund",
-        connector="payments:demo",
-        since=datetime(2026, 12, 7, 9, 30, tzinfo=UTC),
-        next_try_at=datetime(2026, 12, 7, 9, 32, tzinfo=UTC),
-        give_up_at=datetime(2026, 12, 8, 9, 0, tzinfo=UTC),
-        tries=2,
-    )
-    state = RunState(
-        run_id="run-demo-1",
-        tenant_id="demo",
-        ticket_id="T-1042",
-        status="running",
-        turns_used=1,
-        usage=Usage(),
-        step_budget=8,
-        token_budget=200_000,
-        deadline=NOW + timedelta(hours=1),
-        model=ModelRef(provider="scripted", model_id="demo"),
-        tool_calls=[],
-        events=[],
-        cost_usd=Decimal(0),
-        effects_waiting=[waiting],
-    )
+    state = waiting_state()
     assert (
         "waiting:  refund: approved; waiting for payments:demo since 2026-12-07 09:30 UTC "
         "(next try 09:32:00 UTC, gives up 2026-12-08 09:00 UTC)"
