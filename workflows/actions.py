@@ -156,6 +156,7 @@ class PendingAction(WireContract):
         "escalations",
         "rule_grant",
         "exposure",
+        "category_argument",
     )
 
     action_hash: str
@@ -200,6 +201,9 @@ class PendingAction(WireContract):
     # Its money, currency and order where its tool's policy declares them (exposure.py;
     # hashed). None: no amount, whatever its arguments are called.
     exposure: ActionExposure | None = None
+    # The argument a standing rule's `category` term reads, where its tool's policy
+    # names one (`category_argument`; hashed). None: no rule with a category covers it.
+    category_argument: str | None = None
 
 
 class Decision(WireContract):

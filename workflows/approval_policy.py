@@ -92,10 +92,12 @@ def action_hash(
     run_id: str,
     call_id: str,
     exposure: dict[str, Any] | None = None,
+    category_argument: str | None = None,
 ) -> str:
     """Two identical proposals are still two actions: the run and the call are hashed too.
     An action's exposure (`workflows/exposure.py`) is hashed where it has one, so what a
-    reviewer saw at stake is what the decision names."""
+    reviewer saw at stake is what the decision names; so is the argument its policy
+    names as its category, where it names one."""
     document: dict[str, Any] = {
         "run_id": run_id,
         "call_id": call_id,
@@ -108,6 +110,8 @@ def action_hash(
     }
     if exposure is not None:
         document["exposure"] = exposure
+    if category_argument is not None:
+        document["category_argument"] = category_argument
     return canonical_hash(document)
 
 
@@ -135,6 +139,7 @@ def recomputed_hash(action: PendingAction, run_id: str) -> str:
         run_id=run_id,
         call_id=call_id_of(action.tool_use_id, action.supersedes),
         exposure=None if action.exposure is None else action.exposure.model_dump(mode="json"),
+        category_argument=action.category_argument,
     )
 
 

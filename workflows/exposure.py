@@ -107,7 +107,7 @@ def _value(arguments: dict[str, str], name: str, what: str) -> str:
     return text
 
 
-def _scalar(text: str) -> str:
+def scalar_text(text: str) -> str:
     """A value's text: a JSON string's content, a JSON number's digits, else the text."""
     try:
         decoded = json.loads(text)
@@ -122,7 +122,7 @@ def _scalar(text: str) -> str:
 
 def money_text(text: str, name: str) -> str:
     """`text` as money with two decimals; ExposureProblem for anything else."""
-    shown = _scalar(text).strip()
+    shown = scalar_text(text).strip()
     try:
         amount = Decimal(shown)
     except InvalidOperation:
@@ -145,7 +145,7 @@ def exposure_of(rule: ExposureRule, arguments: dict[str, str]) -> ActionExposure
     amount = money_text(_value(arguments, rule.amount, "amount"), rule.amount)
     currency = rule.currency
     if rule.currency_argument is not None:
-        given = _scalar(_value(arguments, rule.currency_argument, "currency")).strip().upper()
+        given = scalar_text(_value(arguments, rule.currency_argument, "currency")).strip().upper()
         if not CURRENCY_CODE.match(given):
             raise ExposureProblem(
                 f"The argument '{rule.currency_argument}' names the currency, and "
@@ -155,7 +155,7 @@ def exposure_of(rule: ExposureRule, arguments: dict[str, str]) -> ActionExposure
     assert currency is not None  # the rule names one or the other
     order_id = None
     if rule.order_argument is not None:
-        order_id = _scalar(_value(arguments, rule.order_argument, "order")).strip()
+        order_id = scalar_text(_value(arguments, rule.order_argument, "order")).strip()
         if not order_id or len(order_id) > MOST_ORDER_CHARS:
             raise ExposureProblem(
                 f"The argument '{rule.order_argument}' names the order: give its id, at "

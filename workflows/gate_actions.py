@@ -72,6 +72,7 @@ def new_action(
         note=note,
         editable=list(policy.editable) if policy is not None else [],
         exposure=exposure,
+        category_argument=None if policy is None else policy.category_argument,
     )
     # The hash every effect computes again from the same fields (recomputed_hash).
     digest = recomputed_hash(unhashed, workflow.info().workflow_id)

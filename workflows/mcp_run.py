@@ -37,7 +37,7 @@ with workflow.unsafe.imports_passed_through():
         McpToolOffer,
         shown_arguments,
     )
-    from workflows.tool_gate import NO_STATE, ToolHooks, declared_exposure
+    from workflows.tool_gate import NO_STATE, ToolHooks, declared_exposure, declared_reason
     from workflows.tool_policy import call_timeout
 
 # Listing every declared server's tools: each is one connection, in parallel.
@@ -101,7 +101,7 @@ class McpHooks(ToolHooks):
         return Prepared(
             arguments=arguments,
             targets={"tenant_id": self.request.tenant_id, "ticket_id": self.request.ticket_id},
-            reason="",
+            reason=declared_reason(self.policy, arguments),
             state=NO_STATE,
             exposure=exposure,
             problem=problem,

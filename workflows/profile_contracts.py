@@ -197,6 +197,11 @@ class AgentRules(Contract):
                     '"review" for two reviewers',
                     key=f"{name}.four_eyes_above",
                 )
+            if policy.reason_argument is not None and name == REFUND.name:
+                raise problem(
+                    f"{REFUND.name} states its reason in its own `reason` argument",
+                    key=f"{name}.reason_argument",
+                )
             arguments = list(tool.arguments.model_fields)
             for field, named in policy.named_arguments().items():
                 for argument in named:

@@ -11,9 +11,11 @@ checks it itself, and a rule row edited in the database no longer verifies. A gr
 effect reads the rule again in its own transaction (activities/store/rule_grants.py).
 
 The customer is the ticket's customer as the store holds it (never the model's text).
-The category is the action's own `category` argument, when its tool has one: it
-narrows a rule to actions proposed under that label, but the model writes it, so it is
-not a trust boundary; the tool, the tenant, the amount and the customer are.
+The category is the value of the argument the tool's policy names as its category
+(`category_argument`, which the action carries and its hash covers); no argument is a
+category by its name, so a rule with a category never covers a tool whose policy names
+none. It narrows a rule to actions proposed under that label, but the model writes it,
+so it is not a trust boundary; the tool, the tenant, the amount and the customer are.
 
 Pure and stdlib-only (with rfc8785 through decision_proof): workflow code imports it.
 """
@@ -26,11 +28,11 @@ from typing import Any
 from workflows.actions import PendingAction
 from workflows.approval_policy import money
 from workflows.contract_base import Contract
+from workflows.exposure import scalar_text
 from workflows.rule_grant import RuleGrant
 
 MATCH_STANDING_RULE_ACTIVITY = "match_standing_rule"
 RULE_DOCUMENT_PURPOSE = "signoff-standing-rule-v1"
-CATEGORY_ARGUMENT = "category"
 
 
 class RuleTerms(Contract):
@@ -120,9 +122,26 @@ def coverage_problem(
             )
     if terms.customer is not None and (customer or "").casefold() != terms.customer.casefold():
         return f"standing rule {rule} covers customer {terms.customer} only"
-    if terms.category is not None and action.arguments.get(CATEGORY_ARGUMENT) != terms.category:
-        return f"standing rule {rule} covers category {terms.category} only"
+    if terms.category is not None:
+        named = action.category_argument
+        if named is None:
+            return (
+                f"standing rule {rule} covers category {terms.category} only, and the "
+                f"policy of {action.tool} names no category argument"
+            )
+        if category_of(action) != terms.category:
+            return f"standing rule {rule} covers category {terms.category} only"
     return None
+
+
+def category_of(action: PendingAction) -> str | None:
+    """The action's category: the text of the argument its tool's policy names as one
+    (a JSON string's content for an MCP tool); None where it names none or the call
+    does not give it."""
+    named = action.category_argument
+    if named is None or named not in action.arguments:
+        return None
+    return scalar_text(action.arguments[named]).strip()
 
 
 def needs_more_than_one(action: PendingAction) -> bool:

@@ -40,7 +40,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval_requirements import with_policy
     from workflows.cancellation import reraise_cancellation
     from workflows.contracts import RunRequest, ToolCallInput, ToolUseBlock
-    from workflows.exposure import ActionExposure, ExposureProblem, exposure_of
+    from workflows.exposure import ActionExposure, ExposureProblem, exposure_of, scalar_text
     from workflows.gate_actions import new_action
     from workflows.gate_hooks import Effect, Prepared
     from workflows.gate_store import STORE_CALL_TIMEOUT, STORE_RETRIES, release
@@ -101,7 +101,7 @@ class ToolHooks:
         return Prepared(
             arguments=prepared.arguments,
             targets={"tenant_id": self.request.tenant_id, "ticket_id": self.request.ticket_id},
-            reason=prepared.arguments.get("reason", ""),
+            reason=declared_reason(self.policy, prepared.arguments),
             state=NO_STATE,
             exposure=exposure,
             problem=problem,
@@ -201,6 +201,14 @@ class ToolHooks:
             trail_written=result.status == "done",
             wait=result.wait,
         )
+
+
+def declared_reason(policy: ToolPolicy | None, arguments: dict[str, str]) -> str:
+    """The agent's stated reason, where the tool's policy names the argument that holds
+    it (`reason_argument`); "" otherwise, whatever the arguments are called."""
+    if policy is None or policy.reason_argument is None:
+        return ""
+    return scalar_text(arguments.get(policy.reason_argument, ""))
 
 
 def declared_exposure(

@@ -15,7 +15,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from workflows.actions import ApprovalMode
 from workflows.approval_policy import DEFAULT_APPROVAL_TTL
 from workflows.contract_base import Identifier
-from workflows.exposure import ExposureRule
+from workflows.exposure import ArgumentName, ExposureRule
 from workflows.known_tools import ProfileRisk
 from workflows.profile_values import Duration, Money, WholeNumber, format_duration, problem
 from workflows.review_card import ReviewCard
@@ -55,6 +55,8 @@ class ToolPolicy(WireContract):
         "call_timeout",
         "exposure",
         "card",
+        "reason_argument",
+        "category_argument",
     )
 
     risk: ProfileRisk = "irreversible"
@@ -90,6 +92,11 @@ class ToolPolicy(WireContract):
     # Which arguments hold the money, its currency and the order (`workflows/exposure.py`);
     # unset, the tool's actions have no amount, whatever their arguments are called.
     exposure: ExposureRule | None = None
+    # Which argument holds the agent's stated reason, shown boxed to the reviewer; and
+    # which one a standing rule's `category` term reads (`workflows/rule_contracts.py`).
+    # Unset, none does, whatever the arguments are called.
+    reason_argument: ArgumentName | None = None
+    category_argument: ArgumentName | None = None
     # How a reviewer sees its actions (`workflows/review_card.py`); unset, the default
     # card: the tool's name and every argument.
     card: ReviewCard | None = None
@@ -154,15 +161,21 @@ class ToolPolicy(WireContract):
         _check_call_timeout(self)
         if self.exposure is not None and self.risk == "read":
             raise problem("a read tool puts nothing at stake", key="exposure")
+        for key in ("reason_argument", "category_argument"):
+            if getattr(self, key) is not None and self.risk == "read":
+                raise problem("a read tool's calls are neither reviewed nor ruled on", key=key)
         return self
 
     def named_arguments(self) -> dict[str, tuple[str, ...]]:
-        """The arguments this policy names, by key (editable, exposure, card): each must be
-        an argument of the tool, which its loader checks against the tool's schema."""
+        """The arguments this policy names, by key (editable, exposure, card, reason and
+        category): each must be an argument of the tool, which its loader checks against
+        the tool's schema."""
         return {
             "editable": self.editable,
             "exposure": () if self.exposure is None else self.exposure.arguments(),
             "card": () if self.card is None else tuple(self.card.arguments),
+            "reason_argument": tuple(filter(None, (self.reason_argument,))),
+            "category_argument": tuple(filter(None, (self.category_argument,))),
         }
 
     def approvals_needed(self) -> int:

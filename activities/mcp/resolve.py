@@ -85,8 +85,8 @@ def server_tools(name: str, server: McpServer, advertised: list[AdvertisedTool])
             server=name,
             status="missing_tool",
             message=(
-                "the policy (editable, exposure or card) names arguments the tool does not "
-                f"take: {', '.join(unknown_arguments)}"
+                "the policy (editable, exposure, card, reason or category) names arguments "
+                f"the tool does not take: {', '.join(unknown_arguments)}"
             ),
             pinned=server.pin,
             advertised=now,

@@ -71,7 +71,11 @@ def add_command(
         str | None, typer.Option(help="Only this customer's tickets (as the store names them).")
     ] = None,
     category: Annotated[
-        str | None, typer.Option(help="Only actions whose `category` argument is this.")
+        str | None,
+        typer.Option(
+            help="Only actions whose category is this: the argument the tool's policy "
+            "names in `category_argument`."
+        ),
     ] = None,
     shadow: Annotated[
         bool, typer.Option("--shadow", help="Only record what it would have approved.")

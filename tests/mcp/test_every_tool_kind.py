@@ -6,7 +6,8 @@ team's MCP tool (`shop__issue_voucher`) whose arguments are a string named `amou
 that declares nothing, a unicode note and a nested object. Each, on the time-skipping
 server with the real gateway, effects, store and MCP server:
 
-- waits for a reviewer, with an exposure exactly where its policy declares one;
+- waits for a reviewer, with an exposure exactly where its policy declares one, and
+  the agent's stated reason from the argument its policy names (none by its name);
 - reads readably on every face that lists it: the inbox's read model (which `pending`
   and the inbox list), `status`'s lines, the decision card, the batch summary and the
   reviewers' notice; never "None", and money only where it is declared (the pages, in
@@ -84,6 +85,7 @@ risk = "irreversible"
 approval = "confirm"
 approver_roles = ["refund_approver"]
 exposure = {{ amount = "value", currency = "EUR" }}
+reason_argument = "reason"
 
 [agents.support.mcp_servers.shop]
 url = "{url}"
@@ -93,6 +95,7 @@ pin = "{pin}"
 risk = "irreversible"
 approval = "confirm"
 approver_roles = ["refund_approver"]
+reason_argument = "note"
 """
 
 
@@ -103,6 +106,8 @@ class Kind:
     money: tuple[str, str, str | None] | None
     # What the reviewer's card shows of it, by argument.
     card: dict[str, str]
+    # The agent's stated reason: the refund's own, else the argument its policy names.
+    reason: str
 
 
 KINDS: dict[str, Kind] = {
@@ -110,12 +115,14 @@ KINDS: dict[str, Kind] = {
         ("refund", {"amount": "89.90", "reason": "The kettle arrived broken ✓."}),
         ("89.90", "EUR", "C-1042"),
         {"amount": "89.90 EUR", "currency": "EUR"},
+        "The kettle arrived broken ✓.",
     ),
-    "send_reply": Kind(("send_reply", {"text": REPLY}), None, {"text": REPLY}),
+    "send_reply": Kind(("send_reply", {"text": REPLY}), None, {"text": REPLY}, ""),
     "python": Kind(
         ("issue_voucher", {"value": 15, "reason": NOTE}),
         ("15.00", "EUR", None),
         {"value": "15.00 EUR", "reason": NOTE},
+        NOTE,
     ),
     "mcp": Kind(
         (
@@ -136,6 +143,7 @@ KINDS: dict[str, Kind] = {
                 {"items": [1, 2], "reason": "late"}, indent=2, ensure_ascii=False
             ),
         },
+        NOTE,  # its JSON string's content, where its policy names it (`note`)
     ),
 }
 
@@ -219,6 +227,7 @@ async def test_every_kind_of_tool_waits_reads_is_approved_once_and_is_on_the_aud
     async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(profiles)) as handle:
         (action,) = await pending_actions(handle)
         assert action.tool == case.call[0]
+        assert action.reason == case.reason
         money = action.exposure
         assert (money and (money.amount, money.currency, money.order_id)) == case.money or (
             money is None and case.money is None

@@ -95,8 +95,8 @@ async def test_an_editable_argument_the_tool_does_not_take_offers_nothing(
     decided = server_tools("warranty", pinned(tools, {"create_return_label": label}), tools)
     assert (decided.status, decided.offered) == ("missing_tool", ())
     assert decided.message == (
-        "the policy (editable, exposure or card) names arguments the tool does not take: "
-        "create_return_label.amount"
+        "the policy (editable, exposure, card, reason or category) names arguments the "
+        "tool does not take: create_return_label.amount"
     )
     label["editable"] = ["order_id"]
     assert server_tools("warranty", pinned(tools, {"create_return_label": label}), tools).offered

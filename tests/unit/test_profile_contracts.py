@@ -188,6 +188,40 @@ def test_editable_names_real_arguments() -> None:
     ]
 
 
+def with_reply(policy: dict[str, Any]) -> dict[str, Any]:
+    return {"refund": REFUND_POLICY, "send_reply": policy}
+
+
+def test_reason_and_category_name_real_arguments_of_a_reviewed_tool() -> None:
+    reply = {"approval": "confirm", "approver_roles": ["ops"], "category_argument": "topic"}
+    tools = ["read_ticket", "get_order", "refund", "send_reply"]
+    found = errors(AgentProfile, agent(tools=tools, tool_policy=with_reply(reply)))
+    assert found == [
+        (
+            "tool_policy.send_reply.category_argument",
+            "'topic' is not an argument of send_reply; allowed: text",
+        )
+    ]
+    declared = {**reply, "category_argument": "text", "reason_argument": "text"}
+    valid = AgentProfile.model_validate(
+        agent(tools=tools, tool_policy=with_reply(declared)), context=CONTEXT
+    )
+    assert valid.tool_policy["send_reply"].category_argument == "text"
+    refund = {**REFUND_POLICY, "reason_argument": "reason"}
+    assert errors(AgentProfile, agent(tool_policy={"refund": refund})) == [
+        (
+            "tool_policy.refund.reason_argument",
+            "refund states its reason in its own `reason` argument",
+        )
+    ]
+    read = {"risk": "read", "category_argument": "x"}
+    found = errors(AgentProfile, agent(tool_policy={"refund": REFUND_POLICY, "get_order": read}))
+    assert (
+        "tool_policy.get_order.category_argument",
+        "a read tool's calls are neither reviewed nor ruled on",
+    ) in found
+
+
 def test_a_tool_whose_description_fails_the_linter_is_refused() -> None:
     vague = ToolDefinition("vague", "Does things.", NoArguments, "read")
     context = {KNOWN_TOOLS: {**CATALOG, "vague": vague}}

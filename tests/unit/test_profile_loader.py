@@ -125,7 +125,7 @@ def test_unknown_key(tmp_path: Path) -> None:
         f"{path}: agents.support.tool_policy.refund.editables: unknown key; allowed: risk, "
         "approval, four_eyes_above, passkey_above, approval_ttl, approver_roles, editable, "
         "approvals, one_from, chain, on_expiry, escalate_to, escalation_ttl, max_escalations, "
-        "keep_approvals, call_timeout, exposure, card"
+        "keep_approvals, call_timeout, exposure, reason_argument, category_argument, card"
     )
 
 
