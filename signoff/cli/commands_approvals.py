@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
+from signoff.cli.approval_edits import edits_of
 from signoff.cli.decision_service import (
     ServiceCredential,
     ServiceRefused,
@@ -111,6 +112,14 @@ def approve_command(
         str | None,
         typer.Option(help="Approve send_reply with this text instead of the draft."),
     ] = None,
+    set_values: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="Approve with this argument changed, NAME=VALUE (repeatable), for any "
+            "argument the tool's policy lets a reviewer edit, e.g. --set value=10.",
+        ),
+    ] = None,
     all_pending: AllPendingOption = False,
     tool: ToolOption = None,
     max_amount: MaxAmountOption = None,
@@ -121,12 +130,10 @@ def approve_command(
 ) -> None:
     """Approve the exact action with this hash, as REVIEWER (their password is asked).
 
-    With --amount or --text, approve it with that change (a new action, a new hash).
+    With --amount, --text or --set, approve it with that change (a new action, a new hash).
     With several runs, or --all-pending and its filters, approve every request they
     hold: the list is shown first and confirmed (or --yes); each is decided on its own."""
-    edits = {name: value for name, value in (("amount", amount), ("text", text)) if value}
-    if (amount is not None or text is not None) and not edits:
-        fail("An edit needs a value: give --amount 50.00 or --text '...'.")
+    edits = edits_of(amount, text, set_values or [])
     if edits and not reason.strip():
         fail("Say why you changed it with --reason: the agent is told your reason.")
     proof = ServiceProof(password_stdin, token_stdin)

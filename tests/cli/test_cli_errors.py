@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from signoff.cli.approval_edits import edits_of
 from signoff.config.settings import get_settings
 from signoff.wiring.app import app
 from signoff.wiring.local_stack import free_port
@@ -199,3 +200,28 @@ def test_a_response_without_words_is_refused_before_anything_is_sent(cli: CliRun
     )
     assert result.exit_code == 2
     assert "Give the agent your words with --text" in result.output
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["--set", "value"], "--set takes NAME=VALUE"),
+        (["--set", "=10"], "--set takes NAME=VALUE"),
+        (["--set", "value= "], "An edit needs a value: give the new value"),
+        (["--amount", "5.00", "--set", "amount=4.00"], "'amount' is changed twice"),
+    ],
+)
+def test_an_edit_that_is_not_name_equals_value_is_refused_before_anything_is_sent(
+    cli: CliRunner, options: list[str], said: str
+) -> None:
+    base = ["approve", "run-demo-1", "--hash", "a" * 64, "--as", "bob", "--reason", "r"]
+    result = cli.invoke(app, [*base, *options])
+    assert result.exit_code == 2
+    assert said in result.output
+
+
+def test_any_editable_argument_is_named_by_set_beside_the_built_in_shorthands() -> None:
+    edits = edits_of("50.00", None, ["value=10", 'note="sorry, Zoë"'])
+    assert edits == {"amount": "50.00", "value": "10", "note": '"sorry, Zoë"'}
+    assert edits_of(None, "Hello", []) == {"text": "Hello"}
+    assert edits_of(None, None, []) == {}
