@@ -116,6 +116,7 @@ def approve_command(
         list[str] | None,
         typer.Option(
             "--set",
+            metavar="NAME=VALUE",
             help="Approve with this argument changed, NAME=VALUE (repeatable), for any "
             "argument the tool's policy lets a reviewer edit, e.g. --set value=10.",
         ),
