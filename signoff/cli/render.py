@@ -147,6 +147,9 @@ def pending_lines(actions: list[PendingAction]) -> list[str]:
             lines.append(f"          {progress_line(approvers(action), missing(action))}")
         if action.note:
             lines.append(f"          note: {one_line(action.note)}")
+        if action.editable:
+            # What `signoff approve --set NAME=VALUE` may change before approving.
+            lines.append(f"          editable: {', '.join(action.editable)}")
     return lines
 
 

@@ -37,7 +37,9 @@ def every_kind(refund: PendingAction) -> dict[str, PendingAction]:
     voucher = other("issue_voucher", {"value": "15"}, "b" * 64)
     return {
         "run-refund": refund,
-        "run-voucher": voucher.model_copy(update={"exposure": voucher_exposure()}),
+        "run-voucher": voucher.model_copy(
+            update={"exposure": voucher_exposure(), "editable": ["value"]}
+        ),
         "run-mcp": other("shop__issue_voucher", {"amount": '"15.00"'}, "c" * 64),
         "run-reply": other("send_reply", {"text": REPLY}, "d" * 64),
     }
@@ -100,3 +102,5 @@ def test_status_shows_each_waiting_action_as_pending_does(
     assert waiting[2].startswith('waiting:  shop__issue_voucher amount="15.00", 0/1')
     assert waiting[3].startswith("waiting:  send_reply text=Hello, thank you for writing.")
     assert not any("None" in line for line in lines)
+    # What `approve --set` may change, where the tool's policy lets a reviewer edit.
+    assert [line.strip() for line in lines if "editable:" in line] == ["editable: value"]
