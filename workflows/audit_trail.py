@@ -12,6 +12,14 @@ An effect that writes the records itself (the refund: `activities/store/effect_t
 takes them from `unwritten` and the gate marks them `written` when it says so: an
 approval then reaches its audit row and its effect in one activity.
 
+An edit's approval counts toward the edited action, whose required approvals the gate
+knows only once it holds that action (a refund's exposure may ask for four eyes). A
+reviewer's edit that arrives while the waiter's flush is writing an earlier record (a
+first approval, say) would otherwise be written by that same flush, before the hold,
+as `approved` where it is the first of two: the waiter's flush leaves it (`held_back`)
+until the edited action waits, and wakes to write it then. Every other flush writes
+everything, so that nothing is left unwritten when the gate or the run ends otherwise.
+
 If the store stays down through every retry, the run goes on (the decision is in its
 history); the record is tried again at the next flush. The store's audit activity says
 itself which of its errors are final (non-retryable): a retry policy that named them
@@ -59,11 +67,15 @@ class TrailRecorder:
     signed: dict[int, Decision] = field(default_factory=dict)
     recorded: int = 0  # trail[:recorded] is in the store
     attempted: int = 0  # trail[:attempted] was tried; a new record wakes the waiter
+    # The trail index of an edit's approval the waiter's flush left until the edited
+    # action is held (module note); None when it left none.
+    held_back: int | None = None
 
     @property
     def behind(self) -> bool:
-        """A record arrived since the last flush."""
-        return len(self.trail) > self.attempted
+        """A record arrived since the last flush, or one held back can be written."""
+        held = self.held_back
+        return len(self.trail) > self.attempted or (held is not None and self._judged(held))
 
     async def wait(self, resolved: Callable[[], bool], expires_at: datetime) -> None:
         """Wait until `resolved()` or expiry (TimeoutError), writing each record to the
@@ -89,18 +101,24 @@ class TrailRecorder:
                 return
             if expired:
                 raise TimeoutError()
-            await self.flush()
+            await self.flush(judged_only=True)
 
-    async def flush(self) -> None:
-        """Write every record not yet in the store, oldest first."""
+    async def flush(self, *, judged_only: bool = False) -> None:
+        """Write every record not yet in the store, oldest first; `judged_only` (the
+        waiter's) stops before an edit's approval whose action is not held yet."""
         # Marked tried before any early return: a waiter woken by `behind` must find it
         # false after a flush (even when a concurrent flush, or this one's loop, wrote
         # the records), or it wakes again at once and the workflow task spins.
         self.attempted = len(self.trail)
+        self.held_back = None
         if self.recorded >= len(self.trail):
             return
         while self.recorded < len(self.trail):
             index = self.recorded
+            if judged_only and not self._judged(index):
+                self.held_back = index  # `behind` wakes the waiter once it is held
+                self.attempted = len(self.trail)  # what arrived meanwhile waits with it
+                return
             try:
                 await workflow.execute_activity(
                     RECORD_DECISION_ACTIVITY,
@@ -128,6 +146,13 @@ class TrailRecorder:
         """trail[:end] is in the store: an effect wrote it in its own transaction."""
         self.recorded = max(self.recorded, end)
         self.attempted = max(self.attempted, end)
+
+    def _judged(self, index: int) -> bool:
+        """The record can be written as what it is: not an approval of an action the
+        gate tracks but has not held yet (an edit's, made by its decision)."""
+        record = self.trail[index]
+        action = self.actions.get(record.action_hash)
+        return record.kind != "approved" or action is None or action.waited is not None
 
     def _event(self, index: int) -> DecisionEvent:
         record = self.trail[index]
