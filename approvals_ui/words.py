@@ -13,10 +13,10 @@ from babel.numbers import format_decimal
 
 from approvals_ui.babel_locale import locale_of
 from approvals_ui.money_format import minor_text
-from approvals_ui.role_words import in_order_text, role_text
+from approvals_ui.role_words import in_order_text, role_text, roles_text
 from signoff.service.languages import SOURCE_LANGUAGE
 from workflows.wording import N_ as N_  # one marker for the UI and the core's sentences
-from workflows.wording import InOrder, Money, Role, Value, Wording
+from workflows.wording import AnyOf, InOrder, Money, Role, Value, Wording
 
 
 def shown(message: str | Wording, words: NullTranslations, language: str) -> tuple[str, str]:
@@ -40,6 +40,8 @@ def _value(value: Value, words: NullTranslations, language: str) -> str:
         return shown(value, words, language)[0]
     if isinstance(value, InOrder):  # a chain's roles
         return in_order_text(value.names, words)
+    if isinstance(value, AnyOf):  # roles any of which will do
+        return roles_text(value.names, words)
     if isinstance(value, Role):
         return role_text(value.name, words)
     if isinstance(value, Money):

@@ -20,7 +20,7 @@ from workflows.actions import (
     PendingAction,
 )
 from workflows.wording import CENTS as CENTS  # re-exported: the amount of a hundredth
-from workflows.wording import N_, Money, WordedError
+from workflows.wording import N_, AnyOf, Money, WordedError, Wording, worded
 
 # Four eyes on the order's cumulative exposure (refunded + pending + this call).
 APPROVAL_POLICY_VERSION = "approvals-2026-11-30"
@@ -158,14 +158,24 @@ def check_decision(
         )
     roles = pending.approver_roles
     if not set(roles) & set(decision.reviewer_roles):
-        needed = " or ".join(roles) or "an approver"
-        raise DecisionRefused(f"Reviewer '{decision.reviewer_id}' does not have the {needed} role.")
+        raise DecisionRefused(
+            worded(
+                N_("Reviewer '%(reviewer)s' does not have the %(roles)s role."),
+                reviewer=decision.reviewer_id,
+                roles=AnyOf(tuple(roles)),
+            )
+            if roles
+            else worded(
+                N_("Reviewer '%(reviewer)s' does not have an approver role."),
+                reviewer=decision.reviewer_id,
+            )
+        )
     if same_person(decision.reviewer_id, run_actor):
         raise DecisionRefused(
             N_("You asked for this run yourself; another reviewer must decide on it.")
         )
     if now >= pending.expires_at:
-        raise DecisionRefused(expired_message(pending.expires_at, now))
+        raise DecisionRefused(expired_words(pending.expires_at, now))
     if decision.verdict == "reject" and not decision.reason.strip():
         raise DecisionRefused(N_("A reason is required to reject."))
     if decision.verdict == "respond" and not decision.reason.strip():
@@ -237,14 +247,17 @@ def second_reviewer_message(action: PendingAction) -> str:
 
 def expired_message(expires_at: datetime, now: datetime) -> str:
     """`Expired 3 minutes ago; ...`: what a reviewer reads who decides too late."""
+    return expired_words(expires_at, now).english()
+
+
+def expired_words(expires_at: datetime, now: datetime) -> Wording:
+    """`expired_message` as a template and its values, for a page in another language."""
     minutes = int((now - expires_at).total_seconds() // 60)
     hours = minutes // 60
     if hours >= 2:
-        ago = f"{hours} hours ago"
-    elif minutes >= 2:
-        ago = f"{minutes} minutes ago"
-    elif minutes == 1:
-        ago = "1 minute ago"
-    else:
-        ago = "moments ago"
-    return f"Expired {ago}; it did not happen."
+        return worded(N_("Expired %(hours)s hours ago; it did not happen."), hours=hours)
+    if minutes >= 2:
+        return worded(N_("Expired %(minutes)s minutes ago; it did not happen."), minutes=minutes)
+    if minutes == 1:
+        return worded(N_("Expired 1 minute ago; it did not happen."))
+    return worded(N_("Expired moments ago; it did not happen."))

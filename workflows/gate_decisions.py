@@ -26,19 +26,38 @@ from temporalio.exceptions import ApplicationError
 with workflow.unsafe.imports_passed_through():
     from workflows.action_edits import edited_action
     from workflows.actions import Decision, DecisionRecord, DecisionResult, PendingAction
-    from workflows.approval_policy import DecisionRefused, check_decision, expired_message
-    from workflows.approval_requirements import next_step_refusal, recorded_message
+    from workflows.approval_policy import DecisionRefused, check_decision, expired_words
+    from workflows.approval_requirements import next_step_words, recorded_message
     from workflows.audit_trail import TrailRecorder
     from workflows.contracts import RunRequest
     from workflows.gate_results import GateResults, trail_record
     from workflows.refusal_kinds import DECISION_REFUSED, NOT_PENDING, UNKNOWN_ACTION
     from workflows.waiting_action import WaitingAction
-    from workflows.wording import N_
+    from workflows.wording import N_, Wording, worded
+    from workflows.wording_wire import wire_of
 
 # The trail's word for each verdict (read-only: workflow code holds no mutable global).
 DECIDED_KIND: Mapping[str, Literal["approved", "rejected", "responded"]] = MappingProxyType(
     {"approve": "approved", "reject": "rejected", "respond": "responded"}
 )
+# How a refusal names what became of a request (a page translates these).
+RESOLUTION_WORDS: Mapping[str, str] = MappingProxyType(
+    {
+        "approved": N_("approved"),
+        "rejected": N_("rejected"),
+        "expired": N_("expired"),
+        "edited": N_("edited"),
+        "responded": N_("answered with an instruction"),
+    }
+)
+
+
+def refusal_error(why: str | Wording, kind: str) -> ApplicationError:
+    """The update's refusal: its English message, and its wording in the details, so a
+    page writes it in its own language (`workflows/wording_wire.py`)."""
+    if isinstance(why, str):
+        return ApplicationError(why, type=kind)
+    return ApplicationError(why.english(), wire_of(why), type=kind)
 
 
 @dataclass
@@ -86,11 +105,11 @@ class GateDecisions(GateResults):
             )
             if decision.verdict == "approve":
                 # N of M, one from a role, a chain's order (approval_requirements.py).
-                why = next_step_refusal(action, decision.reviewer_id, decision.reviewer_roles)
+                why = next_step_words(action, decision.reviewer_id, decision.reviewer_roles)
                 if why is not None:
                     raise DecisionRefused(why)
         except DecisionRefused as refused:
-            raise ApplicationError(str(refused), type=DECISION_REFUSED) from None
+            raise refusal_error(refused.wording or str(refused), DECISION_REFUSED) from None
 
     def _edited(self, original: PendingAction, decision: Decision) -> PendingAction:
         """The edited action the decision approves; DecisionRefused when it does not
@@ -222,22 +241,29 @@ class GateDecisions(GateResults):
     def _not_pending(self, digest: str) -> ApplicationError:
         record = self.records.get(digest)
         kind = NOT_PENDING if record is not None and record.known else UNKNOWN_ACTION
-        return ApplicationError(self._why_not_pending(record), type=kind)
+        return refusal_error(self._why_not_pending(record), kind)
 
-    def _why_not_pending(self, record: WaitingAction | None) -> str:
+    def _why_not_pending(self, record: WaitingAction | None) -> str | Wording:
         if record is not None and record.voided:
             return N_("This request changed since you opened it; review the new version.")
         resolution = None if record is None else record.resolution
         if resolution == "expired":
             assert record is not None and record.expired_at is not None
-            return expired_message(record.expired_at, workflow.now())
+            return expired_words(record.expired_at, workflow.now())
         if resolution == "edited":
             assert record is not None and record.edit is not None
             edited = record.edit
-            return (
-                f"This request was edited by {edited.edited_by}; decide on the edited version "
-                f"({edited.action_hash})."
+            return worded(
+                N_(
+                    "This request was edited by %(editor)s; decide on the edited version "
+                    "(%(hash)s)."
+                ),
+                editor=edited.edited_by or "",
+                hash=edited.action_hash,
             )
         if resolution is not None:
-            return f"This request was already decided ({resolution})."
+            return worded(
+                N_("This request was already decided (%(resolution)s)."),
+                resolution=worded(RESOLUTION_WORDS[resolution]),
+            )
         return N_("No pending request has this hash in this run; it may have been decided already.")

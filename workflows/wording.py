@@ -49,6 +49,16 @@ class InOrder:
 
 
 @dataclass(frozen=True)
+class AnyOf:
+    """Roles any of which will do: `refund_approver or admin` in English."""
+
+    names: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return " or ".join(self.names)
+
+
+@dataclass(frozen=True)
 class Role:
     """A reviewer role in a sentence: its code in English (`refund_approver`, what the
     profiles, the CLI and the logs name), in support words on a page."""
@@ -77,7 +87,7 @@ class Wording:
         return self.english()
 
 
-Value = str | int | Money | InOrder | Role | Wording
+Value = str | int | Money | InOrder | AnyOf | Role | Wording
 
 
 def worded(template: str, **values: Value) -> Wording:

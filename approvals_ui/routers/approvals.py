@@ -272,7 +272,7 @@ async def decide(
     except InvalidDecision as invalid:
         return await refused_page(invalid.wording or str(invalid), status.HTTP_400_BAD_REQUEST)
     except DecisionNotAccepted as refused:
-        return await refused_page(refused.message, status.HTTP_409_CONFLICT)
+        return await refused_page(refused.wording or refused.message, status.HTTP_409_CONFLICT)
     words, language = request_words(request), request_language(request)
     session_of(request)["notice"] = result_notice(result, words, language)
     return RedirectResponse(f"/approvals/{run_id}", status.HTTP_303_SEE_OTHER)

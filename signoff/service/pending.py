@@ -33,17 +33,28 @@ from workflows.contracts import (
     WORKFLOW_NAME,
     RunState,
 )
+from workflows.wording import Wording
+from workflows.wording_wire import wording_of
 
 
 class DecisionNotAccepted(Exception):
-    """The workflow refused the decision; the message is for the reviewer, as written."""
+    """The workflow refused the decision; the message is for the reviewer, as written,
+    and its `wording` (where the run sent one) writes it in a page's language."""
 
-    def __init__(self, message: str, *, run_ended: bool = False, kind: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        run_ended: bool = False,
+        kind: str | None = None,
+        wording: Wording | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.run_ended = run_ended
         # The refusal's kind as the run named it (`workflows/refusal_kinds.py`).
         self.kind = kind
+        self.wording = wording
 
 
 def waiting_query(tenant_id: str | None) -> str:
@@ -90,7 +101,9 @@ async def send_decision(
     except WorkflowUpdateFailedError as error:
         cause = error.cause
         if isinstance(cause, ApplicationError):
-            raise DecisionNotAccepted(cause.message, kind=cause.type) from None
+            details = cause.details
+            wording = wording_of(details[0]) if details else None
+            raise DecisionNotAccepted(cause.message, kind=cause.type, wording=wording) from None
         raise DecisionNotAccepted(str(cause)) from None
     except RPCError as error:
         if error.status == RPCStatusCode.NOT_FOUND:

@@ -13,6 +13,7 @@ tested on the dev server, in test_routes.py and the browser tests.)
 from __future__ import annotations
 
 import asyncio
+import html
 import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -104,6 +105,12 @@ async def test_a_late_decision_reads_how_long_ago_it_expired(
             f"/approvals/{run_id}/decision",
             data={"csrf_token": token, "action_hash": first.action_hash, "verdict": "approve"},
         )
+        # The same click on a page in French: the run's refusal, in French.
+        late_fr = await ui.post(
+            f"/approvals/{run_id}/decision",
+            data={"csrf_token": token, "action_hash": first.action_hash, "verdict": "approve"},
+            headers={"Accept-Language": "fr"},
+        )
         late_api = await ui.post(
             f"/api/approvals/{run_id}/decision",
             json={"action_hash": first.action_hash, "verdict": "approve"},
@@ -126,6 +133,12 @@ async def test_a_late_decision_reads_how_long_ago_it_expired(
     refusal = re.search(r'<p class="refusal"[^>]*>([^<]*)</p>', late.text)
     assert refusal is not None, late.text
     assert refusal.group(1) == "Expired 60 minutes ago; it did not happen."
+    refusal_fr = re.search(r'<p class="refusal"([^>]*)>([^<]*)</p>', late_fr.text)
+    assert refusal_fr is not None, late_fr.text
+    assert html.unescape(refusal_fr.group(2)) == (
+        "Expirée il y a 60 minutes ; elle n'a pas eu lieu."
+    )
+    assert 'lang="en"' not in refusal_fr.group(1)  # not marked as a sentence left in English
     # The page now offers the request that is waiting, not the expired one.
     assert second.action_hash in late.text
     assert f'name="action_hash" value="{first.action_hash}"' not in late.text
