@@ -136,7 +136,7 @@ class RefundActivities:
                     caller_run_id(),
                     self._passkeys,
                     approvals=self._approvals,
-                    rule_caller=await rule_caller_problem(command.action),
+                    rule_caller=await rule_caller_problem(self._engine, command),
                 )
                 started = datetime.now(UTC)
                 answer = await self._answer(command, check)

@@ -1,33 +1,46 @@
-"""Whether the workflow that asks an effect to act on a standing rule is signoff's own run.
+"""Whether the workflow that asks an effect to act on a standing rule is a run signoff
+started, proposing what its model asked for.
 
 Design note. A reviewer's signed decision names one run and one action: a workflow of
 someone else's (anyone who reaches the Temporal frontend can run one and call
 signoff's activities by name) cannot make one for itself. A standing rule names no
-run: it approves any covered action of its tenant. So an effect asked to act on a rule
-asks Temporal who called it: the caller must be an `AgentRun` that runs on this
-worker's task queue, that is signoff's own workflow code on signoff's workers, which
-proposes only what its gate judged. A workflow of another type, or on a task queue of
-its own, is refused, and so is a caller Temporal does not describe (the rule then does
-not apply and the action waits for a reviewer). The check costs one call to Temporal,
-made only for an action that carries a rule's grant. The generic tools' inbox hold asks
-the same (`foreign_caller`): only signoff's own runs list an action for the reviewers.
+run: it approves any covered action of its tenant. Asking Temporal that the caller is
+an `AgentRun` on this worker's task queue is not enough: anyone who reaches Temporal
+can start signoff's own workflow there, with a request of their own (any ticket of the
+tenant, a model that proposes a covered refund), and signoff's gate then proposes
+what that model asks. So an effect asked to act on a rule's grant checks the caller as
+an effect without any proof does (activities/run_provenance.py): a run signoff's
+service started, with exactly the request it recorded, for the command's tenant and
+ticket, whose model asked for this very action (for a refund, its amount and reason;
+a rule never approves a reviewer's edit). Anything else, and a caller Temporal does not
+describe, is refused: the rule does not apply, the effect writes a `refused` audit
+row saying why, and the action waits for a reviewer.
+
+The check reads the calling run's history, so it is made only for an action that
+carries a rule's grant. `match_standing_rule` does not make it: only the run's own
+workflow task can call that local activity, its answer is a proposal the effect checks
+again, and reading the history there too would cost a second read for each covered
+action.
+
+The generic tools' inbox hold asks less (`foreign_caller`, one call to Temporal): only
+signoff's own runs list an action for the reviewers.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 
+from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
-from activities.caller import NOT_ITS_RUN
-from workflows.actions import PendingAction
+from activities.caller import NOT_ITS_RUN, caller_run_id
+from activities.run_provenance import CallerUnknown, caller_start, model_asked, provenance_problem
+from activities.store.started_runs import started_run_fingerprint
+from workflows.actions import RefundCommand, ToolActionCommand
 from workflows.contracts import WORKFLOW_NAME
-
-
-class CallerUnknown(Exception):
-    """Temporal could not describe the workflow that called this activity."""
 
 
 async def foreign_caller() -> str | None:
@@ -49,17 +62,39 @@ async def foreign_caller() -> str | None:
     return None
 
 
-async def rule_caller_problem(action: PendingAction) -> str | None:
-    """None when `action` carries no rule's grant, or its caller is signoff's own run
-    on this worker's task queue; else why the rule cannot apply."""
+async def rule_caller_problem(
+    engine: Engine, command: RefundCommand | ToolActionCommand
+) -> str | None:
+    """None when the command's action carries no rule's grant, or its caller is a run
+    signoff started, with the request it recorded, whose model asked for this action;
+    else why the rule cannot apply."""
+    action = command.action
     if action.rule_grant is None:
         return None
     try:
-        foreign = await foreign_caller()
+        start = await caller_start()
     except CallerUnknown:
         return "Temporal could not say which workflow asked, so no standing rule applies."
-    if foreign is not None:
-        return f"{foreign}: a standing rule approves only the actions signoff's own runs propose."
+    caller = caller_run_id()
+    stored = await asyncio.to_thread(started_run_fingerprint, engine, caller)
+    problem = provenance_problem(
+        start,
+        run_id=caller,
+        task_queue=activity.info().task_queue,
+        stored_fingerprint=stored,
+        tenant_id=command.tenant_id,
+        ticket_id=command.ticket_id,
+    )
+    if problem is None and not model_asked(start, action):
+        problem = (
+            f"The model of run '{caller}' never asked for this {action.tool} as the "
+            "action carries it"
+        )
+    if problem is not None:
+        return (
+            f"{problem}: a standing rule approves only what the model of a run signoff's "
+            "service started proposed."
+        )
     return None
 
 

@@ -24,13 +24,14 @@ from sqlalchemy import Engine
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.auto_effects import auto_effect_problem, caller_start
+from activities.auto_effects import auto_effect_problem
 from activities.caller import caller_run_id, only_its_own
 from activities.connectors.replies import ConnectorClosed, HelpdeskReplies
 from activities.held_profiles import HeldProfiles, ProfileNotHeld
 from activities.offered_tools import not_offered
 from activities.refunds import non_retryable
-from activities.rule_callers import CallerUnknown, only_signoffs_run, rule_caller_problem
+from activities.rule_callers import only_signoffs_run, rule_caller_problem
+from activities.run_provenance import CallerUnknown, caller_start
 from activities.store import tool_effects as store
 from activities.store.customer_replies import send_reply
 from activities.store.effect_proofs import ProofCheck
@@ -138,7 +139,7 @@ class ToolEffects:
         refusal = await self._unproven_caller_refusal(command)
         if refusal is not None:
             return refusal
-        rule_caller = await rule_caller_problem(command.action)
+        rule_caller = await rule_caller_problem(self._engine, command)
         check = ProofCheck(self._keys, caller_run_id(), self._passkeys, rule_caller=rule_caller)
         try:
             claim = await asyncio.to_thread(

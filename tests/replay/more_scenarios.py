@@ -22,6 +22,7 @@ from temporalio.worker import Worker
 
 from activities.model_turn import ModelTurns
 from activities.store import add_ticket
+from activities.store.started_runs import record_started_run
 from signoff.config.settings import Settings
 from signoff.wiring.worker import build_worker
 from tests.replay.record_histories import agent_request, decision, wait_for_pending
@@ -133,9 +134,12 @@ async def triage_other(client: Client, queue: str, now: datetime, engine: Engine
 
 async def standing_rule(client: Client, queue: str, now: datetime, engine: Engine) -> Handle:
     """An administrator's standing rule covers the refund: no reviewer is asked, and the
-    rule's grant travels to the ledger, which spends one of its uses."""
+    rule's grant travels to the ledger, which spends one of its uses (for a run the
+    service recorded, as the run factory does: activities/rule_callers.py)."""
     make_rule(engine, TEST_SIGNER, max_amount="100.00", max_uses=5)
-    return await finished(await start(client, queue, agent_request("T-1042", now)))
+    request = agent_request("T-1042", now)
+    record_started_run(engine, request)
+    return await finished(await start(client, queue, request))
 
 
 class ModelThatIsDown:
