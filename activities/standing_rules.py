@@ -1,6 +1,8 @@
 """The `match_standing_rule` activity: which standing rule covers an action that starts
 to wait (activities/store/rule_grants.py). Its answer is a proposal to its own run
-only; the effect checks the rule again before it acts.
+only; the effect checks the rule again before it acts, and checks then that the run
+is one signoff's service started whose model asked for the action
+(activities/rule_callers.py says why the match does not read the run's history too).
 
 A read, safe to retry; a store error that will repeat is non-retryable (the run then
 lets a reviewer decide: workflows/standing_rules.py).

@@ -2,13 +2,15 @@
 
 Design note. Anyone who reaches the Temporal frontend can start a workflow of signoff's
 type on its task queue, with a request of their own: signoff's workflow code then runs
-it on signoff's workers. Most of what such a run can reach is guarded by proofs (a
-reviewer's signed decision, a rule's grant). An effect no reviewer approves (a tool
-every agent runs `auto`, such as the built-in profile's `send_reply`) has no proof to
-check, so it asks where the run came from: the starter (service/run_requests.py)
-writes the run's id and the fingerprint of what it asked for here, in the store, which
-a workflow cannot write; the effect reads the run's own start from Temporal and runs
-only when the two agree (activities/auto_effects.py). The fingerprint covers what
+it on signoff's workers. Most of what such a run can reach is guarded by a reviewer's
+signed decision, which names the run. An effect no reviewer approves (a tool every
+agent runs `auto`, such as the built-in profile's `send_reply`) has no proof to check,
+and a standing rule's grant names no run, so both ask where the run came from: the
+starter (service/run_requests.py) writes the run's id and the fingerprint of what it
+asked for here, in the store, which a workflow cannot write; the effect reads the
+run's own start from Temporal and acts only when the two agree
+(activities/run_provenance.py, used by auto_effects.py and rule_callers.py). The
+fingerprint covers what
 decides what the run may do: its tenant, ticket, actor, model, profile, offered tools
 and prompt catalog.
 """

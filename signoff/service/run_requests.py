@@ -110,7 +110,7 @@ def new_run_request(
     from activities.store.started_runs import record_started_run
 
     # The store's word that signoff started this run, which an effect no reviewer
-    # approved asks for (activities/auto_effects.py).
+    # approved, or one a standing rule approved, asks for (activities/run_provenance.py).
     record_started_run(engine_of(store), request)
     return request
 
