@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from temporalio import activity
 
+from activities.payments.registry import PaymentConnectors
 from signoff.config.decision_signatures import VerificationKeys, raw_public_key
 from signoff.config.run_limits import limits_from_settings
 from signoff.config.settings import Settings
@@ -20,16 +21,27 @@ __all__ = ["RunLimitsActivity", "limits_from_settings"]
 
 class RunLimitsActivity:
     """`keys`: the worker's public decision keys, which the run checks signatures with
-    (None: the run gets none, and asks `verify_decision` for every decision)."""
+    (None: the run gets none, and asks `verify_decision` for every decision); `payments`:
+    the connectors this worker refunds through, whose call budget a tenant's refund is
+    given (None: the ledger's, no time for a platform's calls)."""
 
-    def __init__(self, settings: Settings, keys: VerificationKeys | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        keys: VerificationKeys | None = None,
+        payments: PaymentConnectors | None = None,
+    ) -> None:
         self._settings = settings
         self._keys = keys
+        self._payments = payments
 
     @activity.defn(name=RUN_LIMITS_ACTIVITY)
     async def run_limits(self, request: RunLimitsRequest) -> RunLimits:
         """Run as a local activity: it reads only what this process holds, no I/O."""
         limits = limits_from_settings(self._settings, request.model)
+        if self._payments is not None and request.tenant_id is not None:
+            seconds = self._payments.refund_call_seconds(request.tenant_id)
+            limits = limits.model_copy(update={"payment_call_seconds": seconds})
         if self._keys is None:
             return limits
         return limits.model_copy(

@@ -106,6 +106,9 @@ class RunRequest(Contract):
     # worker's word alone (its limits, see run_limits.clamp); never serialized, so that no
     # starter sets it and a worker that predates it never reads it.
     notify_reviewers: bool = Field(default=False, exclude=True)
+    # How long a refund attempt may wait on the tenant's payment platform, in seconds
+    # (run_limits.RunLimits.payment_call_seconds): the worker's word alone, as above.
+    payment_call_seconds: float = Field(default=0.0, exclude=True)
     # The agent profile the run started on (file name, content hash, agent): the run
     # keeps it until it ends, whatever the worker loads later. None: the code's built-in
     # agent (its prompt and catalog), as runs had before profiles.

@@ -55,8 +55,9 @@ with workflow.unsafe.imports_passed_through():
     from workflows.tool_policy import ToolPolicy, call_timeout
 
 STORE_CALL_TIMEOUT = timedelta(seconds=30)
-# One short transaction. A worker that dies mid-refund (after the commit, say) is noticed
-# only when this runs out; the retry is safe, it finds the ledger row by its key.
+# The store's part of a refund: one short transaction on the ledger, three through a
+# payment platform. A worker that dies mid-refund (after the commit, say) is noticed only
+# when the attempt's time runs out; the retry is safe, it finds the refund by its key.
 REFUND_CALL_TIMEOUT = timedelta(seconds=10)
 STORE_CALL_ATTEMPTS = 10
 # The hold is a local activity: an attempt holds the workflow task, so it is kept short.
@@ -147,7 +148,7 @@ async def execute(
     """The ledger's answer; None when it never gave one (the outcome is unknown). The
     command carries the action and its signed approvals: the ledger verifies them; and
     the run's records not yet in the audit (`trail`), which it writes beside the refund.
-    The refund's `policy` may give its attempts longer (a slow payment platform)."""
+    The refund's `policy` may give its attempts longer than the platform needs."""
     command = refund_command(
         action,
         proofs,
@@ -161,7 +162,7 @@ async def execute(
             EXECUTE_REFUND_ACTIVITY,
             command,
             result_type=RefundResult,
-            start_to_close_timeout=call_timeout(policy, REFUND_CALL_TIMEOUT),
+            start_to_close_timeout=refund_time_limit(request, policy),
             retry_policy=STORE_RETRIES,
         )
     except ActivityError as error:
@@ -175,6 +176,16 @@ async def execute(
         # The store answered with an error that rolled the transaction back.
         return RefundResult(status="refused", message=f"the store refused it: {refusal}")
     return result
+
+
+def refund_time_limit(request: RunRequest, policy: ToolPolicy | None) -> timedelta:
+    """How long one refund attempt may run: the store's part, and the tenant's payment
+    platform's calls, each for as long as its connector waits for one (the worker says
+    how long: run_limits.py). An attempt timed out while its call still runs would be
+    retried beside it, and a platform that honours no idempotency key would refund
+    twice; so the tool's `call_timeout` may give it longer, never less."""
+    needed = REFUND_CALL_TIMEOUT + timedelta(seconds=request.payment_call_seconds)
+    return max(call_timeout(policy, needed), needed)
 
 
 def refund_key(action: PendingAction) -> str:

@@ -88,7 +88,7 @@ async def worker_terms(request: RunRequest) -> tuple[RunRequest, RunKeyring]:
     try:
         limits: RunLimits = await local_call(
             RUN_LIMITS_ACTIVITY,
-            RunLimitsRequest(model=request.model),
+            RunLimitsRequest(model=request.model, tenant_id=request.tenant_id),
             result_type=RunLimits,
             timeout=RUN_LIMITS_TIMEOUT,
             retry_policy=RetryPolicy(maximum_attempts=RUN_LIMITS_ATTEMPTS),

@@ -8,6 +8,14 @@ smaller of each: a client may ask for less, never more. The same answer brings t
 public keys the run checks decisions with (`decision_keyring.py`). The price is the worker's when
 the worker knows one for the model: a client must not make a run look free. A request
 without a cost budget gets the worker's.
+
+The same answer says how long a refund attempt of the run's tenant may wait on its
+payment platform (`payment_call_seconds`): the calls one attempt makes, each for as long
+as the connector's own timeout lets it, as the platform declares them
+(signoff/payments/registry.py). The workflow cannot read the connector's settings, and
+its starter does not know them; the worker that makes the calls does. The refund's
+time limit is derived from it (workflows/gate_store.py), so that a slow platform that
+still answers is never timed out while its call runs, and so never asked twice.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from workflows.contract_base import Contract
+from workflows.contract_base import Contract, TenantId
 from workflows.contracts import ModelPrice, ModelRef, RunRequest
 from workflows.decision_proof import KEY_ID_PATTERN
 
@@ -30,6 +38,9 @@ RUN_LIMITS_ATTEMPTS = 5
 
 
 PUBLIC_KEY_HEX_LENGTH = 64
+# The longest a refund attempt may wait on a payment platform: past it a worker that died
+# mid-refund would go unnoticed for as long (as a tool's longest `call_timeout`).
+MOST_PAYMENT_CALL_SECONDS = 3600.0
 
 
 class DecisionKey(Contract):
@@ -42,6 +53,8 @@ class DecisionKey(Contract):
 
 class RunLimitsRequest(Contract):
     model: ModelRef
+    # The run's tenant: its payment platform's call budget (None: not asked).
+    tenant_id: TenantId | None = None
 
 
 class RunLimits(Contract):
@@ -62,6 +75,9 @@ class RunLimits(Contract):
     # from a worker that sends none: every decision is then checked by an activity.
     decision_keys: list[DecisionKey] = []
     decision_max_age_seconds: float | None = None
+    # How long one refund attempt may wait on the tenant's payment platform: its calls
+    # times each call's timeout (see the module note). 0: the embedded ledger.
+    payment_call_seconds: Annotated[float, Field(ge=0, le=MOST_PAYMENT_CALL_SECONDS)] = 0.0
 
 
 def clamp(request: RunRequest, limits: RunLimits, started_at: datetime) -> RunRequest:
@@ -83,6 +99,7 @@ def clamp(request: RunRequest, limits: RunLimits, started_at: datetime) -> RunRe
             "approval_ttl_seconds": min(request.approval_ttl_seconds, limits.approval_ttl_seconds),
             "price": limits.price if limits.price is not None else request.price,
             "notify_reviewers": limits.notify_reviewers,
+            "payment_call_seconds": limits.payment_call_seconds,
         }
     )
 

@@ -20,6 +20,7 @@ from signoff.payments.registry import (
     TenantPlatform,
     build_connector,
     platform_tenants,
+    refund_call_seconds,
 )
 
 
@@ -47,6 +48,12 @@ class PaymentConnectors:
         platform (its configuration's `give_up_after`); None: until its approval expires."""
         tenant = self._tenants.get(tenant_id)
         return None if tenant is None else tenant.give_up_after_seconds
+
+    def refund_call_seconds(self, tenant_id: str) -> float:
+        """How long one refund attempt of the tenant may wait on its platform (its calls
+        times each call's timeout, as the platform declares them); 0 for the ledger."""
+        tenant = self._tenants.get(tenant_id)
+        return 0.0 if tenant is None else refund_call_seconds(self._settings, tenant.platform)
 
     def for_tenant(self, tenant_id: str) -> PaymentsConnector | None:
         """The tenant's connector; None for the embedded ledger. Raises PaymentRefused

@@ -11,8 +11,10 @@ A platform declares its name (the provider a payment link records), which tenant
 pays for and how long an approved refund of each may wait for it (`tenants`, read from
 the platform's own configuration), how a tenant's connector is built (`connector`, with
 the tenant's credentials, read where it is built) and which secrets the logs blank
-(`secrets`). Each is named as `module:function`, imported only when used: a worker with
-no Stripe tenant never loads the Stripe SDK. Its configuration problems are
+(`secrets`), and how long one refund attempt may wait on it (`refund_calls`, the most
+calls one attempt makes, measured; `call_timeout`, the seconds each may take). Each
+function is named as `module:function`, imported only when used: a worker with no
+Stripe tenant never loads the Stripe SDK. Its configuration problems are
 `PaymentSetupProblem`s, whose message says what to fix and quotes no secret.
 
 The built-in Stripe platform registers the same way, through signoff's pyproject.toml.
@@ -63,6 +65,12 @@ class PaymentPlatform:
     secrets: str | None = None
     # Where a tenant is named to refund through it, for messages: `SIGNOFF_STRIPE_KEYS_FILE`.
     configured_by: str = ""
+    # The most calls one refund attempt makes to the platform (count them, as
+    # tests/payments/test_stripe_calls.py does), and (settings) -> float, the seconds one
+    # call may take before the connector gives up on it. Together they bound how long
+    # the refund activity may run (`refund_call_seconds`); undeclared: no time for calls.
+    refund_calls: int = 0
+    call_timeout: str | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,16 @@ def build_connector(settings: Any, tenant: TenantPlatform) -> Any:
     return load_reference(tenant.platform.connector)(settings, tenant.source)
 
 
+def refund_call_seconds(settings: Any, platform: PaymentPlatform) -> float:
+    """How long one refund attempt may wait on the platform: its calls, each for as long
+    as the connector lets one take. The run gives the refund activity this much more
+    than the store's own part (workflows/gate_store.py)."""
+    if platform.call_timeout is None or platform.refund_calls <= 0:
+        return 0.0
+    each = float(load_reference(platform.call_timeout)(settings))
+    return platform.refund_calls * each
+
+
 def platform_secrets(settings: Any) -> list[str]:
     """Every secret the platforms' configurations hold, for the log filter."""
     found: list[str] = []
@@ -132,7 +150,14 @@ def _loaded() -> Mapping[str, PaymentPlatform]:
 
 
 def _problem(name: str, platform: PaymentPlatform) -> str | None:
-    for reference in (platform.tenants, platform.connector, platform.secrets):
+    if platform.refund_calls < 0:
+        return f"refund_calls is {platform.refund_calls}; give the most calls a refund makes"
+    for reference in (
+        platform.tenants,
+        platform.connector,
+        platform.secrets,
+        platform.call_timeout,
+    ):
         problem = None if reference is None else reference_problem(reference)
         if problem is not None:
             return problem

@@ -137,7 +137,7 @@ def activity_parts(
             threads=local.threads,
         ),
         decisions=DecisionActivities(engine, keys),
-        limits=RunLimitsActivity(settings, keys),
+        limits=RunLimitsActivity(settings, keys, payments),
         notifier=ReviewerNotifier(settings),
         mcp=McpTools(settings.mcp_timeout_seconds, HeldProfiles.of([profiles]), engine),
         rules=StandingRuleActivities(local.engine, keys, threads=local.threads),
