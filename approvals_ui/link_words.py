@@ -14,6 +14,7 @@ from gettext import NullTranslations
 from approvals_ui.decision_words import RESULTS
 from approvals_ui.words import N_, shown
 from signoff.service.languages import SOURCE_LANGUAGE
+from workflows.wording import Wording
 
 EMAIL_REFUSALS = {  # keyed by activities.store.email_links.RefusalReason
     "unknown": N_(
@@ -55,7 +56,7 @@ def email_refusal(reason: str, message: str, words: NullTranslations) -> str:
 
 
 def decision_told(
-    status: str | None, message: str, words: NullTranslations, language: str
+    status: str | None, message: str | Wording, words: NullTranslations, language: str
 ) -> tuple[str, str]:
     """What a decision from a link did, and the language it is said in: the catalog's
     sentence for the run's answer, else the run's own words (English)."""

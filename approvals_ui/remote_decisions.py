@@ -25,6 +25,7 @@ from signoff.service.decisions import (
 from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired
 from signoff.service.reviewer_access import SignedInReviewer
 from workflows.actions import Verdict
+from workflows.wording import Wording
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,11 @@ class Outcome:
     still_waiting: bool = False
     # The run's DecisionResult.status when it took the decision (a page says it in words).
     status: str | None = None
+    # A refusal's wording, where the run sent one: a page writes it in its language.
+    wording: Wording | None = None
+
+    def told(self) -> str | Wording:
+        return self.wording or self.message
 
 
 async def decide_away(
@@ -71,7 +77,7 @@ async def decide_away(
     except InvalidDecision as invalid:
         return Outcome(False, f"{invalid} Nothing was decided.")
     except DecisionNotAccepted as refused:
-        return Outcome(False, refused.message)
+        return Outcome(False, refused.message, wording=refused.wording)
     except DecisionUnavailable as error:
         return Outcome(False, error.message)
     return Outcome(

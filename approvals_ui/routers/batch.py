@@ -148,11 +148,11 @@ async def decide(
                 (outcome, titles.get((outcome.run_id, outcome.action_hash))) for outcome in outcomes
             ],
             # What each decision did, in the page's language where the run's answer has
-            # words in the catalog; a refusal stays in the run's (English) words.
+            # words in the catalog, and a refusal the run sent with its wording.
             "told": [
                 decision_told(
                     outcome.status if outcome.succeeded else None,
-                    outcome.message,
+                    outcome.wording or outcome.message,
                     request_words(request),
                     request_language(request),
                 )

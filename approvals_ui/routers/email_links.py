@@ -99,7 +99,7 @@ async def decide(
     )
     code_status = status.HTTP_200_OK if outcome.decided else status.HTTP_409_CONFLICT
     told, told_language = decision_told(
-        outcome.status, outcome.message, request_words(request), request_language(request)
+        outcome.status, outcome.told(), request_words(request), request_language(request)
     )
     context = {
         "grant": grant,

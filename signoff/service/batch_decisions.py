@@ -37,6 +37,7 @@ from signoff.service.decisions import (
 from signoff.service.passkey_step_up import PasskeyRefused, PasskeyRequired
 from workflows.actions import DecisionResult, Verdict
 from workflows.contract_base import IDENTIFIER_PATTERN
+from workflows.wording import Wording
 
 ACTION_HASH = re.compile(r"^[0-9a-f]{64}$")
 # How the inbox's form names one selected action: `run id/action hash` ('/' is in no
@@ -73,6 +74,8 @@ class BatchOutcome:
     outcome: Outcome
     message: str
     status: str | None = None  # the run's DecisionResult.status when it took the decision
+    # A refusal's wording, where the run sent one: a page writes it in its language.
+    wording: Wording | None = None
 
     @property
     def succeeded(self) -> bool:
@@ -133,8 +136,8 @@ def outcome_of_result(key: BatchKey, result: DecisionResult) -> BatchOutcome:
     return BatchOutcome(key.run_id, key.action_hash, outcome, result.message, result.status)
 
 
-def failed(key: BatchKey, message: str) -> BatchOutcome:
-    return BatchOutcome(key.run_id, key.action_hash, "failed", message)
+def failed(key: BatchKey, message: str, wording: Wording | None = None) -> BatchOutcome:
+    return BatchOutcome(key.run_id, key.action_hash, "failed", message, wording=wording)
 
 
 def decide_alone(key: BatchKey) -> BatchOutcome:
@@ -154,7 +157,9 @@ async def decide_each(
             outcomes.append(await decide_one(key))
         except PasskeyRequired:
             outcomes.append(decide_alone(key))
-        except (PasskeyRefused, DecisionUnavailable, DecisionNotAccepted) as refused:
+        except DecisionNotAccepted as refused:
+            outcomes.append(failed(key, refused.message, refused.wording))
+        except (PasskeyRefused, DecisionUnavailable) as refused:
             outcomes.append(failed(key, refused.message))
         except InvalidDecision as invalid:
             outcomes.append(failed(key, str(invalid)))

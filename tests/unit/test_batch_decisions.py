@@ -9,6 +9,8 @@ from decimal import Decimal
 
 import pytest
 
+from approvals_ui.link_words import decision_told
+from approvals_ui.translations import translations
 from signoff.cli.batch_service import Filter
 from signoff.cli.render import what_it_does
 from signoff.service.batch_decisions import (
@@ -30,8 +32,10 @@ from signoff.service.passkey_step_up import PasskeyRequired
 from tests.clock import clock_now
 from tests.exposures import refund_exposure, voucher_exposure
 from workflows.actions import ActionState, DecisionResult, PendingAction
+from workflows.approval_policy import expired_words
 
 HASH = "ab" * 32
+EXPIRED = expired_words(clock_now(), clock_now() + timedelta(minutes=3))
 
 
 def action(index: int, amount: str | None, currency: str, mode: str = "confirm") -> PendingAction:
@@ -161,7 +165,7 @@ async def test_each_refusal_is_its_own_line_and_the_others_go_on() -> None:
     async def decide_one(key: BatchKey) -> BatchOutcome:
         index = int(key.run_id.rsplit("-", 1)[1])
         if index == 1:
-            raise DecisionNotAccepted("Expired 3 minutes ago; it did not happen.")
+            raise DecisionNotAccepted(EXPIRED.english(), wording=EXPIRED)
         if index == 2:
             raise PasskeyRequired()
         if index == 3:
@@ -182,6 +186,10 @@ async def test_each_refusal_is_its_own_line_and_the_others_go_on() -> None:
         "recorded",
     ]
     assert outcomes[1].message == "Expired 3 minutes ago; it did not happen."
+    # The run's words, kept whole: the batch page writes them in its own language.
+    assert outcomes[1].wording == EXPIRED
+    told = decision_told(None, outcomes[1].wording or "", translations("fr"), "fr")
+    assert told == ("Expirée il y a 3 minutes ; elle n'a pas eu lieu.", "fr")
     assert outcomes[2].message == DECIDE_ALONE
     assert [outcome.succeeded for outcome in outcomes] == [True, False, False, False, False, True]
     assert failed(keys[0], "why").message == "why"
