@@ -69,7 +69,8 @@ def write_report(
             "- max recovery: from the fault (the kill, the restart, the store stopping, the "
             "races sent; for the model faults, the runs' start) to the last run's end. It "
             "includes the timeouts Temporal waits out before it retries an attempt that "
-            "died with its worker (model turn heartbeat 30 s, tool call 60 s, refund 10 s), "
+            "died with its worker (model turn heartbeat 30 s, tool call 60 s, refund 10 s plus its "
+            "payment platform's calls, docs/connect-stripe.md), "
             "a new worker's start, and the reviewers' decisions sent after the fault.",
             "",
             "## What each fault showed",
