@@ -35,8 +35,8 @@ from workflows.actions import REFUND_APPROVER_ROLE, PendingAction
 from workflows.contracts import RunState
 
 NO_WORKER = N_(
-    "The run did not answer: no worker seems to be running. Start one with `signoff worker` "
-    "(or `make demo`) and reload."
+    "The run did not answer: the part of signoff that runs the agents seems to be stopped. "
+    "Ask whoever runs signoff to start it again, then reload this page."
 )
 
 

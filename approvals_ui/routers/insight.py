@@ -48,8 +48,8 @@ router = APIRouter(tags=["insight"])
 
 PAGE = "/insight"
 NOT_A_LEAD = N_(
-    "The approval insight is for team leads and administrators of your tenant (role "
-    "`lead` or `admin`). Ask an administrator if you need it."
+    "The approval insight is for team leads and administrators of your tenant. Ask an "
+    "administrator if you need it."
 )
 NOTHING = "—"
 
