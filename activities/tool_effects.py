@@ -55,7 +55,7 @@ from workflows.contracts import ToolResult
 from workflows.effect_requirements import declared_server, effect_requirements
 from workflows.mcp_tools import restored_arguments, split_offered_name
 from workflows.tool_arguments import restored
-from workflows.tool_catalog import SEND_REPLY, ToolDefinition
+from workflows.tool_catalog import ASK_CUSTOMER, SEND_REPLY, SendReplyArguments, ToolDefinition
 
 # As the setting's default (SIGNOFF_MCP_TIMEOUT_SECONDS); the worker passes its own.
 DEFAULT_MCP_TIMEOUT_SECONDS = 30.0
@@ -279,12 +279,15 @@ class ToolEffects:
             return tool.implementation
         if tool.name == SEND_REPLY.name:
             return self._send_reply
+        if tool.name == ASK_CUSTOMER.name:
+            return self._ask_customer
         return None
 
     def _through_helpdesk(self, tool: ToolDefinition, tenant_id: str) -> bool:
-        """The built-in `send_reply` of a tenant with a helpdesk connector."""
+        """The built-in `send_reply` or `ask_customer` of a tenant with a helpdesk
+        connector."""
         return (
-            tool.name == SEND_REPLY.name
+            tool.name in (SEND_REPLY.name, ASK_CUSTOMER.name)
             and tool.implementation is None
             and self._helpdesks is not None
             and self._helpdesks.connected(tenant_id)
@@ -312,3 +315,9 @@ class ToolEffects:
             context.idempotency_key,
         )
         return {"status": "sent", "reply_id": reply_id}
+
+    async def _ask_customer(self, arguments: Any, context: ToolContext) -> Any:
+        """The question goes out as a reply does: the outbox under the effect's key,
+        then the tenant's helpdesk. Intake finds the asking run by that key
+        (activities/store/customer_questions.py)."""
+        return await self._send_reply(SendReplyArguments(text=arguments.question), context)

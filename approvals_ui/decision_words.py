@@ -36,6 +36,7 @@ ORDER_STATUSES = {
 RUN_STATUSES = {
     "running": N_("running"),
     "waiting_for_approval": N_("waiting for approval"),
+    "waiting_for_customer": N_("waiting for the customer"),
     "retrying": N_("retrying"),
     "completed": N_("completed"),
     "failed": N_("failed"),

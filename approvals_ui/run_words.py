@@ -65,6 +65,7 @@ EVENT_KINDS = {
     "context": N_("context"),
     "outcome": N_("outcome"),
     "mcp": N_("MCP"),
+    "customer": N_("customer"),
 }
 
 # What a decision did to a request of a batch (DecisionResult.status).

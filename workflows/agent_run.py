@@ -30,6 +30,7 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     # pydantic models and pure policy: no I/O, safe and faster outside the sandbox.
+    from workflows import customer_questions as questions
     from workflows import policy
     from workflows.actions import Decision, DecisionResult
     from workflows.approval_gate import ApprovalGate
@@ -50,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
         ToolResultBlock,
         ToolUseBlock,
     )
+    from workflows.customer_wait import CustomerWait
     from workflows.decision_keyring import RunKeyring
     from workflows.decision_update import (
         decision_event,
@@ -66,7 +68,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.run_budgets import RunEnded, check_budgets, over_budget, worker_terms
     from workflows.run_outcome import outcome, publish_start, publish_waiting
     from workflows.run_tools import is_irreversible, not_offered_message, offered_names
-    from workflows.tool_catalog import CATALOG, ToolCallRejected, parse_call
+    from workflows.tool_catalog import ASK_CUSTOMER, CATALOG, ToolCallRejected, parse_call
     from workflows.tool_hooks import hooks_for
     from workflows.tool_turn import ToolFailures, call_tool, unavailable
     from workflows.write_order import WriteOrder
@@ -98,6 +100,7 @@ class AgentRun:
         self._mcp: dict[str, McpToolOffer] = {}
         # The public keys the `decide` validator checks signatures with (run_limits).
         self._keyring = RunKeyring()
+        self._customer = CustomerWait(self._books, self._status_changed)
         self._gate = ApprovalGate(
             request,
             notify=self._on_gate_change,
@@ -171,6 +174,7 @@ class AgentRun:
             effects_unknown=list(self._gate.unknown),
             effects_waiting=list(self._gate.effect_waits.values()),
             outcome=self._outcome,
+            waiting_for_customer_since=self._customer.since,
         )
 
     @workflow.update
@@ -189,6 +193,14 @@ class AgentRun:
         refuse_forged(decision, self._keyring)
         self._gate.validate(decision)
 
+    @workflow.update(name=questions.CUSTOMER_REPLY_UPDATE)
+    def customer_reply(self, reply: questions.CustomerReply) -> questions.CustomerReplyTaken:
+        return self._customer.take(reply)  # the answer to its open question, from intake
+
+    @customer_reply.validator
+    def _validate_customer_reply(self, reply: questions.CustomerReply) -> None:
+        self._customer.check(reply, self._request, ended=self._outcome is not None)
+
     def _refused(self, text: str) -> None:
         self._books.event("approval", text)
 
@@ -204,6 +216,8 @@ class AgentRun:
 
         def deadline() -> None:
             nonlocal fired
+            if self._customer.put_off(deadline):
+                return  # time spent waiting for the customer is not the agent's
             if not loop.done():
                 fired = True
                 loop.cancel()
@@ -314,12 +328,19 @@ class AgentRun:
     ) -> ToolResultBlock:
         """An irreversible call through the gate; its effect after the turn's earlier
         writes (`write_order.py`)."""
+        asking = call.name == ASK_CUSTOMER.name
+        if asking and (problem := self._customer.claim(call.id)) is not None:
+            return self._books.record_tool(call, problem, True)
         turn = writes.ticket()
         try:
             gated = await self._gate.gate(call, hooks, turn)
         finally:
             turn.end()
-        return self._books.record_tool(call, gated.content, gated.is_error)
+        content = gated.content
+        if asking:  # the customer's answer, or no reply; the deadline moves on by the wait
+            content, self._request = await self._customer.answer(gated, self._request)
+            self._gate.request = self._request
+        return self._books.record_tool(call, content, gated.is_error)
 
     async def _read_mcp_tool(self, call: ToolUseBlock, offer: McpToolOffer) -> ToolResultBlock:
         """A read of an MCP server's tool."""
@@ -363,8 +384,11 @@ class AgentRun:
 
     def _on_gate_change(self, text: str) -> None:
         self._books.event("approval", text)
+        self._status_changed()
+
+    def _status_changed(self) -> None:
         if self._outcome is None:
-            self._set_status("waiting_for_approval" if self._gate.waiting else "running")
+            self._set_status(self._customer.status(self._gate.waiting))
 
     def _set_status(self, status: RunStatus) -> None:
         self._status = status

@@ -38,7 +38,14 @@ PENDING_ATTRIBUTE = "SignoffPending"
 
 
 RunStatus = Literal[
-    "running", "waiting_for_approval", "retrying", "completed", "failed", "cancelled"
+    "running",
+    "waiting_for_approval",
+    # `ask_customer` sent its question and the run waits for the answer: no reviewer's.
+    "waiting_for_customer",
+    "retrying",
+    "completed",
+    "failed",
+    "cancelled",
 ]
 FinalStatus = Literal["completed", "failed", "cancelled"]
 
@@ -276,8 +283,17 @@ class ToolCallRecord(WireContract):
 
 
 # `mcp`: what the run's MCP servers offer (a server that offers nothing, and why).
+# `customer`: a question `ask_customer` sent, the wait for the answer, the answer.
 EventKind = Literal[
-    "turn", "tool_call", "tool_result", "pause", "approval", "context", "outcome", "mcp"
+    "turn",
+    "tool_call",
+    "tool_result",
+    "pause",
+    "approval",
+    "context",
+    "outcome",
+    "mcp",
+    "customer",
 ]
 
 
@@ -349,3 +365,5 @@ class RunState(Contract):
     # Approved actions that wait for their connector (workflows/effect_waits.py).
     effects_waiting: list[EffectWaiting] = []
     outcome: RunOutcome | None = None
+    # Since when the run waits for the customer's answer (workflows/customer_wait.py).
+    waiting_for_customer_since: datetime | None = None

@@ -21,6 +21,7 @@ Fail-closed defaults, when the file leaves a key out:
 - `editable`: nothing; a reviewer edits only the arguments listed.
 - a kind of task without a budget table runs on `default`; a kind's table gives only
   what differs from `default`.
+- `reply_within`: 3 days of waiting for the customer's answer to `ask_customer`.
 - `tenants.T` and `roles.R` narrow the tools offered and never widen them.
 """
 
@@ -32,6 +33,7 @@ from typing import Annotated, Any
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from workflows.contract_base import Contract, Identifier, TenantId
+from workflows.customer_questions import DEFAULT_REPLY_WITHIN_DAYS, MAX_REPLY_WITHIN_DAYS
 from workflows.known_tools import profile_risk
 from workflows.mcp_tools import McpServer, McpServerName
 from workflows.model_contracts import PROVIDER_NAME_PATTERN
@@ -116,6 +118,10 @@ class AgentRules(Contract):
     roles: dict[Identifier, ToolNarrowing] = Field(default_factory=dict)
     # Tools from MCP servers, offered as SERVER__TOOL once resolved (workflows/mcp_tools.py).
     mcp_servers: dict[McpServerName, McpServer] = Field(default_factory=dict)
+    # Days a run waits for the customer's answer to `ask_customer` (customer_questions.py).
+    reply_within: Annotated[int, Field(strict=True, ge=1, le=MAX_REPLY_WITHIN_DAYS)] = (
+        DEFAULT_REPLY_WITHIN_DAYS
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -160,7 +160,11 @@ def test_a_call_timeout_is_for_any_tool_that_is_called_within_its_bounds() -> No
 
 def test_unknown_tool_and_unknown_key() -> None:
     assert errors(AgentProfile, agent(tools=["read_ticket", "refnd"])) == [
-        ("tools", "unknown tool 'refnd'; allowed: get_order, read_ticket, refund, send_reply")
+        (
+            "tools",
+            "unknown tool 'refnd'; allowed: ask_customer, get_order, read_ticket, refund, "
+            "send_reply",
+        )
     ]
     found = errors(AgentProfile, agent(temperature=0.2))
     assert found == [("temperature", "Extra inputs are not permitted")]
