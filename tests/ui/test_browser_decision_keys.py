@@ -1,10 +1,10 @@
-"""The decision page in Chromium, by keyboard (issue 44 §4): r, e and a move the focus to
-the rejection, the changes and the Approve button of the request (each control names
-its key in aria-keyshortcuts), and decide nothing by themselves: Enter on the Approve
-button approves, as a click does, and the refund is made once. A key typed in the note
-is the note's; ? lists the keys in a dialog axe-core finds clean, Escape closes it; i
-goes back to the inbox. Under the page's own CSP (the keys are a file under /static).
-On the dev stack: the page reads the run from Temporal."""
+"""The decision page in Chromium, by keyboard (issue 44 §4): r, e, s and a move the focus
+to the rejection, the changes, the answer to the agent and the Approve button of the
+request (each control names its key in aria-keyshortcuts), and decide nothing by
+themselves: Enter on the Approve button approves, as a click does, and the refund is
+made once. A key typed in the note is the note's; ? lists the keys in a dialog axe-core
+finds clean, Escape closes it; i goes back to the inbox. Under the page's own CSP (the
+keys are a file under /static). On the dev stack: the page reads the run from Temporal."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from activities.store import list_refunds
 from tests.ui.axe import axe_violations
 from tests.ui.browser import new_page, sign_in, watch_console
 from tests.ui.conftest import DevStack, RefundCase
+from tests.ui.test_browser_french_edit import open_in_french
 
 pytestmark = [pytest.mark.devserver, pytest.mark.browser]
 SETTLE_SECONDS = 30
@@ -106,3 +107,48 @@ def test_the_list_of_keys_is_clean_for_axe(
         page.keyboard.press("?")
         expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_be_visible()
         assert axe_violations(page) == []
+
+
+def test_s_goes_to_the_answer_to_the_agent_and_sends_nothing(
+    browser: Browser, page: Page, dev_stack: DevStack, pending_case: RefundCase
+) -> None:
+    """s is respond's key: it lands in the request's answer box (the key itself is not
+    typed there); the words are the reviewer's to send, with the button or Enter on it."""
+    problems = watch_console(page)
+    posts: list[str] = []
+
+    def on_request(request: Request) -> None:
+        if request.method == "POST":
+            posts.append(request.url)
+
+    sign_in(page, dev_stack, "bob")
+    page.goto(f"{dev_stack.ui_url}/approvals/{pending_case.run_id}")
+    page.on("request", on_request)
+    answer = page.get_by_label("Or answer the agent instead")
+    expect(answer).to_have_attribute("aria-keyshortcuts", "S")
+    blur(page)
+    page.keyboard.press("s")
+    expect(answer).to_be_focused()
+    expect(answer).to_have_value("")
+    page.keyboard.type("check the tracking first")  # typing now: s, a, r, e are letters
+    expect(answer).to_have_value("check the tracking first")
+    expect(answer).to_be_focused()
+    assert posts == []  # nothing was sent
+    expect(page.get_by_role("button", name="Send to the agent")).to_be_visible()
+
+    blur(page)
+    page.keyboard.press("?")
+    help_list = page.get_by_role("dialog", name="Keyboard shortcuts")
+    expect(help_list).to_contain_text("Go to the answer to the agent")
+    page.keyboard.press("Escape")
+    assert problems == []
+
+    for french in new_page(browser, locale="fr-FR"):  # Chromium's Accept-Language
+        open_in_french(french, dev_stack, pending_case)
+        french.keyboard.press("?")
+        aide = french.get_by_role("dialog", name="Raccourcis clavier")
+        expect(aide).to_contain_text("Aller à la réponse à l’agent")
+        french.keyboard.press("Escape")
+        french.keyboard.press("s")
+        expect(french.get_by_label("Ou répondez plutôt à l’agent")).to_be_focused()
+    assert posts == []
