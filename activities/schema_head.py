@@ -9,4 +9,4 @@ either. tests/store/test_migrations.py holds it to Alembic's own head.
 
 from __future__ import annotations
 
-HEAD_REVISION = "0013_decision_insight"
+HEAD_REVISION = "0014_insight_days"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 # process imports first (create_all, the runtime grants).
 from activities.store import account_schema as _account_schema  # noqa: F401
 from activities.store import connector_schema as _connector_schema  # noqa: F401
+from activities.store import insight_schema as _insight_schema  # noqa: F401
 from activities.store import prompt_catalogs as _prompt_catalogs  # noqa: F401
 from activities.store import rule_schema as _rule_schema  # noqa: F401
 from activities.store import slack_schema as _slack_schema  # noqa: F401

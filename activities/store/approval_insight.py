@@ -1,12 +1,11 @@
 """The approval insight of one tenant's period, read from the audit.
 
-Design note. Two reads. The first is a range of the covering index
-`ix_decisions_tenant_insight` (tenant, decided_at, then every column it reads), so that
-it reads no row itself: the period's insight columns, counted, summed and ranked in one
-pass (insight_scan.py says why not by GROUP BY), then added up per tool and reviewer
-(insight_figures.tallies). The second is the shadow rules' rows of the period, each
-joined to what became of its action through `ix_decisions_tenant_run_outcome`. The same
-SQL runs on SQLite and PostgreSQL.
+Design note. Two reads. The first adds up the period's rows: its whole UTC days from
+their rows in `insight_days`, which the audit's writer keeps (insight_days.py), and its
+part days at either end from a range of the covering index `ix_decisions_tenant_insight`
+(insight_period.py); then added up per tool and reviewer (insight_figures.tallies). The
+second is the shadow rules' rows of the period, each joined to what became of its action
+through `ix_decisions_tenant_run_outcome`. The same SQL runs on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -18,8 +17,9 @@ from typing import Any
 from sqlalchemy import Engine, and_, func, literal, select
 from sqlalchemy.orm import Session, aliased
 
-from activities.store.database import table_of, use_session
+from activities.store.database import use_session
 from activities.store.insight_columns import APPROVED, EXPIRED, RULE_SHADOW
+from activities.store.insight_days import in_period
 from activities.store.insight_figures import (
     FIRST_APPROVAL,
     NO_TOOL,
@@ -30,43 +30,13 @@ from activities.store.insight_figures import (
     Tally,
     tallies,
 )
-from activities.store.insight_scan import Scanned, percentiles, scan
+from activities.store.insight_period import period_scan, roll_up, whole_days
+from activities.store.insight_scan import Scanned, percentiles
 from activities.store.schema import DecisionRow, Tenant, WaitingAction
 
-# The audit's table, for the one pass in Core: the ORM's loading of 80,000 rows cost
-# twice the query (bench/insight).
-DECISIONS = table_of(DecisionRow)
-# The insight columns one pass reads (insight_scan.Row), all in the covering index.
-SCANNED = tuple(
-    DECISIONS.c[name]
-    for name in (
-        "tool",
-        "reviewer_id",
-        "kind",
-        "outcome",
-        "category",
-        "currency",
-        "amount_minor",
-        "waited_ms",
-    )
-)
 # A rule's disagreements listed on the page and in the CSV, newest first; the count
 # says how many there are in all.
 DISAGREEMENTS_LISTED = 25
-
-
-def in_period(rows: Any, tenant_ids: Sequence[str], since: datetime, until: datetime) -> list[Any]:
-    """The period's rows of `rows` (the table's columns, or the ORM class): one tenant, or
-    each of a few (the fleet's metrics), a range of the index per tenant."""
-    tenant = (
-        rows.tenant_id == tenant_ids[0] if len(tenant_ids) == 1 else rows.tenant_id.in_(tenant_ids)
-    )
-    return [
-        tenant,
-        rows.decided_at >= since,
-        rows.decided_at < until,
-        rows.outcome.is_not(None),  # the partial index's own condition
-    ]
 
 
 def approval_insight(source: Engine, tenant_id: str, since: datetime, until: datetime) -> Insight:
@@ -85,9 +55,9 @@ def fleet_insight(source: Engine, since: datetime, until: datetime) -> Insight:
 def _insight(
     source: Engine, tenant_ids: Sequence[str], since: datetime, until: datetime
 ) -> Insight:
+    roll_up(source, tenant_ids, whole_days(since, until), datetime.now(UTC))
     with use_session(source) as session:
-        period = in_period(DECISIONS.c, tenant_ids, since, until)
-        scanned = scan(session.connection().execute(select(*SCANNED).where(*period)))
+        scanned, _ = period_scan(session.connection(), tenant_ids, since, until)
         checks = (
             shadow_checks(session, in_period(DecisionRow, tenant_ids, since, until))
             if tenant_ids

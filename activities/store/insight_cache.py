@@ -22,25 +22,24 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, Select, func, select
 
 from activities.store.approval_insight import (
-    DECISIONS,
     ENDINGS,
-    SCANNED,
     Action,
     figures,
-    in_period,
     listed,
     settle,
     shadow_checks,
 )
 from activities.store.database import use_session
 from activities.store.insight_columns import RULE_SHADOW
+from activities.store.insight_days import DECISIONS, SCANNED, in_period
 from activities.store.insight_figures import FIRST_APPROVAL, Disagreement, Insight, ShadowCheck
+from activities.store.insight_period import period_scan, roll_up, whole_days
 from activities.store.insight_scan import Scanned, scan
 from activities.store.schema import DecisionRow
 
@@ -70,14 +69,20 @@ class InsightCache:
         head_of = select(func.coalesce(func.max(DECISIONS.c.seq), 0)).where(
             DECISIONS.c.tenant_id == tenant_id
         )
-        with self._lock, use_session(source) as session:
+        with self._lock:
+            if key not in self._kept:
+                roll_up(source, [tenant_id], whole_days(since, until), datetime.now(UTC))
+            return self._insight(source, key, head_of)
+
+    def _insight(self, source: Engine, key: Period, head_of: Select[Any]) -> Insight:
+        tenant_id, since, until = key
+        with use_session(source) as session:
             connection = session.connection()
             head = int(connection.scalar(head_of) or 0)
             kept = self._kept.pop(key, None)
             if kept is None:
-                period = in_period(DECISIONS.c, [tenant_id], since, until)
-                rows = select(*SCANNED).where(*period, DECISIONS.c.seq <= head)
-                scanned = scan(connection.execute(rows))
+                scanned, bound = period_scan(connection, [tenant_id], since, until, head)
+                head = head if bound is None else bound
                 waiting: dict[Action, list[str]] = {}
                 shadows = shadow_checks(
                     session,

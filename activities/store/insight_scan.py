@@ -46,6 +46,10 @@ class Scanned:
     def groups(self) -> list[Group]:
         return [Group(*key, count, self.sums[key]) for key, count in self.counts.items()]
 
+    def sort_waits(self) -> None:
+        for waits in (*self.tool_waits.values(), *self.reviewer_waits.values(), self.all_waits):
+            waits.sort()
+
     def refunded(self) -> dict[str, int]:
         """Money refunded, per currency."""
         refunded: Counter[str] = Counter()
@@ -79,8 +83,7 @@ def scan(rows: Iterable[Row], into: Scanned | None = None) -> Scanned:
             if kind != FIRST_APPROVAL and kind in DECIDED:
                 tool_waits[tool].append(waited)
                 all_waits.append(waited)
-    for waits in (*tool_waits.values(), *reviewer_waits.values(), all_waits):
-        waits.sort()
+    scanned.sort_waits()
     return scanned
 
 

@@ -57,6 +57,7 @@ RUNTIME_PRIVILEGES: dict[str, tuple[str, ...]] = {
     "standing_rule_uses": READ_APPEND,  # each effect a rule approved
     "prompt_catalogs": READ_APPEND,  # written once by a run's starter, never changed
     "started_runs": READ_APPEND,  # each run the service started, written once by its starter
+    "insight_days": READ_APPEND_EDIT,  # the insight's days, added to as the audit grows
 }
 
 

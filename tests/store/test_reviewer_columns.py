@@ -41,6 +41,8 @@ def make_old_store(store: Engine) -> str:
         connection.execute(text("DROP TABLE reviewer_languages"))  # revision 0007_languages'
         connection.execute(text("DROP TABLE prompt_catalogs"))  # revision 0009_prompt_catalogs'
         connection.execute(text("DROP TABLE started_runs"))  # revision 0012_started_runs'
+        connection.execute(text("DROP TABLE insight_days"))  # revision 0014_insight_days'
+        connection.execute(text("DROP INDEX ix_decisions_tenant_shadow"))
         connection.execute(text("DROP TABLE standing_rule_uses"))  # revision 0008_rules'
         connection.execute(text("DROP TABLE standing_rules"))
         connection.execute(text("DROP TABLE api_tokens"))  # revision 0005_accounts', later

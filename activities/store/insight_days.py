@@ -1,0 +1,168 @@
+"""The approval insight's days: what each UTC day of a tenant's audit adds up to (its
+rows' counts and sums, and every wait, sorted), kept in `insight_days` as the audit is
+written, so that a period's first view reads one row a day instead of every audit row.
+
+Design note. The audit only grows, and a day's figures are a sum over its rows, except
+the percentiles, which need every wait: a day's row keeps them all (a busy tenant's day
+of 2,700 decisions is some 40 kB of JSON), so that a period's percentiles stay exact
+(nearest rank over the period's waits, as insight_scan.percentiles takes them), not read
+from buckets. `add_row` adds each audit row with an outcome to its day in the append's
+own transaction, under the tenant's chain lock: the day's row and the audit commit
+together or not at all, and no two appends of a tenant add to a day at once. A day with
+no row yet (its first row since revision 0014_insight_days, or a day before that
+revision) is summed from the audit rows it has, the new one included, when its first
+row comes or when a reader rolls it up (insight_period.py).
+
+`head_seq` is the chain's `seq` of the last row added to the day: every row of the day
+at or below it is in the summary, none above it (the chain's rows commit in `seq`
+order under the lock), which lets the kept insight (insight_cache.py) carry on from the
+days it read with the rows appended after.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy import Connection, insert, select, update
+
+from activities.store.database import table_of
+from activities.store.insight_scan import Scanned, scan
+from activities.store.insight_schema import InsightDay
+from activities.store.schema import DecisionRow
+
+DECISIONS = table_of(DecisionRow)
+DAYS = table_of(InsightDay)
+ONE_DAY = timedelta(days=1)
+# The insight columns one pass reads (insight_scan.Row), all in the covering index.
+SCANNED_NAMES = (
+    "tool",
+    "reviewer_id",
+    "kind",
+    "outcome",
+    "category",
+    "currency",
+    "amount_minor",
+    "waited_ms",
+)
+SCANNED = tuple(DECISIONS.c[name] for name in SCANNED_NAMES)
+
+
+def in_period(rows: Any, tenant_ids: Sequence[str], since: datetime, until: datetime) -> list[Any]:
+    """The period's rows of `rows` (the table's columns, or the ORM class): one tenant, or
+    each of a few (the fleet's metrics), a range of the index per tenant."""
+    tenant = (
+        rows.tenant_id == tenant_ids[0] if len(tenant_ids) == 1 else rows.tenant_id.in_(tenant_ids)
+    )
+    return [
+        tenant,
+        rows.decided_at >= since,
+        rows.decided_at < until,
+        rows.outcome.is_not(None),  # the partial index's own condition
+    ]
+
+
+def day_of(at: datetime) -> date:
+    """The UTC day of a moment (SQLite hands the audit's times back naive, in UTC)."""
+    return (at.astimezone(UTC) if at.tzinfo is not None else at).date()
+
+
+def start_of(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def encode(scanned: Scanned) -> str:
+    """A day's summary. The waits in all are those of the tools, merged (scan adds a wait
+    to both or to neither), so they are not kept twice."""
+    return json.dumps(
+        {
+            "rows": [
+                [*key, count, scanned.sums.get(key, 0)] for key, count in scanned.counts.items()
+            ],
+            "tools": [[tool, waits] for tool, waits in scanned.tool_waits.items()],
+            "reviewers": [[name, waits] for name, waits in scanned.reviewer_waits.items()],
+        },
+        separators=(",", ":"),
+    )
+
+
+def add_summary(text: str, into: Scanned) -> Scanned:
+    """Add a day's summary to `into`; its waits are appended: `sort_waits` after the last."""
+    summary = json.loads(text)
+    counts, sums = into.counts, into.sums
+    for *columns, count, amount in summary["rows"]:
+        key = tuple(columns)
+        counts[key] += count
+        if amount:
+            sums[key] += amount
+    for tool, waits in summary["tools"]:
+        into.tool_waits[tool].extend(waits)
+        into.all_waits.extend(waits)
+    for name, waits in summary["reviewers"]:
+        into.reviewer_waits[name].extend(waits)
+    return into
+
+
+def decoded(text: str) -> Scanned:
+    scanned = add_summary(text, Scanned())
+    scanned.sort_waits()
+    return scanned
+
+
+def audit_scan(
+    connection: Connection,
+    tenant_ids: Sequence[str],
+    ranges: Iterable[tuple[datetime, datetime]],
+    head: int | None = None,
+    into: Scanned | None = None,
+) -> Scanned:
+    """The audit rows of the time ranges (a day, a period's part day), read from the
+    covering index, added to `into`; with `head`, only those at or below it. Their waits
+    are appended: `sort_waits` after the last."""
+    scanned = Scanned() if into is None else into
+    for since, until in ranges:
+        period = in_period(DECISIONS.c, tenant_ids, since, until)
+        if head is not None:
+            period.append(DECISIONS.c.seq <= head)
+        merge(scan(connection.execute(select(*SCANNED).where(*period))), scanned)
+    return scanned
+
+
+def merge(part: Scanned, into: Scanned) -> None:
+    """Add `part` to `into`, its waits appended, not put in place: a period's parts are
+    sorted once, after the last (insort, one wait at a time, is for a few)."""
+    into.counts.update(part.counts)
+    into.sums.update(part.sums)
+    for tool, waits in part.tool_waits.items():
+        into.tool_waits[tool].extend(waits)
+    for name, waits in part.reviewer_waits.items():
+        into.reviewer_waits[name].extend(waits)
+    into.all_waits.extend(part.all_waits)
+
+
+def write_day(connection: Connection, tenant_id: str, day: date, head: int) -> None:
+    """Sum a day with no row from the audit and write its row: under the chain's lock."""
+    scanned = audit_scan(connection, [tenant_id], [(start_of(day), start_of(day + ONE_DAY))])
+    scanned.sort_waits()
+    connection.execute(
+        insert(DAYS).values(tenant_id=tenant_id, day=day, head_seq=head, summary=encode(scanned))
+    )
+
+
+def add_row(connection: Connection, values: dict[str, Any]) -> None:
+    """Add the audit row just inserted (its columns, `values`; None ones left out) to its
+    day, in the append's transaction, under the tenant's chain lock."""
+    if values.get("outcome") is None:
+        return  # no figure counts it
+    tenant_id, seq, day = values["tenant_id"], values["seq"], day_of(values["decided_at"])
+    this_day = (DAYS.c.tenant_id == tenant_id, DAYS.c.day == day)
+    stored = connection.execute(select(DAYS.c.summary).where(*this_day)).scalar_one_or_none()
+    if stored is None:
+        write_day(connection, tenant_id, day, seq)  # the new row is among the day's
+        return
+    scanned = decoded(stored)
+    row: Any = tuple(values.get(name) for name in SCANNED_NAMES)
+    scan([row], into=scanned)
+    connection.execute(update(DAYS).where(*this_day).values(head_seq=seq, summary=encode(scanned)))
