@@ -2,9 +2,11 @@
 
 The body is what Slack and Microsoft Teams incoming webhooks both accept: a `text`
 field (Markdown-ish, with the link), and beside it a `signoff` object with the same
-facts as data, for receivers that read JSON. It says the tool, the amount, currency
-and order of its exposure (null for a tool that declares none), mode, tenant and time
-left, and links to the request's page (`SIGNOFF_UI_BASE_URL`); it
+facts as data, for receivers that read JSON. It names the tool by its review card's
+title where the worker's own profiles give one ("Send a reply to the customer
+(send_reply)"), its name kept beside it and in `tool` for ops; it says the amount,
+currency and order of its exposure (null for a tool that declares none), mode, tenant
+and time left, and links to the request's page (`SIGNOFF_UI_BASE_URL`); it
 never carries ticket text, customer names or the agent's reason: the link is the way
 in. A `not_carried_out` notice tells who approved an action that its connector's outage
 voided, and what to do about it (it names reviewers, never the customer). The
@@ -29,6 +31,8 @@ from activities.rule_callers import only_signoffs_run
 from activities.slack_blocks import notice_blocks
 from signoff.config.settings import Settings
 from workflows.approval_policy import expired_message
+from workflows.effect_requirements import card_title
+from workflows.profile_contracts import ProfileSet
 from workflows.reviewer_notices import NOTIFY_ACTIVITY, SETTLED_KINDS, Notice, NoticeSent
 from workflows.tool_catalog import REFUND
 
@@ -53,9 +57,9 @@ def _mode(notice: Notice) -> str:
     return "confirm: one reviewer"
 
 
-def _not_carried_out(notice: Notice, link: str) -> str:
+def _not_carried_out(notice: Notice, link: str, title: str | None) -> str:
     """For the support person who approved it: what did not happen, why, and what to do."""
-    what = notice.subject()
+    what = notice.subject(title)
     who = ", ".join(notice.approved_by) or "a reviewer"
     since = notice.waiting_since or notice.sent_at
     gave_up = notice.sent_at.strftime("%Y-%m-%d %H:%M UTC")
@@ -69,10 +73,11 @@ def _not_carried_out(notice: Notice, link: str) -> str:
     )
 
 
-def notice_text(notice: Notice, link: str) -> str:
+def notice_text(notice: Notice, link: str, title: str | None = None) -> str:
+    """The notice in a sentence; `title`: the tool's card title, where it has one."""
     if notice.kind == "not_carried_out":
-        return _not_carried_out(notice, link)
-    what = notice.subject()
+        return _not_carried_out(notice, link, title)
+    what = notice.subject(title)
     where = f"tenant {notice.tenant_id}, {_mode(notice)}"
     expires = notice.expires_at.strftime("%Y-%m-%d %H:%M:%S UTC")
     if notice.kind == "waiting":
@@ -92,20 +97,24 @@ def notice_text(notice: Notice, link: str) -> str:
     return f"Expired: {what} ({where}) got no decision by {expires}. {ago} Run: {link}"
 
 
-def notice_body(notice: Notice, ui_base_url: str, blocks: bool = False) -> dict[str, Any]:
+def notice_body(
+    notice: Notice, ui_base_url: str, blocks: bool = False, title: str | None = None
+) -> dict[str, Any]:
     """The JSON body; with `blocks`, also Slack Block Kit blocks with Approve, Reject and
-    Open (activities/slack_blocks.py), which Slack shows instead of `text`."""
+    Open (activities/slack_blocks.py), which Slack shows instead of `text`. `title`: the
+    tool's card title, where it has one (null in `signoff.title` otherwise)."""
     base = ui_base_url.rstrip("/")
     page = "runs" if notice.kind in SETTLED_KINDS else "approvals"
     link = f"{base}/{page}/{notice.run_id}"
-    text = notice_text(notice, link)
+    text = notice_text(notice, link, title)
     exposure, since = notice.exposure, notice.waiting_since
     return {
         "text": text,
-        **({"blocks": notice_blocks(notice, text, link)} if blocks else {}),
+        **({"blocks": notice_blocks(notice, text, link, title)} if blocks else {}),
         "signoff": {
             "kind": notice.kind,
             "tool": notice.tool,
+            "title": title,
             "amount": None if exposure is None else exposure.amount,
             "currency": None if exposure is None else exposure.currency,
             "order": None if exposure is None else exposure.order_id,
@@ -128,7 +137,11 @@ def notice_body(notice: Notice, ui_base_url: str, blocks: bool = False) -> dict[
 
 
 class ReviewerNotifier:
-    def __init__(self, settings: Settings) -> None:
+    """`profiles`: the worker's own, whose review cards title the tools it tells about;
+    without them a tool is named by its name."""
+
+    def __init__(self, settings: Settings, profiles: ProfileSet | None = None) -> None:
+        self._profiles = profiles
         self._url = settings.notify_webhook_url
         self._base = settings.ui_base_url
         self._timeout = settings.notify_timeout_seconds
@@ -154,11 +167,11 @@ class ReviewerNotifier:
         import httpx
 
         headers = {IDEMPOTENCY_HEADER: notice.idempotency_key()}
+        title = None if self._profiles is None else card_title(self._profiles, notice.tool)
+        body = notice_body(notice, self._base, self._blocks, title)
         try:
             async with httpx.AsyncClient(timeout=self._timeout) as client:
-                response = await client.post(
-                    self._url, json=notice_body(notice, self._base, self._blocks), headers=headers
-                )
+                response = await client.post(self._url, json=body, headers=headers)
         except httpx.HTTPError as error:
             raise ApplicationError(
                 f"the webhook did not answer: {type(error).__name__}", type="WebhookUnreachable"

@@ -55,9 +55,10 @@ def _confirm(title: str, text: str, confirm: str) -> dict[str, Any]:
     }
 
 
-def decision_controls(notice: Notice, link: str) -> dict[str, Any]:
-    """The actions block: Approve, Reject (choose why) and Open."""
-    what = notice.subject()
+def decision_controls(notice: Notice, link: str, title: str | None = None) -> dict[str, Any]:
+    """The actions block: Approve, Reject (choose why) and Open; `title`: the tool's card
+    title, where it has one."""
+    what = notice.subject(title)
     return {
         "type": "actions",
         "block_id": notice.run_id,
@@ -117,7 +118,9 @@ def reason_box() -> dict[str, Any]:
     }
 
 
-def notice_blocks(notice: Notice, text: str, link: str) -> list[dict[str, Any]]:
+def notice_blocks(
+    notice: Notice, text: str, link: str, title: str | None = None
+) -> list[dict[str, Any]]:
     """The message's blocks; a request no one can decide on any more (expired, or
     approved but not carried out) gets only its text and Open."""
     section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
@@ -130,4 +133,4 @@ def notice_blocks(notice: Notice, text: str, link: str) -> list[dict[str, Any]]:
             ],
         }
         return [section, open_only]
-    return [section, reason_box(), decision_controls(notice, link)]
+    return [section, reason_box(), decision_controls(notice, link, title)]

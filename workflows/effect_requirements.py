@@ -121,6 +121,15 @@ def tool_policies(profiles: ProfileSet, tool: str) -> list[tuple[str, ToolPolicy
     return found
 
 
+def card_title(profiles: ProfileSet, tool: str) -> str | None:
+    """The title `tool`'s review card gives it ("Send a reply to the customer"): the first
+    agent's (by name) whose policy for it has a card; None when none has."""
+    for _, policy in tool_policies(profiles, tool):
+        if policy.card is not None:
+            return policy.card.title
+    return None
+
+
 def declared_server(profiles: ProfileSet, server: str) -> McpServer | None:
     """The worker's own declaration of an MCP server: the first agent's, by name."""
     for _, agent in sorted(profiles.agents.items()):

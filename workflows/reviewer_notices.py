@@ -71,7 +71,8 @@ NOTIFY_RETRY = RetryPolicy(
 NoticeKind = Literal["waiting", "reminder", "expired", "escalated", "not_carried_out"]
 # The notices no one can decide on any more: they link to the run, not to a decision.
 SETTLED_KINDS: tuple[NoticeKind, ...] = ("expired", "not_carried_out")
-# The refund is named in words; another tool by its own name, which its reviewers know.
+# The refund is named in words; another tool by its card's title where the notifier's
+# profiles give one, with its own name beside it for ops, else by its name alone.
 REFUND_WORD = "Refund"
 
 
@@ -102,11 +103,16 @@ class Notice(Contract):
     connector: str | None = None
     waiting_since: datetime | None = None
 
-    def subject(self) -> str:
-        """What waits, in a line: `Refund 89.90 EUR on order C-1042`, a tool with an
-        exposure `issue_voucher 15.00 EUR`, any other its name alone (`send_reply`)."""
+    def subject(self, title: str | None = None) -> str:
+        """What waits, in a line: `Refund 89.90 EUR on order C-1042`; another tool by
+        `title`, its card's, with its name (`Send a reply to the customer (send_reply)`),
+        or without one by its name alone; with its exposure where it declares one
+        (`issue_voucher 15.00 EUR`)."""
         exposure = self.exposure
-        name = REFUND_WORD if self.tool == REFUND.name else self.tool
+        if self.tool == REFUND.name:
+            name = REFUND_WORD
+        else:
+            name = self.tool if title is None else f"{title} ({self.tool})"
         return name if exposure is None else f"{name} {exposure.said()}"
 
     def idempotency_key(self) -> str:

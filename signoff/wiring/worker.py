@@ -138,7 +138,7 @@ def activity_parts(
         ),
         decisions=DecisionActivities(engine, keys),
         limits=RunLimitsActivity(settings, keys, payments),
-        notifier=ReviewerNotifier(settings),
+        notifier=ReviewerNotifier(settings, profiles.profiles),
         mcp=McpTools(settings.mcp_timeout_seconds, HeldProfiles.of([profiles]), engine),
         rules=StandingRuleActivities(local.engine, keys, threads=local.threads),
     )

@@ -12,6 +12,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.reviewer_notifier import IDEMPOTENCY_HEADER, ReviewerNotifier, notice_body
+from signoff.config.profiles import BUILTIN_PROFILES, load_profile_file
 from signoff.config.settings import Settings
 from tests.exposures import refund_exposure, voucher_exposure
 from tests.workflow.webhook_receiver import webhook_receiver
@@ -136,6 +137,42 @@ def test_another_tool_given_up_says_nothing_was_done() -> None:
     text = notice_body(reply, "u/")["text"]
     assert text.startswith("Approved but not carried out: send_reply (tenant demo)")
     assert "helpdesk:demo was unavailable" in text and "Nothing was done." in text
+
+
+async def test_a_tool_with_a_card_is_told_by_its_title_and_its_name_stays_for_ops(
+    tmp_path: Path,
+) -> None:
+    """The worker's own profiles title `send_reply` (the built-in file's card): support
+    reads "Send a reply to the customer", ops still find `send_reply` beside it and in
+    the facts. A tool no card titles keeps its name alone."""
+    reply = NOTICE.model_copy(update={"tool": "send_reply", "exposure": None})
+    unknown = reply.model_copy(update={"tool": "shop__issue_voucher"})
+    builtin = load_profile_file(BUILTIN_PROFILES, builtin=True).profiles
+    with webhook_receiver() as receiver:
+        settings = Settings(
+            home=tmp_path,
+            notify_webhook_url=receiver.url,
+            notify_format="slack_blocks",
+            ui_base_url="https://ui.example/",
+        )
+        for notice in (reply, unknown):
+            await ActivityEnvironment().run(ReviewerNotifier(settings, builtin).send, notice)
+    titled, untitled = (post.body for post in receiver.posts)
+    assert titled["text"].startswith(
+        "Reminder: Send a reply to the customer (send_reply) still waits for a decision"
+    )
+    assert (titled["signoff"]["tool"], titled["signoff"]["title"]) == (
+        "send_reply",
+        "Send a reply to the customer",
+    )
+    approve = titled["blocks"][-1]["elements"][0]
+    assert approve["confirm"]["text"]["text"].startswith(
+        "Send a reply to the customer (send_reply): approve it"
+    )
+    assert untitled["text"].startswith("Reminder: shop__issue_voucher still waits for a")
+    assert untitled["signoff"]["title"] is None
+    # Without the worker's profiles (a test's notifier), the name alone, as before.
+    assert notice_body(reply, "u/")["text"].startswith("Reminder: send_reply still waits")
 
 
 async def test_a_2xx_is_sent_with_the_idempotency_key(tmp_path: Path) -> None:
