@@ -28,6 +28,7 @@ from approvals_ui.routers import (
     email_links,
     insight,
     intake,
+    intake_replies,
     language,
     metrics,
     passkeys,
@@ -138,6 +139,7 @@ def create_app(
     app.include_router(api_audit.router)
     app.include_router(api_rules.router)  # standing rules: the same CSRF rule as api's POST
     app.include_router(intake.router)  # helpdesk webhooks: the signature is the credential
+    app.include_router(intake_replies.router)  # the customers' answers, signed the same way
     app.include_router(slack.router)  # Slack's button presses: the signature, as above
     app.include_router(codec.router)  # Temporal's remote codec protocol, its own CORS rule
     app.include_router(metrics.router)  # GET /metrics, for Prometheus (its own token)

@@ -120,12 +120,15 @@ def test_openapi_documents_only_the_api(ui: TestClient) -> None:
         "/api/runs/{run_id}",
         "/api/audit",
         "/api/intake/tickets",
+        "/api/intake/replies",
         "/api/slack/actions",
         "/api/rules",
         "/api/rules/{rule_id}/revoke",
     }
     intake = schema["paths"]["/api/intake/tickets"]["post"]
     assert {"200", "202", "401", "422", "503"} <= set(intake["responses"])
+    replies = schema["paths"]["/api/intake/replies"]["post"]
+    assert {"202", "401", "404", "409", "422", "503"} <= set(replies["responses"])
     audit = schema["paths"]["/api/audit"]["get"]
     assert {"200", "400", "401", "403", "422"} <= set(audit["responses"])
     decision = schema["paths"]["/api/approvals/{run_id}/decision"]["post"]
