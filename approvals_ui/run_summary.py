@@ -257,6 +257,12 @@ def decided(state: RunState, time_left: str, say: Voice) -> str:
 def ended(state: RunState, say: Voice) -> str:
     outcome = state.outcome
     if outcome is None:
+        since = state.waiting_for_customer_since
+        if since is not None:  # not a reviewer's request: the customer has the next word
+            return say(
+                N_("The run has been waiting for the customer since %(since)s UTC."),
+                since=f"{since:%Y-%m-%d %H:%M}",
+            )
         status = said(state.status, RUN_STATUSES, say.words)
         return say(N_("The run is still going (%(status)s)."), status=status)
     status = said(outcome.status, RUN_STATUSES, say.words)
