@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from signoff.cli.card_titles import card_titles
 from signoff.cli.render import progress_line, what_it_does
 from signoff.cli.support import AfterOption, JsonOption, emit_json, fail, say, settings
 from signoff.cli.terminal_text import one_line
@@ -84,9 +85,10 @@ def _print_pending(listed: PendingPage, json_output: bool) -> None:
     say(pending_summary(page.total, listed.waiting_runs, page.first or 0, len(rows)))
     if listed.unread_runs:
         say(unread_warning(listed.unread_runs), err=True)
+    titles = card_titles(settings(), (item.action.tool for item in page.items))
     for item, row in zip(page.items, rows, strict=True):
         say(
-            f"{row['run_id']}  {what_it_does(item.action)}  "
+            f"{row['run_id']}  {what_it_does(item.action, titles.get(item.action.tool))}  "
             f"mode {row['mode']} ({row['approvals']}/{row['required']})"
             f"  expires {row['expires_at']}\n  hash {row['action_hash']}\n"
             f"  reason: {one_line(row['reason'])}"

@@ -15,6 +15,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from signoff.cli.card_titles import card_titles
 from signoff.cli.render import outcome_lines, shown_status, state_lines
 from signoff.cli.support import (
     EXIT_RUN_FAILED,
@@ -126,7 +127,9 @@ def _show(run_id: str, reading: RunReading, json_output: bool) -> int:
     elif outcome is not None:
         say("\n".join(outcome_lines(outcome)))
     elif state is not None:
-        say("\n".join(state_lines(state) + [f"retrying: {retry.line()}" for retry in retries]))
+        titles = card_titles(settings(), (action.tool for action in state.pending_actions))
+        lines = state_lines(state, titles)
+        say("\n".join(lines + [f"retrying: {retry.line()}" for retry in retries]))
     else:
         say(f"run:      {run_id}\nstatus:   {status}")
     return EXIT_RUN_FAILED if status in ("failed", "cancelled") else 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from signoff.cli.terminal_text import one_line
@@ -105,14 +106,19 @@ def decision_lines(decisions: list[DecisionRecord]) -> list[str]:
     return lines
 
 
-def what_it_does(action: PendingAction) -> str:
+def what_it_does(action: PendingAction, title: str | None = None) -> str:
     """`refund 89.90 EUR on order C-1042`, `issue_voucher 15.00 EUR` (a tool whose policy
     declares its money), or a tool without one with its arguments, shortened:
-    `send_reply text=Hello, thank you for…`. One line, whatever the arguments hold."""
+    `send_reply text=Hello, thank you for…`. With its card's `title`, the tool reads by it
+    and keeps its name for ops: `Send a reply to the customer (send_reply) text=…`. One
+    line, whatever the arguments hold."""
+    name = one_line(action.tool)
+    if title is not None:
+        name = f"{one_line(title)} ({name})"
     if action.exposure is not None:
-        return f"{one_line(action.tool)} {one_line(action.exposure.said())}"
+        return f"{name} {one_line(action.exposure.said())}"
     shown = arguments_said(action.arguments)
-    return f"{one_line(action.tool)} {shown}" if shown else one_line(action.tool)
+    return f"{name} {shown}" if shown else name
 
 
 def arguments_said(arguments: dict[str, str]) -> str:
@@ -134,11 +140,15 @@ def progress_line(approved_by: list[str], still_missing: str) -> str:
     return f"{who}; {still_missing}" if still_missing else f"{who}; complete"
 
 
-def pending_lines(actions: list[PendingAction]) -> list[str]:
+def pending_lines(
+    actions: list[PendingAction], titles: Mapping[str, str] | None = None
+) -> list[str]:
+    """`titles`: the card titles of the tools (cli/card_titles.py), where known."""
+    titles = titles or {}
     lines = []
     for action in actions:
         lines.append(
-            f"waiting:  {what_it_does(action)}, "
+            f"waiting:  {what_it_does(action, titles.get(action.tool))}, "
             f"{len(action.approvals)}/{action.required_approvals} approvals, "
             f"expires {action.expires_at.isoformat()}"
         )
@@ -153,7 +163,7 @@ def pending_lines(actions: list[PendingAction]) -> list[str]:
     return lines
 
 
-def state_lines(state: RunState) -> list[str]:
+def state_lines(state: RunState, titles: Mapping[str, str] | None = None) -> list[str]:
     lines = [
         f"run:      {state.run_id}",
         f"status:   {state.status}",
@@ -167,7 +177,7 @@ def state_lines(state: RunState) -> list[str]:
         f"deadline: {state.deadline.isoformat()}",
         f"model:    {state.model.label()}",
     ]
-    lines.extend(pending_lines(state.pending_actions))
+    lines.extend(pending_lines(state.pending_actions, titles))
     lines.extend(f"waiting:  {waiting.tool}: {waiting.line()}" for waiting in state.effects_waiting)
     lines.extend(decision_lines(state.decisions))
     if state.events:

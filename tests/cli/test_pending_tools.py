@@ -1,8 +1,9 @@
 """`signoff pending` and `signoff status`'s lines for every kind of tool: the refund
 with its money and order, a tool whose policy declares its money with it, and a tool
 without exposure (a reply, an MCP tool whose string argument is named `amount`) by its
-name and its arguments shortened, never "None"; `--json` carries the exposure, null
-for a tool without one."""
+name and its arguments shortened, never "None"; a tool whose review card has a title
+(the built-in profile's reply) by that title, its name beside it; `--json` carries the
+exposure, null for a tool without one."""
 
 from __future__ import annotations
 
@@ -75,8 +76,23 @@ def test_pending_shows_each_tool_readably_and_money_only_where_declared(
     assert "  issue_voucher 15.00 EUR  mode" in line_of(shown.stdout, "run-voucher")
     assert '  shop__issue_voucher amount="15.00"  mode' in line_of(shown.stdout, "run-mcp")
     reply = line_of(shown.stdout, "run-reply")
-    assert "  send_reply text=Hello, thank you for writing. A colleag…  mode" in reply
+    assert (
+        "  Send a reply to the customer (send_reply) text=Hello, thank you for writing. "
+        "A colleag…  mode"
+    ) in reply
     assert "on order" not in line_of(shown.stdout, "run-mcp") + reply
+
+
+def test_a_profile_file_that_does_not_load_leaves_the_names(
+    listed: dict[str, PendingAction], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text("name = [")
+    monkeypatch.setenv("SIGNOFF_PROFILES", str(broken))
+    get_settings.cache_clear()
+    shown = CliRunner().invoke(app, ["pending", "--tenant", "demo"])
+    assert shown.exit_code == 0, shown.output
+    assert "  send_reply text=Hello, thank you for writing." in line_of(shown.stdout, "run-reply")
 
 
 def test_pending_json_carries_the_exposure_and_null_without_one(
@@ -102,5 +118,9 @@ def test_status_shows_each_waiting_action_as_pending_does(
     assert waiting[2].startswith('waiting:  shop__issue_voucher amount="15.00", 0/1')
     assert waiting[3].startswith("waiting:  send_reply text=Hello, thank you for writing.")
     assert not any("None" in line for line in lines)
+    titled = pending_lines([listed["run-reply"]], {"send_reply": "Send a reply to the customer"})
+    assert titled[0].startswith(
+        "waiting:  Send a reply to the customer (send_reply) text=Hello, thank you for"
+    )
     # What `approve --set` may change, where the tool's policy lets a reviewer edit.
     assert [line.strip() for line in lines if "editable:" in line] == ["editable: value"]
