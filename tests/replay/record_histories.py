@@ -363,11 +363,12 @@ async def record(names: list[str]) -> None:
     """Records each named scenario: those of issue 12 (more_scenarios.py) on the dev
     server unless they need time to skip, the older ones on the time-skipping server."""
     from tests.conftest import venv_binary
+    from tests.replay import customer_scenarios as customers  # ask_customer
     from tests.replay import more_scenarios as more  # it imports this module's helpers
     from tests.replay import policy_scenarios as policies  # N of M, escalation
     from tests.replay import tool_scenarios as tools  # a team's own Python tool
 
-    for extra in (policies, tools):
+    for extra in (policies, tools, customers):
         SCENARIOS.update(extra.SCENARIOS), WORKERS.update(extra.WORKERS)
 
     unknown = [name for name in names if name not in SCENARIOS and name not in more.SCENARIOS]

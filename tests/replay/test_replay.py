@@ -56,6 +56,9 @@ SCENARIO_FILES = {
     "a Python tool of the team's, approved": "agent_run_python_tool_approved",
     # Standing rules (docs/standing-rules.md).
     "approved by an administrator's standing rule": "agent_run_standing_rule",
+    # A question to the customer (docs/ask-the-customer.md): answered, and expired.
+    "the customer answers the agent's question": "agent_run_customer_replied",
+    "the customer does not answer in time": "agent_run_customer_no_reply",
 }
 
 

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
+from activities.store.database import use_session
+from activities.store.schema import WaitingAction
 from signoff.config.profiles import load_profile_file
 from tests.store.outbox import replies_of
 from tests.workflow.approvals import (
@@ -154,11 +156,13 @@ async def test_a_confirm_profile_sends_nothing_before_a_reviewer_approves_the_qu
         (action,) = await pending_actions(handle)
         assert (action.tool, action.arguments) == ("ask_customer", {"question": QUESTION})
         assert replies_of(seeded_engine, "demo", "T-1042") == []
+        assert inbox_rows(seeded_engine, handle.id) == 1  # the reviewer's request
         with pytest.raises(WorkflowUpdateFailedError):  # nothing asked yet: no answer
             await send(handle, reply())
         approved = await decide(handle, decision(seeded_engine, "alice", action.action_hash))
         assert approved.status == "approved"
         await waiting_for_customer(handle)
+        assert inbox_rows(seeded_engine, handle.id) == 0  # the customer's turn, no reviewer's
         (question,) = replies_of(seeded_engine, "demo", "T-1042")
         assert question.text == QUESTION
         await send(handle, reply())
@@ -178,6 +182,12 @@ async def test_one_question_at_a_time(
     assert "customer_reply" in json.loads(first.content)
     assert second.is_error and "already asked the customer" in second.content
     assert [sent.text for sent in replies_of(seeded_engine, "demo", "T-1042")] == [QUESTION]
+
+
+def inbox_rows(engine: Engine, run_id: str) -> int:
+    with use_session(engine) as session:
+        rows = session.scalars(select(WaitingAction).where(WaitingAction.run_id == run_id))
+        return len(list(rows))
 
 
 def refusal_type(error: WorkflowUpdateFailedError) -> str | None:
