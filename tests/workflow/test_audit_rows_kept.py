@@ -67,7 +67,7 @@ async def test_four_eyes_with_an_edit_keeps_each_approvals_action(
         await decide(handle, decision(seeded_engine, "alice", answer.action_hash))
         await handle.result()
 
-    # Alice's of the original; bob's edit, written before the edited action is held;
+    # Alice's of the original; bob's approval of his edit, once the edited action is held;
     # alice's of the edited action, in its effect's transaction.
     assert reviewer_rows(seeded_engine, handle.id) == [
         ("alice", "C-3107", 31000, True),
