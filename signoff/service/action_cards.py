@@ -86,12 +86,6 @@ def _policy(profiles: ProfileSet | None, tool: str) -> tuple[str | None, ToolPol
     return chosen[0]
 
 
-def title_of(tool: str, profiles: ProfileSet | None) -> str:
-    _, policy = _policy(profiles, tool)
-    card = None if policy is None else policy.card
-    return card.title if card is not None else default_title(tool)
-
-
 def card_of(action: PendingAction, profiles: ProfileSet | None) -> ActionCard:
     agent, policy = _policy(profiles, action.tool)
     card = (policy.card if policy is not None else None) or ReviewCard(
