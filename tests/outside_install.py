@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from signoff.helpdesks.registry import reload_kinds
+from signoff.intake.registry import reload_sources
 from signoff.models.registry import reload_providers
 from signoff.payments.registry import reload_platforms
 
@@ -23,6 +24,7 @@ def _read_registries_again() -> None:
     reload_providers()
     reload_platforms()
     reload_kinds()
+    reload_sources()
 
 
 def uninstall() -> None:

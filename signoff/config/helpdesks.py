@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from pydantic import ValidationError
 
@@ -25,10 +24,12 @@ from signoff.config.secret_files import (
     short_secret_bytes,
 )
 from signoff.helpdesks.registry import ConnectorSettings, known_kinds
+from signoff.intake import known_sources
 from workflows.contract_base import tenant_id_problem
 
-IntakeSource = Literal["generic", "zendesk"]
-INTAKE_SOURCES: tuple[IntakeSource, ...] = ("generic", "zendesk")
+# An intake source's name, as the registry knows it (signoff/intake): `generic`,
+# `zendesk`, or an installed source's.
+IntakeSource = str
 
 
 class HelpdeskConfigError(ValueError):
@@ -129,10 +130,10 @@ _EXAMPLE = '{"acme": {"zendesk": ["SECRET"]}}'
 def _source_secrets(
     path: Path, tenant_id: str, source: object, secrets: object
 ) -> list[IntakeSecret]:
-    if source not in INTAKE_SOURCES:
+    if not isinstance(source, str) or source not in known_sources():
         raise HelpdeskConfigError(
             f"{path}: tenant '{tenant_id}': unknown source {source!r}; use "
-            f"{' or '.join(INTAKE_SOURCES)}."
+            f"{' or '.join(known_sources())}."
         )
     listed = rotation_list(secrets)
     if listed is None:

@@ -1,10 +1,10 @@
 """Who signed a helpdesk delivery: the tenant whose secret verifies it, or a refusal.
 
-Both formats sign the same way, Zendesk's documented one: the signature header is the
-base64 of HMAC-SHA256 over the timestamp header's value followed by the raw body, under
-the webhook's signing secret. Zendesk sends `X-Zendesk-Webhook-Signature` and
-`X-Zendesk-Webhook-Signature-Timestamp` (ISO 8601); the generic format
-`X-Signoff-Signature` and `X-Signoff-Timestamp` (ISO 8601 or Unix seconds).
+Every source (signoff/intake) signs the same way, Zendesk's documented one: its
+signature header is the base64 of HMAC-SHA256 over its timestamp header's value followed
+by the raw body, under the webhook's signing secret; the timestamp is ISO 8601 or Unix
+seconds. Which source signed a delivery is told by the signature header it carries
+(Zendesk sends `X-Zendesk-Webhook-Signature`, the generic source `X-Signoff-Signature`).
 
 Design note. The tenant is never read from the body: every secret of the source is
 tried (in constant time each), and the one that verifies names the tenant. The
@@ -22,36 +22,14 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Literal
 
 from signoff.config.helpdesks import IntakeSecrets, IntakeSource
+from signoff.intake import IntakeRefused, known_sources
 
-RefusalReason = Literal["unsigned", "bad_signature", "stale", "malformed"]
-STATUS_OF: dict[RefusalReason, int] = {
-    "unsigned": 401,
-    "bad_signature": 401,
-    "stale": 401,
-    "malformed": 422,
-}
-HEADERS: dict[IntakeSource, tuple[str, str]] = {
-    "zendesk": ("x-zendesk-webhook-signature", "x-zendesk-webhook-signature-timestamp"),
-    "generic": ("x-signoff-signature", "x-signoff-timestamp"),
-}
+__all__ = ["IntakeRefused", "Signer", "sign", "verified_signer"]
+
 # A timestamp header longer than this is not one.
 MAX_TIMESTAMP_CHARS = 64
-
-
-class IntakeRefused(Exception):
-    """A delivery refused before anything was stored or started."""
-
-    def __init__(self, reason: RefusalReason, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
-
-    @property
-    def status_code(self) -> int:
-        return STATUS_OF[self.reason]
 
 
 @dataclass(frozen=True)
@@ -105,15 +83,18 @@ def verified_signer(
 
 
 def _signature_headers(headers: Mapping[str, str]) -> tuple[IntakeSource, str, str]:
-    for source, (signature_header, timestamp_header) in HEADERS.items():
-        signature = headers.get(signature_header)
+    sources = known_sources().values()
+    for source in sources:
+        signature = headers.get(source.signature_header)
         if signature is None:
             continue
-        timestamp = headers.get(timestamp_header)
+        timestamp = headers.get(source.timestamp_header)
         if not timestamp:
-            raise IntakeRefused("unsigned", f"{signature_header} needs {timestamp_header}.")
-        return source, signature.strip(), timestamp.strip()
-    names = " or ".join(pair[0] for pair in HEADERS.values())
+            raise IntakeRefused(
+                "unsigned", f"{source.signature_header} needs {source.timestamp_header}."
+            )
+        return source.name, signature.strip(), timestamp.strip()
+    names = " or ".join(source.signature_header for source in sources)
     raise IntakeRefused("unsigned", f"The delivery is not signed: send {names}.")
 
 
