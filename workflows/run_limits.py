@@ -15,7 +15,10 @@ as the connector's own timeout lets it, as the platform declares them
 (signoff/payments/registry.py). The workflow cannot read the connector's settings, and
 its starter does not know them; the worker that makes the calls does. The refund's
 time limit is derived from it (workflows/gate_store.py), so that a slow platform that
-still answers is never timed out while its call runs, and so never asked twice.
+still answers is never timed out while its call runs, and so never asked twice. Not a
+heartbeat instead: a worker whose event loop stalls past a heartbeat timeout while its
+call still runs would be retried beside it, the very double this avoids; the price is
+that a worker that dies mid-refund is noticed when the derived limit runs out.
 """
 
 from __future__ import annotations
