@@ -15,11 +15,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, and_, func, literal, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from activities.store.database import use_session
 from activities.store.insight_columns import APPROVED, EXPIRED, RULE_SHADOW
-from activities.store.insight_days import in_period
+from activities.store.insight_days import DECISIONS, in_period
 from activities.store.insight_figures import (
     FIRST_APPROVAL,
     NO_TOOL,
@@ -32,7 +32,7 @@ from activities.store.insight_figures import (
 )
 from activities.store.insight_period import period_scan, roll_up, whole_days
 from activities.store.insight_scan import Scanned, percentiles
-from activities.store.schema import DecisionRow, Tenant, WaitingAction
+from activities.store.schema import Tenant, WaitingAction
 
 # A rule's disagreements listed on the page and in the CSV, newest first; the count
 # says how many there are in all.
@@ -59,7 +59,7 @@ def _insight(
     with use_session(source) as session:
         scanned, _ = period_scan(session.connection(), tenant_ids, since, until)
         checks = (
-            shadow_checks(session, in_period(DecisionRow, tenant_ids, since, until))
+            shadow_checks(session, in_period(DECISIONS.c, tenant_ids, since, until))
             if tenant_ids
             else {}
         )
@@ -77,7 +77,7 @@ def figures(
     shadows: list[ShadowCheck],
 ) -> Insight:
     """The insight of what was scanned, and of the shadow rules' actions."""
-    counted, tools, reviewers = tallies(scanned.groups())
+    counted, tools, reviewers = tallies(scanned.groups(), scanned.reviewer_groups())
     tool_waits = {tool or NO_TOOL: waits for tool, waits in scanned.tool_waits.items()}
     total = Tally.of(counted, percentiles(scanned.all_waits) if len(tenant_ids) == 1 else NO_WAITS)
     return Insight(
@@ -112,7 +112,9 @@ def shadow_checks(
 ) -> dict[str, ShadowCheck]:
     """Each shadow rule's actions in the period against what became of them; those not
     ended yet go in `waiting` (by action: its rules), for insight_cache to settle later."""
-    shadow, ended = DecisionRow, aliased(DecisionRow)
+    # In Core: the ORM's loading of each row cost as much as the join (bench/insight).
+    ending = DECISIONS.alias("ended")
+    shadow, ended = DECISIONS.c, ending.c
     statement = (
         select(
             shadow.rule_id,
@@ -123,21 +125,24 @@ def shadow_checks(
             ended.category,
             ended.decided_at,
         )
-        .outerjoin(
-            ended,
-            and_(
-                ended.tenant_id == shadow.tenant_id,
-                ended.run_id == shadow.run_id,
-                ended.action_hash == shadow.action_hash,
-                ended.outcome.in_(ENDINGS),
-                ended.kind != literal(FIRST_APPROVAL),
-            ),
+        .select_from(
+            DECISIONS.outerjoin(
+                ending,
+                and_(
+                    ended.tenant_id == shadow.tenant_id,
+                    ended.run_id == shadow.run_id,
+                    ended.action_hash == shadow.action_hash,
+                    ended.outcome.in_(ENDINGS),
+                    ended.kind != literal(FIRST_APPROVAL),
+                ),
+            )
         )
         .where(*period, shadow.outcome == RULE_SHADOW)
         .order_by(ended.decided_at.desc(), ended.seq.desc())
     )
     checks: dict[str, ShadowCheck] = {}
-    for rule_id, run_id, action_hash, outcome, reviewer, category, at in session.execute(statement):
+    rows = session.connection().execute(statement)
+    for rule_id, run_id, action_hash, outcome, reviewer, category, at in rows:
         check = checks.setdefault(rule_id or "", ShadowCheck(rule_id or ""))
         check.matched += 1
         if outcome is None and waiting is not None:

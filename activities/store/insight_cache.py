@@ -41,7 +41,6 @@ from activities.store.insight_days import DECISIONS, SCANNED, in_period
 from activities.store.insight_figures import FIRST_APPROVAL, Disagreement, Insight, ShadowCheck
 from activities.store.insight_period import period_scan, roll_up, whole_days
 from activities.store.insight_scan import Scanned, scan
-from activities.store.schema import DecisionRow
 
 CACHED_PERIODS = 8
 Period = tuple[str, datetime, datetime]
@@ -86,7 +85,7 @@ class InsightCache:
                 waiting: dict[Action, list[str]] = {}
                 shadows = shadow_checks(
                     session,
-                    [*in_period(DecisionRow, [tenant_id], since, until), DecisionRow.seq <= head],
+                    [*in_period(DECISIONS.c, [tenant_id], since, until), DECISIONS.c.seq <= head],
                     waiting,
                 )
                 kept = Kept(head, scanned, shadows, waiting)

@@ -108,7 +108,7 @@ class Tally:
 
 @dataclass(frozen=True)
 class Group:
-    """One row of the grouped count (approval_insight.GROUPED)."""
+    """One group of the counted rows, by tool or by reviewer (insight_scan.Scanned)."""
 
     tool: str | None
     reviewer_id: str | None
@@ -166,8 +166,11 @@ class Insight:
 NO_TOOL = ""  # a row whose tool was not recorded
 
 
-def tallies(groups: list[Group]) -> tuple[Counts, dict[str, Counts], dict[str, Counts]]:
-    """The tenant's, each tool's and each reviewer's counts of the grouped rows."""
+def tallies(
+    groups: list[Group], reviewer_groups: list[Group]
+) -> tuple[Counts, dict[str, Counts], dict[str, Counts]]:
+    """The tenant's and each tool's counts of the rows grouped by tool, and each
+    reviewer's of those grouped by reviewer (insight_scan.Scanned)."""
     total = Counts("")
     tools: dict[str, Counts] = {}
     reviewers: dict[str, Counts] = {}
@@ -180,6 +183,7 @@ def tallies(groups: list[Group]) -> tuple[Counts, dict[str, Counts], dict[str, C
             tool = tools.setdefault(group.tool or NO_TOOL, Counts(group.tool or NO_TOOL))
             for tally in (total, tool):
                 tally.count(group.outcome, group.category, group.rows)
+    for group in reviewer_groups:
         if group.outcome in REVIEWER_OUTCOMES and group.reviewer_id is not None:
             name = group.reviewer_id
             reviewer = reviewers.setdefault(name, Counts(name))
