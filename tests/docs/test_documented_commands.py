@@ -36,6 +36,7 @@ RUN_BY = {
     "docs/configuration/mcp.md": "tests/mcp/test_mcp_commands.py",
     "docs/connect-stripe.md": "tests/payments/test_connect_stripe_doc.py",
     "docs/connect-helpdesk.md": E2E,
+    "docs/ask-the-customer.md": "tests/intake/test_ask_customer_docs.py",
     # Its one shell line, and the address where the page's passkey registers; its
     # browser steps (register, approve with the passkey) are not shell commands:
     # tests/ui/test_browser_passkey.py takes them in Chromium, at http://localhost.
