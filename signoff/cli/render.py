@@ -179,6 +179,9 @@ def state_lines(state: RunState, titles: Mapping[str, str] | None = None) -> lis
     ]
     lines.extend(pending_lines(state.pending_actions, titles))
     lines.extend(f"waiting:  {waiting.tool}: {waiting.line()}" for waiting in state.effects_waiting)
+    since = state.waiting_for_customer_since
+    if since is not None:  # ask_customer's question is out; no reviewer is asked
+        lines.append(f"waiting:  for the customer since {since:%Y-%m-%d %H:%M} UTC")
     lines.extend(decision_lines(state.decisions))
     if state.events:
         lines.append("progress:")
