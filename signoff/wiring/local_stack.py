@@ -1,13 +1,13 @@
 """Starting `signoff dev` as a user does, for the tests that need the whole stack.
 
 The launcher runs on free ports and a private home; it is stopped with Ctrl-C (SIGINT)
-and given time to stop cleanly, then killed if it did not.
+and given time to stop cleanly, then killed with all it started if it did not. It never
+outlives the process that started it (signoff/wiring/owned_processes.py).
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +15,8 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+
+from signoff.wiring.owned_processes import start_owned, stop_owned
 
 SIGNOFF = str(Path(sys.executable).parent / "signoff")
 READY_SECONDS = 90
@@ -57,7 +59,7 @@ def running_signoff_dev(
     Ctrl-C on the way out."""
     temporal_log = Path(env["SIGNOFF_HOME"]) / "temporal.log"
     with log_path.open("w") as log:
-        launcher = subprocess.Popen(
+        launcher = start_owned(
             list(command) or [SIGNOFF, "dev"], env=env, stdout=log, stderr=subprocess.STDOUT
         )
         try:
@@ -76,12 +78,7 @@ def running_signoff_dev(
                 raise PortTaken(log_path.read_text())
             yield launcher
         finally:
-            launcher.send_signal(signal.SIGINT)
-            try:
-                launcher.wait(timeout=STOP_SECONDS)
-            finally:
-                if launcher.poll() is None:
-                    launcher.kill()
+            stop_owned(launcher, STOP_SECONDS)
 
 
 @contextmanager
