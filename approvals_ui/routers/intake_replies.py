@@ -18,13 +18,12 @@ from typing import Literal
 
 from fastapi import APIRouter, Request, status
 from fastapi.responses import JSONResponse
-from temporalio.service import RPCError
 
 from approvals_ui.api_models import ApiModel
 from approvals_ui.deps import EngineDep, SettingsDep, TemporalProvider, TemporalUnavailable
 from approvals_ui.webhook_requests import limited_body, refusal
 from signoff.config.helpdesks import HelpdeskConfigError, load_intake_secrets
-from signoff.service.customer_replies import ReplyNotTaken, receive_reply
+from signoff.service.customer_replies import ReplyNotTaken, ReplyUndelivered, receive_reply
 from signoff.service.intake import MAX_BODY_BYTES, IntakeRefused, StoreError
 
 router = APIRouter(prefix="/api/intake", tags=["intake"])
@@ -90,8 +89,10 @@ async def receive(request: Request, engine: EngineDep, settings: SettingsDep) ->
         return refusal(not_taken.status_code, not_taken.reason, not_taken.message)
     except StoreError as error:
         return refusal(503, "unavailable", f"The reply could not be matched: {error}")
-    except (TemporalUnavailable, RPCError):  # nothing taken: the helpdesk's retry delivers it
+    except TemporalUnavailable:  # nothing taken: the helpdesk's retry delivers it
         return refusal(503, "unavailable", "Temporal cannot be reached; send it again later.")
+    except ReplyUndelivered as undelivered:
+        return refusal(503, "unavailable", f"{undelivered} Send it again later.")
     answer = ReplyAnswer(
         tenant_id=delivered.tenant_id, ticket_id=delivered.ticket_id, run_id=delivered.run_id
     )

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
-from temporalio.client import WorkflowUpdateFailedError
+from temporalio.client import WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -65,6 +65,12 @@ class ReplyNotTaken(Exception):
         return STATUS_OF[self.reason]
 
 
+class ReplyUndelivered(Exception):
+    """Temporal did not say whether the run took the reply (unreachable, a timeout):
+    nothing is on the audit, and the helpdesk's retry, under the same update id, is
+    answered as this delivery would have been."""
+
+
 @dataclass(frozen=True)
 class ReplyDelivered:
     tenant_id: str
@@ -98,7 +104,8 @@ async def receive_reply(
     now: datetime,
 ) -> ReplyDelivered:
     """The reply handed to the run that asked; IntakeRefused (nothing read), ReplyNotTaken
-    (audited), StoreError, or the connect's own error when Temporal cannot be reached."""
+    (audited), StoreError, ReplyUndelivered, or the connect's own error when Temporal
+    cannot be reached."""
     engine = engine_of(store)
     headers, body = delivery
     if len(body) > MAX_BODY_BYTES:
@@ -148,11 +155,13 @@ async def receive_reply(
     except WorkflowUpdateFailedError as error:
         cause = error.cause
         if not (isinstance(cause, ApplicationError) and cause.type == REPLY_REFUSED):
-            raise
+            raise ReplyUndelivered(f"The run refused the reply: {error}") from None
         raise await refuse("not_waiting", str(cause.message), found.run_id) from None
+    except WorkflowUpdateRPCTimeoutOrCancelledError:
+        raise ReplyUndelivered("The run did not answer in time.") from None
     except RPCError as error:
         if error.status != RPCStatusCode.NOT_FOUND:
-            raise
+            raise ReplyUndelivered("Temporal cannot be reached.") from None
         why = "The run that asked has ended; the reply reached no one."
         raise await refuse("run_ended", why, found.run_id) from None
     return ReplyDelivered(signer.tenant_id, found.ticket_id, found.run_id)
