@@ -38,7 +38,7 @@ from signoff.wiring.local_stack import free_port
 pytestmark = pytest.mark.devserver
 MAX_EXAMPLES = 12
 SERVER_START_SECONDS = 10
-OPERATIONS = 12  # every route under /api/
+OPERATIONS = 13  # every route under /api/
 PROXY_USER = {"X-Forwarded-User": "alice"}
 CONFORMANCE = [status_code_conformance, content_type_conformance, response_schema_conformance]
 
