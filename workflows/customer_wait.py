@@ -113,6 +113,9 @@ class CustomerWait:
             content = replied(sent, self.reply)
         except TimeoutError:
             content = no_reply(sent, days)
+        except asyncio.CancelledError:
+            self.release()  # the run is cancelled: it waits for no one any more
+            raise
         waited = workflow.now() - started
         moved = request.model_copy(update={"deadline": request.deadline + waited})
         self.deadline = moved.deadline

@@ -193,3 +193,16 @@ def inbox_rows(engine: Engine, run_id: str) -> int:
 def refusal_type(error: WorkflowUpdateFailedError) -> str | None:
     cause = error.cause
     return cause.type if isinstance(cause, ApplicationError) else None
+
+
+async def test_a_run_cancelled_while_it_waits_no_longer_waits_for_its_customer(
+    time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
+) -> None:
+    model = FakeModel().enqueue(tool_reply(ASK), text_reply("Never asked."))
+    async with gate_run(time_skipping_env, model, seeded_engine, **on_profile(ASKING)) as handle:
+        await waiting_for_customer(handle)
+        await handle.cancel()
+        outcome = await handle.result()
+        state = await handle.query(AgentRun.state)
+    assert outcome.status == "cancelled"
+    assert (state.status, state.waiting_for_customer_since) == ("cancelled", None)
