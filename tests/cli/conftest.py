@@ -8,15 +8,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from activities.store import make_engine, seed_demo
 from activities.store.decisions import append_decision
 from signoff.config.settings import get_settings
+from tests.conftest import fresh_demo_store
 from tests.workflow.approvals import TEST_SIGNER, install_test_public_keys, signed
 from workflows.actions import Decision, DecisionEvent, DecisionRecord, Verdict
 
 
 @pytest.fixture
-def audited_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
+def audited_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_store_template: Path
+) -> Engine:
     """The demo data and two decisions of tenant demo (seq 1 approved by alice, 2
     rejected by bob), each with its signed decision; the home holds the test decision
     public key (no signing key), pinned, so `audit verify` can check the signatures."""
@@ -24,8 +26,7 @@ def audited_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Engine:
     monkeypatch.setenv("SIGNOFF_TRUSTED_KEY_IDS", TEST_SIGNER.key_id)
     get_settings.cache_clear()
     install_test_public_keys(tmp_path)
-    engine = make_engine(get_settings().resolved_database_url)
-    seed_demo(engine)
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     for sequence, reviewer in enumerate(["alice", "bob"]):
         verdict: Verdict = "approve" if reviewer == "alice" else "reject"
         unsigned = Decision(

@@ -18,13 +18,14 @@ from typer.core import TyperGroup
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from activities.store import demo_password, get_reviewer, make_engine, seed_demo
+from activities.store import demo_password, get_reviewer
 from activities.store.passwords import verify_password
 from signoff.config.settings import get_settings
 from signoff.service.handles import Store
 from signoff.service.languages import preferred_language
 from signoff.wiring.app import app
 from signoff.wiring.local_stack import free_port
+from tests.conftest import fresh_demo_store
 
 ADMIN_LINE = demo_password("admin") + "\n"
 
@@ -66,13 +67,14 @@ def test_every_command_that_takes_as_takes_password_stdin() -> None:
 
 
 @pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+def store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_store_template: Path
+) -> Iterator[Engine]:
     monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
     monkeypatch.setenv("SIGNOFF_TEMPORAL_ADDRESS", f"127.0.0.1:{free_port()}")
     monkeypatch.delenv("SIGNOFF_TOKEN", raising=False)  # the password alone proves admin
     get_settings.cache_clear()
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     yield engine
     engine.dispose()
     get_settings.cache_clear()

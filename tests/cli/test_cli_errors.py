@@ -12,6 +12,7 @@ from signoff.cli.approval_edits import edits_of
 from signoff.config.settings import get_settings
 from signoff.wiring.app import app
 from signoff.wiring.local_stack import free_port
+from tests.conftest import fresh_demo_store
 
 
 @pytest.fixture
@@ -23,6 +24,13 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     get_settings.cache_clear()
     yield CliRunner()
     get_settings.cache_clear()
+
+
+@pytest.fixture
+def seeded(cli: CliRunner, tmp_path: Path, demo_store_template: Path) -> None:
+    """The store `signoff seed` makes, copied from the process's template (tests/conftest.py)
+    rather than migrated and seeded anew for each test that only needs the demo data."""
+    fresh_demo_store(demo_store_template, tmp_path / "signoff.db").dispose()
 
 
 def test_every_command_has_help(cli: CliRunner) -> None:
@@ -52,29 +60,29 @@ def test_seed_twice_creates_nothing_the_second_time(cli: CliRunner) -> None:
     assert json.loads(second.stdout)["created"] == []
 
 
+@pytest.mark.usefixtures("seeded")
 def test_unknown_model_is_refused(cli: CliRunner) -> None:
-    cli.invoke(app, ["seed"])
     result = cli.invoke(app, ["run", "--ticket", "T-4512", "--model", "gpt-9"])
     assert result.exit_code == 2
     assert "Unknown model 'gpt-9'" in result.stderr
 
 
+@pytest.mark.usefixtures("seeded")
 def test_missing_ticket_is_refused_before_anything_starts(cli: CliRunner) -> None:
-    cli.invoke(app, ["seed"])
     result = cli.invoke(app, ["run", "--ticket", "T-0000"])
     assert result.exit_code == 2
     assert "Ticket 'T-0000' does not exist for tenant 'demo'" in result.stderr
 
 
+@pytest.mark.usefixtures("seeded")
 def test_ticket_of_another_tenant_is_not_found(cli: CliRunner) -> None:
-    cli.invoke(app, ["seed"])
     result = cli.invoke(app, ["run", "--ticket", "T-4512", "--tenant", "globex"])
     assert result.exit_code == 2
     assert "does not exist for tenant 'globex'" in result.stderr
 
 
+@pytest.mark.usefixtures("seeded")
 def test_malformed_identifier_is_refused(cli: CliRunner) -> None:
-    cli.invoke(app, ["seed"])
     result = cli.invoke(app, ["run", "--ticket", "T-4512", "--request-id", "a b;c"])
     assert result.exit_code == 2
     assert "request_id" in result.stderr
@@ -101,8 +109,8 @@ def test_a_cursor_not_given_by_the_listing_is_refused(cli: CliRunner) -> None:
         assert "not given by this listing" in result.stderr, command
 
 
+@pytest.mark.usefixtures("seeded")
 def test_ticket_add_reads_stdin_and_prints_the_new_id(cli: CliRunner) -> None:
-    cli.invoke(app, ["seed"])
     result = cli.invoke(
         app,
         ["ticket", "add", "--tenant", "demo", "--order", "4512", "--text-file", "-", "--json"],
@@ -114,8 +122,8 @@ def test_ticket_add_reads_stdin_and_prints_the_new_id(cli: CliRunner) -> None:
     assert document["order"] == "4512"
 
 
+@pytest.mark.usefixtures("seeded")
 def test_ticket_add_refuses_an_order_of_another_tenant(cli: CliRunner) -> None:
-    cli.invoke(app, ["seed"])
     result = cli.invoke(
         app,
         ["ticket", "add", "--tenant", "globex", "--order", "4512", "--text-file", "-"],
@@ -133,10 +141,10 @@ def test_ticket_add_refuses_a_missing_file(cli: CliRunner, tmp_path: Path) -> No
     assert "no such file" in result.stderr
 
 
+@pytest.mark.usefixtures("seeded")
 def test_a_thinking_budget_that_cannot_fit_is_refused_in_words(
     cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cli.invoke(app, ["seed"])
     monkeypatch.setenv("SIGNOFF_ANTHROPIC_THINKING_BUDGET", "2048")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     get_settings.cache_clear()
@@ -160,8 +168,8 @@ def test_a_ticket_id_out_of_its_pattern_is_refused_in_words(cli: CliRunner, tick
 
 
 @pytest.mark.parametrize("script", ["/etc/passwd.json", "../../secrets.json", "~/x.json"])
+@pytest.mark.usefixtures("seeded")
 def test_a_script_outside_the_scripts_directory_is_refused(cli: CliRunner, script: str) -> None:
-    cli.invoke(app, ["seed"])
     result = cli.invoke(app, ["run", "--ticket", "T-4512", "--model", f"scripted:{script}"])
     assert result.exit_code == 2
     assert "is not a script name" in result.stderr

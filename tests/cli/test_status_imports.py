@@ -12,8 +12,11 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from tests.conftest import demo_home
 
 # What status must not import: the packages whole, and the modules by name.
 NOT_FOR_STATUS = (
@@ -97,19 +100,17 @@ def test_list_and_cancel_load_no_tracing(command: list[str]) -> None:
     assert loaded == []
 
 
-def test_pending_reads_the_store_without_temporal_sqlalchemy_or_alembic(tmp_path: object) -> None:
+def test_pending_reads_the_store_without_temporal_sqlalchemy_or_alembic(
+    tmp_path: Path, demo_store_template: Path
+) -> None:
     # `signoff pending` lists from the store's read model: no Temporal SDK, no workflow
     # code, and for a store already at its revision neither Alembic nor SQLAlchemy (the
     # database driver alone, service/pending_quick.py). Nor a run's contracts: its rows
     # are pending actions, and the progress line it prints (cli/render.py) names the
     # contracts in annotations alone.
     env = {**os.environ, "SIGNOFF_HOME": str(tmp_path)}
-    subprocess.run(
-        [sys.executable, "-c", MODULES_AFTER, "seed"],
-        capture_output=True,
-        check=True,
-        env={**env, "UNWANTED": "[]"},
-    )  # the store, created and migrated
+    # The store, created and migrated (as `signoff seed` leaves it: tests/conftest.py).
+    demo_home(demo_store_template, tmp_path)
     unwanted = (
         "temporalio",
         "sqlalchemy",

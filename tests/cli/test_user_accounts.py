@@ -11,20 +11,22 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from activities.store import get_reviewer, make_engine, seed_demo, token_reviewer, tokens_of
+from activities.store import get_reviewer, make_engine, token_reviewer, tokens_of
 from signoff.config.settings import get_settings
 from signoff.wiring.app import app
 from tests.admin import admin_token
+from tests.conftest import fresh_demo_store
 from workflows.actions import REFUND_APPROVER_ROLE
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_store_template: Path
+) -> Iterator[Path]:
     monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
     monkeypatch.delenv("SIGNOFF_UI_SECRET", raising=False)
     get_settings.cache_clear()
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     monkeypatch.setenv("SIGNOFF_TOKEN", admin_token(engine))  # what `--as admin` reads
     engine.dispose()
     yield tmp_path

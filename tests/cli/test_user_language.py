@@ -13,20 +13,22 @@ import pytest
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from activities.store import issue_token, make_engine, seed_demo
+from activities.store import issue_token
 from signoff.config.settings import get_settings
 from signoff.service.handles import Store
 from signoff.service.languages import preferred_language
 from signoff.wiring.app import app
 from tests.admin import ADMIN, admin_token
+from tests.conftest import fresh_demo_store
 
 
 @pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+def store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_store_template: Path
+) -> Iterator[Engine]:
     monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
     get_settings.cache_clear()
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     monkeypatch.setenv("SIGNOFF_TOKEN", admin_token(engine))  # what `--as admin` reads
     yield engine
     engine.dispose()

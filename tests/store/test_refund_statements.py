@@ -14,19 +14,17 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, event
 
-from activities.store.database import make_engine
 from activities.store.ledger_reads import OrderFacts, order_of_ticket
 from activities.store.refunds import execute_refund, read_action_state
-from activities.store.seed import seed_demo
 from activities.tool_gateway import get_ticket_order, read_ticket
+from tests.conftest import fresh_demo_store
 from tests.store.commands import refund_command
 from workflows.contracts import ToolCallInput
 
 
 @pytest.fixture
-def sqlite_store(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def sqlite_store(tmp_path: Path, demo_store_template: Path) -> Iterator[Engine]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     yield engine
     engine.dispose()
 

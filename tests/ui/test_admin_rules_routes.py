@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from activities.store import make_engine, seed_demo
+from activities.store import make_engine
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
 from signoff.service.standing_rules import rules_of
+from tests.conftest import fresh_demo_store
 from tests.rules import add_admin
 
 CSRF_MARK = 'name="csrf_token" value="'
@@ -34,9 +35,8 @@ async def unreachable_connect(_: Settings) -> Any:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def home(tmp_path: Path, demo_store_template: Path) -> Path:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     add_admin(engine, "globex", "gadmin")
     engine.dispose()
     return tmp_path

@@ -29,11 +29,11 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from activities.store import make_engine, seed_demo
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.service.decisions import UNAVAILABLE
 from signoff.wiring.local_stack import free_port
+from tests.conftest import fresh_demo_store
 
 pytestmark = pytest.mark.devserver
 MAX_EXAMPLES = 12
@@ -78,10 +78,13 @@ async def unreachable(_: Settings) -> Any:
 
 
 @pytest.fixture(scope="module")
-def offline_api(serve: Callable[[FastAPI], str], tmp_path_factory: pytest.TempPathFactory) -> Any:
+def offline_api(
+    serve: Callable[[FastAPI], str],
+    tmp_path_factory: pytest.TempPathFactory,
+    demo_store_template: Path,
+) -> Any:
     home: Path = tmp_path_factory.mktemp("fuzz-offline")
-    engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
-    seed_demo(engine)
+    engine = fresh_demo_store(demo_store_template, home / "signoff.db")
     engine.dispose()
     app = create_app(Settings(home=home, auth="proxy"), temporal_connect=unreachable)
     return schemathesis.openapi.from_url(f"{serve(app)}/api/openapi.json")

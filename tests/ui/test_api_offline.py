@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from activities.store import make_engine, seed_demo
 from approvals_ui.audit import InvalidFilter, parse_filter
 from approvals_ui.main import create_app
 from approvals_ui.routers.audit import safe_cell
 from signoff.config.settings import Settings
 from signoff.service.decisions import UNAVAILABLE
+from tests.conftest import fresh_demo_store
 
 HASH = "ab" * 32
 
@@ -26,9 +26,8 @@ async def unreachable_connect(_: Settings) -> Any:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def home(tmp_path: Path, demo_store_template: Path) -> Path:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     engine.dispose()
     return tmp_path
 

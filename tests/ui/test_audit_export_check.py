@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from activities.store import make_engine, seed_demo
+from tests.conftest import fresh_demo_store
 from tests.ui.test_api_offline import client_for
 from tests.ui.test_audit_reads import BOB, FORMULA, trail_event
 
@@ -28,9 +28,8 @@ DOCS_BLOCK = re.compile(r"<!-- verify_audit_export.py -->\n```python\n(.*?)```",
 
 
 @pytest.fixture
-def proxied(tmp_path: Path) -> Iterator[TestClient]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def proxied(tmp_path: Path, demo_store_template: Path) -> Iterator[TestClient]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     for sequence in range(1, 5):
         trail_event(engine, "demo", sequence, "bob", FORMULA if sequence == 2 else "no photo")
     trail_event(engine, "globex", 1, "carol", "not ours to see")

@@ -14,9 +14,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from activities.store import change_roles, make_engine, seed_demo
+from activities.store import change_roles
 from activities.store.decisions import append_decision
 from tests.admin import ADMIN
+from tests.conftest import fresh_demo_store
 from tests.ui.test_api_offline import client_for
 from workflows.actions import DecisionEvent, DecisionRecord
 
@@ -48,9 +49,8 @@ def trail_event(engine: Engine, tenant: str, sequence: int, reviewer: str, reaso
 
 
 @pytest.fixture
-def proxied(tmp_path: Path) -> Iterator[TestClient]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def proxied(tmp_path: Path, demo_store_template: Path) -> Iterator[TestClient]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     for sequence in range(1, 4):
         trail_event(engine, "demo", sequence, "bob", FORMULA if sequence == 1 else "no photo")
     trail_event(engine, "globex", 1, "carol", "not ours to see")
@@ -101,9 +101,10 @@ def test_the_page_links_to_older_decisions_by_cursor(
     assert 'rel="next"' not in older and ">Newest</a>" in older
 
 
-def test_an_account_change_shows_in_the_audit_without_a_run(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def test_an_account_change_shows_in_the_audit_without_a_run(
+    tmp_path: Path, demo_store_template: Path
+) -> None:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     change_roles(engine, ADMIN, "dave", add=["auditor"], remove=[])
     engine.dispose()
     with client_for(tmp_path, auth="proxy") as client:

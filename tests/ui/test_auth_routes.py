@@ -26,9 +26,7 @@ from sqlalchemy import Engine
 from activities.store import (
     change_roles,
     issue_token,
-    make_engine,
     revoke_tokens,
-    seed_demo,
     set_active,
     set_password,
 )
@@ -38,6 +36,7 @@ from signoff.config.settings import Settings
 from signoff.service.handles import Store
 from tests.admin import ADMIN
 from tests.clock import clock_now
+from tests.conftest import fresh_demo_store
 
 HASH = "ab" * 32
 DECISION = "/api/approvals/run-demo-x/decision"
@@ -54,9 +53,8 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(home: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
-    seed_demo(engine)
+def store(home: Path, demo_store_template: Path) -> Iterator[Engine]:
+    engine = fresh_demo_store(demo_store_template, home / "signoff.db")
     yield engine
     engine.dispose()
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from activities.store import make_engine, seed_demo
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from tests.conftest import fresh_demo_store
 from tests.live_ui import served
 from tests.ui.axe import axe_violations
 from tests.ui.browser import new_page, screenshot, watch_console
@@ -27,9 +27,8 @@ async def unreachable_connect(_: Settings) -> Any:
 
 
 @pytest.fixture
-def ui_url(tmp_path: Path) -> Iterator[str]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def ui_url(tmp_path: Path, demo_store_template: Path) -> Iterator[str]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     engine.dispose()
     with served(create_app(Settings(home=tmp_path), temporal_connect=unreachable_connect)) as url:
         yield url

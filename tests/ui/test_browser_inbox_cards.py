@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from activities.store import make_engine, seed_demo
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
+from tests.conftest import fresh_demo_store
 from tests.live_ui import served
 from tests.ui.axe import axe_violations
 from tests.ui.browser import new_page, screenshot, watch_console
@@ -29,10 +29,9 @@ WAITING = 12  # more cards than either screen holds
 
 
 @pytest.fixture(scope="module")
-def ui_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def ui_url(tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path) -> Iterator[str]:
     home: Path = tmp_path_factory.mktemp("inbox-cards")
-    engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
-    seed_demo(engine)
+    engine = fresh_demo_store(demo_store_template, home / "signoff.db")
     fill(engine, "demo", WAITING)
     app = create_app(
         Settings(home=home), temporal_connect=unreachable_connect, engine=Store(engine)

@@ -23,12 +23,13 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import Engine
 
-from activities.store import make_engine, seed_demo, write_transaction
+from activities.store import write_transaction
 from activities.store.schema import Ticket
 from activities.store.waiting_actions import new_row
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
+from tests.conftest import fresh_demo_store
 from tests.live_ui import served
 from tests.ui.axe import axe_violations
 from tests.ui.browser import ARRIVAL_TIMEOUT_MS, new_page, watch_console
@@ -75,9 +76,8 @@ WATCH_NOTIFICATIONS = """(() => {
 
 
 @pytest.fixture
-def inbox(tmp_path: Path) -> Iterator[tuple[str, Engine]]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def inbox(tmp_path: Path, demo_store_template: Path) -> Iterator[tuple[str, Engine]]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     fill(engine, "demo", FIRST_WAITING)
     settings = Settings(home=tmp_path, ui_inbox_refresh_seconds=POLL_SECONDS)
     app = create_app(settings, temporal_connect=unreachable_connect, engine=Store(engine))

@@ -15,11 +15,11 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy.orm import Session
 
-from activities.store import make_engine, seed_demo
 from activities.store.passwords import hash_password
 from activities.store.schema import Reviewer
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from tests.conftest import fresh_demo_store
 from tests.insight_rows import known_rows
 from tests.live_ui import served
 from tests.ui.axe import axe_violations
@@ -47,9 +47,8 @@ async def unreachable_connect(_: Settings) -> Any:
 
 
 @pytest.fixture
-def ui_url(tmp_path: Path) -> Iterator[str]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def ui_url(tmp_path: Path, demo_store_template: Path) -> Iterator[str]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     with Session(engine) as session, session.begin():
         session.add(
             Reviewer(

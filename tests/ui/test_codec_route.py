@@ -21,13 +21,13 @@ from sqlalchemy import Engine
 from temporalio.api.common.v1 import Payloads
 from temporalio.converter import WorkflowSerializationContext
 
-from activities.store import make_engine, seed_demo
 from approvals_ui.main import create_app
 from signoff.config.data_converter import data_converter_for
 from signoff.config.settings import Settings
 from signoff.service.accounts import issue_token
 from signoff.service.handles import Store
 from tests.admin import ADMIN
+from tests.conftest import fresh_demo_store
 
 KEYS = "k1:" + base64.b64encode(b"k" * 32).decode()
 TEMPORAL_UI = "http://localhost:8233"
@@ -39,9 +39,8 @@ async def unreachable_connect(_: Settings) -> Any:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def store(tmp_path: Path, demo_store_template: Path) -> Iterator[Engine]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     yield engine
     engine.dispose()
 

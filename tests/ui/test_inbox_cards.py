@@ -17,13 +17,14 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event
 
-from activities.store import make_engine, seed_demo, write_transaction
+from activities.store import make_engine, write_transaction
 from activities.store.schema import Ticket
 from activities.store.waiting_actions import new_row
 from approvals_ui.main import create_app
 from approvals_ui.templating import short_hash
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
+from tests.conftest import fresh_demo_store
 from tests.ui.test_waiting_tenants import action, sign_in, unreachable_connect
 from workflows.actions import PendingAction
 
@@ -83,11 +84,13 @@ def fill(engine: Engine, tenant_id: str, count: int) -> None:
 
 
 @contextmanager
-def inbox_app(home: Path, demo_count: int) -> Iterator[tuple[TestClient, list[str]]]:
+def inbox_app(
+    template: Path, home: Path, demo_count: int
+) -> Iterator[tuple[TestClient, list[str]]]:
     """The UI on a seeded store with `demo_count` waiting refunds of demo and 2 of globex,
-    signed in as alice (demo), and the SQL statements it runs, as it runs them."""
-    engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
-    seed_demo(engine)
+    signed in as alice (demo), and the SQL statements it runs, as it runs them; the
+    store a copy of the demo store `template` (tests/conftest.py)."""
+    engine = fresh_demo_store(template, home / "signoff.db")
     fill(engine, "demo", demo_count)
     fill(engine, "globex", 2)
     statements: list[str] = []
@@ -116,8 +119,10 @@ def plain(html: str) -> str:
     return re.sub(r"<[^>]+>", "", html)
 
 
-def test_an_inbox_card_names_the_customer_and_the_orders_figures(tmp_path: Path) -> None:
-    with inbox_app(tmp_path, FEW) as (ui, _):
+def test_an_inbox_card_names_the_customer_and_the_orders_figures(
+    tmp_path: Path, demo_store_template: Path
+) -> None:
+    with inbox_app(demo_store_template, tmp_path, FEW) as (ui, _):
         page = ui.get("/approvals").text
         french = ui.get("/approvals", headers=FRENCH).text
     card = card_of(page, run_of("demo", 0))
@@ -137,8 +142,10 @@ def test_an_inbox_card_names_the_customer_and_the_orders_figures(tmp_path: Path)
     assert "90,00" in french_card and "30,00" in french_card
 
 
-def test_a_card_without_an_order_shows_no_figures(tmp_path: Path) -> None:
-    with inbox_app(tmp_path, 1) as (ui, _):
+def test_a_card_without_an_order_shows_no_figures(
+    tmp_path: Path, demo_store_template: Path
+) -> None:
+    with inbox_app(demo_store_template, tmp_path, 1) as (ui, _):
         engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
         pending = action("demo", 5).model_copy(
             update={
@@ -160,13 +167,15 @@ def test_a_card_without_an_order_shows_no_figures(tmp_path: Path) -> None:
     assert "Paid" not in card and "Refunded before" not in card and "None" not in card
 
 
-def test_a_page_of_the_inbox_reads_its_tickets_in_one_query(tmp_path: Path) -> None:
+def test_a_page_of_the_inbox_reads_its_tickets_in_one_query(
+    tmp_path: Path, demo_store_template: Path
+) -> None:
     """No query per card: the few and the many cost the same statements."""
     counts = {}
     for size in (FEW, MANY):
         home = tmp_path / str(size)
         home.mkdir()
-        with inbox_app(home, size) as (ui, statements):
+        with inbox_app(demo_store_template, home, size) as (ui, statements):
             ui.get("/approvals")  # a first page warms what is read once (the session's)
             statements.clear()
             page = ui.get("/approvals").text
@@ -180,8 +189,10 @@ def test_a_page_of_the_inbox_reads_its_tickets_in_one_query(tmp_path: Path) -> N
     assert counts[FEW] == counts[MANY], counts
 
 
-def test_the_batch_page_shows_each_customers_words_and_no_hash(tmp_path: Path) -> None:
-    with inbox_app(tmp_path, FEW) as (ui, statements):
+def test_the_batch_page_shows_each_customers_words_and_no_hash(
+    tmp_path: Path, demo_store_template: Path
+) -> None:
+    with inbox_app(demo_store_template, tmp_path, FEW) as (ui, statements):
         csrf = CSRF.search(ui.get("/approvals").text)
         assert csrf is not None
         mine = [waiting("demo", index).action_hash for index in range(FEW)]

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from activities.store import make_engine, seed_demo, write_transaction
+from activities.store import write_transaction
 from activities.store.waiting_actions import new_row
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from tests.conftest import fresh_demo_store
 from tests.exposures import voucher_exposure
 from tests.ui.test_waiting_tenants import action, sign_in, unreachable_connect
 from workflows.actions import PendingAction
@@ -41,9 +42,8 @@ def every_kind() -> dict[str, PendingAction]:
 
 
 @pytest.fixture
-def ui(tmp_path: Path) -> Iterator[TestClient]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def ui(tmp_path: Path, demo_store_template: Path) -> Iterator[TestClient]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     with write_transaction(engine) as session:
         for run_id, pending in every_kind().items():
             session.add(new_row("demo", run_id, "T-1", pending, pending.requested_at))

@@ -15,11 +15,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from activities.store import make_engine, seed_demo
 from activities.store.passwords import hash_password
 from activities.store.schema import Reviewer
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from tests.conftest import fresh_demo_store
 from tests.insight_rows import known_rows
 from tests.rules import add_admin
 from tests.ui.test_admin_rules_routes import sign_in
@@ -35,9 +35,8 @@ async def unreachable_connect(_: Settings) -> Any:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def home(tmp_path: Path, demo_store_template: Path) -> Path:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     add_admin(engine, "globex", "gadmin")
     with Session(engine) as session, session.begin():
         session.add(

@@ -17,11 +17,11 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine, event
 
-from activities.store import make_engine, seed_demo
 from activities.store.pending_refunds import hold_pending_refund
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
 from signoff.service.handles import Store
+from tests.conftest import fresh_demo_store
 from workflows.actions import PendingRefundHold
 
 WRONG_PASSWORD = "guess-password-9182"
@@ -36,9 +36,8 @@ async def unreachable_connect(_: Settings) -> Any:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def store(tmp_path: Path, demo_store_template: Path) -> Iterator[Engine]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     yield engine
     engine.dispose()
 

@@ -10,19 +10,21 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from activities.store import get_reviewer, make_engine, seed_demo, verify_password
+from activities.store import get_reviewer, make_engine, verify_password
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings, get_settings
 from signoff.wiring.app import app as cli_app
 from tests.admin import admin_token
+from tests.conftest import fresh_demo_store
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_store_template: Path
+) -> Iterator[Path]:
     monkeypatch.setenv("SIGNOFF_HOME", str(tmp_path))
     get_settings.cache_clear()
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     monkeypatch.setenv("SIGNOFF_TOKEN", admin_token(engine))  # what `--as admin` reads
     engine.dispose()
     yield tmp_path

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from activities.store import make_engine, seed_demo, write_transaction
+from activities.store import write_transaction
 from activities.store.waiting_actions import new_row
 from approvals_ui.main import create_app
 from signoff.config.settings import Settings
+from tests.conftest import fresh_demo_store
 from tests.exposures import refund_exposure
 from workflows.actions import ActionState, PendingAction
 
@@ -56,9 +57,8 @@ def action(tenant_id: str, index: int) -> PendingAction:
 
 
 @pytest.fixture
-def ui(tmp_path: Path) -> Iterator[TestClient]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def ui(tmp_path: Path, demo_store_template: Path) -> Iterator[TestClient]:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     with write_transaction(engine) as session:
         for tenant_id, count in (("demo", DEMO_WAITING), ("globex", GLOBEX_WAITING)):
             for index in range(count):

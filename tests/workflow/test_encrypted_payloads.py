@@ -28,7 +28,7 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
 from typer.testing import CliRunner
 
-from activities.store import get_ticket, make_engine, seed_demo, use_session
+from activities.store import get_ticket, use_session
 from signoff.config.data_converter import data_converter, data_converter_for
 from signoff.config.payload_keys import ENCRYPTED_ENCODING, KEY_ID_METADATA
 from signoff.config.settings import Settings, get_settings
@@ -43,7 +43,7 @@ from signoff.service.run_requests import new_run_request
 from signoff.service.runs import start_run
 from signoff.wiring.app import app
 from signoff.wiring.worker import build_worker
-from tests.conftest import SharedTimeSkippingServer
+from tests.conftest import SharedTimeSkippingServer, fresh_demo_store
 from tests.workflow.approvals import decide, decision, pending_actions
 from tests.workflow.observed_run import DEMO_MODEL, observed_settings
 from workflows.registered import WORKFLOW_TYPES
@@ -54,10 +54,9 @@ WORD = re.compile(r"[A-Za-z]{5,}")
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+def engine(tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path) -> Iterator[Engine]:
     home = tmp_path_factory.mktemp("encrypted")
-    engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
-    seed_demo(engine)
+    engine = fresh_demo_store(demo_store_template, home / "signoff.db")
     yield engine
     engine.dispose()
 

@@ -25,8 +25,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine
 
-from activities.store import get_ticket, make_engine, seed_demo, use_session
-from tests.conftest import SharedTimeSkippingServer
+from activities.store import get_ticket, use_session
+from tests.conftest import SharedTimeSkippingServer, fresh_demo_store
 from tests.workflow.observed_run import ObservedRun, observed_refund_run, observed_settings
 
 API_KEY = "sk-ant-observability-test-5f1c0e6b9d2a4e7f"
@@ -35,10 +35,9 @@ WORD = re.compile(r"[A-Za-z]{5,}")
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+def engine(tmp_path_factory: pytest.TempPathFactory, demo_store_template: Path) -> Iterator[Engine]:
     home = tmp_path_factory.mktemp("observed")
-    engine = make_engine(f"sqlite:///{home / 'signoff.db'}")
-    seed_demo(engine)
+    engine = fresh_demo_store(demo_store_template, home / "signoff.db")
     yield engine
     engine.dispose()
 
