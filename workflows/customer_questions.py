@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 
 from workflows.contract_base import Contract, Identifier, TenantId
+from workflows.model_contracts import PROVIDER_NAME_PATTERN
 from workflows.outside_text import refuse_nul
 from workflows.policy import MAX_TOOL_RESULT_CHARS, bound_text
 
@@ -37,7 +38,9 @@ NO_REPLY = "no_reply"
 # its JSON, so that the cut falls inside the text and the result stays valid JSON.
 SHOWN_REPLY_CHARS = MAX_TOOL_RESULT_CHARS - 1000
 
-ReplySource = Literal["generic", "zendesk"]
+# The intake source whose signature the reply carried, by its registry name (signoff/
+# intake): data to the workflow, which cannot ask the registry.
+ReplySource = Annotated[str, Field(pattern=PROVIDER_NAME_PATTERN)]
 
 
 class CustomerReply(Contract):

@@ -55,10 +55,11 @@ class ReplyError(ApiModel):
     "/replies",
     summary="Receive a customer's reply from a helpdesk's signed webhook and hand it to "
     "the run that asked",
-    description="Signed in the generic format (`X-Signoff-Signature`, "
-    "`X-Signoff-Timestamp`): base64 HMAC-SHA256 of the timestamp followed by the body, "
-    'under the tenant\'s signing secret. Body: `{"event_id": ..., "reply": '
-    '{"ticket_id": ..., "text": ...}}`. 202: the run that asked has the reply.',
+    description="Signed as the source's tickets are (`X-Signoff-Signature` and "
+    "`X-Signoff-Timestamp`, or Zendesk's headers): base64 HMAC-SHA256 of the timestamp "
+    "followed by the body, under the tenant's signing secret. Body, whatever the source: "
+    '`{"event_id": ..., "reply": {"ticket_id": ..., "text": ...}}`. 202: the run that '
+    "asked has the reply.",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=ReplyAnswer,
     responses={

@@ -2,7 +2,8 @@
 to the run that asked (`ask_customer`).
 
 The steps, each of which may refuse: the signature names the tenant (never the body:
-intake_signatures.py), the verified body gives the ticket and the text, the outbox
+intake_signatures.py) and the source, the verified body (the one reply format, whatever
+the source) gives the ticket, as that source or signoff names it, and the text, the outbox
 names the run that last asked that ticket's customer (store/customer_questions.py),
 and the run takes the reply through its `customer_reply` update, whose validator is the
 last word on whether it still waits. The update's id is the delivery's, so a helpdesk
@@ -112,12 +113,8 @@ async def receive_reply(
         raise IntakeRefused("malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
     max_skew = timedelta(seconds=settings.intake_max_skew_seconds)
     signer = verified_signer(headers, body, secrets, now, max_skew)
-    if signer.source != "generic":
-        raise IntakeRefused(
-            "malformed",
-            "Customer replies are taken in the generic format (docs/ask-the-customer.md); "
-            "send them with the X-Signoff-Signature headers.",
-        )
+    # One body for every source: a helpdesk sends it from a trigger on the customer's
+    # comment (docs/ask-the-customer.md), signed as that source signs its tickets.
     parsed = _generic(body)
     ticket, text = parsed.reply.ticket_id, parsed.reply.text.strip()
     if not text:
