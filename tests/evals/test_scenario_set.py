@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from signoff.wiring.local_stack import SIGNOFF
+from signoff.wiring.local_stack import SIGNOFF, STOP_SECONDS
+from signoff.wiring.owned_processes import start_owned, stop_owned
 
 pytestmark = pytest.mark.devserver
 
@@ -31,17 +32,23 @@ RED_TEAM = REPO_ROOT / "evals" / "redteam"
 def report() -> dict[str, Any]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC")}
     env.pop("SIGNOFF_TEMPORAL_ADDRESS", None)  # its own private stack
-    done = subprocess.run(
+    # Owned: its `signoff dev` ends with it when this test is cut off (pytest-timeout), and
+    # with this process if it dies first (signoff/wiring/owned_processes.py).
+    evaluating = start_owned(
         [SIGNOFF, "eval", "evals/basics", "evals/redteam", "--json"],
         cwd=REPO_ROOT,
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=EVAL_SECONDS,
     )
-    assert done.returncode in (0, 1), done.stderr
-    document: dict[str, Any] = json.loads(done.stdout)
-    document["exit_code"] = done.returncode
+    try:
+        stdout, stderr = evaluating.communicate(timeout=EVAL_SECONDS)
+    finally:
+        stop_owned(evaluating, STOP_SECONDS)
+    assert evaluating.returncode in (0, 1), stderr
+    document: dict[str, Any] = json.loads(stdout)
+    document["exit_code"] = evaluating.returncode
     return document
 
 

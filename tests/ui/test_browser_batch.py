@@ -24,7 +24,14 @@ from signoff.service.handles import Runs
 from signoff.service.pending import run_state
 from signoff.wiring.local_stack import SIGNOFF
 from tests.ui.browser import screenshot, sign_in, watch_console
-from tests.ui.conftest import DevStack, RefundCase, add_case, in_thread, wait_until_pending
+from tests.ui.conftest import (
+    DevStack,
+    RefundCase,
+    add_case,
+    in_thread,
+    start_run,
+    wait_until_pending,
+)
 
 pytestmark = [pytest.mark.devserver, pytest.mark.browser, pytest.mark.slow]
 # The shortest approval TTL a run request takes is a minute: 0.017 h is 61 s.
@@ -38,20 +45,24 @@ NEXT_REFRESH = """() => new Promise(resolve => document.body.addEventListener(
 
 
 def started(stack: DevStack, store: Engine, amount_minor: int, ttl_hours: str | None) -> RefundCase:
+    """A refund of `amount_minor` waiting for a decision; with `ttl_hours`, asked by
+    `signoff run` with that approval TTL (SIGNOFF_APPROVAL_TTL_HOURS), otherwise started
+    in this process as the other UI tests start theirs (tests/ui/conftest.py)."""
     case = add_case(store)
     with write_transaction(store) as session:
         order = session.get(Order, (case.tenant_id, case.order_id))
         assert order is not None
         order.amount_paid_minor = amount_minor
-    env = dict(stack.env)
-    if ttl_hours is not None:
-        env["SIGNOFF_APPROVAL_TTL_HOURS"] = ttl_hours
-    request_id = case.run_id.removeprefix(f"run-{case.tenant_id}-")
-    run = subprocess.run(
-        [SIGNOFF, "run", "--ticket", case.ticket_id, "--request-id", request_id],
-        env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
+    if ttl_hours is None:
+        start_run(stack, case)
+    else:
+        env = {**stack.env, "SIGNOFF_APPROVAL_TTL_HOURS": ttl_hours}
+        request_id = case.run_id.removeprefix(f"run-{case.tenant_id}-")
+        run = subprocess.run(
+            [SIGNOFF, "run", "--ticket", case.ticket_id, "--request-id", request_id],
+            env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr
     wait_until_pending(stack, case)
     return case
 
