@@ -8,9 +8,15 @@ second `ask_customer` while one is open is refused to the model, so that a reply
 answers exactly one call.
 
 The time spent waiting is the customer's, not the agent's: the run's deadline moves on
-by it (`moved`), so a three-day wait does not spend a 48-hour deadline, and the
-deadline's timer, firing during a wait, is put off until the wait ends (`put_off`).
-Every wait still ends: at the latest `reply_within` later.
+by it (`wait` returns the request with its deadline moved), so a three-day wait does not
+spend a 48-hour deadline, and the deadline's timer, firing during a wait, is put off
+until the wait ends (`put_off`). Every wait still ends: at the latest `reply_within`
+later.
+
+Anyone who reaches Temporal can send the update, so the validator takes a reply only
+for the run's own tenant and ticket while its question is out and unanswered; what it
+says is the customer's kind of text either way (unverified, marked so for the model),
+and whoever forges one can do no more than the customer could by answering.
 """
 
 from __future__ import annotations
