@@ -30,8 +30,9 @@ class InsightDay(Base):
     summary: Mapped[str] = mapped_column(Text)
 
 
-# A period's shadow rows, read from the index alone: partial in revision 0014, only the
-# shadow rules' rows (the model names its columns alone, as schema.py says why).
+# A period's shadow rows, read from the index alone (`seq` for the kept insight's read up
+# to the chain's head): partial in revision 0014, only the shadow rules' rows (the model
+# names its columns alone, as schema.py says why).
 SHADOW_INDEX = Index(
     "ix_decisions_tenant_shadow",
     DecisionRow.tenant_id,
@@ -40,4 +41,5 @@ SHADOW_INDEX = Index(
     DecisionRow.rule_id,
     DecisionRow.run_id,
     DecisionRow.action_hash,
+    DecisionRow.seq,
 )

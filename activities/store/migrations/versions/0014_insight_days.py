@@ -39,7 +39,7 @@ def upgrade() -> None:
     op.create_index(
         "ix_decisions_tenant_shadow",
         "decisions",
-        ["tenant_id", "outcome", "decided_at", "rule_id", "run_id", "action_hash"],
+        ["tenant_id", "outcome", "decided_at", "rule_id", "run_id", "action_hash", "seq"],
         sqlite_where=sa.text(SHADOW_ROWS),
         postgresql_where=sa.text(SHADOW_ROWS),
     )
