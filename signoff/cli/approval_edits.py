@@ -17,15 +17,15 @@ def edits_of(amount: str | None, text: str | None, settings: list[str]) -> dict[
     """The arguments to change, by name; exits with a clear error for a `--set` that is
     not NAME=VALUE, an empty value, or an argument named twice."""
     edits: dict[str, str] = {}
-    typed = [("amount", amount), ("text", text)]
+    typed: list[tuple[str, str | None]] = [("amount", amount), ("text", text)]
     for setting in settings:
-        name, equals, value = setting.partition("=")
+        name, equals, given = setting.partition("=")
         if not equals or not name.strip():
             fail(
                 f"--set takes NAME=VALUE, the argument's name as `signoff pending` shows it "
                 f"({setting!r} given), e.g. --set value=10."
             )
-        typed.append((name.strip(), value))
+        typed.append((name.strip(), given))
     for name, value in typed:
         if value is None:
             continue
