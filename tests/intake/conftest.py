@@ -22,7 +22,6 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
-from activities.store import make_engine, seed_demo
 from activities.store.connector_schema import IntakeDelivery
 from activities.store.database import use_session
 from activities.store.schema import Ticket
@@ -31,6 +30,7 @@ from signoff.config.settings import Settings
 from signoff.service.handles import Runs, engine_of
 from signoff.service.store import close_store
 from tests.clock import clock_now
+from tests.conftest import fresh_demo_store
 
 DEMO_GENERIC = "demo-generic-signing-secret-0123456789abcdef"
 DEMO_ZENDESK = "demo-zendesk-signing-secret-0123456789abcdef"
@@ -45,9 +45,8 @@ def write_private(path: Path, document: Any) -> Path:
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    engine = make_engine(f"sqlite:///{tmp_path / 'signoff.db'}")
-    seed_demo(engine)
+def home(tmp_path: Path, demo_store_template: Path) -> Path:
+    engine = fresh_demo_store(demo_store_template, tmp_path / "signoff.db")
     engine.dispose()
     write_private(
         tmp_path / "intake-secrets.json",
