@@ -22,12 +22,14 @@ from activities.refunds import RefundActivities
 from activities.store.connector_breakers import record_failure
 from activities.store.database import use_session
 from activities.store.schema import DecisionRow
+from activities.tool_gateway import ToolGateway
 from tests.payments.conftest import stripe_settings
 from tests.payments.localstripe import LocalStripe, running_localstripe
 from tests.store.proofs import PROOF_KEYS, as_run
 from tests.store.test_stripe_effect import stripe_command
 from workflows.actions import ActionStateRequest
 from workflows.connector_waits import PAYMENTS_SWITCHED_OFF
+from workflows.contracts import ToolCallInput
 
 POLICY = BreakerPolicy(
     failures_to_open=2, cooldown=timedelta(minutes=5), trial_timeout=timedelta(minutes=1)
@@ -113,3 +115,42 @@ async def test_a_refund_waiting_for_stripe_carries_the_tenants_give_up_after(
     assert waiting.status == "unavailable" and waiting.wait is not None
     assert waiting.wait.give_up_after_seconds == 45 * 60
     assert server.refunds(charge) == []
+
+
+async def test_reads_stay_available_while_an_approved_refund_waits_for_stripe(
+    seeded_engine: Engine, server: LocalStripe, tmp_path: Path
+) -> None:
+    """The breaker holds back writes only: with `payments:demo` open and an approved
+    refund waiting on it, the agent's order look-up still reads the payment from
+    Stripe, and reading the ticket never touches it."""
+    store = seeded_engine
+    payments = PaymentConnectors(stripe_settings(tmp_path, server))
+    command, charge = stripe_command(store, payments, server, 1500)
+    clock = Clock()
+    for _ in range(POLICY.failures_to_open):
+        record_failure(store, "payments:demo", POLICY, clock(), "Stripe did not answer")
+    breakers = Breakers(store, POLICY, clock)
+    activities = RefundActivities(store, PROOF_KEYS, payments=payments, breakers=breakers)
+    waiting = await as_run().run(activities.execute_refund, command)
+    assert waiting.status == "unavailable"  # the write waits on the open breaker
+
+    gateway = ToolGateway(store, payments=payments)
+    looked_up = await as_run().run(gateway.run_tool, read_call("get_order", command.ticket_id))
+    ticket = await as_run().run(gateway.run_tool, read_call("read_ticket", command.ticket_id))
+    assert not looked_up.is_error and not ticket.is_error
+    order = json.loads(looked_up.content)
+    assert (order["found"], order["order_id"], order["amount_paid"]) == (True, "C-2210", "45.00")
+    assert (await breakers.state("payments:demo"))[0] == "open"
+    assert server.refunds(charge) == []
+
+
+def read_call(name: str, ticket_id: str) -> ToolCallInput:
+    return ToolCallInput(
+        run_id="run-demo-reads",
+        tenant_id="demo",
+        ticket_id=ticket_id,
+        tool_use_id=f"toolu_{name}",
+        name=name,
+        arguments={},
+        idempotency_key=f"run-demo-reads:{name}",
+    )
