@@ -26,6 +26,7 @@ from temporalio.worker import Worker
 from signoff.config.settings import Settings
 from signoff.config.temporal_client import connect
 from signoff.wiring.worker_capacity import activity_threads, capacity
+from signoff.wiring.worker_heap import settle_heap
 from workflows.sandbox import workflow_runner
 
 READY = "READY"
@@ -87,6 +88,9 @@ async def serve(kind: str, task_queue: str) -> None:
     client = await connect(settings)
     builders = {"signoff": signoff_worker, "raw": raw_worker, "minimal": minimal_worker}
     worker = builders[kind](client, settings)
+    # As `signoff worker` does, for every side: what it imported (each builder imports
+    # its own) frozen, old garbage collected soon (signoff/wiring/worker_heap.py).
+    settle_heap()
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     async with worker:

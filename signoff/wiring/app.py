@@ -161,6 +161,7 @@ def worker_command() -> None:
     from signoff.service.handles import client_of
     from signoff.service.mcp_servers import startup_report
     from signoff.wiring.worker import run_worker  # the SDKs load only for this command
+    from signoff.wiring.worker_heap import settle_heap
     from signoff.wiring.worker_signals import stop_on_signals
 
     current = settings()
@@ -193,6 +194,7 @@ def worker_command() -> None:
         say(f"profile {profiles.name} ({profiles.source}), sha256 {profiles.content_hash}")
         for line in await startup_report(profiles.profiles, current.mcp_timeout_seconds):
             say(line)
+        settle_heap()  # its imports frozen, evicted runs collected soon (worker_heap.py)
         await run_worker(client, current, stop)
         say("worker stopped: every activity it was running has finished or was cancelled")
 
