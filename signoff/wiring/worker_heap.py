@@ -4,10 +4,10 @@ The SDK drops a workflow run it evicts (every run, once it closes) as one refere
 cycle: the run's instance, its sandbox, its tasks and every contract it held. Only a
 collection of the oldest generation frees a cycle that lived long enough to reach it,
 and CPython runs one after ten collections of the middle generation, and only once the
-objects promoted since the last one are a quarter of those it kept. A worker holds some
-470,000 objects after its imports, so the evicted runs of 60 to 90 refunds waited for
-each full collection, about 6 MiB of garbage, and the worker's peak RSS grew by about
-10 MiB with them (docs/benchmarks/runs.md, "Worker memory: imports").
+objects promoted since the last one are a quarter of those it kept: some 116,000 after
+a worker's imports. In 200 refunds at concurrency 50 it ran once, 90 evicted runs (about
+6 MiB) waited for it at the end, and the worker's peak RSS was about 10 MiB higher
+than with `settle_heap` (docs/benchmarks/runs.md, "Worker memory: imports").
 
 `settle_heap` moves what the process holds at start, its imports above all, into the
 permanent generation, which no collection walks again; a full collection then walks
