@@ -94,13 +94,16 @@ def test_the_state_read_takes_three_statements(sqlite_store: Engine) -> None:
     assert len(seen) == 3 and not reads_tickets_alone(seen)
 
 
-def test_a_refund_takes_twelve_statements(sqlite_store: Engine) -> None:
+def test_a_refund_takes_fifteen_statements(sqlite_store: Engine) -> None:
     command = refund_command(sqlite_store, key="k-count", amount_minor=1000)
     with statements(sqlite_store) as seen:
         result = execute_refund(sqlite_store, command)
     assert result.status == "refunded"
     # tenant, the ticket's order (locked), the key, the settlement, the refunded sum,
     # the approvers, the ledger row, the hold's release, then the audit: the tenant's
-    # chain lock, the event key, the chain head, the audit row.
+    # chain lock, the event key, the chain head, the audit row; then the insight's day
+    # (insight_days.py): its row read and, as the day's first row here, the day summed
+    # from the audit and its row written (a later append of the day updates it: two).
     assert not reads_tickets_alone(seen)
-    assert len(seen) == 12, "\n".join(seen)
+    assert len(seen) == 15, "\n".join(seen)
+    assert [statement.split()[0] for statement in seen[-3:]] == ["SELECT", "SELECT", "INSERT"]
