@@ -6,8 +6,8 @@ collection of the oldest generation frees a cycle that lived long enough to reac
 and CPython runs one after ten collections of the middle generation, and only once the
 objects promoted since the last one are a quarter of those it kept: some 116,000 after
 a worker's imports. In 200 refunds at concurrency 50 it ran once, 90 evicted runs (about
-6 MiB) waited for it at the end, and the worker's peak RSS was about 10 MiB higher
-than with `settle_heap` (docs/benchmarks/runs.md, "Worker memory: imports").
+6 MiB) waited for it at the end, and the worker's peak RSS was 7.5 MiB higher (mean of
+four) than with `settle_heap` (docs/benchmarks/runs.md, "Worker memory: imports").
 
 `settle_heap` moves what the process holds at start, its imports above all, into the
 permanent generation, which no collection walks again; a full collection then walks
