@@ -97,6 +97,11 @@ COMMANDS_NOT_RUN = {
             "a reply draft needs the strict profile's send_reply, which the demo stack's "
             "worker does not load; tests/ui/test_edit_routes.py approves a rewritten one"
         ),
+        'signoff approve RUN --hash HASH --as alice --set value=10 --reason "smaller voucher"': (
+            "a voucher needs a team's tool, which the demo stack's worker does not load; "
+            "tests/cli/test_cli_errors.py reads --set into the edits the service is sent, "
+            "and tests/ui/test_edit_routes.py approves an edit through that service"
+        ),
     },
     "docs/approvals-policies.md": {
         "signoff pending": (
