@@ -7,9 +7,10 @@ from the data seeded below. Each page is opened in one browser, one context per
 language (the browser's Accept-Language), signed out first, then signed in as a
 reviewer who is both an approver and an administrator (every link, every control);
 and at 375 px wide, its disclosures open, the rules of tests/ui/phone.py hold (no
-sideways scroll, targets of 44 by 44 px as WCAG 2.5.5, text of 16 px) and axe-core
-finds nothing. Each page is photographed at 1280 and 375 px: into test-artifacts/pages/,
-or, with SIGNOFF_DOCS_IMAGES=1 (`make docs-images`), into docs/images/pages/, which
+sideways scroll, targets of 44 by 44 px as WCAG 2.5.5, text of 16 px), axe-core
+finds nothing, and no form offers more than one primary button. Each page is
+photographed at 1280 and 375 px: into test-artifacts/pages/, or, with
+SIGNOFF_DOCS_IMAGES=1 (`make docs-images`), into docs/images/pages/, which
 docs/ui/pages.md shows.
 
 The decision page is seen at its fullest: a refund over the four-eyes threshold that
@@ -45,6 +46,7 @@ from tests.ui.axe import axe_violations
 from tests.ui.browser import ARTIFACTS, DOCS_IMAGES, new_page, watch_console
 from tests.ui.conftest import DevStack, add_case, start_run, wait_until_pending
 from tests.ui.default_ids import add_prior_refund, decide_as
+from tests.ui.page_reading import crowded_groups
 from tests.ui.phone import PHONE_WIDTH, phone_problems
 from tests.ui.still import held_still
 from tests.ui.test_browser_access import NEXT_INBOX_SWAP
@@ -179,8 +181,8 @@ def checked(
     page: Page, stack: DevStack, language: str, visit: route_walk.Page, folder: Path
 ) -> list[str]:
     """The page photographed at each width, then, its disclosures open (what they hold is
-    checked too), what keeps it from reading well on a phone and what axe-core finds at
-    375 and 1280 px."""
+    checked too), what keeps it from reading well on a phone, what axe-core finds at
+    375 and 1280 px, and any form with more than one primary button."""
     page.set_viewport_size(WIDE)
     answer = page.goto(stack.ui_url + visit.path)
     assert answer is not None and answer.ok, (visit.path, answer)
@@ -192,6 +194,8 @@ def checked(
         page.screenshot(path=folder / shot_name(language, size["width"], visit), caret="initial")
     page.evaluate(OPEN_DISCLOSURES)
     found = [f"@375: {line}" for line in phone_problems(page) + axe_violations(page)]
+    # One primary action per form, on every page the walk takes (page_reading.py).
+    found += [f"form: {line}" for line in crowded_groups(page.content())]
     page.set_viewport_size(WIDE)
     return found + [f"@1280: {line}" for line in axe_violations(page)]
 
