@@ -10,8 +10,6 @@ Temporal), which a helpdesk retries.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -20,12 +18,11 @@ from fastapi.responses import JSONResponse
 
 from approvals_ui.api_models import ApiModel
 from approvals_ui.deps import EngineDep, SettingsDep, TemporalProvider, TemporalUnavailable
-from approvals_ui.webhook_requests import limited_body, refusal
-from signoff.config.helpdesks import HelpdeskConfigError, load_intake_secrets
-from signoff.service.intake import MAX_BODY_BYTES, IntakeRefused, StoreError, receive_ticket
+from approvals_ui.intake_delivery import signed_delivery
+from approvals_ui.webhook_requests import refusal
+from signoff.service.intake import IntakeRefused, StoreError, receive_ticket
 
 router = APIRouter(prefix="/api/intake", tags=["intake"])
-log = logging.getLogger("approvals_ui")
 
 
 class IntakeAnswer(ApiModel):
@@ -58,14 +55,10 @@ class IntakeError(ApiModel):
     },
 )
 async def receive(request: Request, engine: EngineDep, settings: SettingsDep) -> JSONResponse:
-    body = await limited_body(request, MAX_BODY_BYTES)
-    if body is None:
-        return refusal(422, "malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
-    try:
-        secrets = await asyncio.to_thread(load_intake_secrets, settings.intake_secrets)
-    except HelpdeskConfigError:
-        log.warning("intake: SIGNOFF_INTAKE_SECRETS names a file that cannot be used")
-        return refusal(503, "unavailable", "The intake is not configured here; try later.")
+    read = await signed_delivery(request, settings)
+    if isinstance(read, JSONResponse):
+        return read
+    body, secrets = read
     provider: TemporalProvider = request.app.state.temporal
     try:
         accepted = await receive_ticket(

@@ -11,8 +11,6 @@ which a helpdesk retries.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -21,13 +19,12 @@ from fastapi.responses import JSONResponse
 
 from approvals_ui.api_models import ApiModel
 from approvals_ui.deps import EngineDep, SettingsDep, TemporalProvider, TemporalUnavailable
-from approvals_ui.webhook_requests import limited_body, refusal
-from signoff.config.helpdesks import HelpdeskConfigError, load_intake_secrets
+from approvals_ui.intake_delivery import signed_delivery
+from approvals_ui.webhook_requests import refusal
 from signoff.service.customer_replies import ReplyNotTaken, ReplyUndelivered, receive_reply
-from signoff.service.intake import MAX_BODY_BYTES, IntakeRefused, StoreError
+from signoff.service.intake import IntakeRefused, StoreError
 
 router = APIRouter(prefix="/api/intake", tags=["intake"])
-log = logging.getLogger("approvals_ui")
 
 
 class ReplyAnswer(ApiModel):
@@ -71,14 +68,10 @@ class ReplyError(ApiModel):
     },
 )
 async def receive(request: Request, engine: EngineDep, settings: SettingsDep) -> JSONResponse:
-    body = await limited_body(request, MAX_BODY_BYTES)
-    if body is None:
-        return refusal(422, "malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
-    try:
-        secrets = await asyncio.to_thread(load_intake_secrets, settings.intake_secrets)
-    except HelpdeskConfigError:
-        log.warning("intake: SIGNOFF_INTAKE_SECRETS names a file that cannot be used")
-        return refusal(503, "unavailable", "The intake is not configured here; try later.")
+    read = await signed_delivery(request, settings)
+    if isinstance(read, JSONResponse):
+        return read
+    body, secrets = read
     provider: TemporalProvider = request.app.state.temporal
     try:
         delivered = await receive_reply(

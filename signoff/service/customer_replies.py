@@ -21,7 +21,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -38,7 +38,7 @@ from signoff.config.helpdesks import IntakeSecrets
 from signoff.config.settings import Settings
 from signoff.service.handles import Runs, Store, client_of, engine_of
 from signoff.service.intake_formats import MAX_BODY_BYTES
-from signoff.service.intake_signatures import IntakeRefused, verified_signer
+from signoff.service.intake_signatures import IntakeRefused, delivery_signer
 from workflows.contract_base import Identifier
 from workflows.customer_questions import (
     CUSTOMER_REPLY_UPDATE,
@@ -108,11 +108,8 @@ async def receive_reply(
     (audited), StoreError, ReplyUndelivered, or the connect's own error when Temporal
     cannot be reached."""
     engine = engine_of(store)
-    headers, body = delivery
-    if len(body) > MAX_BODY_BYTES:
-        raise IntakeRefused("malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
-    max_skew = timedelta(seconds=settings.intake_max_skew_seconds)
-    signer = verified_signer(headers, body, secrets, now, max_skew)
+    signer = delivery_signer(delivery, secrets, settings, now, MAX_BODY_BYTES)
+    body = delivery[1]
     # One body for every source: a helpdesk sends it from a trigger on the customer's
     # comment (docs/ask-the-customer.md), signed as that source signs its tickets.
     parsed = _generic(body)

@@ -17,7 +17,7 @@ import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from activities.store.errors import StoreError
 from activities.store.intake_deliveries import (
@@ -31,7 +31,7 @@ from signoff.config.helpdesks import IntakeSecrets
 from signoff.config.settings import Settings
 from signoff.service.handles import Runs, Store, engine_of
 from signoff.service.intake_formats import MAX_BODY_BYTES, incoming_ticket
-from signoff.service.intake_signatures import IntakeRefused, verified_signer
+from signoff.service.intake_signatures import IntakeRefused, delivery_signer
 from signoff.service.triage_start import ensure_triage, triage_id, triage_request
 
 __all__ = ["IntakeAccepted", "IntakeRefused", "MAX_BODY_BYTES", "StoreError", "receive_ticket"]
@@ -63,11 +63,8 @@ async def receive_ticket(
     own error when Temporal cannot be reached (the ticket is then stored, and a retry
     of the delivery starts its triage)."""
     engine = engine_of(store)
-    headers, body = delivery
-    if len(body) > MAX_BODY_BYTES:
-        raise IntakeRefused("malformed", f"The body is larger than {MAX_BODY_BYTES} bytes.")
-    max_skew = timedelta(seconds=settings.intake_max_skew_seconds)
-    signer = verified_signer(headers, body, secrets, now, max_skew)
+    signer = delivery_signer(delivery, secrets, settings, now, MAX_BODY_BYTES)
+    body = delivery[1]
     ticket = incoming_ticket(signer.source, body)
     key = DeliveryKey(signer.tenant_id, signer.source, ticket.source_ticket_id, ticket.event_id)
     request_id = request_id_of(key)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from signoff.config.helpdesks import IntakeSecrets, IntakeSource
+from signoff.config.settings import Settings
 from signoff.intake import IntakeRefused, known_sources
 
 __all__ = ["IntakeRefused", "Signer", "sign", "verified_signer"]
@@ -42,6 +43,23 @@ def sign(secret: str, timestamp: str, body: bytes) -> str:
     """The signature header's value for this timestamp and body."""
     digest = hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest()
     return base64.b64encode(digest).decode()
+
+
+def delivery_signer(
+    delivery: tuple[Mapping[str, str], bytes],
+    secrets: IntakeSecrets,
+    settings: Settings,
+    now: datetime,
+    max_body_bytes: int,
+) -> Signer:
+    """What every intake delivery (a ticket, a customer's reply) is checked for first:
+    a body within `max_body_bytes`, signed by a tenant's secret within the settings'
+    clock skew; IntakeRefused otherwise, before anything is read from the body."""
+    headers, body = delivery
+    if len(body) > max_body_bytes:
+        raise IntakeRefused("malformed", f"The body is larger than {max_body_bytes} bytes.")
+    max_skew = timedelta(seconds=settings.intake_max_skew_seconds)
+    return verified_signer(headers, body, secrets, now, max_skew)
 
 
 def verified_signer(
