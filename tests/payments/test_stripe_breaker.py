@@ -106,11 +106,7 @@ async def test_a_refund_waiting_for_stripe_carries_the_tenants_give_up_after(
     settings.stripe_keys_file.write_text(json.dumps(keys))
     payments = PaymentConnectors(settings)
     command, charge = stripe_command(store, payments, server, 1500)
-    clock = Clock()
-    for _ in range(POLICY.failures_to_open):
-        record_failure(store, "payments:demo", POLICY, clock(), "Stripe did not answer")
-    breakers = Breakers(store, POLICY, clock)
-    activities = RefundActivities(store, PROOF_KEYS, payments=payments, breakers=breakers)
+    _, activities = behind_an_open_breaker(store, payments)
     waiting = await as_run().run(activities.execute_refund, command)
     assert waiting.status == "unavailable" and waiting.wait is not None
     assert waiting.wait.give_up_after_seconds == 45 * 60
@@ -126,11 +122,7 @@ async def test_reads_stay_available_while_an_approved_refund_waits_for_stripe(
     store = seeded_engine
     payments = PaymentConnectors(stripe_settings(tmp_path, server))
     command, charge = stripe_command(store, payments, server, 1500)
-    clock = Clock()
-    for _ in range(POLICY.failures_to_open):
-        record_failure(store, "payments:demo", POLICY, clock(), "Stripe did not answer")
-    breakers = Breakers(store, POLICY, clock)
-    activities = RefundActivities(store, PROOF_KEYS, payments=payments, breakers=breakers)
+    breakers, activities = behind_an_open_breaker(store, payments)
     waiting = await as_run().run(activities.execute_refund, command)
     assert waiting.status == "unavailable"  # the write waits on the open breaker
 
@@ -142,6 +134,18 @@ async def test_reads_stay_available_while_an_approved_refund_waits_for_stripe(
     assert (order["found"], order["order_id"], order["amount_paid"]) == (True, "C-2210", "45.00")
     assert (await breakers.state("payments:demo"))[0] == "open"
     assert server.refunds(charge) == []
+
+
+def behind_an_open_breaker(
+    store: Engine, payments: PaymentConnectors
+) -> tuple[Breakers, RefundActivities]:
+    """The refund activities with `payments:demo` open: Stripe silent as often as the
+    policy allows."""
+    clock = Clock()
+    for _ in range(POLICY.failures_to_open):
+        record_failure(store, "payments:demo", POLICY, clock(), "Stripe did not answer")
+    breakers = Breakers(store, POLICY, clock)
+    return breakers, RefundActivities(store, PROOF_KEYS, payments=payments, breakers=breakers)
 
 
 def read_call(name: str, ticket_id: str) -> ToolCallInput:
