@@ -28,6 +28,7 @@ PRODUCT = ("workflows", "activities", "signoff", "approvals_ui")
 # the scripted declaration takes it), and modules of inbound webhooks in general.
 CORE = {
     ("workflows/model_contracts.py", "scripted"),
+    ("approvals_ui/intake_delivery.py", "webhook"),
     ("approvals_ui/routers/intake.py", "webhook"),
     ("approvals_ui/routers/intake_replies.py", "webhook"),
     ("approvals_ui/routers/slack.py", "webhook"),
