@@ -29,6 +29,7 @@ from temporalio.exceptions import ApplicationError
 from activities import observe
 from activities.caller import caller_run_id, only_in_its_worker, only_its_own
 from activities.connectors.breakers import Breakers
+from activities.hold_rules import rules_for
 from activities.local_lane import LocalLane, in_thread
 from activities.payments.breaker_gate import behind_breaker, payments_connector_name, switched_off
 from activities.payments.connector import (
@@ -194,10 +195,15 @@ class RefundActivities:
         only_in_its_worker(hold.run_id)
         lane = self._holds
         engine, threads = (self._engine, None) if lane is None else (lane.engine, lane.threads)
+
+        def held() -> PendingRefundHeld:
+            answer = pending_refunds.hold_pending_refund(engine, full_hold(hold))
+            # The standing rules' match in the same call (activities/hold_rules.py).
+            rules = rules_for(engine, hold, self._keys, datetime.now(UTC))
+            return answer.model_copy(update={"rules": rules})
+
         try:
-            return await in_thread(
-                threads, pending_refunds.hold_pending_refund, engine, full_hold(hold)
-            )
+            return await in_thread(threads, held)
         except StoreError as error:
             raise non_retryable(error) from None
 

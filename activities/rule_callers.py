@@ -17,10 +17,11 @@ describe, is refused: the rule does not apply, the effect writes a `refused` aud
 row saying why, and the action waits for a reviewer.
 
 The check reads the calling run's history, so it is made only for an action that
-carries a rule's grant. `match_standing_rule` does not make it: only the run's own
-workflow task can call that local activity, its answer is a proposal the effect checks
-again, and reading the history there too would cost a second read for each covered
-action.
+carries a rule's grant. The match, made by the hold that starts an action's wait
+(activities/hold_rules.py), does not make it: only the run's own workflow task can
+call the refund's hold, a generic tool's hold asks `foreign_caller` (below), its answer
+is a proposal the effect checks again, and reading the history there too would cost a
+second read for each covered action.
 
 The generic tools' inbox hold asks less (`foreign_caller`, one call to Temporal): only
 signoff's own runs list an action for the reviewers.

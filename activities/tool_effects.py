@@ -28,6 +28,7 @@ from activities.auto_effects import auto_effect_problem
 from activities.caller import caller_run_id, only_its_own
 from activities.connectors.replies import ConnectorClosed, HelpdeskReplies
 from activities.held_profiles import HeldProfiles, ProfileNotHeld
+from activities.hold_rules import rules_for
 from activities.offered_tools import not_offered
 from activities.refunds import non_retryable
 from activities.rule_callers import only_signoffs_run, rule_caller_problem
@@ -54,6 +55,7 @@ from workflows.actions import (
 from workflows.contracts import ToolResult
 from workflows.effect_requirements import declared_server, effect_requirements
 from workflows.mcp_tools import restored_arguments, split_offered_name
+from workflows.rule_grant import RuleMatch
 from workflows.tool_arguments import restored
 from workflows.tool_catalog import ASK_CUSTOMER, SEND_REPLY, SendReplyArguments, ToolDefinition
 
@@ -83,17 +85,24 @@ class ToolEffects:
         self._helpdesks = helpdesks
 
     @activity.defn(name=HOLD_WAITING_ACTION_ACTIVITY)
-    async def hold_waiting_action(self, hold: ActionHold) -> None:
+    async def hold_waiting_action(self, hold: ActionHold) -> RuleMatch:
         """The waiting action's row in the reviewers' inbox (its release is the refund's
-        `release_pending_refund`, which takes any action's row away). Only signoff's own
+        `release_pending_refund`, which takes any action's row away), and the standing
+        rules' answer when the run asks (activities/hold_rules.py). Only signoff's own
         run lists its action: a workflow of someone else's would put a request of its
         making before the reviewers."""
         only_its_own(hold.run_id)
         await only_signoffs_run(
             "to list this action", "only a run's own gate lists its actions for the reviewers"
         )
+
+        def held() -> RuleMatch:
+            now = datetime.now(UTC)
+            hold_waiting(self._engine, hold, now)
+            return rules_for(self._engine, hold, self._keys, now)
+
         try:
-            await asyncio.to_thread(hold_waiting, self._engine, hold, datetime.now(UTC))
+            return await asyncio.to_thread(held)
         except StoreError as error:
             raise non_retryable(error) from None
 

@@ -21,7 +21,7 @@ from workflows.contract_base import Contract, Identifier
 from workflows.decision_proof import KEY_ID_PATTERN, SIGNATURE_PATTERN, signed_document
 from workflows.exposure import ActionExposure
 from workflows.passkey_assertion import PasskeyAssertion as PasskeyAssertion  # re-exported
-from workflows.rule_grant import RuleGrant
+from workflows.rule_grant import RuleGrant, RuleMatch
 from workflows.wire_contract import WireContract
 
 READ_ACTION_STATE_ACTIVITY = "read_action_state"
@@ -369,9 +369,8 @@ class PendingRefundHold(Contract):
     amount_minor: int
     expires_at: datetime
     supersedes: str | None = None
-    # The action itself and its run's ticket: the same transaction writes its row of the
-    # inbox's read model (`activities/store/waiting_actions.py`). None in holds sent
-    # before the read model; those runs get their rows from the reconciliation.
+    # The action and its ticket: its inbox row, in the same transaction (waiting_actions.py);
+    # None from holds sent before the inbox, whose rows the reconciliation writes.
     ticket_id: str | None = None
     action: PendingAction | None = None
 
@@ -379,19 +378,21 @@ class PendingRefundHold(Contract):
 class ActionHold(Contract):
     """The hold a run sends: the action and its run, nothing beside them. The order,
     hash, amount, expiry and the action it supersedes are the action's own, so its
-    history carries them once;
-    `workflows/action_hold.py` reads the `PendingRefundHold` they make."""
+    history carries them once; `workflows/action_hold.py` reads the `PendingRefundHold`
+    they make. `match_rules`: the action starts to wait, and the hold asks the standing
+    rules too (activities/hold_rules.py); an escalation's hold does not."""
 
     run_id: str
     tenant_id: str
     ticket_id: str
     action: PendingAction
+    match_rules: bool = False
 
 
 class PendingRefundHeld(Contract):
-    # What the other live holds on the order add up to, read in the transaction that
-    # wrote this one.
+    # The other live holds' sum, read as this one is written; the rules' answer if asked.
     pending_minor: int
+    rules: RuleMatch = RuleMatch()
 
 
 class PendingRefundRelease(Contract):

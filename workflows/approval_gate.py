@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_hooks import Effect, GateHooks, Prepared
     from workflows.gate_results import GateResult, trail_record
     from workflows.reviewer_notices import ReviewerNotices, not_carried_out
+    from workflows.rule_grant import RuleMatch
     from workflows.standing_rules import rule_approval
     from workflows.waiting_action import Resolution, WaitingAction
     from workflows.write_order import NoOrder, WriteTurn
@@ -96,11 +97,13 @@ class ApprovalGate(GateDecisions):
                 effect = await hooks.execute(action, [], [])
                 turn.after_effect()
                 return await self._carried_out(action, hooks, None, effect)
-            action = await hooks.hold(action)
+            # Its hold, and the standing rules' answer with it (`standing_rules.py`).
+            placed = await hooks.hold(action, match_rules=True)
+            action = placed.action
             turn.waiting()
             # The approvals recorded while it waited travel on, naming the reviewers.
             try:
-                action, resolution = await self._await_decision(action, hooks)
+                action, resolution = await self._await_decision(action, hooks, placed.rules)
             except asyncio.CancelledError:
                 # The run ends (cancelled, or its deadline): its hold would otherwise
                 # count until it expired.
@@ -213,10 +216,10 @@ class ApprovalGate(GateDecisions):
         return record
 
     async def _await_decision(
-        self, action: PendingAction, hooks: GateHooks
+        self, action: PendingAction, hooks: GateHooks, rules: RuleMatch
     ) -> tuple[PendingAction, Resolution]:
         digest = action.action_hash
-        ruled = await rule_approval(self.request, replace(self.records[digest], action=action))
+        ruled = rule_approval(replace(self.records[digest], action=action), rules)
         self.decisions.extend(ruled.trail)
         if ruled.approved is not None:
             self.records[digest] = ruled.approved
@@ -295,6 +298,6 @@ class ApprovalGate(GateDecisions):
                 return
             # Its inbox row (and a refund's exposure hold) with the new expiry and roles;
             # an approval that arrived meanwhile stays.
-            held = await hooks.hold(expiry.record.action)
+            held = (await hooks.hold(expiry.record.action)).action
             self.records[digest] = self.records[digest].held_again(held)
             await self.recorder.flush()

@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.contracts import RunRequest, ToolUseBlock
     from workflows.exposure import ActionExposure
+    from workflows.gate_hooks import Held
     from workflows.gate_store import hold
     from workflows.profile_contracts import ToolPolicy
 
@@ -80,9 +81,9 @@ def new_action(
 
 
 async def judged_on_exposure(
-    action: PendingAction, amount_minor: int, request: RunRequest
-) -> PendingAction:
+    action: PendingAction, amount_minor: int, request: RunRequest, match_rules: bool = False
+) -> Held:
     """The mode on the order's exposure (judged on `action.state`), with this action's
-    hold, and its inbox row, in the store."""
-    pending_minor = await hold(action, request)
-    return with_exposure(action, amount_minor, pending_minor)
+    hold, and its inbox row, in the store; and the standing rules' answer when asked."""
+    held = await hold(action, request, match_rules)
+    return Held(with_exposure(action, amount_minor, held.pending_minor), held.rules)

@@ -19,7 +19,7 @@ This is workflow code: hooks call activities by name, never I/O of their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from workflows.actions import (
@@ -32,6 +32,7 @@ from workflows.actions import (
 from workflows.connector_waits import ConnectorWait, EffectWaiting
 from workflows.contracts import ToolUseBlock
 from workflows.exposure import ActionExposure
+from workflows.rule_grant import RuleMatch
 from workflows.tool_policy import ToolPolicy
 
 EffectStatus = Literal["done", "state_changed", "approver_invalid", "refused", "unavailable"]
@@ -76,6 +77,15 @@ class Effect:
     waited: EffectWaiting | None = None
 
 
+@dataclass(frozen=True)
+class Held:
+    """The action as its hold judged it (how many approvals it needs), and the standing
+    rules' answer the hold brought when asked (`standing_rules.py`)."""
+
+    action: PendingAction
+    rules: RuleMatch = field(default_factory=RuleMatch)
+
+
 class GateHooks(Protocol):
     # What the action is, in a reviewer's words ("refund 12.00 EUR on order O-1").
     def describe(self, action: PendingAction) -> str: ...
@@ -103,7 +113,8 @@ class GateHooks(Protocol):
 
     def mode(self, action: PendingAction) -> tuple[ApprovalMode, str]: ...
 
-    async def hold(self, action: PendingAction) -> PendingAction: ...
+    # `match_rules`: the action starts to wait, and the hold asks the standing rules too.
+    async def hold(self, action: PendingAction, match_rules: bool = False) -> Held: ...
 
     async def release(self, action_hash: str) -> None: ...
 

@@ -94,8 +94,11 @@ async def read_state(request: RunRequest) -> ActionState:
     return state
 
 
-async def hold(action: PendingAction, request: RunRequest) -> int:
-    """Hold the action's place in its order's exposure; return the others' pending sum.
+async def hold(
+    action: PendingAction, request: RunRequest, match_rules: bool = False
+) -> PendingRefundHeld:
+    """Hold the action's place in its order's exposure; return the others' pending sum,
+    and the standing rules' answer when `match_rules` (activities/hold_rules.py).
 
     A store that does not answer fails the call (the gate is inside the tool call, which
     turns it into an error result); judging without the sum could split four eyes.
@@ -116,12 +119,13 @@ async def hold(action: PendingAction, request: RunRequest) -> int:
             tenant_id=request.tenant_id,
             ticket_id=request.ticket_id,
             action=action,
+            match_rules=match_rules,
         ),
         result_type=PendingRefundHeld,
         timeout=HOLD_CALL_TIMEOUT,
         retry_policy=STORE_RETRIES,
     )
-    return held.pending_minor
+    return held
 
 
 async def release(action_hash: str) -> None:

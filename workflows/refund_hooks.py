@@ -35,7 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.contracts import RunRequest, ToolUseBlock
     from workflows.exposure import ActionExposure
     from workflows.gate_actions import judged_on_exposure, new_action
-    from workflows.gate_hooks import Effect, Prepared
+    from workflows.gate_hooks import Effect, Held, Prepared
     from workflows.gate_store import execute, read_state, release
     from workflows.profile_contracts import ToolPolicy
     from workflows.tool_catalog import REFUND, RefundArguments, parse_arguments
@@ -108,13 +108,14 @@ class RefundHooks:
             return "review", ""
         return mode, why
 
-    async def hold(self, action: PendingAction) -> PendingAction:
+    async def hold(self, action: PendingAction, match_rules: bool = False) -> Held:
         # The policy's review (N of M, a role, a chain) first: the exposure may ask for
         # more, never for less (`with_exposure`).
         # Judged afresh: an edit or an escalation arrives with the mode it had before.
         fresh = action.model_copy(update={"mode": "confirm", "required_approvals": 1})
         asked = with_policy(fresh, self.policy)
-        return await judged_on_exposure(asked, action_amount_minor(asked), self.request)
+        amount_minor = action_amount_minor(asked)
+        return await judged_on_exposure(asked, amount_minor, self.request, match_rules)
 
     async def release(self, action_hash: str) -> None:
         await release(action_hash)

@@ -29,9 +29,7 @@ from workflows.actions import PendingAction
 from workflows.approval_policy import money
 from workflows.contract_base import Contract
 from workflows.exposure import scalar_text
-from workflows.rule_grant import RuleGrant
 
-MATCH_STANDING_RULE_ACTIVITY = "match_standing_rule"
 RULE_DOCUMENT_PURPOSE = "signoff-standing-rule-v1"
 
 
@@ -58,14 +56,6 @@ class RuleMatchRequest(Contract):
     tenant_id: str
     ticket_id: str
     action: PendingAction
-
-
-class RuleMatch(Contract):
-    """The active rule that approves the action (None: none does), and the shadow rules
-    that would have approved it."""
-
-    grant: RuleGrant | None = None
-    shadows: list[RuleGrant] = []
 
 
 def rule_document(terms: RuleTerms) -> dict[str, Any]:
@@ -148,3 +138,10 @@ def needs_more_than_one(action: PendingAction) -> bool:
     """Four eyes (by exposure or policy), N of M above one, a role's approval or a chain:
     a standing rule never stands in for those."""
     return action.required_approvals > 1 or action.one_from is not None or bool(action.chain)
+
+
+def rule_may_approve(action: PendingAction) -> bool:
+    """A rule approves an action only as first proposed, for one reviewer: never one with
+    approvals already, nor one that supersedes another (a voided approval's successor,
+    a reviewer's edit)."""
+    return not (needs_more_than_one(action) or action.approvals or action.supersedes is not None)

@@ -1,7 +1,8 @@
 """The grant of a standing rule, as a run carries it to its effect on the action.
 
 Kept apart from `rule_contracts.py` so that `actions.py` can name it on a
-`PendingAction` without importing the rule's terms (which import the action).
+`PendingAction`, and the match in a hold's answer, without importing the rule's terms
+(which import the action).
 """
 
 from __future__ import annotations
@@ -29,3 +30,12 @@ class RuleGrant(Contract):
     @property
     def approver(self) -> str:
         return rule_approver(self.rule_id)
+
+
+class RuleMatch(Contract):
+    """The active rule that approves the action (None: none does), and the shadow rules
+    that would have approved it: what the hold that starts an action's wait answers
+    (workflows/standing_rules.py)."""
+
+    grant: RuleGrant | None = None
+    shadows: list[RuleGrant] = []

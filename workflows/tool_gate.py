@@ -42,9 +42,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.contracts import RunRequest, ToolCallInput, ToolUseBlock
     from workflows.exposure import ActionExposure, ExposureProblem, exposure_of, scalar_text
     from workflows.gate_actions import new_action
-    from workflows.gate_hooks import Effect, Prepared
+    from workflows.gate_hooks import Effect, Held, Prepared
     from workflows.gate_store import STORE_CALL_TIMEOUT, STORE_RETRIES, release
     from workflows.profile_contracts import ToolPolicy
+    from workflows.rule_grant import RuleMatch
     from workflows.run_tools import profile_names
     from workflows.tool_catalog import ToolCallRejected
     from workflows.tool_policy import call_timeout
@@ -135,7 +136,7 @@ class ToolHooks:
             return "deny", f"this agent's profile does not allow {self.tool}"
         return approval, ""
 
-    async def hold(self, action: PendingAction) -> PendingAction:
+    async def hold(self, action: PendingAction, match_rules: bool = False) -> Held:
         review = self.mode(action)[0] == "review"
         judged = action.model_copy(
             update={
@@ -144,18 +145,20 @@ class ToolHooks:
             }
         )
         judged = with_policy(judged, self.policy)
-        await workflow.execute_activity(
+        rules: RuleMatch = await workflow.execute_activity(
             HOLD_WAITING_ACTION_ACTIVITY,
             ActionHold(
                 run_id=workflow.info().workflow_id,
                 tenant_id=self.request.tenant_id,
                 ticket_id=self.request.ticket_id,
                 action=judged,
+                match_rules=match_rules,
             ),
+            result_type=RuleMatch,
             start_to_close_timeout=STORE_CALL_TIMEOUT,
             retry_policy=STORE_RETRIES,
         )
-        return judged
+        return Held(judged, rules)
 
     async def release(self, action_hash: str) -> None:
         await release(action_hash)

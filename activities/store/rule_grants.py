@@ -1,8 +1,8 @@
 """A standing rule at work: which rule covers a waiting action, and the effect's own
 check of a rule's grant, with the use it spends.
 
-Design note. The run asks `match_rules` when an action starts to wait (after its hold
-judged how many approvals it needs); that answer is only a proposal. The effect that
+Design note. The hold that starts an action's wait asks `match_rules`
+(activities/hold_rules.py); that answer is only a proposal. The effect that
 carries the action out trusts no grant: inside its own transaction, `grant_refusal`
 locks the rule's row (so two effects cannot both spend its last use) and checks that
 
@@ -42,13 +42,12 @@ from workflows.actions import ActionState, PendingAction, RefundCommand, ToolAct
 from workflows.approval_policy import money
 from workflows.effect_requirements import Requirements
 from workflows.rule_contracts import (
-    RuleMatch,
     RuleMatchRequest,
     amount_of,
     coverage_problem,
     rule_document,
 )
-from workflows.rule_grant import RuleGrant
+from workflows.rule_grant import RuleGrant, RuleMatch
 
 RULE_USED = "rule_used"
 RULES = table_of(StandingRule)

@@ -157,7 +157,7 @@ class RawRefund:
             note="",
         )
         run_id = workflow.info().workflow_id
-        # A local activity, as signoff's own: the hold takes no other call.
+        # A local activity, as signoff's own, asking the standing rules with it.
         await workflow.execute_local_activity(
             HOLD_PENDING_REFUND_ACTIVITY,
             ActionHold(
@@ -165,6 +165,7 @@ class RawRefund:
                 tenant_id=request.tenant_id,
                 ticket_id=request.ticket_id,
                 action=action,
+                match_rules=True,
             ),
             result_type=PendingRefundHeld,
             start_to_close_timeout=LOCAL_TIMEOUT,

@@ -25,7 +25,6 @@ from activities.refunds import RefundActivities
 from activities.refusal_audit import RefusalAudit
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
-from activities.standing_rules import StandingRuleActivities
 from activities.store import make_engine
 from activities.store.passkey_proofs import PasskeyCheck
 from activities.tool_effects import ToolEffects
@@ -140,7 +139,6 @@ def activity_parts(
         limits=RunLimitsActivity(settings, keys, payments),
         notifier=ReviewerNotifier(settings, profiles.profiles),
         mcp=McpTools(settings.mcp_timeout_seconds, HeldProfiles.of([profiles]), engine),
-        rules=StandingRuleActivities(local.engine, keys, threads=local.threads),
     )
 
 

@@ -23,7 +23,6 @@ from activities.mcp.activities import McpTools
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
-from activities.standing_rules import StandingRuleActivities
 from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
 from workflows.contracts import ModelReply, ModelRequest
@@ -48,7 +47,6 @@ class ActivityParts:
     limits: RunLimitsActivity
     notifier: ReviewerNotifier
     mcp: McpTools
-    rules: StandingRuleActivities
 
 
 def worker_activities(
@@ -65,14 +63,13 @@ def worker_activities(
         parts.refunds.read_action_state,
         parts.refunds.execute_refund,
         parts.verifier.verify_decision,
-        parts.refunds.hold_pending_refund,
+        parts.refunds.hold_pending_refund,  # and the standing rules: docs/standing-rules.md
         parts.refunds.release_pending_refund,
         parts.decisions.record_decision,
         parts.limits.run_limits,
         parts.notifier.notify_reviewers,
         parts.mcp.resolve,  # tools from MCP servers (docs/configuration/mcp.md)
         parts.mcp.run,
-        parts.rules.match_standing_rule,  # docs/standing-rules.md
     ]
     by_name = {activity_name(entry): entry for entry in listed}
     for substitute in replacing:

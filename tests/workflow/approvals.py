@@ -41,7 +41,6 @@ from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
 from activities.run_limits import RunLimitsActivity
-from activities.standing_rules import StandingRuleActivities
 from activities.store import get_reviewer, list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
 from activities.store.started_runs import record_started_run
@@ -105,7 +104,6 @@ async def gate_run(
     audit's, e.g. by one that waits)."""
     max_age = overrides.pop("decision_max_age", SKIPPING_MAX_AGE)
     effects: ToolEffects | None = overrides.pop("effects", None)
-    rules: StandingRuleActivities | None = overrides.pop("rules", None)
     task_queue = new_task_queue()
     values: dict[str, Any] = {"ticket_id": "T-1042", "deadline": APPROVAL_RUN_DEADLINE}
     if overrides.pop("on_profile", False) and profiles is not None:
@@ -134,7 +132,6 @@ async def gate_run(
         profiles=profiles,
         payments=payments,
         effects=effects,
-        rules=rules,
     ):
         yield await start(env.client, request, task_queue)
 
@@ -154,7 +151,6 @@ def gate_worker(
     effects: ToolEffects | None = None,
     payments: PaymentConnectors | None = None,
     run_keys: VerificationKeys | None = TEST_KEYS,
-    rules: StandingRuleActivities | None = None,
 ) -> Worker:
     """A worker of `workflows` on `task_queue`, with the real gateway and store
     activities, the signed decisions' verifier and the fake `model`; its effects judge
@@ -173,7 +169,6 @@ def gate_worker(
         profiles=profiles,
         payments=payments,
         decision_max_age=decision_max_age,
-        rules=rules,
     )
     return worker(
         env.client,
@@ -197,7 +192,6 @@ def store_parts(
     payments: PaymentConnectors | None = None,
     decision_max_age: timedelta = SKIPPING_MAX_AGE,
     settings: Settings | None = None,
-    rules: StandingRuleActivities | None = None,
 ) -> ActivityParts:
     """The worker's activities (signoff/wiring/worker_activities.py) on `engine`, with
     the fake `model` and the tests' decision key; each argument given replaces its part.
@@ -227,7 +221,6 @@ def store_parts(
             HeldProfiles.of([loaded]),
             engine,
         ),
-        rules=rules or StandingRuleActivities(engine, TEST_KEYS),
     )
 
 

@@ -28,7 +28,6 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.contract_base import Contract
     from workflows.contracts import RUN_TOOL_ACTIVITY, ToolCallInput, ToolResult
-    from workflows.rule_contracts import MATCH_STANDING_RULE_ACTIVITY, RuleMatchRequest
 
 ONCE = RetryPolicy(maximum_attempts=1)
 TIMEOUT = timedelta(seconds=30)
@@ -40,7 +39,7 @@ class RoguePlan(Contract):
     release: PendingRefundRelease
     record: DecisionEvent
     # An action to hold for the rogue's own id (its workflow id): the order's exposure,
-    # a row in the reviewers' inbox, a standing rule's grant.
+    # a row in the reviewers' inbox, and with them a standing rule's grant.
     hold: ActionHold | None = None
 
 
@@ -63,17 +62,9 @@ class RogueRun:
             (RECORD_DECISION_ACTIVITY, plan.record),
         ]
         if plan.hold is not None:
-            hold = plan.hold
-            match = RuleMatchRequest(
-                run_id=hold.run_id,
-                tenant_id=hold.tenant_id,
-                ticket_id=hold.ticket_id,
-                action=hold.action,
-            )
             calls += [
-                (HOLD_PENDING_REFUND_ACTIVITY, hold),
-                (HOLD_WAITING_ACTION_ACTIVITY, hold),
-                (MATCH_STANDING_RULE_ACTIVITY, match),
+                (HOLD_PENDING_REFUND_ACTIVITY, plan.hold),
+                (HOLD_WAITING_ACTION_ACTIVITY, plan.hold),
             ]
         for name, argument in calls:
             try:

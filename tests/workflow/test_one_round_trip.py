@@ -45,7 +45,6 @@ from workflows.actions import (
 )
 from workflows.contracts import MODEL_TURN_ACTIVITY, RunOutcome
 from workflows.decision_check import VERIFY_DECISION_ACTIVITY
-from workflows.rule_contracts import MATCH_STANDING_RULE_ACTIVITY
 from workflows.run_limits import RUN_LIMITS_ACTIVITY
 
 REASON = "The customer's vase arrived broken."
@@ -134,8 +133,8 @@ async def test_an_approved_refund_reaches_its_effect_in_one_round_trip_with_its_
     history = await handle.fetch_history()
     # Nothing between the wait and the refund goes through the server: the store's
     # check of the decision is a local activity, and no record_decision (the approval's
-    # audit row is the refund's); the limits, the exposure hold and the standing rules'
-    # lookup are local activities too.
+    # audit row is the refund's); the limits and the exposure hold are local activities
+    # too, and the hold brings the standing rules' answer (no activity of their own).
     assert scheduled(history) == [
         MODEL_TURN_ACTIVITY,
         READ_ACTION_STATE_ACTIVITY,
@@ -145,7 +144,6 @@ async def test_an_approved_refund_reaches_its_effect_in_one_round_trip_with_its_
     assert local_activity_names(history) == [
         RUN_LIMITS_ACTIVITY,
         HOLD_PENDING_REFUND_ACTIVITY,
-        MATCH_STANDING_RULE_ACTIVITY,
         VERIFY_DECISION_ACTIVITY,
     ]
     # One workflow-task completion carries the update's acceptance, the check's marker,

@@ -58,7 +58,14 @@ async def test_a_rogue_workflow_moves_no_money_and_touches_no_run(
             }
         )
         plan = RoguePlan(
-            hold=ActionHold(run_id=rogue_id, tenant_id="demo", ticket_id="T-1042", action=inflated),
+            # Asking the standing rules too, as a run's gate does when an action starts to wait.
+            hold=ActionHold(
+                run_id=rogue_id,
+                tenant_id="demo",
+                ticket_id="T-1042",
+                action=inflated,
+                match_rules=True,
+            ),
             signoff_queue=signoff_queue,
             command=names,
             release=PendingRefundRelease(run_id=handle.id, action_hash=action.action_hash),
@@ -84,13 +91,12 @@ async def test_a_rogue_workflow_moves_no_money_and_touches_no_run(
                     RogueRun.run, plan, id=rogue_id, task_queue=rogue_queue
                 )
 
-        refund, release, record, exposure, inbox, match = said
+        refund, release, record, exposure, inbox = said
         assert refund.startswith("refund: refused") and "only the run itself" in refund
         assert release == "release_pending_refund: NotItsRun"
         assert record == "record_decision: NotItsRun"
         assert exposure == "hold_pending_refund: NotItsRun"
         assert inbox == "hold_waiting_action: NotItsRun"
-        assert match == "match_standing_rule: NotItsRun"
         assert list_refunds(seeded_engine, "demo", "C-1042") == []
         # The run's hold still counts in the order's exposure.
         assert pending_minor(seeded_engine, "demo", "C-1042", action.requested_at) == held_before

@@ -13,11 +13,11 @@ from temporalio import activity
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.standing_rules import StandingRuleActivities
+from activities.refunds import RefundActivities
 from activities.store import list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
 from activities.store.rule_grants import match_rules
-from signoff.config.profiles import STRICT_PROFILES, load_profile_file
+from signoff.config.profiles import BUILTIN_PROFILES, STRICT_PROFILES, load_profile_file
 from signoff.service.handles import Store
 from signoff.service.standing_rules import revoke, rules_of
 from tests.clock import clock_now
@@ -37,11 +37,18 @@ from tests.workflow.approvals import (
 from tests.workflow.fakes import FakeModel, replay, text_reply, tool_reply
 from tests.workflow.rogue import RoguePlan, RogueRun
 from tests.workflow.test_python_tools import on_profile
-from workflows.actions import DecisionEvent, DecisionRecord, PendingRefundRelease
+from workflows.actions import (
+    HOLD_PENDING_REFUND_ACTIVITY,
+    ActionHold,
+    DecisionEvent,
+    DecisionRecord,
+    PendingRefundHeld,
+    PendingRefundRelease,
+)
 from workflows.approval_policy import recomputed_hash
 from workflows.contracts import RunOutcome
 from workflows.refund_commands import refund_command
-from workflows.rule_contracts import MATCH_STANDING_RULE_ACTIVITY, RuleMatch, RuleMatchRequest
+from workflows.rule_contracts import RuleMatchRequest
 
 REASON = "The lamp arrived dented."
 # Ticket T-2210's order C-2210 was paid 45.00 EUR; demo's four-eyes threshold is 200.00.
@@ -169,30 +176,31 @@ async def test_a_rule_never_stands_in_for_four_eyes(
     assert unused.uses == 0
 
 
-class RevokedMeanwhile(StandingRuleActivities):
-    """The store's match, after which the rule is revoked before the effect runs: the
-    answer the run got is stale by the time its effect checks the grant."""
+class RevokedMeanwhile(RefundActivities):
+    """The store's match, made by the refund's hold, after which the rule is revoked
+    before the effect runs: the answer the run got is stale by the time its effect
+    checks the grant."""
 
     def __init__(self, engine: Engine, rule_id: str) -> None:
-        super().__init__(engine, TEST_KEYS)
+        super().__init__(engine, TEST_KEYS, profiles=load_profile_file(BUILTIN_PROFILES).profiles)
         self._engine_for_revoke = engine
         self._rule_id = rule_id
 
-    @activity.defn(name=MATCH_STANDING_RULE_ACTIVITY)
-    async def match_standing_rule(self, request: RuleMatchRequest) -> RuleMatch:
-        match = await super().match_standing_rule(request)
-        if match.grant is not None:
+    @activity.defn(name=HOLD_PENDING_REFUND_ACTIVITY)
+    async def hold_pending_refund(self, hold: ActionHold) -> PendingRefundHeld:
+        held = await super().hold_pending_refund(hold)
+        if held.rules.grant is not None:
             revoke(Store(self._engine_for_revoke), "admin", "demo", self._rule_id)
-        return match
+        return held
 
 
 async def test_a_grant_the_effect_refuses_sends_the_refund_to_a_reviewer(
     time_skipping_env: WorkflowEnvironment, seeded_engine: Engine
 ) -> None:
     rule = make_rule(seeded_engine, TEST_SIGNER, max_amount="50.00")
-    rules = RevokedMeanwhile(seeded_engine, rule.id)
+    refunds = RevokedMeanwhile(seeded_engine, rule.id)
     async with gate_run(
-        time_skipping_env, refund("20.00"), seeded_engine, ticket_id=TICKET, rules=rules
+        time_skipping_env, refund("20.00"), seeded_engine, refunds=refunds, ticket_id=TICKET
     ) as handle:
         (action,) = await pending_actions(handle)
         await decide(handle, decision(seeded_engine, "alice", action.action_hash))
