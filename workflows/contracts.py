@@ -74,7 +74,7 @@ OutcomeReason = Literal[
     "repeated_failing_call",
     "model_error",
     "cancelled",
-    # The worker's own limits (workflows/run_limits.py) could not be read.
+    # The worker's own limits (workflows/run_limits.py) did not come with the first turn.
     "worker_limits_unavailable",
     # A reviewer rejected an action as suspected fraud: the agent may not argue.
     "suspected_fraud",

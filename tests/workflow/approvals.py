@@ -40,7 +40,7 @@ from activities.model_turn import ModelTurns
 from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
-from activities.run_limits import LimitsSource
+from activities.run_limits import LimitsSource, WorkerLimits
 from activities.standing_rules import StandingRuleActivities
 from activities.store import get_reviewer, list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
@@ -203,11 +203,12 @@ def store_parts(
 ) -> ActivityParts:
     """The worker's activities (signoff/wiring/worker_activities.py) on `engine`, with
     the fake `model` and the tests' decision key; each argument given replaces its part.
-    The reviewer notices read `settings` (the defaults when None), as
-    `signoff worker` reads its own."""
+    A ModelTurns `model`'s limits and the reviewer notices read `settings` (the defaults
+    when None), as `signoff worker` reads its own."""
     settings = settings or Settings()
     if isinstance(model, ModelTurns):
         model.read_catalogs_from(engine)  # as activity_parts does for `signoff worker`
+        model.hold_to(WorkerLimits(settings).limits_for)
     loaded = profiles or load_profile_file(BUILTIN_PROFILES)
     return ActivityParts(
         models=model,
