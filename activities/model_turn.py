@@ -4,6 +4,9 @@ A model call can take minutes. The activity heartbeats while it waits, because i
 Temporal a cancellation (the run was cancelled, or its deadline passed) reaches a
 running activity only through its heartbeat; the pending call is then cancelled too,
 so a cancelled run stops paying for tokens.
+
+The activity also holds every call to the worker's `max_tokens`, and answers a run's
+first turn with the worker's limits on the run (activities/run_limits.py).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from temporalio.exceptions import ApplicationError
 from activities import observe
 from activities.models.base import ModelAdapter
 from activities.prompt_reader import PromptCatalogs
+from activities.run_limits import LimitsSource, WorkerLimits, limited_turn
 from signoff.config.settings import Settings
 from signoff.entry_points import load_reference
 from signoff.models.registry import ENTRY_POINT_GROUP, known_providers
@@ -41,7 +45,11 @@ def _unpriced(model: ModelRef) -> ModelPrice | None:
 
 class ModelTurns:
     """Holds the adapters, each built on the first turn that names its provider, from the
-    factory of that provider (`build_model_turns`: one per provider of the registry)."""
+    factory of that provider (`build_model_turns`: one per provider of the registry).
+
+    `limits`: the worker's limits on a run (`WorkerLimits.limits_for`). None: a worker
+    built without settings (a test's) holds no call to them and answers none, so that a
+    run on it fails closed."""
 
     def __init__(
         self,
@@ -49,7 +57,9 @@ class ModelTurns:
         heartbeat_interval_seconds: float = HEARTBEAT_INTERVAL_SECONDS,
         price_of: Callable[[ModelRef], ModelPrice | None] = _unpriced,
         catalogs: PromptCatalogs | None = None,
+        limits: LimitsSource | None = None,
     ) -> None:
+        self._limits = limits
         self._price_of = price_of  # the worker's prices, for the cost metric
         self._catalogs = catalogs
         self._factories = dict(factories)
@@ -61,8 +71,17 @@ class ModelTurns:
         if self._catalogs is None:
             self._catalogs = PromptCatalogs(engine)
 
+    def hold_to(self, limits: LimitsSource) -> None:
+        """Hold every turn to `limits` (the worker's, with its keys and connectors)."""
+        self._limits = limits
+
     @activity.defn(name=MODEL_TURN_ACTIVITY)
     async def model_turn(self, request: ModelRequest) -> ModelReply:
+        if self._limits is None:
+            return await self._observed_turn(request)
+        return await limited_turn(request, self._limits, self._observed_turn)
+
+    async def _observed_turn(self, request: ModelRequest) -> ModelReply:
         request = await self._with_catalog(request)
         with observe.model_turn_span(request) as span:
             try:
@@ -139,7 +158,9 @@ def build_model_turns(settings: Settings) -> ModelTurns:
         name: partial(_build_adapter, provider.adapter, settings)
         for name, provider in known_providers().items()
     }
-    return ModelTurns(factories, price_of=settings.price_of)
+    # The settings' limits; a worker's own also hold its keys and connectors (hold_to).
+    limits = WorkerLimits(settings).limits_for
+    return ModelTurns(factories, price_of=settings.price_of, limits=limits)
 
 
 def _build_adapter(reference: str, settings: Settings) -> ModelAdapter:

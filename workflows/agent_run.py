@@ -1,8 +1,8 @@
 """AgentRun: one support ticket, one bounded tool loop, every step durable.
 
-Design note. The loop runs as a child task of `run()` under `asyncio.wait_for`, whose
-timeout is a durable Temporal timer: the deadline ends the run even while an activity
-hangs, and a cancellation request reaches whatever the loop awaits. Both paths return
+Design note. The loop runs as a child task of `run()` under a durable Temporal timer
+(`run_deadline.py`): the deadline ends the run even while an activity hangs, and a
+cancellation request reaches whatever the loop awaits. Both paths return
 a `RunOutcome` instead of raising, so that what happened before the end stays readable
 in the result, the state query and the status search attribute. The SDK reports the
 activity it cancels on the way as an `ActivityError`; the loop lets that through as a
@@ -17,7 +17,8 @@ model can read.
 
 The parts live beside it: `model_turn.py` (ask), `tool_turn.py` (run tools and when
 failures end a run), `approval_gate.py` (gate), `run_books.py` (usage, cost, trail),
-`run_budgets.py` (when a run must stop), `run_outcome.py` (outcome, status) and
+`run_budgets.py` (when a run must stop, and the worker's limits that come with the first
+turn), `run_deadline.py` (the deadline's timer), `run_outcome.py` (outcome, status) and
 `decision_update.py` (the `decide` update's checks).
 """
 
@@ -65,7 +66,14 @@ with workflow.unsafe.imports_passed_through():
     from workflows.model_turn import actor_hash, ask_model
     from workflows.replies import ClassifiedReply, classify
     from workflows.run_books import RunBooks
-    from workflows.run_budgets import RunEnded, check_budgets, over_budget, worker_terms
+    from workflows.run_budgets import (
+        RunEnded,
+        check_budgets,
+        limits_asked,
+        over_budget,
+        worker_terms,
+    )
+    from workflows.run_deadline import RunDeadline
     from workflows.run_outcome import outcome, publish_start, publish_waiting
     from workflows.run_tools import is_irreversible, not_offered_message, offered_names
     from workflows.tool_catalog import ASK_CUSTOMER, CATALOG, ToolCallRejected, parse_call
@@ -98,9 +106,12 @@ class AgentRun:
         self._published_pending: tuple[str, ...] = ()
         # The tools of the profile's MCP servers this run offers, by offered name.
         self._mcp: dict[str, McpToolOffer] = {}
-        # The public keys the `decide` validator checks signatures with (run_limits).
+        # The public keys the `decide` validator checks signatures with: the worker's,
+        # from the first model turn (run_limits.py).
         self._keyring = RunKeyring()
         self._customer = CustomerWait(self._books, self._status_changed)
+        self._deadline = RunDeadline(self._customer)
+        self._started_at = workflow.now()  # the worker's deadline counts from here
         self._gate = ApprovalGate(
             request,
             notify=self._on_gate_change,
@@ -114,25 +125,21 @@ class AgentRun:
         self._published_status = "running"
         closing = False
         try:
-            # The budgets, expiry and price the worker allows, not only what was asked,
-            # and the keys its decisions are checked with.
-            request, self._keyring = await worker_terms(self._request)
-            self._request = request
-            self._gate.request = request
             remaining = (request.deadline - workflow.now()).total_seconds()
             if remaining <= 0:
                 raise RunEnded("failed", "deadline_exceeded", "The deadline had passed.")
             await self._offer_mcp_tools()
             remaining = (request.deadline - workflow.now()).total_seconds()
-            final_text = await self._loop_until_deadline(remaining)
+            final_text = await self._deadline.run(self._loop(), remaining)
             return self._finish("completed", "answered", "", final_text)
         except RunEnded as ended:
             return self._finish(ended.status, ended.reason, ended.detail)
         except TimeoutError:  # the deadline's durable timer fired
+            deadline = self._request.deadline.isoformat()  # as the worker's limits hold it
             return self._finish(
                 "failed",
                 "deadline_exceeded",
-                f"The run's deadline ({request.deadline.isoformat()}) passed before an answer.",
+                f"The run's deadline ({deadline}) passed before an answer.",
             )
         except asyncio.CancelledError:
             return self._finish("cancelled", "cancelled", "The run was cancelled on request.")
@@ -206,30 +213,6 @@ class AgentRun:
 
     # --- the loop: ask, classify, run tools (refunds through the gate), answer -----
 
-    async def _loop_until_deadline(self, seconds: float) -> str:
-        """The loop, cancelled when the deadline's durable timer fires (TimeoutError then),
-        as asyncio.wait_for does, but the timer is not cancelled when the loop ends first:
-        the run is ending, the server drops a timer its run outlived, and a cancel would
-        only be one more history event."""
-        loop = asyncio.create_task(self._loop())
-        fired = False
-
-        def deadline() -> None:
-            nonlocal fired
-            if self._customer.put_off(deadline):
-                return  # time spent waiting for the customer is not the agent's
-            if not loop.done():
-                fired = True
-                loop.cancel()
-
-        asyncio.get_running_loop().call_later(seconds, deadline)
-        try:
-            return await loop
-        except asyncio.CancelledError:
-            if fired:
-                raise TimeoutError from None
-            raise
-
     async def _loop(self) -> str:
         self._messages.append(
             Message(role="user", content=[TextBlock(text=opening_message(self._request))])
@@ -272,9 +255,21 @@ class AgentRun:
         self._books.turns += 1
         self._books.event("turn", f"turn {self._books.turns}: asking the model")
         mcp_tools = [offer.spec() for offer in self._mcp.values()]
-        reply = await ask_model(self._request, self._messages, mcp_tools)
-        self._books.record_usage(reply.usage, self._request.price)
+        first = self._books.turns == 1
+        asked = limits_asked(self._request) if first else None
+        reply = await ask_model(self._request, self._messages, mcp_tools, asked)
+        if first:
+            self._hold_to_worker_limits(reply)
+        self._books.record_usage(reply.usage, self._request.price)  # the worker's price
         return reply
+
+    def _hold_to_worker_limits(self, reply: ModelReply) -> None:
+        """The budgets, expiry and price the worker allows, not only what was asked, and
+        the keys its decisions are checked with: they came with the first reply."""
+        before = self._request.deadline
+        request, self._keyring = worker_terms(self._request, reply, self._started_at)
+        self._deadline.shorten_to(request.deadline, before)
+        self._request = self._gate.request = request
 
     def _classify(self, reply: ModelReply) -> ClassifiedReply:
         """What the reply is (replies.py); a failure ends the run, the rest is kept."""

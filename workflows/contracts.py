@@ -17,6 +17,7 @@ from workflows.actions import DecisionRecord, PendingAction
 from workflows.connector_waits import EffectWaiting
 from workflows.contract_base import TASK_QUEUE as TASK_QUEUE  # re-exported: both sides name it
 from workflows.contract_base import Contract, Identifier, TenantId
+from workflows.limit_contracts import RunLimits, RunLimitsRequest
 from workflows.model_contracts import ModelPrice as ModelPrice  # re-exported, as below
 from workflows.model_contracts import ModelRef as ModelRef
 from workflows.model_contracts import Usage as Usage
@@ -73,7 +74,7 @@ OutcomeReason = Literal[
     "repeated_failing_call",
     "model_error",
     "cancelled",
-    # The worker's own limits (workflows/run_limits.py) could not be read.
+    # The worker's own limits (workflows/run_limits.py) did not come with the first turn.
     "worker_limits_unavailable",
     # A reviewer rejected an action as suspected fraud: the agent may not argue.
     "suspected_fraud",
@@ -216,7 +217,7 @@ class TurnUsage(Contract):
 class ModelRequest(WireContract):
     """A neutral model call: what any adapter receives."""
 
-    WIRE_OMITS = ("system", "user_hash", "thinking_budget_tokens", "prompt_digest")
+    WIRE_OMITS = ("system", "user_hash", "thinking_budget_tokens", "prompt_digest", "limits_for")
 
     model: ModelRef
     system: str = ""
@@ -232,15 +233,30 @@ class ModelRequest(WireContract):
     # The run's prompt catalog: the model-turn activity reads it from the store, checks
     # its hash and puts its system prompt and tools in `system` and before `tools`.
     prompt_digest: CatalogDigest | None = None
+    # Set on a run's first turn only: the worker answers with its limits on the run
+    # (`ModelReply.worker_limits`, see run_limits.py), so that they cost no activity of
+    # their own. Only what they are for; the limits themselves are the worker's alone.
+    limits_for: RunLimitsRequest | None = None
+
+    @model_validator(mode="after")
+    def _limits_for_the_model_called(self) -> ModelRequest:
+        # The price the run takes is the one of the model this turn calls.
+        if self.limits_for is not None and self.limits_for.model != self.model:
+            raise ValueError("limits_for names another model than the one called")
+        return self
 
 
-class ModelReply(Contract):
+class ModelReply(WireContract):
     """A neutral model answer: content blocks, why it stopped, what it cost."""
+
+    WIRE_OMITS = ("worker_limits",)
 
     content: list[ReplyBlock]
     stop_reason: StopReason
     usage: Usage = Field(default_factory=Usage)
     model_id: str = ""
+    # The worker's limits on the run, when the request asked for them (`limits_for`).
+    worker_limits: RunLimits | None = None
 
 
 # --- tools -----------------------------------------------------------------------

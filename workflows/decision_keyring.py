@@ -3,9 +3,9 @@
 Design note. Checking an Ed25519 signature is pure computation over public keys, so the
 run can do it itself, at once, before anything reaches its history: a forged or altered
 decision is refused by the validator and no activity runs for it. The run cannot read
-the key file, so it gets the worker's public keys deterministically: the `run_limits`
-local activity at its start returns them with the worker's limits, and its result is in
-the history (replay reads the same keys).
+the key file, so it gets the worker's public keys deterministically: the run's first
+model turn returns them with the worker's limits (run_limits.py), and its result is in
+the history (replay reads the same keys). No action waits for a decision before then.
 
 Rotation. A run may wait for days; meanwhile the decision service may sign with a key
 made after the run started. The validator therefore refuses only what it can judge: a

@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         ModelRequest,
         RunRequest,
     )
+    from workflows.limit_contracts import RunLimitsRequest
     from workflows.run_budgets import RunEnded
     from workflows.run_tools import built_in_prompt
     from workflows.tool_spec import ToolSpec
@@ -42,10 +43,14 @@ def actor_hash(tenant_id: str, actor_id: str) -> str:
 
 
 async def ask_model(
-    request: RunRequest, messages: list[Message], more_tools: Sequence[ToolSpec] = ()
+    request: RunRequest,
+    messages: list[Message],
+    more_tools: Sequence[ToolSpec] = (),
+    limits_for: RunLimitsRequest | None = None,
 ) -> ModelReply:
     """The model's reply to the conversation, or RunEnded("model_error"); `more_tools`
-    are offered after the run's own (its MCP servers' tools)."""
+    are offered after the run's own (its MCP servers' tools); `limits_for` asks the
+    worker for its limits on the run with the reply (run_limits.py)."""
     system, tools = built_in_prompt(request)
     model_request = ModelRequest(
         model=request.model,
@@ -56,6 +61,7 @@ async def ask_model(
         max_tokens=request.max_tokens,
         user_hash=actor_hash(request.tenant_id, request.actor_id),
         thinking_budget_tokens=request.thinking_budget_tokens,
+        limits_for=limits_for,
     )
     try:
         reply: ModelReply = await workflow.execute_activity(

@@ -3,31 +3,23 @@
 `RunEnded` stops the loop with a named outcome wherever it is raised; `run()` turns it
 into the `RunOutcome`. The budgets are checked before each model turn and again after
 an approval (`over_budget`): a decision never lets a spent run act. The worker's limits
-are read once, at the start (see `run_limits.py`); without them the run fails closed.
+come once, with the run's first model turn (see `run_limits.py`), and hold the run from
+that turn's cost on; without them the run fails closed.
 
-This is workflow code: no I/O; the `run_limits` local activity reads the settings.
+This is workflow code: no I/O; the model-turn activity reads the worker's settings.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from temporalio import workflow
-from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.cancellation import reraise_cancellation
-    from workflows.contracts import FinalStatus, OutcomeReason, RunRequest
+    from workflows.contracts import FinalStatus, ModelReply, OutcomeReason, RunRequest
     from workflows.decision_keyring import RunKeyring
-    from workflows.local_calls import local_call
     from workflows.run_books import RunBooks
-    from workflows.run_limits import (
-        RUN_LIMITS_ACTIVITY,
-        RUN_LIMITS_ATTEMPTS,
-        RUN_LIMITS_TIMEOUT,
-        RunLimits,
-        RunLimitsRequest,
-        clamp,
-    )
+    from workflows.run_limits import RunLimitsRequest, clamp
 
 
 class RunEnded(Exception):
@@ -73,33 +65,31 @@ def over_budget(books: RunBooks, request: RunRequest) -> str | None:
     return None
 
 
-async def worker_terms(request: RunRequest) -> tuple[RunRequest, RunKeyring]:
-    """The request held to the worker's limits, and the keys the run checks decisions
-    with, from one local activity.
+def limits_asked(request: RunRequest) -> RunLimitsRequest:
+    """What the run's first model turn asks the worker's limits for (run_limits.py)."""
+    return RunLimitsRequest(model=request.model, tenant_id=request.tenant_id)
 
-    Local: it reads only what the worker process holds (its settings and public keys),
-    so a round trip through the server would only add latency. Its result is a marker
-    in the history, so a replay reads the same limits and keys. A retry runs in the
-    worker while it holds the workflow task (the SDK heartbeats the task meanwhile); a
-    worker that dies first leaves no marker, and the next worker asks its own settings
-    again, which is what a fresh start would do. Reading settings twice changes nothing.
+
+def worker_terms(
+    request: RunRequest, first_reply: ModelReply, started_at: datetime
+) -> tuple[RunRequest, RunKeyring]:
+    """The request held to the worker's limits that came with the run's first model
+    turn, and the keys the run checks decisions with; the deadline counted from
+    `started_at`, the run's start.
+
+    The reply is in the history, so a replay reads the same limits and keys. A retried
+    turn asks the worker that runs the retry, which is what a fresh start would do:
+    reading settings twice changes nothing.
     """
-    started_at = workflow.now()
-    try:
-        limits: RunLimits = await local_call(
-            RUN_LIMITS_ACTIVITY,
-            RunLimitsRequest(model=request.model, tenant_id=request.tenant_id),
-            result_type=RunLimits,
-            timeout=RUN_LIMITS_TIMEOUT,
-            retry_policy=RetryPolicy(maximum_attempts=RUN_LIMITS_ATTEMPTS),
-        )
-    except ActivityError as error:
-        reraise_cancellation(error)
-        # Without the worker's limits the run would trust its starter's: fail closed.
+    limits = first_reply.worker_limits
+    if limits is None:
+        # A model-turn activity that does not answer with them (not signoff's own): the
+        # run would trust its starter's limits. Fail closed.
         raise RunEnded(
             "failed",
             "worker_limits_unavailable",
-            "The worker's run limits could not be read; the run did not start.",
-        ) from None
+            "The worker's run limits did not come back with the first model turn; the "
+            "run did not go on.",
+        )
     keyring = RunKeyring.of(limits.decision_keys, limits.decision_max_age_seconds)
     return clamp(request, limits, started_at), keyring

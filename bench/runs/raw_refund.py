@@ -1,8 +1,8 @@
 """The baseline of `python -m bench.runs`: a refund run written by hand on plain Temporal.
 
 It does what signoff's scripted refund run does, with the same activities (the real
-ones, registered in its own worker) and the same payloads: the worker's limits, the
-model turns, the two read tools, the state read and the exposure hold (a local
+ones, registered in its own worker) and the same payloads: the model turns (the first
+brings the worker's limits back), the two read tools, the state read and the exposure hold (a local
 activity, as signoff's: the hold takes no other call), one `decide` Update whose
 handler verifies the signed decision (a local activity too, for the same reason), the
 audit record, the refund, and the answer. Its wait
@@ -63,7 +63,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.gate_results import trail_record
     from workflows.model_turn import actor_hash
     from workflows.refund_commands import refund_command
-    from workflows.run_limits import RUN_LIMITS_ACTIVITY, RunLimits, RunLimitsRequest
+    from workflows.run_limits import RunLimitsRequest
     from workflows.tool_catalog import RefundArguments, offered_tools
 
 RAW_WORKFLOW_NAME = "RawRefundBaseline"
@@ -93,9 +93,8 @@ class RawRefund:
     @workflow.run
     async def run(self, request: RunRequest) -> str:
         self._request = request
-        await call(RUN_LIMITS_ACTIVITY, RunLimitsRequest(model=request.model), RunLimits)
         messages = [Message(role="user", content=[TextBlock(text=opening_message(request))])]
-        for _ in range(request.step_budget):
+        for turn in range(request.step_budget):
             reply: ModelReply = await call(
                 MODEL_TURN_ACTIVITY,
                 ModelRequest(
@@ -105,6 +104,8 @@ class RawRefund:
                     tools=[tool.spec() for tool in offered_tools()],
                     max_tokens=request.max_tokens,
                     user_hash=actor_hash(request.tenant_id, request.actor_id),
+                    # As signoff's run: the worker's limits come with the first turn.
+                    limits_for=RunLimitsRequest(model=request.model) if turn == 0 else None,
                 ),
                 ModelReply,
             )

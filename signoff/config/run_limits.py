@@ -1,8 +1,8 @@
 """The limits a run gets from the settings: budgets, deadline, approval TTL and price.
 
 One function for the requests built from the settings (`signoff run`, triage) and for the
-worker's `run_limits` activity, so that a request built from the same settings is never
-clamped by the worker.
+limits the worker answers a run's first model turn with (activities/run_limits.py), so
+that a request built from the same settings is never clamped by the worker.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
 from activities.refusal_audit import RefusalAudit
 from activities.reviewer_notifier import ReviewerNotifier
-from activities.run_limits import RunLimitsActivity
+from activities.run_limits import WorkerLimits
 from activities.store import make_engine
 from activities.store.passkey_proofs import PasskeyCheck
 from activities.tool_effects import ToolEffects
@@ -91,14 +91,16 @@ def activity_parts(
     """The objects whose methods are `signoff worker`'s activities, on `engine` and the
     settings (bench/runs/workers.py builds its raw baseline's worker from the same);
     the keyword arguments are build_worker's."""
-    models = models or build_model_turns(settings)
-    if isinstance(models, ModelTurns):
-        # Runs started on a profile name their prompt catalog; it is in this store.
-        models.read_catalogs_from(engine)
     # Per tenant: Stripe for those SIGNOFF_STRIPE_KEYS_FILE names, the ledger otherwise.
     payments = PaymentConnectors(settings)
     # Public keys only: a worker checks decisions and can never sign one.
     keys = load_verification_keys(settings)
+    models = models or build_model_turns(settings)
+    if isinstance(models, ModelTurns):
+        # Runs started on a profile name their prompt catalog; it is in this store.
+        models.read_catalogs_from(engine)
+        # The limits a run's first turn brings back, with this worker's keys and connectors.
+        models.hold_to(WorkerLimits(settings, keys, payments).limits_for)
     profiles = profiles or load_profiles(settings)
     # The step-up policy from this worker's own profiles and settings, never the store's.
     passkeys = PasskeyCheck(
@@ -136,7 +138,6 @@ def activity_parts(
             threads=local.threads,
         ),
         decisions=DecisionActivities(engine, keys),
-        limits=RunLimitsActivity(settings, keys, payments),
         notifier=ReviewerNotifier(settings, profiles.profiles),
         mcp=McpTools(settings.mcp_timeout_seconds, HeldProfiles.of([profiles]), engine),
     )

@@ -3,10 +3,10 @@
 A worker that registers fewer activities than the workflow calls fails late, on the
 first run that reaches the missing one; a copy of the list drifts as soon as an activity
 is added. So every worker of the workflow takes its list from here. A test or a bench
-that puts its own activity in place of one (a scripted model, limits no request
-reaches, a refund that crashes after its commit) passes it in `replacing`: it takes the
-place of the activity registered under the same name, and a name that is not one of the
-worker's is refused rather than added.
+that puts its own activity in place of one (a scripted model, a model turn answering
+with limits no request reaches, a refund that crashes after its commit) passes it in
+`replacing`: it takes the place of the activity registered under the same name, and a
+name that is not one of the worker's is refused rather than added.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from activities.decisions import DecisionActivities
 from activities.mcp.activities import McpTools
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
-from activities.run_limits import RunLimitsActivity
 from activities.tool_effects import ToolEffects
 from activities.tool_gateway import ToolGateway
 from workflows.contracts import ModelReply, ModelRequest
@@ -44,7 +43,6 @@ class ActivityParts:
     refunds: RefundActivities
     verifier: DecisionVerifier
     decisions: DecisionActivities
-    limits: RunLimitsActivity
     notifier: ReviewerNotifier
     mcp: McpTools
 
@@ -66,7 +64,6 @@ def worker_activities(
         parts.refunds.hold_pending_refund,  # and the standing rules: docs/standing-rules.md
         parts.refunds.release_pending_refund,
         parts.decisions.record_decision,
-        parts.limits.run_limits,
         parts.notifier.notify_reviewers,
         parts.mcp.resolve,  # tools from MCP servers (docs/configuration/mcp.md)
         parts.mcp.run,

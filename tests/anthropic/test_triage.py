@@ -13,7 +13,7 @@ from tests.anthropic.wire import CLAUDE, EPHEMERAL, RecordingGateway, tools_para
 from tests.anthropic_server import FakeMessagesApi, message, tool_use
 from tests.triage_requests import triage_request
 from tests.workflow.approvals import store_parts
-from tests.workflow.fakes import generous_limits, new_task_queue
+from tests.workflow.fakes import limited, new_task_queue
 from workflows.agent_run import AgentRun, actor_hash
 from workflows.contracts import ModelRef, RunOutcome
 from workflows.tool_catalog import READ_TICKET
@@ -36,7 +36,7 @@ async def triage(
         task_queue=queue,
         workflows=[TriageTicket, AgentRun],
         activities=worker_activities(
-            store_parts(engine, model_turns, gateway=gateway), replacing=[generous_limits]
+            store_parts(engine, model_turns, gateway=gateway), replacing=[limited(model_turns)]
         ),
     ):
         outcome = await env.client.execute_workflow(

@@ -14,8 +14,8 @@ from signoff.config.settings import Settings
 from signoff.wiring.worker import build_worker
 from signoff.wiring.worker_activities import activity_name, worker_activities
 from tests.workflow.approvals import TEST_SIGNER, install_test_public_keys, store_parts
-from tests.workflow.fakes import FakeModel, generous_limits, new_task_queue
-from workflows.run_limits import RUN_LIMITS_ACTIVITY
+from tests.workflow.fakes import FakeModel, limited, new_task_queue
+from workflows.contracts import MODEL_TURN_ACTIVITY
 
 
 @activity.defn(name="not_an_activity_of_the_worker")
@@ -31,12 +31,13 @@ def test_a_substitute_takes_the_place_of_the_entry_of_its_name(seeded_engine: En
     parts = store_parts(seeded_engine, FakeModel())
     real = worker_activities(parts)
 
-    swapped = worker_activities(parts, replacing=[generous_limits])
+    substitute = limited(FakeModel())
+    swapped = worker_activities(parts, replacing=[substitute])
 
     assert names(swapped) == names(real)
     assert len(set(names(real))) == len(real)
-    at = names(real).index(RUN_LIMITS_ACTIVITY)
-    assert swapped[at] is generous_limits and real[at] is not generous_limits
+    at = names(real).index(MODEL_TURN_ACTIVITY)
+    assert swapped[at] is substitute and real[at] is not substitute
     assert [e for i, e in enumerate(swapped) if i != at] == [
         e for i, e in enumerate(real) if i != at
     ]

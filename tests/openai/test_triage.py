@@ -15,7 +15,7 @@ from tests.openai.chat_server import FakeChatApi, assistant, completion, tool_ca
 from tests.openai.wire import QWEN, function_tools, sent_call, tool_message
 from tests.triage_requests import triage_request
 from tests.workflow.approvals import store_parts
-from tests.workflow.fakes import generous_limits, new_task_queue
+from tests.workflow.fakes import limited, new_task_queue
 from workflows.agent_run import actor_hash
 from workflows.tool_catalog import READ_TICKET
 from workflows.triage import READ_CALL_ID, TRIAGE_SYSTEM_PROMPT, TriageTicket, classify_tool
@@ -34,7 +34,7 @@ async def triage(
         task_queue=queue,
         workflows=[TriageTicket],
         activities=worker_activities(
-            store_parts(engine, model_turns, gateway=gateway), replacing=[generous_limits]
+            store_parts(engine, model_turns, gateway=gateway), replacing=[limited(model_turns)]
         ),
     ):
         outcome = await env.client.execute_workflow(

@@ -20,7 +20,7 @@ from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
 from activities.payments.registry import PaymentConnectors
-from activities.run_limits import RunLimitsActivity
+from activities.run_limits import WorkerLimits
 from activities.store import list_refunds
 from signoff.config.settings import Settings
 from signoff.payments.stripe_platform import REFUND_CALLS
@@ -82,9 +82,9 @@ async def test_a_slow_stripe_refunds_once_within_the_derived_time_limit(
         slow_payments = PaymentConnectors(settings)
         # The worker's own limits, as `signoff worker` answers them: with the tenant's
         # payment platform's call budget.
-        limits = RunLimitsActivity(settings, payments=slow_payments).run_limits
+        limits = WorkerLimits(settings, payments=slow_payments).limits_for
         async with gate_run(
-            dev_server, model, seeded_engine, run_limits=limits, payments=slow_payments
+            dev_server, model, seeded_engine, limits=limits, payments=slow_payments
         ) as handle:
             (action,) = await pending_actions(handle, within=PROPOSED_WITHIN_SECONDS)
             slow.calls.clear()  # from here on: the effect's calls alone

@@ -18,7 +18,14 @@ from signoff.config.settings import Settings
 from signoff.wiring.worker_activities import worker_activities
 from tests.replay.record_histories import DEMO, agent_request
 from tests.workflow.approvals import SKIPPING_MAX_AGE, TEST_KEYS, store_parts
-from tests.workflow.fakes import FakeModel, generous_limits, text_reply, tool_reply, worker
+from tests.workflow.fakes import (
+    FakeModel,
+    generous_limits,
+    limited,
+    text_reply,
+    tool_reply,
+    worker,
+)
 from tests.workflow.run_keys import keyed_limits
 from tests.workflow.test_ask_customer import ASK, ASKING, reply
 from workflows.agent_run import AgentRun
@@ -33,7 +40,10 @@ def asking_worker(client: Client, settings: Settings, engine: Engine) -> Worker:
     limits = keyed_limits(generous_limits, TEST_KEYS, SKIPPING_MAX_AGE)
     parts = store_parts(engine, model, profiles=ASKING)
     return worker(
-        client, settings.task_queue, model, activities=worker_activities(parts, replacing=[limits])
+        client,
+        settings.task_queue,
+        model,
+        activities=worker_activities(parts, replacing=[limited(model, limits)]),
     )
 
 

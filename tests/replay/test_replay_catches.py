@@ -16,7 +16,7 @@ from signoff.cli.commands_history import verdict_lines
 from signoff.service.history_files import HistoryFile, expand, load
 from signoff.service.history_replay import HistoryReplayer, ReplayVerdict
 from tests.replay import altered
-from workflows.run_limits import RUN_LIMITS_ACTIVITY
+from workflows.decision_check import VERIFY_DECISION_ACTIVITY
 from workflows.triage import TriageTicket
 
 FOLDER = Path(__file__).parent.parent / "histories"
@@ -84,19 +84,22 @@ async def test_a_timer_removed(files: list[HistoryFile]) -> None:
         assert event_type(verdict.file, verdict.event_id) == EventType.EVENT_TYPE_TIMER_STARTED
 
 
+def checks_a_decision(file: HistoryFile) -> bool:
+    """Whether the history holds the store's check of a decision (its local activity)."""
+    return any(
+        e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+        and VERIFY_DECISION_ACTIVITY.encode() in e.SerializeToString()
+        for e in file.history.events
+    )
+
+
 async def test_an_activity_removed(files: list[HistoryFile]) -> None:
-    verdicts = await replay_all(files, altered.AgentRunWithoutLimitsRead, TriageTicket)
-    runs = [v for v in verdicts.values() if v.file.workflow_type == "AgentRun"]
+    verdicts = await replay_all(files, altered.AgentRunWithoutDecisionCheck, TriageTicket)
+    runs = [v for v in verdicts.values() if checks_a_decision(v.file)]
     assert runs
     for verdict in runs:
-        assert not verdict.ok, f"{verdict.file.path.name} replayed without its limits read"
+        assert not verdict.ok, f"{verdict.file.path.name} replayed without its decision check"
         assert_named(verdict)
-        # The history holds the limits' local-activity marker, which the code no longer
+        # The history holds the check's local-activity marker, which the code no longer
         # makes: the replayer names the local activity it cannot match.
         assert "LocalActivity" in str(verdict.message)
-        [first] = [
-            e
-            for e in verdict.file.history.events
-            if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
-        ][:1]
-        assert RUN_LIMITS_ACTIVITY.encode() in first.SerializeToString()

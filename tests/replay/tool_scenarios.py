@@ -18,7 +18,14 @@ from signoff.config.settings import Settings
 from signoff.wiring.worker_activities import worker_activities
 from tests.replay.record_histories import DEMO, agent_request, decision, wait_for_pending
 from tests.workflow.approvals import SKIPPING_MAX_AGE, TEST_KEYS, store_parts
-from tests.workflow.fakes import FakeModel, generous_limits, text_reply, tool_reply, worker
+from tests.workflow.fakes import (
+    FakeModel,
+    generous_limits,
+    limited,
+    text_reply,
+    tool_reply,
+    worker,
+)
 from tests.workflow.run_keys import keyed_limits
 from workflows.agent_run import AgentRun
 from workflows.contracts import run_id_for
@@ -35,7 +42,7 @@ def voucher_worker(client: Client, settings: Settings, engine: Engine) -> Worker
         client,
         settings.task_queue,
         model,
-        activities=worker_activities(parts, replacing=[limits]),
+        activities=worker_activities(parts, replacing=[limited(model, limits)]),
     )
 
 

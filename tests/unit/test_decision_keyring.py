@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from activities.run_limits import RunLimitsActivity, decision_keys
+from activities.run_limits import WorkerLimits, decision_keys
 from signoff.config.decision_signatures import DecisionSigner, VerificationKeys
 from signoff.config.settings import Settings
 from tests.workflow.approvals import TEST_KEYS, TEST_SIGNER, signed, signed_by_an_impostor
@@ -71,16 +71,15 @@ def test_an_entry_whose_id_is_not_its_keys_is_ignored() -> None:
     assert not RunKeyring.of([lying], None).knows(signed(approval(), RUN, at=NOW))
 
 
-async def test_the_worker_hands_its_unretired_keys_and_max_age_to_the_run() -> None:
+def test_the_worker_hands_its_unretired_keys_and_max_age_to_the_run() -> None:
     retired = DecisionSigner.generate()
     keys = VerificationKeys(
         {**TEST_KEYS.keys, retired.key_id: retired.private_key.public_key()},
         retired=frozenset({retired.key_id}),
     )
     settings = Settings(decision_max_age_seconds=120)
-    activity = RunLimitsActivity(settings, keys)
-    limits = await activity.run_limits(REQUEST)
+    limits = WorkerLimits(settings, keys).limits_for(REQUEST)
     assert [key.key_id for key in limits.decision_keys] == [TEST_SIGNER.key_id]
     assert limits.decision_max_age_seconds == 120
-    bare = await RunLimitsActivity(settings).run_limits(REQUEST)
+    bare = WorkerLimits(settings).limits_for(REQUEST)
     assert bare.decision_keys == [] and bare.decision_max_age_seconds is None

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from activities.payments.registry import PaymentConnectors
-from activities.run_limits import RunLimitsActivity
+from activities.run_limits import WorkerLimits
 from signoff.config.settings import Settings
 from signoff.payments.registry import PaymentPlatform, refund_call_seconds
 from signoff.payments.stripe_platform import REFUND_CALLS, STRIPE
@@ -33,15 +33,13 @@ def stripe_tenant(tmp_path: Path) -> Settings:
     )
 
 
-async def test_the_worker_gives_a_stripe_tenant_its_calls_times_their_timeout(
-    tmp_path: Path,
-) -> None:
+def test_the_worker_gives_a_stripe_tenant_its_calls_times_their_timeout(tmp_path: Path) -> None:
     settings = stripe_tenant(tmp_path)
-    limits = RunLimitsActivity(settings, payments=PaymentConnectors(settings)).run_limits
+    limits = WorkerLimits(settings, payments=PaymentConnectors(settings)).limits_for
 
-    stripe = await limits(RunLimitsRequest(model=MODEL, tenant_id="demo"))
-    ledger = await limits(RunLimitsRequest(model=MODEL, tenant_id="acme"))
-    unnamed = await limits(RunLimitsRequest(model=MODEL))
+    stripe = limits(RunLimitsRequest(model=MODEL, tenant_id="demo"))
+    ledger = limits(RunLimitsRequest(model=MODEL, tenant_id="acme"))
+    unnamed = limits(RunLimitsRequest(model=MODEL))
 
     assert stripe.payment_call_seconds == REFUND_CALLS * CALL_TIMEOUT_SECONDS
     assert ledger.payment_call_seconds == 0.0  # the embedded ledger calls no platform

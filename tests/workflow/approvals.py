@@ -40,7 +40,7 @@ from activities.model_turn import ModelTurns
 from activities.payments.registry import PaymentConnectors
 from activities.refunds import RefundActivities
 from activities.reviewer_notifier import ReviewerNotifier
-from activities.run_limits import RunLimitsActivity
+from activities.run_limits import LimitsSource, WorkerLimits
 from activities.store import get_reviewer, list_refunds
 from activities.store.decision_queries import AuditQuery, audit_rows
 from activities.store.started_runs import record_started_run
@@ -56,6 +56,7 @@ from signoff.wiring.worker_activities import ActivityParts, worker_activities
 from tests.workflow.fakes import (
     ModelActivities,
     generous_limits,
+    limited,
     new_task_queue,
     run_request,
     start,
@@ -92,7 +93,7 @@ async def gate_run(
     model: ModelActivities,
     engine: Engine,
     /,
-    run_limits: Callable[..., Any] = generous_limits,
+    limits: LimitsSource = generous_limits,
     refunds: RefundActivities | None = None,
     audit: DecisionActivities | None = None,
     profiles: LoadedProfiles | None = None,
@@ -125,7 +126,7 @@ async def gate_run(
         model,
         engine,
         task_queue,
-        run_limits,
+        limits,
         refunds,
         audit,
         decision_max_age=max_age,
@@ -141,7 +142,7 @@ def gate_worker(
     model: ModelActivities,
     engine: Engine,
     task_queue: str,
-    run_limits: Callable[..., Any] = generous_limits,
+    limits: LimitsSource = generous_limits,
     refunds: RefundActivities | None = None,
     audit: DecisionActivities | None = None,
     *,
@@ -156,10 +157,11 @@ def gate_worker(
     activities, the signed decisions' verifier and the fake `model`; its effects judge
     tool calls by `profiles` (the built-in file when None), unless `effects` replaces
     them (a tenant's helpdesk connector); `payments` picks each tenant's payments
-    connector (the ledger for all when None). Its runs get `run_keys` at their start,
-    as from `signoff worker` (None: no key, every decision goes to `verify_decision`)."""
+    connector (the ledger for all when None). Its runs get `limits` and `run_keys` with
+    their first model turn, as from `signoff worker` (None: no key, every decision goes
+    to `verify_decision`)."""
     if run_keys is not None:
-        run_limits = keyed_limits(run_limits, run_keys, decision_max_age)
+        limits = keyed_limits(limits, run_keys, decision_max_age)
     parts = store_parts(
         engine,
         model,
@@ -175,7 +177,7 @@ def gate_worker(
         task_queue,
         model,
         workflows=workflows,
-        activities=worker_activities(parts, replacing=[run_limits]),
+        activities=worker_activities(parts, replacing=[limited(model, limits)]),
     )
 
 
@@ -195,11 +197,12 @@ def store_parts(
 ) -> ActivityParts:
     """The worker's activities (signoff/wiring/worker_activities.py) on `engine`, with
     the fake `model` and the tests' decision key; each argument given replaces its part.
-    The limits and the reviewer notices read `settings` (the defaults when None), as
-    `signoff worker` reads its own."""
+    A ModelTurns `model`'s limits and the reviewer notices read `settings` (the defaults
+    when None), as `signoff worker` reads its own."""
     settings = settings or Settings()
     if isinstance(model, ModelTurns):
         model.read_catalogs_from(engine)  # as activity_parts does for `signoff worker`
+        model.hold_to(WorkerLimits(settings).limits_for)
     loaded = profiles or load_profile_file(BUILTIN_PROFILES)
     return ActivityParts(
         models=model,
@@ -214,7 +217,6 @@ def store_parts(
         ),
         verifier=verifier or DecisionVerifier(engine, TEST_KEYS, decision_max_age),
         decisions=audit or DecisionActivities(engine, TEST_KEYS),
-        limits=RunLimitsActivity(settings),
         notifier=ReviewerNotifier(settings),
         mcp=McpTools(
             MCP_TIMEOUT_SECONDS,

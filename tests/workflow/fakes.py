@@ -25,6 +25,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer, Worker
 
+from activities.run_limits import LimitsSource, limited_turn
 from signoff.config.data_converter import data_converter
 from signoff.service.runs import STATUS_KEY, TENANT_KEY
 from workflows import policy
@@ -45,7 +46,7 @@ from workflows.contracts import (
     Usage,
     run_id_for,
 )
-from workflows.run_limits import RUN_LIMITS_ACTIVITY, RunLimits, RunLimitsRequest
+from workflows.run_limits import RunLimits, RunLimitsRequest
 from workflows.sandbox import workflow_runner
 
 # A model or tool that never answers. It stays at the head of the queue, so every
@@ -182,7 +183,7 @@ class FakeTools:
 
 
 # Limits no test request reaches: a test's run keeps the budgets and price it asks for.
-# Tests of the clamp itself register the real activity (activities/run_limits.py).
+# Tests of the clamp itself answer with the worker's (activities/run_limits.py).
 GENEROUS_LIMITS = RunLimits(
     step_budget=1000,
     token_budget=10**12,
@@ -192,13 +193,23 @@ GENEROUS_LIMITS = RunLimits(
 )
 
 
-@activity.defn(name=RUN_LIMITS_ACTIVITY)
-async def generous_limits(request: RunLimitsRequest) -> RunLimits:
+def generous_limits(request: RunLimitsRequest) -> RunLimits:
     return GENEROUS_LIMITS
 
 
 class ModelActivities(Protocol):
     async def model_turn(self, request: ModelRequest) -> ModelReply: ...
+
+
+def limited(model: ModelActivities, limits: LimitsSource = generous_limits) -> Callable[..., Any]:
+    """`model`'s turns as the worker's model-turn activity answers them: held to the
+    `limits`' max_tokens, and the first with the limits (the code `ModelTurns` runs)."""
+
+    @activity.defn(name=MODEL_TURN_ACTIVITY)
+    async def model_turn(request: ModelRequest) -> ModelReply:
+        return await limited_turn(request, limits, model.model_turn)
+
+    return model_turn
 
 
 class ToolActivities(Protocol):
@@ -237,20 +248,22 @@ def worker(
     model: ModelActivities,
     tools: ToolActivities | None = None,
     extra_activities: Sequence[Callable[..., Any]] = (),
-    run_limits: Callable[..., Any] = generous_limits,
+    limits: LimitsSource | None = generous_limits,
     workflows: Sequence[type] = (AgentRun,),
     activities: Sequence[Callable[..., Any]] | None = None,
 ) -> Worker:
     """A worker of the fake `model` and `tools`, unless `activities` is given: the whole
-    list then (the worker's own, signoff/wiring/worker_activities.py)."""
+    list then (the worker's own, signoff/wiring/worker_activities.py). Its model turns
+    answer with `limits` (None: with none, as `model` answers)."""
     tools = tools or FakeTools()
+    model_turn = model.model_turn if limits is None else limited(model, limits)
     return Worker(
         client,
         task_queue=task_queue,
         workflows=list(workflows),
         activities=list(activities)
         if activities is not None
-        else [model.model_turn, tools.run_tool, run_limits, *extra_activities],
+        else [model_turn, tools.run_tool, *extra_activities],
         workflow_runner=workflow_runner(),  # the sandbox signoff's worker runs them in
         # The SDK holds heartbeats back for most of the heartbeat timeout, in real
         # time; under time skipping that is long enough for the timeout to fire.

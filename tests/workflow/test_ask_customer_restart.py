@@ -26,6 +26,7 @@ from tests.workflow.approvals import (
 from tests.workflow.fakes import (
     FakeModel,
     generous_limits,
+    limited,
     new_task_queue,
     run_request,
     start,
@@ -58,7 +59,7 @@ def uncached_worker(
         env.client,
         task_queue=queue,
         workflows=[AgentRun],
-        activities=list(worker_activities(parts, replacing=[limits])),
+        activities=list(worker_activities(parts, replacing=[limited(model, limits)])),
         workflow_runner=workflow_runner(),
         max_cached_workflows=0,
         max_heartbeat_throttle_interval=timedelta(milliseconds=1),

@@ -35,7 +35,7 @@ from tests.workflow.approvals import (
 )
 from tests.workflow.fakes import (
     FakeModel,
-    generous_limits,
+    limited,
     new_task_queue,
     replay,
     run_request,
@@ -85,7 +85,7 @@ async def test_a_decide_in_flight_answers_before_the_run_ends(
         task_queue,
         model,
         # The held verifier in place of the real one, under the same name.
-        activities=worker_activities(parts, replacing=[generous_limits, verifier.verify_decision]),
+        activities=worker_activities(parts, replacing=[limited(model), verifier.verify_decision]),
     ):
         handle = await start(env.client, request, task_queue)
         (action,) = await pending_actions(handle)

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 from temporalio.testing import WorkflowEnvironment
 
-from activities.run_limits import RunLimitsActivity
+from activities.run_limits import WorkerLimits
 from activities.store import add_ticket
 from activities.store.tickets import MAX_TICKET_TEXT_CHARS
 from activities.tool_gateway import ToolGateway
@@ -44,14 +44,14 @@ async def test_a_run_at_the_cap_keeps_its_history_under_the_bound(
     model = FakeModel()
     for _ in range(MAX_STEP_BUDGET + 5):
         model.enqueue(tool_reply(("read_ticket", {}), ("get_order", {}), text="y" * REPLY_CHARS))
-    limits = RunLimitsActivity(Settings(home=tmp_path, step_budget=MAX_STEP_BUDGET))
+    limits = WorkerLimits(Settings(home=tmp_path, step_budget=MAX_STEP_BUDGET))
     # The request asks for more than the cap (its contract allows 100): the worker clamps.
     request = run_request(
         await env.get_current_time(), ticket_id=ticket, step_budget=100, token_budget=10**9
     )
     task_queue = new_task_queue()
     async with worker(
-        env.client, task_queue, model, ToolGateway(seeded_engine), run_limits=limits.run_limits
+        env.client, task_queue, model, ToolGateway(seeded_engine), limits=limits.limits_for
     ):
         handle = await start(env.client, request, task_queue)
         outcome = await handle.result()

@@ -32,7 +32,7 @@ def markers(history: WorkflowHistory) -> list[str]:
         json.loads(payload.data)["id"]
         for event in history.events
         if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
-        # A local activity's marker (the limits, the hold) is no version marker.
+        # A local activity's marker (the hold) is no version marker.
         and "patch-data" in event.marker_recorded_event_attributes.details
         for payload in event.marker_recorded_event_attributes.details["patch-data"].payloads
     ]

@@ -1,12 +1,12 @@
 """A decision reaches its effect in one round trip, and every trust check still holds.
 
 The run checks a decision's signature itself, in the `decide` validator, with the keys
-it got from its `run_limits` local activity, so a forged one costs no activity; the
-store's checks (`verify_decision`, a local activity in the update) refuse what only the
-store knows at once; the update's answer and the refund's schedule leave in one
-workflow-task completion; then the refund's one transaction re-reads the reviewers,
-writes the approval's audit row and the refund (workflows/decision_update.py). No
-`record_decision` in between.
+it got with its first model turn (workflows/run_limits.py), so a forged one costs no
+activity; the store's checks (`verify_decision`, a local activity in the update) refuse
+what only the store knows at once; the update's answer and the refund's schedule leave
+in one workflow-task completion; then the refund's one transaction re-reads the
+reviewers, writes the approval's audit row and the refund
+(workflows/decision_update.py). No `record_decision` in between.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ from workflows.actions import (
 )
 from workflows.contracts import MODEL_TURN_ACTIVITY, RunOutcome
 from workflows.decision_check import VERIFY_DECISION_ACTIVITY
-from workflows.run_limits import RUN_LIMITS_ACTIVITY
 
 REASON = "The customer's vase arrived broken."
 LOCAL_ACTIVITY_MARKER = "core_local_activity"
@@ -133,8 +132,8 @@ async def test_an_approved_refund_reaches_its_effect_in_one_round_trip_with_its_
     history = await handle.fetch_history()
     # Nothing between the wait and the refund goes through the server: the store's
     # check of the decision is a local activity, and no record_decision (the approval's
-    # audit row is the refund's); the limits and the exposure hold are local activities
-    # too, and the hold brings the standing rules' answer (no activity of their own).
+    # audit row is the refund's); the exposure hold is a local activity too, and brings
+    # the standing rules' answer; the worker's limits come with the first model turn.
     assert scheduled(history) == [
         MODEL_TURN_ACTIVITY,
         READ_ACTION_STATE_ACTIVITY,
@@ -142,7 +141,6 @@ async def test_an_approved_refund_reaches_its_effect_in_one_round_trip_with_its_
         MODEL_TURN_ACTIVITY,
     ]
     assert local_activity_names(history) == [
-        RUN_LIMITS_ACTIVITY,
         HOLD_PENDING_REFUND_ACTIVITY,
         VERIFY_DECISION_ACTIVITY,
     ]

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
-from temporalio import activity
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
@@ -39,6 +38,7 @@ from tests.workflow.fakes import (
     GENEROUS_LIMITS,
     FakeModel,
     generous_limits,
+    limited,
     new_task_queue,
     replay,
     run_request,
@@ -51,7 +51,7 @@ from tests.workflow.test_effect_waits import PlatformDown
 from tests.workflow.webhook_receiver import Receiver, webhook_receiver
 from workflows.contracts import RunOutcome
 from workflows.reviewer_notices import NOTIFY_ACTIVITY, NOTIFY_MAX_ATTEMPTS
-from workflows.run_limits import RUN_LIMITS_ACTIVITY, RunLimits, RunLimitsRequest
+from workflows.run_limits import RunLimits, RunLimitsRequest
 
 AGENT_REASON = "The vase arrived broken."
 REFUND = ("refund", {"amount": "89.90", "reason": AGENT_REASON})
@@ -60,8 +60,7 @@ PAST_REMINDER = timedelta(hours=20)  # the reminder goes at 80 % of 24 h: 19 h 1
 POST_SECONDS = 15.0
 
 
-@activity.defn(name=RUN_LIMITS_ACTIVITY)
-async def limits_with_webhook(request: RunLimitsRequest) -> RunLimits:
+def limits_with_webhook(request: RunLimitsRequest) -> RunLimits:
     return GENEROUS_LIMITS.model_copy(update={"notify_reviewers": True})
 
 
@@ -92,7 +91,7 @@ async def notified_run(
         env.client,
         task_queue,
         model,
-        activities=worker_activities(parts, replacing=[limits]),
+        activities=worker_activities(parts, replacing=[limited(model, limits)]),
     ):
         yield await start(env.client, request, task_queue)
 

@@ -33,7 +33,7 @@ from tests.workflow.approvals import (
     with_proof,
 )
 from tests.workflow.fakes import (
-    generous_limits,
+    limited,
     new_task_queue,
     replay,
     run_request,
@@ -73,7 +73,7 @@ async def test_two_reviewers_approving_at_once_make_one_refund_each_time(
         env.client,
         task_queue,
         model,
-        activities=worker_activities(store_parts(engine, model), replacing=[generous_limits]),
+        activities=worker_activities(store_parts(engine, model), replacing=[limited(model)]),
     ):
         now = await env.get_current_time()
         handles = [
