@@ -99,6 +99,13 @@ async def test_an_activity_removed(files: list[HistoryFile]) -> None:
     assert runs
     for verdict in runs:
         assert not verdict.ok, f"{verdict.file.path.name} replayed without its decision check"
+        if verdict.file.path.name.startswith("agent_run_refund_edited"):
+            # A reviewer's edit goes to the gate unchecked, and the run fails on the
+            # update's event before it reaches the missing marker: caught, named there.
+            assert verdict.event_id is not None and "refund_edited" in "\n".join(
+                verdict_lines(verdict)
+            )
+            continue
         assert_named(verdict)
         # The history holds the check's local-activity marker, which the code no longer
         # makes: the replayer names the local activity it cannot match.
