@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Engine
 
@@ -19,8 +20,13 @@ MINUTE_MS = 60_000
 KEYS = itertools.count()
 
 
-def add(
-    store: Engine,
+def add(store: Engine, kind: str, outcome: str | None, **columns: Any) -> None:
+    """One audit row in a transaction of its own (`event`'s columns)."""
+    with write_transaction(store) as session:
+        append_event(session, event(kind, outcome, **columns))
+
+
+def event(
     kind: str,
     outcome: str | None,
     *,
@@ -34,29 +40,26 @@ def add(
     action_hash: str = "a" * 64,
     rule_id: str | None = None,
     at: datetime | None = None,
-) -> None:
+) -> NewEvent:
+    """An audit row with the insight's columns set, under a key of its own."""
     key = next(KEYS)
-    with write_transaction(store) as session:
-        append_event(
-            session,
-            NewEvent(
-                event_key=f"{key:064d}",
-                tenant_id=tenant,
-                kind=kind,
-                run_id=run_id or f"run-{key}",
-                ticket_id="T-1042",
-                action_hash=action_hash,
-                decided_at=at or NOW,
-                reviewer_id=reviewer,
-                amount_minor=amount_minor,
-                currency=None if amount_minor is None else "EUR",
-                outcome=outcome,
-                tool=tool,
-                category=category,
-                waited_ms=waited_ms,
-                rule_id=rule_id,
-            ),
-        )
+    return NewEvent(
+        event_key=f"{key:064d}",
+        tenant_id=tenant,
+        kind=kind,
+        run_id=run_id or f"run-{key}",
+        ticket_id="T-1042",
+        action_hash=action_hash,
+        decided_at=at or NOW,
+        reviewer_id=reviewer,
+        amount_minor=amount_minor,
+        currency=None if amount_minor is None else "EUR",
+        outcome=outcome,
+        tool=tool,
+        category=category,
+        waited_ms=waited_ms,
+        rule_id=rule_id,
+    )
 
 
 def known_rows(store: Engine) -> None:

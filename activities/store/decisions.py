@@ -33,7 +33,7 @@ from activities.store.database import table_of, write_transaction
 from activities.store.decision_chain import GENESIS, row_hash
 from activities.store.errors import StoreError, UnknownTenant
 from activities.store.insight_columns import REFUNDED, insight_values
-from activities.store.insight_days import add_row
+from activities.store.insight_days import add_row_at_commit
 from activities.store.schema import DecisionRow, Tenant, WaitingAction
 from activities.store.waiting_actions import FIRST_APPROVAL, follow_decision
 from workflows.actions import DecisionEvent, DecisionKind, PendingAction, RefundCommand
@@ -354,5 +354,5 @@ def append_event(session: Session, new: NewEvent) -> DecisionRow:
     inserted = connection.execute(NEW_ROW, values).inserted_primary_key
     assert inserted is not None  # a single-row INSERT always has one
     row.id = inserted[0]
-    add_row(connection, values)  # the insight's day, in the same transaction
+    add_row_at_commit(session, values)  # the insight's day, as the transaction commits
     return row

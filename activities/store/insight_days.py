@@ -6,8 +6,9 @@ Design note. The audit only grows, and a day's figures are a sum over its rows, 
 the percentiles, which need every wait: a day's row keeps them all (a busy tenant's day
 of 2,700 decisions is some 40 kB of JSON), so that a period's percentiles stay exact
 (nearest rank over the period's waits, as insight_scan.percentiles takes them), not read
-from buckets. `add_row` adds each audit row with an outcome to its day in the append's
-own transaction, under the tenant's chain lock: the day's row and the audit commit
+from buckets. `add_row_at_commit` adds each audit row with an outcome to its day in the
+append's own transaction, as it commits, under the tenant's chain lock (a transaction's
+rows, one read and one rewrite of each day they touch): the day's row and the audit commit
 together or not at all, and no two appends of a tenant add to a day at once. A day with
 no row yet (its first row since revision 0014_insight_days, or a day before that
 revision) is summed from the audit rows it has, the new one included, when its first
@@ -30,7 +31,8 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, event, insert, select, update
+from sqlalchemy.orm import Session
 
 from activities.store.database import table_of
 from activities.store.insight_scan import Key, Scanned, scan
@@ -38,6 +40,8 @@ from activities.store.insight_schema import InsightDay
 from activities.store.schema import DecisionRow
 
 DECISIONS = table_of(DecisionRow)
+# The session's audit rows waiting for their days, added as its transaction commits.
+PENDING_ROWS = "signoff.insight_rows"
 DAYS = table_of(InsightDay)
 ONE_DAY = timedelta(days=1)
 # The insight columns one pass reads (insight_scan.Row), all in the covering index.
@@ -179,20 +183,46 @@ def write_day(connection: Connection, tenant_id: str, day: date, head: int) -> N
     )
 
 
-def add_row(connection: Connection, values: dict[str, Any]) -> None:
+def add_row_at_commit(session: Session, values: dict[str, Any]) -> None:
     """Add the audit row just inserted (its columns, `values`; None ones left out) to its
-    day, in the append's transaction, under the tenant's chain lock."""
+    day when the append's transaction commits, still under the tenant's chain lock: the
+    rows a transaction appends (a refund's approval and its `executed` row, a batch of
+    decisions) read and rewrite their day's summary once, not once a row."""
     if values.get("outcome") is None:
         return  # no figure counts it
-    tenant_id, seq, day = values["tenant_id"], values["seq"], day_of(values["decided_at"])
-    this_day = (DAYS.c.tenant_id == tenant_id, DAYS.c.day == day)
-    stored = connection.execute(select(DAYS.c.summary).where(*this_day)).scalar_one_or_none()
-    if stored is None:
-        write_day(connection, tenant_id, day, seq)  # the new row is among the day's
-        return
-    row: Any = tuple(values.get(name) for name in SCANNED_NAMES)
-    summary = added(json.loads(stored), scan([row]))
-    connection.execute(update(DAYS).where(*this_day).values(head_seq=seq, summary=summary))
+    pending: list[dict[str, Any]] = session.info.setdefault(PENDING_ROWS, [])
+    if not pending:
+        event.listen(session, "before_commit", _add_pending, once=True)
+        event.listen(session, "after_rollback", _forget_pending, once=True)
+    pending.append(values)
+
+
+def _add_pending(session: Session) -> None:
+    rows = session.info.pop(PENDING_ROWS, [])
+    if rows:
+        add_rows(session.connection(), rows)
+
+
+def _forget_pending(session: Session) -> None:
+    session.info.pop(PENDING_ROWS, None)  # rolled back: their rows were never written
+
+
+def add_rows(connection: Connection, rows: list[dict[str, Any]]) -> None:
+    """Add audit rows inserted in this transaction (their columns; None ones left out),
+    in `seq` order, to their days, under the tenant's chain lock."""
+    by_day: dict[tuple[str, date], list[dict[str, Any]]] = {}
+    for values in rows:
+        by_day.setdefault((values["tenant_id"], day_of(values["decided_at"])), []).append(values)
+    for (tenant_id, day), day_rows in by_day.items():
+        head = max(values["seq"] for values in day_rows)
+        this_day = (DAYS.c.tenant_id == tenant_id, DAYS.c.day == day)
+        stored = connection.execute(select(DAYS.c.summary).where(*this_day)).scalar_one_or_none()
+        if stored is None:
+            write_day(connection, tenant_id, day, head)  # the new rows are among the day's
+            continue
+        scanned: Any = [tuple(values.get(name) for name in SCANNED_NAMES) for values in day_rows]
+        summary = added(json.loads(stored), scan(scanned))
+        connection.execute(update(DAYS).where(*this_day).values(head_seq=head, summary=summary))
 
 
 def added(summary: dict[str, Any], part: Scanned) -> str:

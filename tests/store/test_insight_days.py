@@ -3,16 +3,20 @@ each day's row is what its audit rows add up to, kept by the audit's writer; a p
 read from the days says exactly what the audit's rows alone say (percentiles included,
 nearest rank over every wait); a day with no row (written before revision 0014) is
 summed from the audit, at its next row or at a view; part days at a period's ends count
-their rows from the audit, to the second."""
+their rows from the audit, to the second; a transaction's rows reach their day once, as
+it commits, and a rolled-back one's never."""
 
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import Engine, delete, select, update
+import pytest
+from sqlalchemy import Engine, delete, event, select, update
 
 from activities.store.approval_insight import approval_insight, figures
 from activities.store.database import use_session, write_transaction
+from activities.store.decisions import append_event
 from activities.store.insight_days import (
     DAYS,
     DECISIONS,
@@ -26,6 +30,7 @@ from activities.store.insight_figures import Insight
 from activities.store.insight_period import roll_up, whole_days
 from activities.store.insight_scan import Scanned
 from tests.insight_rows import MINUTE_MS, NOW, add
+from tests.insight_rows import event as row_event
 
 TODAY = day_of(NOW)
 ONE = timedelta(days=1)
@@ -161,3 +166,66 @@ def test_a_whole_day_is_read_from_its_row_and_a_part_day_from_the_audit(store: E
     assert whole.total.requests == 0
     part = approval_insight(store, "demo", start_of(day) + ONE / 4, start_of(day + ONE))
     assert part.total.requests == 4 + 4
+
+
+def day_summary(store: Engine, day: date) -> tuple[int, Scanned]:
+    head, summary = stored_days(store)[day]
+    return head, decoded(summary)
+
+
+def audit_of(store: Engine, day: date) -> Scanned:
+    with use_session(store) as session:
+        audit = audit_scan(session.connection(), ["demo"], [(start_of(day), start_of(day + ONE))])
+    audit.sort_waits()
+    return audit
+
+
+def test_a_transactions_rows_reach_their_day_once_and_whole(store: Engine) -> None:
+    """A refund's approval and its `executed` row, or a batch of decisions, commit in one
+    transaction: their day's summary is read and rewritten once, with all of them."""
+    add(store, "approved", "approved", reviewer="alice", waited_ms=MINUTE_MS, at=at(1))
+    rewrites: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("UPDATE INSIGHT_DAYS"):
+            rewrites.append(statement)
+
+    event.listen(store, "before_cursor_execute", count)
+    try:
+        with write_transaction(store) as session:
+            approved = append_event(
+                session,
+                row_event(
+                    "approved",
+                    "approved",
+                    reviewer="bob",
+                    waited_ms=2 * MINUTE_MS,
+                    amount_minor=900,
+                    at=at(1),
+                ),  # fmt: skip
+            )
+            executed = append_event(
+                session, row_event("executed", "refunded", tool=None, amount_minor=900, at=at(1))
+            )
+    finally:
+        event.remove(store, "before_cursor_execute", count)
+
+    assert len(rewrites) == 1
+    head, summary = day_summary(store, TODAY - ONE)
+    assert head == max(approved.seq, executed.seq)
+    assert same(summary, audit_of(store, TODAY - ONE))
+
+
+def test_a_rolled_back_append_adds_nothing_to_its_day(store: Engine) -> None:
+    add(store, "approved", "approved", reviewer="alice", waited_ms=MINUTE_MS, at=at(1))
+    before = stored_days(store)[TODAY - ONE]
+
+    with pytest.raises(RuntimeError), write_transaction(store) as session:
+        append_event(session, row_event("rejected", "rejected", reviewer="bob", at=at(1)))
+        raise RuntimeError("the caller fails after its append: nothing of it commits")
+    assert stored_days(store)[TODAY - ONE] == before
+
+    add(store, "expired", "expired", at=at(1))
+    head, summary = day_summary(store, TODAY - ONE)
+    assert summary.counts[("refund", None, "expired", "expired", None, None)] == 1
+    assert same(summary, audit_of(store, TODAY - ONE))
