@@ -165,7 +165,9 @@ class RefundActivities:
     ) -> LedgerAnswer:
         """The answer saying whether the command's decision records are in the audit;
         those written now (not found by a retry) are counted, as `record_decision` does."""
-        recorded = await asyncio.to_thread(trail_recorded, self._engine, command.trail)
+        recorded = answer.trail_recorded  # read in the ledger's transaction, when it was
+        if recorded is None:  # a payment platform's, or a retried insert's answer
+            recorded = await asyncio.to_thread(trail_recorded, self._engine, command.trail)
         for event in command.trail:
             at = recorded.get(from_trail(event).event_key)
             if at is not None and at >= started:

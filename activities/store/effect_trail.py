@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy.orm import Session
 
 from activities.store.audit_actions import kept_action
@@ -55,13 +55,21 @@ def trail_problem(
 def trail_recorded(engine: Engine, trail: list[DecisionEvent]) -> dict[str, datetime]:
     """When each record of `trail` found in the audit was recorded, by event key (all of
     them when the effect wrote them, or found them written)."""
+    if not trail:
+        return {}
+    with engine.connect() as connection:  # Core: one read, no objects to load
+        return recorded_in(connection, trail)
+
+
+def recorded_in(connection: Connection, trail: list[DecisionEvent]) -> dict[str, datetime]:
+    """`trail_recorded` on a connection: inside the effect's own transaction, it reads
+    what the effect wrote before it commits, and needs no transaction of its own."""
     keys = [from_trail(event).event_key for event in trail]
     if not keys:
         return {}
-    with engine.connect() as connection:  # Core: one read, no objects to load
-        rows = connection.execute(
-            select(DecisionRow.event_key, DecisionRow.recorded_at).where(
-                DecisionRow.event_key.in_(keys)
-            )
+    rows = connection.execute(
+        select(DecisionRow.event_key, DecisionRow.recorded_at).where(
+            DecisionRow.event_key.in_(keys)
         )
-        return {key: at for key, at in rows}
+    )
+    return {key: at for key, at in rows}

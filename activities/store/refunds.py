@@ -53,6 +53,7 @@ from activities.store.approvers import why_approvals_do_not_count
 from activities.store.database import table_of, use_session, write_transaction
 from activities.store.decisions import append_executed, append_refused_effect
 from activities.store.effect_proofs import ProofCheck, proof_refusal
+from activities.store.effect_trail import recorded_in
 from activities.store.ledger_reads import (
     OrderFacts,
     key_settled,
@@ -136,11 +137,14 @@ class LedgerAnswer:
 
     result: RefundResult
     replayed: bool = False
+    # When each of the command's decision records found in the audit was recorded, read
+    # in the refund's own transaction (effect_trail.recorded_in); None: not read there.
+    trail_recorded: dict[str, datetime] | None = None
 
     def with_trail_written(self, written: bool) -> LedgerAnswer:
         """The answer saying whether the command's decision records are in the audit."""
         result = self.result.model_copy(update={"trail_written": written})
-        return LedgerAnswer(result, self.replayed)
+        return LedgerAnswer(result, self.replayed, self.trail_recorded)
 
 
 def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
@@ -173,35 +177,44 @@ def answer_refund(
 
 def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -> LedgerAnswer:
     with write_transaction(engine, REFUND_ISOLATION_LEVEL) as session:
-        connection = session.connection()
-        threshold = review_threshold(connection, command.tenant_id)
-        order = order_of_ticket(connection, command.tenant_id, command.ticket_id, locked=True)
-        terms = (threshold, order)
-        if check is not None:
-            refusal = proof_refusal(
-                session, command, check.keys, check.caller_run_id, check.passkeys
-            )
-            if refusal is not None:
-                append_refused_effect(session, command, refusal, check.caller_run_id)
-                return LedgerAnswer(refused(refusal))
-            if check.approvals is not None and check.approvals.refusal:
-                denied = refund_denied(check.approvals.refusal)
-                append_refused_effect(session, command, denied, check.caller_run_id)
-                return LedgerAnswer(refused(denied))
-            if command.action.rule_grant is not None:  # a standing rule: rule_grants.py
-                state = _state(connection, command.tenant_id, threshold, order, check.approvals)
-                void = refund_grant_refusal(session, command, check, state, datetime.now(UTC))
-                if void is not None:
-                    append_refused_effect(session, command, void, check.caller_run_id)
-                    result = RefundResult(status="approver_invalid", message=void, state=state)
-                    return LedgerAnswer(result)
-        stored = refund_by_key(session, command.idempotency_key)
-        if stored is not None:
-            return replay_answer(stored, command)
-        requirements = None if check is None else check.approvals
-        return LedgerAnswer(
-            _decide(session, command, terms, proven=check is not None, needs=requirements)
-        )
+        answer = _answer_in(session, command, check)
+        if not command.trail:
+            return answer
+        # What the command's records became, read before the commit: the activity
+        # needs no transaction of its own after it to know (activities/refunds.py).
+        recorded = recorded_in(session.connection(), command.trail)
+        return LedgerAnswer(answer.result, answer.replayed, recorded)
+
+
+def _answer_in(session: Session, command: RefundCommand, check: ProofCheck | None) -> LedgerAnswer:
+    """The refund's steps in the caller's transaction (see the module note)."""
+    connection = session.connection()
+    threshold = review_threshold(connection, command.tenant_id)
+    order = order_of_ticket(connection, command.tenant_id, command.ticket_id, locked=True)
+    terms = (threshold, order)
+    if check is not None:
+        refusal = proof_refusal(session, command, check.keys, check.caller_run_id, check.passkeys)
+        if refusal is not None:
+            append_refused_effect(session, command, refusal, check.caller_run_id)
+            return LedgerAnswer(refused(refusal))
+        if check.approvals is not None and check.approvals.refusal:
+            denied = refund_denied(check.approvals.refusal)
+            append_refused_effect(session, command, denied, check.caller_run_id)
+            return LedgerAnswer(refused(denied))
+        if command.action.rule_grant is not None:  # a standing rule: rule_grants.py
+            state = _state(connection, command.tenant_id, threshold, order, check.approvals)
+            void = refund_grant_refusal(session, command, check, state, datetime.now(UTC))
+            if void is not None:
+                append_refused_effect(session, command, void, check.caller_run_id)
+                result = RefundResult(status="approver_invalid", message=void, state=state)
+                return LedgerAnswer(result)
+    stored = refund_by_key(session, command.idempotency_key)
+    if stored is not None:
+        return replay_answer(stored, command)
+    requirements = None if check is None else check.approvals
+    return LedgerAnswer(
+        _decide(session, command, terms, proven=check is not None, needs=requirements)
+    )
 
 
 def _decide(
