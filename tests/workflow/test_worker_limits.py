@@ -28,6 +28,7 @@ from tests.workflow.fakes import (
     new_task_queue,
     replay,
     run_request,
+    start,
     text_reply,
     tool_reply,
     worker,
@@ -77,12 +78,7 @@ async def test_a_greedy_request_is_held_to_the_worker_settings(
     request = run_request(await env.get_current_time(), deadline=timedelta(days=30), **GREEDY)
     limits = WorkerLimits(WORKER_SETTINGS).limits_for
     async with worker(env.client, task_queue, model, FakeTools(), limits=limits):
-        handle = await env.client.start_workflow(
-            AgentRun.run,
-            request,
-            id=run_id_for(request.tenant_id, request.request_id),
-            task_queue=task_queue,
-        )
+        handle = await start(env.client, request, task_queue)
         outcome = await handle.result()
         state: RunState = await handle.query(AgentRun.state)
     started = (await handle.describe()).start_time
@@ -120,12 +116,7 @@ async def test_the_worker_cost_budget_applies_to_a_request_without_one(
     request = run_request(await env.get_current_time(), **GREEDY)
     limits = WorkerLimits(settings).limits_for
     async with worker(env.client, task_queue, model, FakeTools(), limits=limits):
-        handle = await env.client.start_workflow(
-            AgentRun.run,
-            request,
-            id=run_id_for(request.tenant_id, request.request_id),
-            task_queue=task_queue,
-        )
+        handle = await start(env.client, request, task_queue)
         outcome = await handle.result()
 
     # 2 USD a turn against the worker's 1.50 USD: the run stops after its first turn,
@@ -142,12 +133,7 @@ async def test_a_request_may_ask_for_less(time_skipping_env: WorkflowEnvironment
     request = run_request(await env.get_current_time(), step_budget=2, token_budget=5000)
     limits = WorkerLimits(WORKER_SETTINGS).limits_for
     async with worker(env.client, task_queue, model, FakeTools(), limits=limits):
-        handle = await env.client.start_workflow(
-            AgentRun.run,
-            request,
-            id=run_id_for(request.tenant_id, request.request_id),
-            task_queue=task_queue,
-        )
+        handle = await start(env.client, request, task_queue)
         outcome = await handle.result()
         state: RunState = await handle.query(AgentRun.state)
 
@@ -185,12 +171,7 @@ async def test_without_the_worker_limits_the_run_goes_no_further(
     task_queue = new_task_queue()
     request = run_request(await env.get_current_time())
     async with worker(env.client, task_queue, model, tools, limits=None):
-        handle = await env.client.start_workflow(
-            AgentRun.run,
-            request,
-            id=run_id_for(request.tenant_id, request.request_id),
-            task_queue=task_queue,
-        )
+        handle = await start(env.client, request, task_queue)
         outcome = await handle.result()
 
     assert (outcome.status, outcome.reason) == ("failed", "worker_limits_unavailable")
@@ -304,12 +285,7 @@ async def test_the_worker_deadline_ends_a_run_that_asked_for_a_later_one(
     async with worker(
         env.client, task_queue, model, tools, limits=WorkerLimits(settings).limits_for
     ):
-        handle = await env.client.start_workflow(
-            AgentRun.run,
-            request,
-            id=run_id_for(request.tenant_id, request.request_id),
-            task_queue=task_queue,
-        )
+        handle = await start(env.client, request, task_queue)
         outcome = await handle.result()
     described = await handle.describe()
 
