@@ -190,19 +190,18 @@ def add_row_at_commit(session: Session, values: dict[str, Any]) -> None:
     decisions) read and rewrite their day's summary once, not once a row."""
     if values.get("outcome") is None:
         return  # no figure counts it
-    pending: list[dict[str, Any]] = session.info.setdefault(PENDING_ROWS, [])
-    if not pending:
-        event.listen(session, "before_commit", _add_pending, once=True)
-        event.listen(session, "after_rollback", _forget_pending, once=True)
-    pending.append(values)
+    session.info.setdefault(PENDING_ROWS, []).append(values)
 
 
+# Every session of the process, once: a session with no rows waiting only looks.
+@event.listens_for(Session, "before_commit")
 def _add_pending(session: Session) -> None:
-    rows = session.info.pop(PENDING_ROWS, [])
+    rows = session.info.pop(PENDING_ROWS, None)
     if rows:
         add_rows(session.connection(), rows)
 
 
+@event.listens_for(Session, "after_rollback")
 def _forget_pending(session: Session) -> None:
     session.info.pop(PENDING_ROWS, None)  # rolled back: their rows were never written
 

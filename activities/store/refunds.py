@@ -42,7 +42,7 @@ activity; the idempotency key makes that retry safe.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from sqlalchemy import Connection, Engine, insert, select
@@ -143,8 +143,7 @@ class LedgerAnswer:
 
     def with_trail_written(self, written: bool) -> LedgerAnswer:
         """The answer saying whether the command's decision records are in the audit."""
-        result = self.result.model_copy(update={"trail_written": written})
-        return LedgerAnswer(result, self.replayed, self.trail_recorded)
+        return replace(self, result=self.result.model_copy(update={"trail_written": written}))
 
 
 def execute_refund(engine: Engine, command: RefundCommand) -> RefundResult:
@@ -182,8 +181,7 @@ def _execute(engine: Engine, command: RefundCommand, check: ProofCheck | None) -
             return answer
         # What the command's records became, read before the commit: the activity
         # needs no transaction of its own after it to know (activities/refunds.py).
-        recorded = recorded_in(session.connection(), command.trail)
-        return LedgerAnswer(answer.result, answer.replayed, recorded)
+        return replace(answer, trail_recorded=recorded_in(session.connection(), command.trail))
 
 
 def _answer_in(session: Session, command: RefundCommand, check: ProofCheck | None) -> LedgerAnswer:
